@@ -5,6 +5,7 @@
 #![deny(unsafe_code)]
 
 pub mod error;
+pub mod sql;
 pub mod storage;
 
 pub use error::{ConstraintKind, Error, Result};

@@ -1,0 +1,14 @@
+//! The SQL layer: SQLite's dialect, from text to rows.
+//!
+//! The life of a statement:
+//! 1. [`lexer::Lexer`] cuts the text into tokens with byte positions.
+//! 2. [`parser::parse`] / [`parser::parse_next`] build an [`ast::Statement`]
+//!    (one per `;`-separated statement), with positions for errors.
+//! 3. The binder, planner and executor (their modules below) resolve names
+//!    against the catalog, plan and run it.
+//!
+//! - `ast`: the syntax tree types (the parser's output contract).
+//! - `lexer`: tokens, keywords, literals' lexical rules.
+//! - `parser`: recursive-descent parser and the SQL renderer (`Display`).
+
+pub(crate) mod ast;
