@@ -10,5 +10,9 @@
 //! - `ast`: the syntax tree types (the parser's output contract).
 //! - `lexer`: tokens, keywords, literals' lexical rules.
 //! - `parser`: recursive-descent parser and the SQL renderer (`Display`).
+//! - `value`: SQL values and SQLite's typing rules (affinity, comparison,
+//!   arithmetic, CAST, number ⇄ text).
 
 pub(crate) mod ast;
+pub(crate) mod lexer;
+pub mod value;
