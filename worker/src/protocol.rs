@@ -60,6 +60,32 @@ pub mod kind {
     pub const TXN_STATE: u8 = 0x46;
     pub const BYTES: u8 = 0x47;
     pub const FAILED: u8 = 0x48;
+
+    /// Every kind with its name in PROTOCOL.md's table (checked by a test).
+    pub const ALL: &[(&str, u8)] = &[
+        ("OPEN", OPEN),
+        ("EXEC", EXEC),
+        ("QUERY", QUERY),
+        ("PREPARE", PREPARE),
+        ("RUN", RUN),
+        ("FINALIZE", FINALIZE),
+        ("BATCH", BATCH),
+        ("BEGIN", BEGIN),
+        ("COMMIT", COMMIT),
+        ("ROLLBACK", ROLLBACK),
+        ("TXN_STATUS", TXN_STATUS),
+        ("EXPORT", EXPORT),
+        ("CLOSE", CLOSE),
+        ("READY", READY),
+        ("OPENED", OPENED),
+        ("DONE", DONE),
+        ("ROWS", ROWS),
+        ("PREPARED", PREPARED),
+        ("BATCH_DONE", BATCH_DONE),
+        ("TXN_STATE", TXN_STATE),
+        ("BYTES", BYTES),
+        ("FAILED", FAILED),
+    ];
 }
 
 /// Value tags (PROTOCOL.md, "Values").
@@ -69,6 +95,15 @@ pub mod tag {
     pub const REAL: u8 = 2;
     pub const TEXT: u8 = 3;
     pub const BLOB: u8 = 4;
+
+    /// Every tag with its name in PROTOCOL.md's table (checked by a test).
+    pub const ALL: &[(&str, u8)] = &[
+        ("NULL", NULL),
+        ("INTEGER", INTEGER),
+        ("REAL", REAL),
+        ("TEXT", TEXT),
+        ("BLOB", BLOB),
+    ];
 }
 
 /// Parameter list tags.
@@ -92,6 +127,15 @@ pub mod code {
     pub const MISUSE: &str = "MISUSE";
     /// The database is closed.
     pub const CLOSED: &str = "CLOSED";
+
+    /// Every protocol-level code (PROTOCOL.md, "Error codes").
+    pub const ALL: &[&str] = &[
+        MALFORMED_MESSAGE,
+        PROTOCOL_VERSION,
+        STALE_EPOCH,
+        MISUSE,
+        CLOSED,
+    ];
 }
 
 /// Who sent a message and which request it answers; present on every message.
@@ -139,11 +183,19 @@ pub enum Request {
     /// Runs every statement of `sql` (no parameters, no rows returned).
     Exec { txn: Option<String>, sql: String },
     /// Runs one statement and returns its rows.
-    Query { txn: Option<String>, sql: String, params: Params },
+    Query {
+        txn: Option<String>,
+        sql: String,
+        params: Params,
+    },
     /// Compiles a statement kept at the owner until `Finalize`.
     Prepare { sql: String },
     /// Runs a prepared statement.
-    Run { txn: Option<String>, stmt: u32, params: Params },
+    Run {
+        txn: Option<String>,
+        stmt: u32,
+        params: Params,
+    },
     /// Forgets a prepared statement.
     Finalize { stmt: u32 },
     /// Runs `items` as one transaction with id `txn`.
@@ -184,7 +236,11 @@ pub struct WireError {
 impl WireError {
     /// A protocol-level error with one of the [`code`] constants.
     pub fn new(code: &str, message: impl Into<String>) -> WireError {
-        WireError { code: code.to_string(), message: message.into(), position: None }
+        WireError {
+            code: code.to_string(),
+            message: message.into(),
+            position: None,
+        }
     }
 }
 
@@ -202,15 +258,25 @@ impl From<&tinyjoin_engine::Error> for WireError {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Response {
     /// Broadcast when an owner starts listening; `owner` is its client id.
-    Ready { owner: String },
+    Ready {
+        owner: String,
+    },
     /// Answer to `Open`.
-    Opened { owner: String },
+    Opened {
+        owner: String,
+    },
     /// Success without rows.
     Done,
     Rows(ResultSet),
-    Prepared { stmt: u32, param_count: u32, columns: Vec<String> },
+    Prepared {
+        stmt: u32,
+        param_count: u32,
+        columns: Vec<String>,
+    },
     BatchDone(Vec<ResultSet>),
-    TxnState { committed: bool },
+    TxnState {
+        committed: bool,
+    },
     Bytes(Vec<u8>),
     Failed(WireError),
 }
@@ -238,7 +304,9 @@ pub struct Writer {
 impl Writer {
     /// Starts a message with its envelope.
     pub fn message(kind: u8, env: &Envelope) -> Writer {
-        let mut w = Writer { buf: Vec::with_capacity(64) };
+        let mut w = Writer {
+            buf: Vec::with_capacity(64),
+        };
         w.u8(MAGIC);
         w.u8(PROTOCOL_VERSION);
         w.u8(kind);
@@ -437,7 +505,11 @@ pub fn encode_response(env: &Envelope, resp: &Response) -> Vec<u8> {
         Response::Ready { owner } | Response::Opened { owner } => w.short_str(owner),
         Response::Done => {}
         Response::Rows(rs) => w.result_set(rs),
-        Response::Prepared { stmt, param_count, columns } => {
+        Response::Prepared {
+            stmt,
+            param_count,
+            columns,
+        } => {
             w.u32(*stmt);
             w.u32(*param_count);
             w.columns(columns);
@@ -464,7 +536,13 @@ type ReadResult<T> = std::result::Result<T, String>;
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> ReadResult<&'a [u8]> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len());
-        let end = end.ok_or_else(|| format!("message ends at byte {} but {n} more bytes were expected at byte {}", self.buf.len(), self.pos))?;
+        let end = end.ok_or_else(|| {
+            format!(
+                "message ends at byte {} but {n} more bytes were expected at byte {}",
+                self.buf.len(),
+                self.pos
+            )
+        })?;
         let s = &self.buf[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -497,7 +575,9 @@ impl<'a> Reader<'a> {
     fn count(&mut self, min_item: usize, what: &str) -> ReadResult<usize> {
         let n = self.u32()? as usize;
         if n.saturating_mul(min_item) > self.remaining() {
-            return Err(format!("{what} count {n} is larger than the message can hold"));
+            return Err(format!(
+                "{what} count {n} is larger than the message can hold"
+            ));
         }
         Ok(n)
     }
@@ -506,7 +586,9 @@ impl<'a> Reader<'a> {
         self.take(n)
     }
     fn utf8(b: &[u8], what: &str) -> ReadResult<String> {
-        std::str::from_utf8(b).map(str::to_string).map_err(|_| format!("{what} is not valid UTF-8"))
+        std::str::from_utf8(b)
+            .map(str::to_string)
+            .map_err(|_| format!("{what} is not valid UTF-8"))
     }
     fn str(&mut self, what: &str) -> ReadResult<String> {
         let b = self.bytes()?;
@@ -515,7 +597,9 @@ impl<'a> Reader<'a> {
     fn short_str(&mut self, what: &str) -> ReadResult<String> {
         let n = self.u8()? as usize;
         if n > MAX_ID_LEN {
-            return Err(format!("{what} is {n} bytes long, over the limit of {MAX_ID_LEN}"));
+            return Err(format!(
+                "{what} is {n} bytes long, over the limit of {MAX_ID_LEN}"
+            ));
         }
         let b = self.take(n)?;
         Self::utf8(b, what)
@@ -574,9 +658,18 @@ impl<'a> Reader<'a> {
         }
         let mut rows = Vec::with_capacity(nrows);
         for _ in 0..nrows {
-            rows.push((0..columns.len()).map(|_| self.value()).collect::<ReadResult<_>>()?);
+            rows.push(
+                (0..columns.len())
+                    .map(|_| self.value())
+                    .collect::<ReadResult<_>>()?,
+            );
         }
-        Ok(ResultSet { columns, rows, changes: self.u64()?, last_insert_rowid: self.i64()? })
+        Ok(ResultSet {
+            columns,
+            rows,
+            changes: self.u64()?,
+            last_insert_rowid: self.i64()?,
+        })
     }
     fn error(&mut self) -> ReadResult<WireError> {
         let code = self.str("error code")?;
@@ -586,7 +679,11 @@ impl<'a> Reader<'a> {
             1 => Some(self.u32()?),
             t => return Err(format!("error position flag {t} is neither 0 nor 1")),
         };
-        Ok(WireError { code, message, position })
+        Ok(WireError {
+            code,
+            message,
+            position,
+        })
     }
     fn end(&self) -> ReadResult<()> {
         match self.remaining() {
@@ -598,9 +695,18 @@ impl<'a> Reader<'a> {
 
 /// Reads the envelope; returns it with the kind byte and the body's reader.
 fn decode_envelope(bytes: &[u8]) -> std::result::Result<(Envelope, u8, Reader<'_>), DecodeError> {
-    let malformed = |env: Option<Envelope>, m: String| DecodeError { envelope: env, error: WireError::new(code::MALFORMED_MESSAGE, m) };
+    let malformed = |env: Option<Envelope>, m: String| DecodeError {
+        envelope: env,
+        error: WireError::new(code::MALFORMED_MESSAGE, m),
+    };
     if bytes.len() > MAX_MESSAGE_LEN {
-        return Err(malformed(None, format!("message of {} bytes exceeds the limit of {MAX_MESSAGE_LEN}", bytes.len())));
+        return Err(malformed(
+            None,
+            format!(
+                "message of {} bytes exceeds the limit of {MAX_MESSAGE_LEN}",
+                bytes.len()
+            ),
+        ));
     }
     let mut r = Reader { buf: bytes, pos: 0 };
     let head = (|| -> ReadResult<(u8, u8, u8, Envelope)> {
@@ -608,15 +714,31 @@ fn decode_envelope(bytes: &[u8]) -> std::result::Result<(Envelope, u8, Reader<'_
         let epoch = r.u32()?;
         let client = r.short_str("client id")?;
         let request = r.u32()?;
-        Ok((magic, version, k, Envelope { epoch, client, request }))
+        Ok((
+            magic,
+            version,
+            k,
+            Envelope {
+                epoch,
+                client,
+                request,
+            },
+        ))
     })();
-    let (magic, version, k, env) = head.map_err(|m| malformed(None, format!("unreadable envelope: {m}")))?;
+    let (magic, version, k, env) =
+        head.map_err(|m| malformed(None, format!("unreadable envelope: {m}")))?;
     if magic != MAGIC {
         return Err(malformed(None, format!("bad magic byte {magic:#04x}")));
     }
     if version != PROTOCOL_VERSION {
-        let e = WireError::new(code::PROTOCOL_VERSION, format!("message has protocol version {version}, this owner speaks {PROTOCOL_VERSION}"));
-        return Err(DecodeError { envelope: Some(env), error: e });
+        let e = WireError::new(
+            code::PROTOCOL_VERSION,
+            format!("message has protocol version {version}, this owner speaks {PROTOCOL_VERSION}"),
+        );
+        return Err(DecodeError {
+            envelope: Some(env),
+            error: e,
+        });
     }
     Ok((env, k, r))
 }
@@ -627,24 +749,46 @@ pub fn decode_request(bytes: &[u8]) -> std::result::Result<(Envelope, Request), 
     let body = (|| -> ReadResult<Request> {
         let req = match k {
             kind::OPEN => Request::Open,
-            kind::EXEC => Request::Exec { txn: r.opt_id("transaction id")?, sql: r.str("sql")? },
-            kind::QUERY => Request::Query { txn: r.opt_id("transaction id")?, sql: r.str("sql")?, params: r.params()? },
+            kind::EXEC => Request::Exec {
+                txn: r.opt_id("transaction id")?,
+                sql: r.str("sql")?,
+            },
+            kind::QUERY => Request::Query {
+                txn: r.opt_id("transaction id")?,
+                sql: r.str("sql")?,
+                params: r.params()?,
+            },
             kind::PREPARE => Request::Prepare { sql: r.str("sql")? },
-            kind::RUN => Request::Run { txn: r.opt_id("transaction id")?, stmt: r.u32()?, params: r.params()? },
+            kind::RUN => Request::Run {
+                txn: r.opt_id("transaction id")?,
+                stmt: r.u32()?,
+                params: r.params()?,
+            },
             kind::FINALIZE => Request::Finalize { stmt: r.u32()? },
             kind::BATCH => {
                 let txn = r.id("transaction id")?;
                 let n = r.count(5, "batch statement")?;
                 let mut items = Vec::with_capacity(n);
                 for _ in 0..n {
-                    items.push(BatchItem { sql: r.str("sql")?, params: r.params()? });
+                    items.push(BatchItem {
+                        sql: r.str("sql")?,
+                        params: r.params()?,
+                    });
                 }
                 Request::Batch { txn, items }
             }
-            kind::BEGIN => Request::Begin { txn: r.id("transaction id")? },
-            kind::COMMIT => Request::Commit { txn: r.id("transaction id")? },
-            kind::ROLLBACK => Request::Rollback { txn: r.id("transaction id")? },
-            kind::TXN_STATUS => Request::TxnStatus { txn: r.id("transaction id")? },
+            kind::BEGIN => Request::Begin {
+                txn: r.id("transaction id")?,
+            },
+            kind::COMMIT => Request::Commit {
+                txn: r.id("transaction id")?,
+            },
+            kind::ROLLBACK => Request::Rollback {
+                txn: r.id("transaction id")?,
+            },
+            kind::TXN_STATUS => Request::TxnStatus {
+                txn: r.id("transaction id")?,
+            },
             kind::EXPORT => Request::Export,
             kind::CLOSE => Request::Close,
             k => return Err(format!("unknown request kind {k:#04x}")),
@@ -655,10 +799,16 @@ pub fn decode_request(bytes: &[u8]) -> std::result::Result<(Envelope, Request), 
     match body {
         Ok(req) if env.client.is_empty() => Err(DecodeError {
             envelope: None,
-            error: WireError::new(code::MALFORMED_MESSAGE, format!("request {req:?} has an empty client id")),
+            error: WireError::new(
+                code::MALFORMED_MESSAGE,
+                format!("request {req:?} has an empty client id"),
+            ),
         }),
         Ok(req) => Ok((env, req)),
-        Err(m) => Err(DecodeError { envelope: Some(env), error: WireError::new(code::MALFORMED_MESSAGE, m) }),
+        Err(m) => Err(DecodeError {
+            envelope: Some(env),
+            error: WireError::new(code::MALFORMED_MESSAGE, m),
+        }),
     }
 }
 
@@ -668,11 +818,19 @@ pub fn decode_response(bytes: &[u8]) -> std::result::Result<(Envelope, Response)
     let (env, k, mut r) = decode_envelope(bytes)?;
     let body = (|| -> ReadResult<Response> {
         let resp = match k {
-            kind::READY => Response::Ready { owner: r.id("owner id")? },
-            kind::OPENED => Response::Opened { owner: r.id("owner id")? },
+            kind::READY => Response::Ready {
+                owner: r.id("owner id")?,
+            },
+            kind::OPENED => Response::Opened {
+                owner: r.id("owner id")?,
+            },
             kind::DONE => Response::Done,
             kind::ROWS => Response::Rows(r.result_set()?),
-            kind::PREPARED => Response::Prepared { stmt: r.u32()?, param_count: r.u32()?, columns: r.columns()? },
+            kind::PREPARED => Response::Prepared {
+                stmt: r.u32()?,
+                param_count: r.u32()?,
+                columns: r.columns()?,
+            },
             kind::BATCH_DONE => {
                 let n = r.count(24, "result set")?;
                 Response::BatchDone((0..n).map(|_| r.result_set()).collect::<ReadResult<_>>()?)
@@ -692,7 +850,10 @@ pub fn decode_response(bytes: &[u8]) -> std::result::Result<(Envelope, Response)
         Ok(resp)
     })();
     body.map(|resp| (env.clone(), resp))
-        .map_err(|m| DecodeError { envelope: Some(env), error: WireError::new(code::MALFORMED_MESSAGE, m) })
+        .map_err(|m| DecodeError {
+            envelope: Some(env),
+            error: WireError::new(code::MALFORMED_MESSAGE, m),
+        })
 }
 
 #[cfg(test)]
@@ -700,7 +861,11 @@ mod tests {
     use super::*;
 
     fn env() -> Envelope {
-        Envelope { epoch: 7, client: "c1".into(), request: 42 }
+        Envelope {
+            epoch: 7,
+            client: "c1".into(),
+            request: 42,
+        }
     }
 
     fn all_requests() -> Vec<Request> {
@@ -713,14 +878,40 @@ mod tests {
         ];
         vec![
             Request::Open,
-            Request::Exec { txn: None, sql: "CREATE TABLE t(a)".into() },
-            Request::Exec { txn: Some("t1".into()), sql: "".into() },
-            Request::Query { txn: None, sql: "SELECT ?".into(), params: Params::Positional(vals.clone()) },
-            Request::Query { txn: Some("x".into()), sql: "SELECT :a".into(), params: Params::Named(vec![(":a".into(), WireValue::Integer(3))]) },
-            Request::Prepare { sql: "SELECT 1".into() },
-            Request::Run { txn: None, stmt: 9, params: Params::None },
+            Request::Exec {
+                txn: None,
+                sql: "CREATE TABLE t(a)".into(),
+            },
+            Request::Exec {
+                txn: Some("t1".into()),
+                sql: "".into(),
+            },
+            Request::Query {
+                txn: None,
+                sql: "SELECT ?".into(),
+                params: Params::Positional(vals.clone()),
+            },
+            Request::Query {
+                txn: Some("x".into()),
+                sql: "SELECT :a".into(),
+                params: Params::Named(vec![(":a".into(), WireValue::Integer(3))]),
+            },
+            Request::Prepare {
+                sql: "SELECT 1".into(),
+            },
+            Request::Run {
+                txn: None,
+                stmt: 9,
+                params: Params::None,
+            },
             Request::Finalize { stmt: 9 },
-            Request::Batch { txn: "b".into(), items: vec![BatchItem { sql: "INSERT".into(), params: Params::Positional(vals) }] },
+            Request::Batch {
+                txn: "b".into(),
+                items: vec![BatchItem {
+                    sql: "INSERT".into(),
+                    params: Params::Positional(vals),
+                }],
+            },
             Request::Begin { txn: "t".into() },
             Request::Commit { txn: "t".into() },
             Request::Rollback { txn: "t".into() },
@@ -733,7 +924,10 @@ mod tests {
     fn all_responses() -> Vec<Response> {
         let rs = ResultSet {
             columns: vec!["a".into(), "b".into()],
-            rows: vec![vec![WireValue::Integer(1), WireValue::Text("x".into())], vec![WireValue::Null, WireValue::Blob(vec![])]],
+            rows: vec![
+                vec![WireValue::Integer(1), WireValue::Text("x".into())],
+                vec![WireValue::Null, WireValue::Blob(vec![])],
+            ],
             changes: 2,
             last_insert_rowid: -5,
         };
@@ -743,12 +937,20 @@ mod tests {
             Response::Done,
             Response::Rows(rs.clone()),
             Response::Rows(ResultSet::default()),
-            Response::Prepared { stmt: 3, param_count: 2, columns: vec!["c".into()] },
+            Response::Prepared {
+                stmt: 3,
+                param_count: 2,
+                columns: vec!["c".into()],
+            },
             Response::BatchDone(vec![rs, ResultSet::default()]),
             Response::TxnState { committed: true },
             Response::TxnState { committed: false },
             Response::Bytes(vec![1, 2, 3]),
-            Response::Failed(WireError { code: "SQL_SYNTAX".into(), message: "near x".into(), position: Some(4) }),
+            Response::Failed(WireError {
+                code: "SQL_SYNTAX".into(),
+                message: "near x".into(),
+                position: Some(4),
+            }),
             Response::Failed(WireError::new(code::MISUSE, "no")),
         ]
     }
@@ -777,13 +979,20 @@ mod tests {
             let bytes = encode_request(&env(), &req);
             for cut in 0..bytes.len() {
                 let err = decode_request(&bytes[..cut]).unwrap_err();
-                assert_eq!(err.error.code, code::MALFORMED_MESSAGE, "{req:?} cut at {cut}");
+                assert_eq!(
+                    err.error.code,
+                    code::MALFORMED_MESSAGE,
+                    "{req:?} cut at {cut}"
+                );
             }
         }
         for resp in all_responses() {
             let bytes = encode_response(&env(), &resp);
             for cut in 0..bytes.len() {
-                assert!(decode_response(&bytes[..cut]).is_err(), "{resp:?} cut at {cut}");
+                assert!(
+                    decode_response(&bytes[..cut]).is_err(),
+                    "{resp:?} cut at {cut}"
+                );
             }
         }
     }
@@ -793,8 +1002,16 @@ mod tests {
         let mut bytes = encode_request(&env(), &Request::Open);
         bytes.push(0);
         let err = decode_request(&bytes).unwrap_err();
-        assert_eq!(err.envelope, Some(env()), "the sender can still be answered");
-        assert!(err.error.message.contains("unexpected bytes"), "{}", err.error.message);
+        assert_eq!(
+            err.envelope,
+            Some(env()),
+            "the sender can still be answered"
+        );
+        assert!(
+            err.error.message.contains("unexpected bytes"),
+            "{}",
+            err.error.message
+        );
     }
 
     #[test]
@@ -808,15 +1025,32 @@ mod tests {
         new_version[1] = PROTOCOL_VERSION + 1;
         let err = decode_request(&new_version).unwrap_err();
         assert_eq!(err.error.code, code::PROTOCOL_VERSION);
-        assert_eq!(err.envelope, Some(env()), "the envelope layout is the same in every version");
+        assert_eq!(
+            err.envelope,
+            Some(env()),
+            "the envelope layout is the same in every version"
+        );
 
         let mut unknown_kind = good.clone();
         unknown_kind[2] = 0x3F;
         let err = decode_request(&unknown_kind).unwrap_err();
-        assert!(err.error.message.contains("unknown request kind"), "{}", err.error.message);
+        assert!(
+            err.error.message.contains("unknown request kind"),
+            "{}",
+            err.error.message
+        );
 
-        let no_client = encode_request(&Envelope { client: String::new(), ..env() }, &Request::Open);
-        assert_eq!(decode_request(&no_client).unwrap_err().error.code, code::MALFORMED_MESSAGE);
+        let no_client = encode_request(
+            &Envelope {
+                client: String::new(),
+                ..env()
+            },
+            &Request::Open,
+        );
+        assert_eq!(
+            decode_request(&no_client).unwrap_err().error.code,
+            code::MALFORMED_MESSAGE
+        );
 
         let mut long_client = good;
         long_client[ENVELOPE_PREFIX_LEN] = (MAX_ID_LEN + 1) as u8;
@@ -832,7 +1066,11 @@ mod tests {
         w.u8(params_tag::POSITIONAL);
         w.u32(u32::MAX);
         let err = decode_request(&w.finish()).unwrap_err();
-        assert!(err.error.message.contains("larger than the message"), "{}", err.error.message);
+        assert!(
+            err.error.message.contains("larger than the message"),
+            "{}",
+            err.error.message
+        );
 
         let mut w = Writer::message(kind::ROWS, &env());
         w.u32(1);
@@ -856,7 +1094,11 @@ mod tests {
         w.u32(1);
         w.u8(9);
         let err = decode_request(&w.finish()).unwrap_err();
-        assert!(err.error.message.contains("unknown value tag"), "{}", err.error.message);
+        assert!(
+            err.error.message.contains("unknown value tag"),
+            "{}",
+            err.error.message
+        );
 
         let mut w = Writer::message(kind::BEGIN, &env());
         w.u8(0);
@@ -883,10 +1125,16 @@ mod tests {
 
     #[test]
     fn engine_errors_keep_code_and_position() {
-        let e = tinyjoin_engine::Error::Syntax { message: "near FROM".into(), position: 7 };
+        let e = tinyjoin_engine::Error::Syntax {
+            message: "near FROM".into(),
+            position: 7,
+        };
         let w = WireError::from(&e);
         assert_eq!(w.code, "SQL_SYNTAX");
         assert_eq!(w.position, Some(7));
-        assert_eq!(WireError::from(&tinyjoin_engine::Error::DiskFull).code, "QUOTA_EXCEEDED");
+        assert_eq!(
+            WireError::from(&tinyjoin_engine::Error::DiskFull).code,
+            "QUOTA_EXCEEDED"
+        );
     }
 }

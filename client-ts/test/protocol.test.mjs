@@ -1,0 +1,143 @@
+// The TypeScript mirror of the wire protocol against worker/PROTOCOL.md and the
+// golden vectors the Rust mirror also checks (worker/tests/protocol_spec.rs).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import * as P from "../dist/protocol.js";
+import { isErrorCode, CLIENT_CODES } from "../dist/errors.js";
+
+const spec = readFileSync(new URL("../../worker/PROTOCOL.md", import.meta.url), "utf8");
+const vectors = new Map(
+  readFileSync(new URL("../../worker/protocol-vectors.txt", import.meta.url), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => l.split(" ")),
+);
+
+function table(heading) {
+  const lines = spec.slice(spec.indexOf(heading)).split("\n");
+  const start = lines.findIndex((l) => l.startsWith("|"));
+  const rows = [];
+  for (let i = start + 2; i < lines.length && lines[i].startsWith("|"); i++) {
+    rows.push(lines[i].replace(/^\||\|$/g, "").split("|").map((c) => c.trim()));
+  }
+  return rows;
+}
+
+const pascal = (snake) => snake.toLowerCase().replace(/(^|_)([a-z])/g, (_, __, c) => c.toUpperCase());
+const hex = (bytes) => Buffer.from(bytes).toString("hex");
+
+test("kinds table matches the TypeScript constants", () => {
+  const doc = table("## Kinds").map(([k, name]) => [pascal(name), Number(k)]);
+  const code = [...Object.entries(P.RequestKind), ...Object.entries(P.ResponseKind)];
+  assert.deepEqual(doc, code);
+});
+
+test("value tags table matches the TypeScript constants", () => {
+  const doc = table("## Values").map(([t, name]) => [pascal(name), Number(t)]);
+  assert.deepEqual(doc, Object.entries(P.ValueTag));
+});
+
+test("every error code of the spec is a known TinyJoinError code", () => {
+  for (const [code] of table("## Error codes")) assert.ok(isErrorCode(code), code);
+  for (const code of CLIENT_CODES) assert.ok(spec.includes(`\`${code}\``), `${code} is listed in PROTOCOL.md`);
+});
+
+test("envelope constants match the spec", () => {
+  const rows = table("## Envelope");
+  assert.match(rows[0][3], new RegExp(`0x${P.MAGIC.toString(16).toUpperCase()}`));
+  assert.match(rows[1][3], new RegExp(`now \`${P.PROTOCOL_VERSION}\``));
+});
+
+const env = { epoch: 3, client: "c-1", request: 258 };
+const rs = {
+  columns: ["id", "name"],
+  rows: [
+    [1, "é"],
+    [-0.5, new Uint8Array([0xde, 0xad])],
+  ],
+  changes: 1,
+  lastInsertRowid: 9007199254740993n,
+};
+
+const requestVectors = {
+  open: { kind: "open" },
+  exec: { kind: "exec", txn: "t-1", sql: "CREATE TABLE t(a)" },
+  query: {
+    kind: "query",
+    txn: null,
+    sql: "SELECT ?, ?, ?, ?, ?",
+    params: { tag: "positional", values: [null, -(1n << 60n), 2.5, "x", new Uint8Array([1, 2])] },
+  },
+  query_named: { kind: "query", txn: "t", sql: "SELECT :a", params: { tag: "named", values: [[":a", 7]] } },
+  run: { kind: "run", txn: "t", stmt: 5, params: { tag: "none" } },
+  batch: { kind: "batch", txn: "b", items: [{ sql: "INSERT INTO t VALUES (?)", params: { tag: "positional", values: [1] } }] },
+  commit: { kind: "commit", txn: "t-1" },
+  txn_status: { kind: "txnStatus", txn: "t-1" },
+};
+
+const responseVectors = {
+  ready: { kind: "ready", owner: "o" },
+  rows: { kind: "rows", result: rs },
+  prepared: { kind: "prepared", stmt: 2, paramCount: 1, columns: ["a"] },
+  batch_done: { kind: "batchDone", results: [rs, { columns: [], rows: [], changes: 0, lastInsertRowid: 0 }] },
+  txn_state: { kind: "txnState", committed: true },
+  failed: { kind: "failed", error: { code: "SQL_SYNTAX", message: 'near "FORM"', position: 9 } },
+};
+
+test("requests encode byte for byte like the Rust mirror", () => {
+  for (const [name, req] of Object.entries(requestVectors)) {
+    assert.equal(hex(P.encodeRequest(env, req)), vectors.get(name), name);
+    const back = P.decodeRequest(P.encodeRequest(env, req));
+    assert.deepEqual(back.envelope, env, name);
+    assert.equal(back.request.kind, req.kind, name);
+  }
+});
+
+test("responses from the Rust mirror decode to the expected values, and re-encode identically", () => {
+  for (const [name, resp] of Object.entries(responseVectors)) {
+    const bytes = Buffer.from(vectors.get(name), "hex");
+    const { envelope, response } = P.decodeResponse(new Uint8Array(bytes));
+    assert.deepEqual(envelope, env, name);
+    assert.deepEqual(response, resp, name);
+    assert.equal(hex(P.encodeResponse(env, resp)), vectors.get(name), name);
+  }
+});
+
+test("every truncation of a valid message is a typed ProtocolError", () => {
+  for (const name of vectors.keys()) {
+    const bytes = new Uint8Array(Buffer.from(vectors.get(name), "hex"));
+    const decode = name in requestVectors ? P.decodeRequest : P.decodeResponse;
+    for (let cut = 0; cut < bytes.length; cut++) {
+      assert.throws(() => decode(bytes.subarray(0, cut)), (e) => e instanceof P.ProtocolError && e.code === "MALFORMED_MESSAGE", `${name} cut at ${cut}`);
+    }
+  }
+});
+
+test("malformed messages are refused with typed errors", () => {
+  const good = P.encodeRequest(env, { kind: "open" });
+  const other = good.slice();
+  other[1] = 2;
+  assert.throws(() => P.decodeRequest(other), (e) => e.code === "PROTOCOL_VERSION" && e.envelope.client === "c-1");
+  const badKind = good.slice();
+  badKind[2] = 0x3f;
+  assert.throws(() => P.decodeRequest(badKind), /unknown request kind/);
+  const trailing = new Uint8Array([...good, 0]);
+  assert.throws(() => P.decodeRequest(trailing), /unexpected bytes/);
+  // A huge row count in a tiny message is refused before any allocation.
+  const rows = P.encodeResponse(env, { kind: "rows", result: { columns: ["a"], rows: [], changes: 0, lastInsertRowid: 0 } });
+  const view = new DataView(rows.buffer);
+  const countAt = rows.length - 4 - 16;
+  view.setUint32(countAt, 0xffffffff, true);
+  assert.throws(() => P.decodeResponse(rows), /larger than the message/);
+  // Invalid UTF-8 in text.
+  const text = P.encodeRequest(env, { kind: "prepare", sql: "ab" });
+  text[text.length - 1] = 0xff;
+  assert.throws(() => P.decodeRequest(text), /UTF-8/);
+});
+
+test("integers decode as numbers when safe, as bigint beyond 2^53 or by option", () => {
+  const bytes = P.encodeResponse(env, { kind: "rows", result: { columns: ["a"], rows: [[5], [2n ** 60n]], changes: 0, lastInsertRowid: 0 } });
+  assert.deepEqual(P.decodeResponse(bytes).response.result.rows, [[5], [2n ** 60n]]);
+  assert.deepEqual(P.decodeResponse(bytes, "bigint").response.result.rows, [[5n], [2n ** 60n]]);
+});
