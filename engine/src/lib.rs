@@ -5,6 +5,7 @@
 #![deny(unsafe_code)]
 
 pub mod error;
+pub mod slt;
 pub mod sql;
 pub mod storage;
 
