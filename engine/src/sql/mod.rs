@@ -16,3 +16,5 @@
 pub(crate) mod ast;
 pub(crate) mod lexer;
 pub mod value;
+#[cfg(test)]
+mod values_vs_sqlite;
