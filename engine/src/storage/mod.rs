@@ -1,4 +1,35 @@
 //! The storage layer: devices, pages, the pager, copy-on-write B+trees and
 //! the commit protocol. See `engine/FORMAT.md` for the on-disk format.
 //!
-//! - `device`: the [`Device`] trait and the memory, file and fault devices.
+//! - `device`: the [`Device`] trait and the memory and file devices.
+//! - `fault`: the fault-injecting device for crash and fault tests.
+//! - `format`: every on-disk constant, the checksum rule, the superblock.
+//! - `node`: B+tree nodes, decoded and encoded.
+//! - `pager`: device access, checksum verification, the node cache, poisoning.
+//! - `alloc`: free page extents.
+//! - `btree`: copy-on-write insert, remove and lookup.
+//! - `cursor`: ordered iteration.
+//! - `store`: the open store, snapshots, ranges.
+//! - `txn`: the write transaction, savepoints, spilling.
+//! - `commit`: the commit protocol, recovery, the free list on disk.
+//! - `check`: validation.
+
+mod alloc;
+mod btree;
+mod check;
+mod commit;
+mod cursor;
+mod device;
+mod fault;
+pub mod format;
+mod node;
+mod pager;
+mod store;
+mod txn;
+
+pub use check::{CheckReport, Problem};
+pub use device::{Device, FileDevice, MemoryDevice};
+pub use fault::{CrashMode, FaultDevice, FaultHandle, FaultKind};
+pub use pager::PagerStats;
+pub use store::{Range, ReadTxn, Store, StoreOptions, TreeRead, Validation};
+pub use txn::{Savepoint, WriteTxn};

@@ -1,0 +1,310 @@
+//! Copy-on-write B+tree algorithms over any node source: lookup, insert with
+//! split (and a sorted-append fast path that leaves full pages), remove with
+//! underflow repair (merge or redistribute), and root growth/collapse.
+//!
+//! A tree is named by its root page; every change returns the new root. The
+//! functions never write the device: a [`NodeStore`] (the write transaction)
+//! decides where a changed node lives and when it reaches disk.
+//!
+//! Invariants kept by every operation (checked by `check`):
+//! - all leaves are at the same depth, at most `MAX_TREE_DEPTH`;
+//! - keys are strictly increasing within a node and within the key range the
+//!   parent's separators give the node;
+//! - every node fits one page; a branch has at least one key; only the root
+//!   may be emptier than `UNDERFLOW_SIZE`.
+
+use super::format::{PageId, MAX_TREE_DEPTH, PAGE_SIZE};
+use super::node::{leaf_entry_size, Branch, Leaf, LeafValue, Node};
+use crate::{corrupt, Result};
+use std::rc::Rc;
+
+/// A node smaller than this after a removal is merged or refilled.
+const UNDERFLOW_SIZE: usize = PAGE_SIZE / 4;
+
+/// Read access to nodes.
+pub(crate) trait NodeSource {
+    fn node(&self, id: PageId) -> Result<Rc<Node>>;
+}
+
+/// Write access: what a write transaction provides to the algorithms.
+pub(crate) trait NodeStore: NodeSource {
+    /// A node this transaction may change, and its (possibly new) page. A
+    /// node not yet owned by the transaction is copied to a fresh page and
+    /// its old page is released once no snapshot needs it.
+    fn make_mut(&mut self, id: PageId) -> Result<(PageId, &mut Node)>;
+    /// Places a new node on a fresh page.
+    fn alloc_node(&mut self, node: Node) -> Result<PageId>;
+    /// Releases a page the tree no longer references.
+    fn free_page(&mut self, id: PageId);
+    /// Releases the overflow pages of a value that was replaced or removed.
+    fn free_value(&mut self, value: &LeafValue);
+}
+
+/// Looks `key` up; the value as stored (inline or an overflow reference).
+pub(crate) fn get(src: &dyn NodeSource, root: PageId, key: &[u8]) -> Result<Option<LeafValue>> {
+    if root.is_none() {
+        return Ok(None);
+    }
+    let mut id = root;
+    for _ in 0..=MAX_TREE_DEPTH {
+        let node = src.node(id)?;
+        match &*node {
+            Node::Branch(b) => id = b.children[b.child_index(key)],
+            Node::Leaf(l) => return Ok(l.search(key).ok().map(|i| l.entries[i].1.clone())),
+        }
+    }
+    Err(corrupt!(root.0, "tree deeper than {MAX_TREE_DEPTH} levels"))
+}
+
+/// Inserts or replaces; returns the new root and the replaced value.
+pub(crate) fn insert(
+    st: &mut dyn NodeStore,
+    root: PageId,
+    key: &[u8],
+    value: LeafValue,
+) -> Result<(PageId, Option<LeafValue>)> {
+    if root.is_none() {
+        let leaf = Leaf { entries: vec![(key.to_vec(), value)] };
+        return Ok((st.alloc_node(Node::Leaf(leaf))?, None));
+    }
+    let (new_root, split, old) = insert_rec(st, root, key, value, true, 0)?;
+    match split {
+        None => Ok((new_root, old)),
+        Some((sep, right)) => {
+            let b = Branch { keys: vec![sep], children: vec![new_root, right] };
+            Ok((st.alloc_node(Node::Branch(b))?, old))
+        }
+    }
+}
+
+type Split = Option<(Vec<u8>, PageId)>;
+
+fn insert_rec(
+    st: &mut dyn NodeStore,
+    id: PageId,
+    key: &[u8],
+    value: LeafValue,
+    rightmost: bool,
+    depth: usize,
+) -> Result<(PageId, Split, Option<LeafValue>)> {
+    if depth > MAX_TREE_DEPTH {
+        return Err(corrupt!(id.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
+    }
+    let node = st.node(id)?;
+    if let Node::Branch(b) = &*node {
+        let ci = b.child_index(key);
+        let last = ci == b.children.len() - 1;
+        let (child, split, old) = insert_rec(st, b.children[ci], key, value, rightmost && last, depth + 1)?;
+        let (new_id, n) = st.make_mut(id)?;
+        let Node::Branch(b) = n else { unreachable!("page {new_id:?} was a branch a moment ago") };
+        b.children[ci] = child;
+        if let Some((sep, right)) = split {
+            b.keys.insert(ci, sep);
+            b.children.insert(ci + 1, right);
+        }
+        if b.encoded_size() <= PAGE_SIZE {
+            return Ok((new_id, None, old));
+        }
+        let at = if rightmost && last { b.keys.len() - 2 } else { branch_split_point(b) };
+        let right_keys = b.keys.split_off(at + 1);
+        let sep = b.keys.pop().expect("split point leaves a key to promote");
+        let right_children = b.children.split_off(at + 1);
+        let right = Branch { keys: right_keys, children: right_children };
+        let right_id = st.alloc_node(Node::Branch(right))?;
+        return Ok((new_id, Some((sep, right_id)), old));
+    }
+    let (new_id, n) = st.make_mut(id)?;
+    let Node::Leaf(l) = n else { unreachable!("page {new_id:?} was a leaf a moment ago") };
+    let (pos, old) = match l.search(key) {
+        Ok(i) => (i, Some(std::mem::replace(&mut l.entries[i].1, value))),
+        Err(i) => {
+            l.entries.insert(i, (key.to_vec(), value));
+            (i, None)
+        }
+    };
+    if l.encoded_size() <= PAGE_SIZE {
+        return Ok((new_id, None, old));
+    }
+    let appended = rightmost && old.is_none() && pos == l.entries.len() - 1;
+    let at = leaf_split_point(&l.entries, appended);
+    let right = Leaf { entries: l.entries.split_off(at) };
+    let sep = right.entries[0].0.clone();
+    let right_id = st.alloc_node(Node::Leaf(right))?;
+    Ok((new_id, Some((sep, right_id)), old))
+}
+
+/// Where to split an overfull leaf: both halves must fit a page; prefer the
+/// byte midpoint, or (sorted appends) leave the left page as full as possible.
+fn leaf_split_point(entries: &[(Vec<u8>, LeafValue)], appended: bool) -> usize {
+    let sizes: Vec<usize> = entries.iter().map(|(k, v)| leaf_entry_size(k, v)).collect();
+    split_point(&sizes, super::node::LEAF_SLOTS_OFFSET, appended)
+}
+
+/// Chooses `i` so entries `..i` and `i..` both fit a page with `header`
+/// bytes of fixed overhead each, closest to the byte midpoint (or as far
+/// right as possible when `fill_left`).
+fn split_point(sizes: &[usize], header: usize, fill_left: bool) -> usize {
+    let total: usize = sizes.iter().sum();
+    let cap = PAGE_SIZE - header;
+    let mut best = 1;
+    let mut best_score = usize::MAX;
+    let mut prefix = 0;
+    for (i, s) in sizes.iter().enumerate() {
+        if i > 0 {
+            let left = prefix;
+            let right = total - prefix;
+            if left <= cap && right <= cap {
+                let score = if fill_left { cap - left } else { left.abs_diff(right) };
+                if score < best_score {
+                    best_score = score;
+                    best = i;
+                }
+            }
+        }
+        prefix += s;
+    }
+    best
+}
+
+/// The key index to promote when splitting an overfull branch.
+fn branch_split_point(b: &Branch) -> usize {
+    let sizes: Vec<usize> = b.keys.iter().map(|k| super::node::branch_entry_size(k)).collect();
+    // Promoting key `m` leaves keys ..m on the left and m+1.. on the right.
+    let total: usize = sizes.iter().sum();
+    let mut prefix = 0;
+    for (m, s) in sizes.iter().enumerate() {
+        if m > 0 && prefix + s / 2 >= total / 2 {
+            return m.min(b.keys.len() - 2);
+        }
+        prefix += s;
+    }
+    b.keys.len() / 2
+}
+
+/// Removes `key`; returns the new root (NONE when the tree became empty) and
+/// the removed value. A missing key changes nothing and copies no page.
+pub(crate) fn remove(st: &mut dyn NodeStore, root: PageId, key: &[u8]) -> Result<(PageId, Option<LeafValue>)> {
+    if root.is_none() {
+        return Ok((root, None));
+    }
+    let (new_root, old, _) = remove_rec(st, root, key, 0)?;
+    if old.is_none() {
+        return Ok((root, None));
+    }
+    let node = st.node(new_root)?;
+    let collapsed = match &*node {
+        Node::Branch(b) if b.keys.is_empty() => Some(b.children[0]),
+        Node::Leaf(l) if l.entries.is_empty() => Some(PageId::NONE),
+        _ => None,
+    };
+    match collapsed {
+        Some(child) => {
+            st.free_page(new_root);
+            Ok((child, old))
+        }
+        None => Ok((new_root, old)),
+    }
+}
+
+fn remove_rec(st: &mut dyn NodeStore, id: PageId, key: &[u8], depth: usize) -> Result<(PageId, Option<LeafValue>, bool)> {
+    if depth > MAX_TREE_DEPTH {
+        return Err(corrupt!(id.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
+    }
+    let node = st.node(id)?;
+    match &*node {
+        Node::Leaf(l) => {
+            let Ok(i) = l.search(key) else { return Ok((id, None, false)) };
+            let (new_id, n) = st.make_mut(id)?;
+            let Node::Leaf(l) = n else { unreachable!("page {new_id:?} was a leaf a moment ago") };
+            let (_, old) = l.entries.remove(i);
+            Ok((new_id, Some(old), l.encoded_size() < UNDERFLOW_SIZE))
+        }
+        Node::Branch(b) => {
+            let ci = b.child_index(key);
+            let (child, old, underflow) = remove_rec(st, b.children[ci], key, depth + 1)?;
+            if old.is_none() {
+                return Ok((id, None, false));
+            }
+            let (new_id, n) = st.make_mut(id)?;
+            let Node::Branch(b) = n else { unreachable!("page {new_id:?} was a branch a moment ago") };
+            b.children[ci] = child;
+            if underflow {
+                rebalance(st, new_id, ci)?;
+            }
+            let (_, n) = st.make_mut(new_id)?;
+            Ok((new_id, old, n.encoded_size() < UNDERFLOW_SIZE))
+        }
+    }
+}
+
+/// Repairs child `ci` of branch `parent` (owned) after it fell below
+/// `UNDERFLOW_SIZE`: merges it with a sibling when both fit one page,
+/// otherwise redistributes so both halves are balanced.
+fn rebalance(st: &mut dyn NodeStore, parent: PageId, ci: usize) -> Result<()> {
+    let parent_node = st.node(parent)?;
+    let Node::Branch(b) = &*parent_node else { return Err(corrupt!(parent.0, "expected a branch")) };
+    let (li, ri) = if ci > 0 { (ci - 1, ci) } else { (ci, ci + 1) };
+    if ri >= b.children.len() {
+        return Ok(());
+    }
+    let sep = b.keys[li].clone();
+    let (left_page, right_page) = (b.children[li], b.children[ri]);
+    drop(parent_node);
+    let left = (*st.node(left_page)?).clone();
+    let right = (*st.node(right_page)?).clone();
+    let (new_left, split) = match (left, right) {
+        (Node::Leaf(mut l), Node::Leaf(r)) => {
+            l.entries.extend(r.entries);
+            if l.encoded_size() <= PAGE_SIZE {
+                (Node::Leaf(l), None)
+            } else {
+                let at = leaf_split_point(&l.entries, false);
+                let right = Leaf { entries: l.entries.split_off(at) };
+                let sep = right.entries[0].0.clone();
+                (Node::Leaf(l), Some((sep, Node::Leaf(right))))
+            }
+        }
+        (Node::Branch(mut l), Node::Branch(r)) => {
+            l.keys.push(sep);
+            l.keys.extend(r.keys);
+            l.children.extend(r.children);
+            if l.encoded_size() <= PAGE_SIZE {
+                (Node::Branch(l), None)
+            } else {
+                let m = branch_split_point(&l);
+                let rk = l.keys.split_off(m + 1);
+                let promoted = l.keys.pop().expect("branch split point leaves a key to promote");
+                let rc = l.children.split_off(m + 1);
+                (Node::Branch(l), Some((promoted, Node::Branch(Branch { keys: rk, children: rc }))))
+            }
+        }
+        _ => return Err(corrupt!(parent.0, "siblings at different depths")),
+    };
+    let (lid, ln) = st.make_mut(left_page)?;
+    *ln = new_left;
+    let rid = match &split {
+        Some(_) => Some(st.make_mut(right_page)?.0),
+        None => None,
+    };
+    if let (Some(rid), Some((_, node))) = (rid, &split) {
+        let (_, rn) = st.make_mut(rid)?;
+        *rn = node.clone();
+    }
+    if rid.is_none() {
+        st.free_page(right_page);
+    }
+    let (_, n) = st.make_mut(parent)?;
+    let Node::Branch(b) = n else { unreachable!("parent was a branch above") };
+    b.children[li] = lid;
+    match (rid, split) {
+        (Some(rid), Some((sep, _))) => {
+            b.children[ri] = rid;
+            b.keys[li] = sep;
+        }
+        _ => {
+            b.keys.remove(li);
+            b.children.remove(ri);
+        }
+    }
+    Ok(())
+}

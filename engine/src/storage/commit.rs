@@ -1,0 +1,265 @@
+//! The commit protocol, recovery on open, and the on-disk free list.
+//!
+//! Commit of state N+1 over durable state N (FORMAT.md, "Commit protocol"):
+//! 1. write the changed tree entries into the catalog tree (copy-on-write);
+//! 2. build the free list of N+1 (every page N+1 does not reach) into fresh
+//!    pages;
+//! 3. write every dirty page, adjacent pages in one device call;
+//! 4. write superblock N+1 into slot (N+1) mod 2 -- the slot N does not
+//!    use -- listing the runs of pages this commit wrote and a CRC over their
+//!    checksums, then flush once ("one-flush commit"). When the runs do not
+//!    fit the superblock, flush before writing it and once more after
+//!    ("two-flush commit", marked in the superblock).
+//!
+//! Nothing of state N is written at any step, so a crash anywhere leaves N
+//! whole. On open, [`recover`] takes the newest superblock whose checksum
+//! holds and whose listed pages all carry the checksums it recorded; a torn
+//! commit fails that test and the older superblock wins.
+
+use super::alloc::FreeSet;
+use super::btree;
+use super::format::*;
+use super::node::LeafValue;
+use super::pager::Pager;
+use super::store::Inner;
+use super::txn::WriteTxn;
+use crate::{corrupt, Result};
+use std::collections::HashSet;
+
+/// Commits `txn`; on error nothing of the shared state changes (and the
+/// pager is poisoned if a write or flush failed).
+pub(crate) fn commit(txn: &mut WriteTxn) -> Result<()> {
+    if txn.trees.is_empty() && txn.owned.is_empty() && txn.freed.is_empty() {
+        return Ok(());
+    }
+    let catalog_root = write_catalog(txn)?;
+    let limbo = std::mem::take(&mut txn.limbo);
+    for (id, _) in limbo {
+        txn.dirty.remove(&id);
+        txn.free.insert(id);
+    }
+    let old_chain = txn.shared.inner.borrow().freelist_pages.clone();
+    for p in old_chain {
+        txn.freed.push(p);
+    }
+    let chain = build_freelist(txn)?;
+    write_dirty(txn, &chain)?;
+    let (extents, commit_crc) = commit_extents(txn);
+    let new_txn = TxnId(txn.base.txn.0 + 1);
+    let slot = PageId(new_txn.0 % SUPERBLOCK_SLOTS);
+    let one_flush = extents.len() <= SUPERBLOCK_MAX_EXTENTS;
+    let sb = Superblock {
+        txn: new_txn,
+        catalog_root,
+        freelist_root: chain.first().map_or(PageId::NONE, |(id, _)| *id),
+        page_count: txn.page_count,
+        commit_crc,
+        extents: one_flush.then_some(extents),
+    };
+    let page = sb.encode(slot);
+    let shared = txn.shared.clone();
+    let mut inner = shared.inner.borrow_mut();
+    if !one_flush {
+        inner.pager.flush()?;
+    }
+    inner.pager.write_pages(&[(slot, &page.0[..])])?;
+    inner.pager.flush()?;
+    publish(&mut inner, txn, sb, chain.iter().map(|(id, _)| *id).collect());
+    Ok(())
+}
+
+/// Writes the changed tree entries into the catalog; the new catalog root.
+fn write_catalog(txn: &mut WriteTxn) -> Result<PageId> {
+    let mut root = txn.base.catalog_root;
+    let mut names: Vec<String> = txn.trees.keys().cloned().collect();
+    names.sort();
+    for name in names {
+        match txn.trees[&name] {
+            Some(m) => root = btree::insert(txn, root, name.as_bytes(), LeafValue::Inline(m.encode()))?.0,
+            None => root = btree::remove(txn, root, name.as_bytes())?.0,
+        }
+    }
+    Ok(root)
+}
+
+/// Allocates and encodes the free-list chain of the new state: every page
+/// it does not reach (the allocator's, the ones this commit released, and
+/// the ones still pending for old snapshots), minus the chain's own pages.
+fn build_freelist(txn: &mut WriteTxn) -> Result<Vec<(PageId, Box<PageBuf>)>> {
+    let mut all = txn.free.clone();
+    for &p in &txn.freed {
+        all.insert(p);
+    }
+    for pages in txn.shared.inner.borrow().pending.values() {
+        for &p in pages {
+            all.insert(p);
+        }
+    }
+    let mut chain: Vec<PageId> = Vec::new();
+    let extents = loop {
+        let extents = all.extents();
+        if chain.len() >= extents.len().div_ceil(FREELIST_MAX_EXTENTS) {
+            break extents;
+        }
+        let p = txn.alloc_page();
+        all.remove(p.0);
+        chain.push(p);
+    };
+    let mut pages = Vec::with_capacity(chain.len());
+    let mut chunks = extents.chunks(FREELIST_MAX_EXTENTS);
+    for (i, &id) in chain.iter().enumerate() {
+        let mut page = PageBuf::zeroed();
+        let b = &mut page.0;
+        b[KIND_OFFSET] = KIND_FREELIST;
+        let chunk = chunks.next().unwrap_or(&[]);
+        write_u16(b, COUNT_OFFSET, chunk.len() as u16);
+        write_u64(b, FREELIST_NEXT_OFFSET, chain.get(i + 1).map_or(0, |p| p.0));
+        for (j, e) in chunk.iter().enumerate() {
+            let at = FREELIST_EXTENTS_OFFSET + j * EXTENT_LEN;
+            write_u64(b, at, e.start);
+            write_u32(b, at + 8, e.len);
+        }
+        seal_page(b, id);
+        if let Some(o) = txn.owned.get_mut(&id) {
+            o.crc = read_u32(b, CHECKSUM_OFFSET);
+        }
+        pages.push((id, page));
+    }
+    Ok(pages)
+}
+
+/// Writes every dirty node and the free-list pages, adjacent ones together.
+fn write_dirty(txn: &mut WriteTxn, chain: &[(PageId, Box<PageBuf>)]) -> Result<()> {
+    let mut ids: Vec<PageId> = txn.dirty.keys().copied().collect();
+    ids.sort();
+    let mut bufs: Vec<(PageId, Box<PageBuf>)> = Vec::with_capacity(ids.len());
+    for &id in &ids {
+        let mut page = PageBuf::zeroed();
+        txn.dirty[&id].encode(&mut page.0, id);
+        if let Some(o) = txn.owned.get_mut(&id) {
+            o.crc = read_u32(&page.0, CHECKSUM_OFFSET);
+        }
+        bufs.push((id, page));
+    }
+    let mut all: Vec<(PageId, &[u8])> = bufs.iter().map(|(id, p)| (*id, &p.0[..])).collect();
+    all.extend(chain.iter().map(|(id, p)| (*id, &p.0[..])));
+    all.sort_by_key(|(id, _)| *id);
+    let mut inner = txn.shared.inner.borrow_mut();
+    for (id, _) in chain {
+        inner.pager.uncache(*id);
+    }
+    inner.pager.write_pages(&all)
+}
+
+/// The runs of pages this commit wrote and the CRC over their checksums.
+fn commit_extents(txn: &WriteTxn) -> (Vec<Extent>, u32) {
+    let mut ids: Vec<(&PageId, u32)> = txn.owned.iter().map(|(id, o)| (id, o.crc)).collect();
+    ids.sort_by_key(|(id, _)| **id);
+    let mut h = crc32fast::Hasher::new();
+    let mut extents: Vec<Extent> = Vec::new();
+    for (id, crc) in ids {
+        h.update(&crc.to_le_bytes());
+        match extents.last_mut() {
+            Some(e) if e.start + u64::from(e.len) == id.0 && e.len < u32::MAX => e.len += 1,
+            _ => extents.push(Extent { start: id.0, len: 1 }),
+        }
+    }
+    (extents, h.finalize())
+}
+
+/// Makes the durable state the store's current one.
+fn publish(inner: &mut Inner, txn: &mut WriteTxn, sb: Superblock, chain: Vec<PageId>) {
+    for (id, node) in txn.dirty.drain() {
+        inner.pager.cache_node(id, node);
+    }
+    inner.free = std::mem::take(&mut txn.free);
+    inner.pending.insert(sb.txn, std::mem::take(&mut txn.freed));
+    inner.freelist_pages = chain;
+    inner.sb = sb;
+}
+
+/// Picks the newest superblock whose commit is whole.
+pub(crate) fn recover(pager: &mut Pager) -> Result<Superblock> {
+    let mut candidates = Vec::new();
+    let mut first_error = None;
+    for slot in 0..SUPERBLOCK_SLOTS {
+        let slot = PageId(slot);
+        let mut page = PageBuf::zeroed();
+        let decoded = pager.read_page(slot, &mut page.0).and_then(|_| Superblock::decode(&page.0, slot));
+        match decoded {
+            Ok(sb) => candidates.push(sb),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    candidates.sort_by_key(|sb| std::cmp::Reverse(sb.txn));
+    for sb in candidates {
+        match verify_commit(pager, &sb) {
+            Ok(()) => return Ok(sb),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    let why = first_error.map_or_else(String::new, |e| e.to_string());
+    Err(corrupt!(0, "no valid superblock ({why})"))
+}
+
+/// Checks that every page a one-flush commit wrote carries the checksum the
+/// superblock recorded for it.
+fn verify_commit(pager: &mut Pager, sb: &Superblock) -> Result<()> {
+    let Some(extents) = &sb.extents else { return Ok(()) };
+    let mut h = crc32fast::Hasher::new();
+    let mut buf = Vec::new();
+    for e in extents {
+        let mut done = 0u64;
+        while done < u64::from(e.len) {
+            let n = (u64::from(e.len) - done).min(256);
+            pager.read_run(PageId(e.start + done), n as usize, &mut buf)?;
+            for page in buf.chunks(PAGE_SIZE) {
+                h.update(&page[CHECKSUM_OFFSET..CHECKSUM_OFFSET + CHECKSUM_LEN]);
+            }
+            done += n;
+        }
+    }
+    if h.finalize() != sb.commit_crc {
+        return Err(corrupt!(0, "commit {} is incomplete", sb.txn.0));
+    }
+    Ok(())
+}
+
+/// Reads the free-list chain of `sb`: the free pages and the chain's pages.
+pub(crate) fn load_freelist(pager: &mut Pager, sb: &Superblock) -> Result<(FreeSet, Vec<PageId>)> {
+    let mut free = FreeSet::new();
+    let mut chain = Vec::new();
+    let mut seen = HashSet::new();
+    let mut next = sb.freelist_root;
+    while !next.is_none() {
+        if next.0 < FIRST_DATA_PAGE || next.0 >= sb.page_count || !seen.insert(next) {
+            return Err(corrupt!(next.0, "free-list chain points out of range or loops"));
+        }
+        let mut page = PageBuf::zeroed();
+        pager.read_page(next, &mut page.0)?;
+        let b = &page.0;
+        let count = read_u16(b, COUNT_OFFSET) as usize;
+        if b[KIND_OFFSET] != KIND_FREELIST || count > FREELIST_MAX_EXTENTS {
+            return Err(corrupt!(next.0, "not a valid free-list page"));
+        }
+        for j in 0..count {
+            let at = FREELIST_EXTENTS_OFFSET + j * EXTENT_LEN;
+            let (start, len) = (read_u64(b, at), u64::from(read_u32(b, at + 8)));
+            let end = start.checked_add(len).filter(|&e| e <= sb.page_count);
+            if start < FIRST_DATA_PAGE || len == 0 || end.is_none() {
+                return Err(corrupt!(next.0, "free extent {start}+{len} out of range"));
+            }
+            if (start..start + len).any(|p| free.contains(p)) {
+                return Err(corrupt!(next.0, "free extents overlap"));
+            }
+            free.insert_run(start, len);
+        }
+        chain.push(next);
+        next = PageId(read_u64(b, FREELIST_NEXT_OFFSET));
+    }
+    Ok((free, chain))
+}

@@ -1,0 +1,162 @@
+//! Ordered iteration over one tree: a path of (node, index) from the root
+//! to a leaf position, moving forward or backward across leaves through the
+//! parents. A cursor holds `Rc`s of the nodes on its path, so the snapshot it
+//! reads stays consistent even while the cache evicts those pages.
+
+use super::btree::NodeSource;
+use super::format::{PageId, MAX_TREE_DEPTH};
+use super::node::{LeafValue, Node};
+use crate::{corrupt, Result};
+use std::ops::Bound;
+use std::rc::Rc;
+
+/// A position in a tree. `path.last()` is a leaf; its index is the next
+/// entry a forward step returns (`len` = past the end of that leaf).
+pub(crate) struct Cursor {
+    path: Vec<(Rc<Node>, usize)>,
+}
+
+impl Cursor {
+    /// Positions before the first entry >= / > `bound` (forward iteration).
+    pub(crate) fn seek(src: &dyn NodeSource, root: PageId, bound: &Bound<Vec<u8>>) -> Result<Cursor> {
+        let mut c = Cursor { path: Vec::new() };
+        if root.is_none() {
+            return Ok(c);
+        }
+        let mut id = root;
+        loop {
+            if c.path.len() > MAX_TREE_DEPTH {
+                return Err(corrupt!(root.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
+            }
+            let node = src.node(id)?;
+            match &*node {
+                Node::Branch(b) => {
+                    let i = match bound {
+                        Bound::Unbounded => 0,
+                        Bound::Included(k) | Bound::Excluded(k) => b.child_index(k),
+                    };
+                    id = b.children[i];
+                    c.path.push((node.clone(), i));
+                }
+                Node::Leaf(l) => {
+                    let i = match bound {
+                        Bound::Unbounded => 0,
+                        Bound::Included(k) => l.search(k).unwrap_or_else(|i| i),
+                        Bound::Excluded(k) => l.search(k).map(|i| i + 1).unwrap_or_else(|i| i),
+                    };
+                    c.path.push((node.clone(), i));
+                    return Ok(c);
+                }
+            }
+        }
+    }
+
+    /// Positions after the last entry <= / < `bound` (backward iteration):
+    /// the leaf index is one past the entry `prev` returns next.
+    pub(crate) fn seek_back(src: &dyn NodeSource, root: PageId, bound: &Bound<Vec<u8>>) -> Result<Cursor> {
+        let mut c = Cursor { path: Vec::new() };
+        if root.is_none() {
+            return Ok(c);
+        }
+        let mut id = root;
+        loop {
+            if c.path.len() > MAX_TREE_DEPTH {
+                return Err(corrupt!(root.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
+            }
+            let node = src.node(id)?;
+            match &*node {
+                Node::Branch(b) => {
+                    let i = match bound {
+                        Bound::Unbounded => b.children.len() - 1,
+                        Bound::Included(k) | Bound::Excluded(k) => b.child_index(k),
+                    };
+                    id = b.children[i];
+                    c.path.push((node.clone(), i));
+                }
+                Node::Leaf(l) => {
+                    let i = match bound {
+                        Bound::Unbounded => l.entries.len(),
+                        Bound::Included(k) => l.search(k).map(|i| i + 1).unwrap_or_else(|i| i),
+                        Bound::Excluded(k) => l.search(k).unwrap_or_else(|i| i),
+                    };
+                    c.path.push((node.clone(), i));
+                    return Ok(c);
+                }
+            }
+        }
+    }
+
+    /// The next entry forward, or `None` at the end of the tree.
+    pub(crate) fn next(&mut self, src: &dyn NodeSource) -> Result<Option<(Vec<u8>, LeafValue)>> {
+        loop {
+            let Some((node, i)) = self.path.last_mut() else { return Ok(None) };
+            let Node::Leaf(l) = &**node else { return Err(corrupt!(0, "cursor path does not end in a leaf")) };
+            if *i < l.entries.len() {
+                let e = l.entries[*i].clone();
+                *i += 1;
+                return Ok(Some(e));
+            }
+            if !self.step_leaf(src, true)? {
+                self.path.clear();
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The next entry backward, or `None` at the start of the tree.
+    pub(crate) fn prev(&mut self, src: &dyn NodeSource) -> Result<Option<(Vec<u8>, LeafValue)>> {
+        loop {
+            let Some((node, i)) = self.path.last_mut() else { return Ok(None) };
+            let Node::Leaf(l) = &**node else { return Err(corrupt!(0, "cursor path does not end in a leaf")) };
+            if *i > 0 {
+                *i -= 1;
+                return Ok(Some(l.entries[*i].clone()));
+            }
+            if !self.step_leaf(src, false)? {
+                self.path.clear();
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Moves to the neighbouring leaf (positioned at its start when going
+    /// forward, at its end going backward). False at the tree's edge.
+    fn step_leaf(&mut self, src: &dyn NodeSource, forward: bool) -> Result<bool> {
+        self.path.pop();
+        // Climb to the nearest ancestor with a sibling in that direction.
+        loop {
+            let Some((node, i)) = self.path.last_mut() else { return Ok(false) };
+            let Node::Branch(b) = &**node else { return Err(corrupt!(0, "cursor path broken")) };
+            if forward && *i + 1 < b.children.len() {
+                *i += 1;
+                break;
+            }
+            if !forward && *i > 0 {
+                *i -= 1;
+                break;
+            }
+            self.path.pop();
+        }
+        // Descend to the edge of that subtree.
+        loop {
+            let (node, i) = self.path.last().expect("climb stopped at a branch");
+            let Node::Branch(b) = &**node else { unreachable!("climb stopped at a branch") };
+            let child = b.children[*i];
+            if self.path.len() > MAX_TREE_DEPTH {
+                return Err(corrupt!(child.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
+            }
+            let n = src.node(child)?;
+            match &*n {
+                Node::Branch(cb) => {
+                    let j = if forward { 0 } else { cb.children.len() - 1 };
+                    self.path.push((n.clone(), j));
+                }
+                Node::Leaf(l) => {
+                    let j = if forward { 0 } else { l.entries.len() };
+                    self.path.push((n.clone(), j));
+                    return Ok(true);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The one code mirror of `engine/FORMAT.md`: every on-disk constant, the
+//! page header, the checksum rule and the superblock. A test
+//! (`tests/format_doc.rs`) compares FORMAT.md's tables with these constants.
+//!
+//! All integers are little-endian. Identifiers stored on disk are fixed-width
+//! newtypes ([`PageId`], [`TxnId`]), never `usize`.
+
+use crate::{corrupt, Result};
+
+/// Size of every page, superblocks included.
+pub const PAGE_SIZE: usize = 4096;
+/// `PAGE_SIZE` as a device offset multiplier.
+pub const PAGE_SIZE_U64: u64 = PAGE_SIZE as u64;
+/// Format version written by this code.
+pub const FORMAT_VERSION: u32 = 1;
+/// Magic bytes at `SUPERBLOCK_MAGIC_OFFSET`.
+pub const MAGIC: [u8; 8] = *b"TinyJoin";
+
+/// Every page starts with its CRC-32 at this offset.
+pub const CHECKSUM_OFFSET: usize = 0;
+/// Width of the checksum field.
+pub const CHECKSUM_LEN: usize = 4;
+/// The page kind byte.
+pub const KIND_OFFSET: usize = CHECKSUM_OFFSET + CHECKSUM_LEN;
+/// Length of the common page header (checksum, kind, flags, count).
+pub const PAGE_HEADER_LEN: usize = 8;
+/// Offset of the u16 entry count in leaf, branch and free-list pages.
+pub const COUNT_OFFSET: usize = 6;
+
+/// Page kinds (the byte at `KIND_OFFSET`).
+pub const KIND_LEAF: u8 = 1;
+pub const KIND_BRANCH: u8 = 2;
+pub const KIND_OVERFLOW: u8 = 3;
+pub const KIND_FREELIST: u8 = 4;
+pub const KIND_SUPERBLOCK: u8 = 5;
+
+/// Superblock slots: pages 0 and 1. Data pages start after them.
+pub const SUPERBLOCK_SLOTS: u64 = 2;
+pub const FIRST_DATA_PAGE: u64 = SUPERBLOCK_SLOTS;
+
+pub const SUPERBLOCK_MAGIC_OFFSET: usize = PAGE_HEADER_LEN;
+pub const SUPERBLOCK_VERSION_OFFSET: usize = SUPERBLOCK_MAGIC_OFFSET + MAGIC.len();
+pub const SUPERBLOCK_PAGE_SIZE_OFFSET: usize = SUPERBLOCK_VERSION_OFFSET + 4;
+pub const SUPERBLOCK_TXN_OFFSET: usize = SUPERBLOCK_PAGE_SIZE_OFFSET + 4;
+pub const SUPERBLOCK_CATALOG_OFFSET: usize = SUPERBLOCK_TXN_OFFSET + 8;
+pub const SUPERBLOCK_FREELIST_OFFSET: usize = SUPERBLOCK_CATALOG_OFFSET + 8;
+pub const SUPERBLOCK_PAGE_COUNT_OFFSET: usize = SUPERBLOCK_FREELIST_OFFSET + 8;
+pub const SUPERBLOCK_COMMIT_CRC_OFFSET: usize = SUPERBLOCK_PAGE_COUNT_OFFSET + 8;
+pub const SUPERBLOCK_EXTENT_COUNT_OFFSET: usize = SUPERBLOCK_COMMIT_CRC_OFFSET + 4;
+pub const SUPERBLOCK_EXTENTS_OFFSET: usize = SUPERBLOCK_EXTENT_COUNT_OFFSET + 4;
+/// One commit extent: first page (u64) and page count (u32).
+pub const EXTENT_LEN: usize = 12;
+/// Commit extents that fit in a superblock. A commit whose pages form more
+/// runs than this uses the two-flush protocol instead.
+pub const SUPERBLOCK_MAX_EXTENTS: usize = (PAGE_SIZE - SUPERBLOCK_EXTENTS_OFFSET) / EXTENT_LEN;
+/// `extent_count` value meaning "two-flush commit: the pages were durable
+/// before this superblock was written; nothing to verify".
+pub const TWO_PHASE_MARKER: u32 = u32::MAX;
+
+/// Free-list page: header, then `next` page, then extents.
+pub const FREELIST_NEXT_OFFSET: usize = PAGE_HEADER_LEN;
+pub const FREELIST_EXTENTS_OFFSET: usize = FREELIST_NEXT_OFFSET + 8;
+pub const FREELIST_MAX_EXTENTS: usize = (PAGE_SIZE - FREELIST_EXTENTS_OFFSET) / EXTENT_LEN;
+
+/// Overflow page: header, then payload.
+pub const OVERFLOW_PAYLOAD_OFFSET: usize = PAGE_HEADER_LEN;
+pub const OVERFLOW_PAYLOAD_LEN: usize = PAGE_SIZE - OVERFLOW_PAYLOAD_OFFSET;
+
+/// Longest key a tree accepts.
+pub const MAX_KEY_LEN: usize = 1024;
+/// Longest tree name.
+pub const MAX_TREE_NAME_LEN: usize = 255;
+/// Largest value (values beyond the inline limit go to overflow pages).
+pub const MAX_VALUE_LEN: u64 = 1 << 30;
+/// Deepest tree a valid file can hold; deeper means corrupt (guards recursion).
+pub const MAX_TREE_DEPTH: usize = 32;
+
+/// A page number. Page `n` lives at byte `n * PAGE_SIZE`. 0 never names a
+/// tree page (it is a superblock), so 0 means "none" in root fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct PageId(pub u64);
+
+impl PageId {
+    pub const NONE: PageId = PageId(0);
+
+    /// Byte offset of this page on the device.
+    pub fn offset(self) -> u64 {
+        self.0 * PAGE_SIZE_U64
+    }
+
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// A commit's transaction id; increases by one per commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct TxnId(pub u64);
+
+/// A page buffer aligned to 4 KiB, so page copies never hit the slow memcpy
+/// path two back-to-back `Vec<u8>` allocations can give.
+#[repr(C, align(4096))]
+pub struct PageBuf(pub [u8; PAGE_SIZE]);
+
+impl PageBuf {
+    pub fn zeroed() -> Box<PageBuf> {
+        Box::new(PageBuf([0; PAGE_SIZE]))
+    }
+}
+
+/// The checksum rule, used by every reader and writer of pages: CRC-32 of
+/// bytes `CHECKSUM_LEN..PAGE_SIZE` followed by the page number (u64 LE), so a
+/// page written to the wrong place fails as surely as a flipped bit.
+pub fn page_checksum(page: &[u8], id: PageId) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&page[CHECKSUM_LEN..PAGE_SIZE]);
+    h.update(&id.0.to_le_bytes());
+    h.finalize()
+}
+
+/// Stamps the checksum into a page about to be written.
+pub fn seal_page(page: &mut [u8], id: PageId) {
+    let crc = page_checksum(page, id);
+    page[CHECKSUM_OFFSET..CHECKSUM_OFFSET + CHECKSUM_LEN].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// Verifies a page just read; `Corrupt { page }` on mismatch.
+pub fn verify_page(page: &[u8], id: PageId) -> Result<()> {
+    let stored = read_u32(page, CHECKSUM_OFFSET);
+    let actual = page_checksum(page, id);
+    if stored != actual {
+        return Err(corrupt!(id.0, "checksum mismatch (stored {stored:#010x}, computed {actual:#010x})"));
+    }
+    Ok(())
+}
+
+pub fn read_u16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+pub fn read_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+pub fn read_u64(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+pub fn write_u16(b: &mut [u8], at: usize, v: u16) {
+    b[at..at + 2].copy_from_slice(&v.to_le_bytes());
+}
+
+pub fn write_u32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+pub fn write_u64(b: &mut [u8], at: usize, v: u64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+/// A run of consecutive pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extent {
+    pub start: u64,
+    pub len: u32,
+}
+
+/// The decoded superblock: the root of one committed state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Superblock {
+    pub txn: TxnId,
+    pub catalog_root: PageId,
+    pub freelist_root: PageId,
+    /// Logical length of the file in pages (superblocks included).
+    pub page_count: u64,
+    /// CRC-32 over the checksums of every page this commit wrote, in page
+    /// order; checked on open when `extents` is `Some`.
+    pub commit_crc: u32,
+    /// The pages this commit wrote, or `None` for a two-flush commit.
+    pub extents: Option<Vec<Extent>>,
+}
+
+impl Superblock {
+    /// Encodes into a sealed page for slot `slot`.
+    pub fn encode(&self, slot: PageId) -> Box<PageBuf> {
+        let mut p = PageBuf::zeroed();
+        let b = &mut p.0;
+        b[KIND_OFFSET] = KIND_SUPERBLOCK;
+        b[SUPERBLOCK_MAGIC_OFFSET..SUPERBLOCK_MAGIC_OFFSET + MAGIC.len()].copy_from_slice(&MAGIC);
+        write_u32(b, SUPERBLOCK_VERSION_OFFSET, FORMAT_VERSION);
+        write_u32(b, SUPERBLOCK_PAGE_SIZE_OFFSET, PAGE_SIZE as u32);
+        write_u64(b, SUPERBLOCK_TXN_OFFSET, self.txn.0);
+        write_u64(b, SUPERBLOCK_CATALOG_OFFSET, self.catalog_root.0);
+        write_u64(b, SUPERBLOCK_FREELIST_OFFSET, self.freelist_root.0);
+        write_u64(b, SUPERBLOCK_PAGE_COUNT_OFFSET, self.page_count);
+        write_u32(b, SUPERBLOCK_COMMIT_CRC_OFFSET, self.commit_crc);
+        match &self.extents {
+            None => write_u32(b, SUPERBLOCK_EXTENT_COUNT_OFFSET, TWO_PHASE_MARKER),
+            Some(ext) => {
+                // Callers pass at most SUPERBLOCK_MAX_EXTENTS (commit checks).
+                let n = ext.len().min(SUPERBLOCK_MAX_EXTENTS);
+                write_u32(b, SUPERBLOCK_EXTENT_COUNT_OFFSET, n as u32);
+                for (i, e) in ext.iter().take(n).enumerate() {
+                    let at = SUPERBLOCK_EXTENTS_OFFSET + i * EXTENT_LEN;
+                    write_u64(b, at, e.start);
+                    write_u32(b, at + 8, e.len);
+                }
+            }
+        }
+        seal_page(b, slot);
+        p
+    }
+
+    /// Decodes and checks a superblock page read from `slot`.
+    pub fn decode(b: &[u8], slot: PageId) -> Result<Superblock> {
+        verify_page(b, slot)?;
+        if b[KIND_OFFSET] != KIND_SUPERBLOCK || b[SUPERBLOCK_MAGIC_OFFSET..SUPERBLOCK_MAGIC_OFFSET + 8] != MAGIC {
+            return Err(corrupt!(slot.0, "not a TinyJoin superblock"));
+        }
+        let version = read_u32(b, SUPERBLOCK_VERSION_OFFSET);
+        if version != FORMAT_VERSION {
+            return Err(corrupt!(slot.0, "unsupported format version {version}"));
+        }
+        let page_size = read_u32(b, SUPERBLOCK_PAGE_SIZE_OFFSET);
+        if page_size as usize != PAGE_SIZE {
+            return Err(corrupt!(slot.0, "unsupported page size {page_size}"));
+        }
+        let page_count = read_u64(b, SUPERBLOCK_PAGE_COUNT_OFFSET);
+        let in_range = |p: u64| p == 0 || (p >= FIRST_DATA_PAGE && p < page_count);
+        let catalog_root = read_u64(b, SUPERBLOCK_CATALOG_OFFSET);
+        let freelist_root = read_u64(b, SUPERBLOCK_FREELIST_OFFSET);
+        if page_count < FIRST_DATA_PAGE || !in_range(catalog_root) || !in_range(freelist_root) {
+            return Err(corrupt!(slot.0, "superblock fields out of range"));
+        }
+        let count = read_u32(b, SUPERBLOCK_EXTENT_COUNT_OFFSET);
+        let extents = if count == TWO_PHASE_MARKER {
+            None
+        } else {
+            if count as usize > SUPERBLOCK_MAX_EXTENTS {
+                return Err(corrupt!(slot.0, "superblock lists {count} extents"));
+            }
+            let mut v = Vec::with_capacity(count as usize);
+            for i in 0..count as usize {
+                let at = SUPERBLOCK_EXTENTS_OFFSET + i * EXTENT_LEN;
+                let e = Extent { start: read_u64(b, at), len: read_u32(b, at + 8) };
+                let end = e.start.checked_add(u64::from(e.len));
+                if e.start < FIRST_DATA_PAGE || end.is_none_or(|end| end > page_count) {
+                    return Err(corrupt!(slot.0, "commit extent out of range"));
+                }
+                v.push(e);
+            }
+            Some(v)
+        };
+        Ok(Superblock {
+            txn: TxnId(read_u64(b, SUPERBLOCK_TXN_OFFSET)),
+            catalog_root: PageId(catalog_root),
+            freelist_root: PageId(freelist_root),
+            page_count,
+            commit_crc: read_u32(b, SUPERBLOCK_COMMIT_CRC_OFFSET),
+            extents,
+        })
+    }
+}
+
+const _: () = assert!(SUPERBLOCK_MAX_EXTENTS >= 300);
+const _: () = assert!(FREELIST_MAX_EXTENTS >= 300);
+const _: () = assert!(std::mem::size_of::<PageBuf>() == PAGE_SIZE);

@@ -1,0 +1,306 @@
+//! B+tree nodes: the decoded, in-memory form ([`Node`]) and its page
+//! encoding. Clean nodes are decoded once and shared from the page cache;
+//! a write transaction clones a node before changing it (copy-on-write) and
+//! encodes it again when it commits or spills.
+//!
+//! Page layouts (byte diagrams in FORMAT.md):
+//! - leaf: header, `count` u16 slot offsets, then entries
+//!   `[klen u16][vkind u8][inline: vlen u16 | overflow: len u64, first u64][key][value]`.
+//! - branch: header, `child0` u64, `count` u16 slot offsets, then entries
+//!   `[klen u16][child u64][key]`; keys in child `i + 1` are >= key `i`, keys in
+//!   child `i` are < key `i`.
+//!
+//! Decoding checks every length and offset and that keys are strictly
+//! increasing, so a damaged page is `Corrupt`, never a panic or a wrong answer.
+
+use super::format::*;
+use crate::{corrupt, Result};
+
+/// Where a leaf entry's value lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeafValue {
+    Inline(Vec<u8>),
+    /// `len` bytes in consecutive overflow pages starting at `first`.
+    Overflow { len: u64, first: PageId },
+}
+
+impl LeafValue {
+    /// Bytes this value takes in the leaf entry after the key.
+    fn encoded_len(&self) -> usize {
+        match self {
+            LeafValue::Inline(v) => 2 + v.len(),
+            LeafValue::Overflow { .. } => 16,
+        }
+    }
+}
+
+/// Fixed part of a leaf entry: klen + vkind.
+const LEAF_ENTRY_FIXED: usize = 3;
+/// Fixed part of a branch entry: klen + child.
+const BRANCH_ENTRY_FIXED: usize = 10;
+const SLOT_LEN: usize = 2;
+const BRANCH_CHILD0_OFFSET: usize = PAGE_HEADER_LEN;
+const BRANCH_SLOTS_OFFSET: usize = BRANCH_CHILD0_OFFSET + 8;
+pub(crate) const LEAF_SLOTS_OFFSET: usize = PAGE_HEADER_LEN;
+
+/// Largest leaf entry (slot included) stored inline; larger values overflow.
+/// Two such entries always fit one leaf, so a split always succeeds.
+pub const MAX_INLINE_ENTRY: usize = (PAGE_SIZE - PAGE_HEADER_LEN) / 2;
+
+/// Whether a value of `vlen` bytes under a key of `klen` bytes stays inline.
+/// The single decision point: insert and the checker must agree on it.
+pub fn value_is_inline(klen: usize, vlen: usize) -> bool {
+    SLOT_LEN + LEAF_ENTRY_FIXED + klen + 2 + vlen <= MAX_INLINE_ENTRY
+}
+
+/// Number of overflow pages that hold `len` bytes.
+pub fn overflow_pages(len: u64) -> u64 {
+    len.div_ceil(OVERFLOW_PAYLOAD_LEN as u64)
+}
+
+/// A leaf: sorted keys and their values.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Leaf {
+    pub entries: Vec<(Vec<u8>, LeafValue)>,
+}
+
+/// A branch: `keys.len() + 1` children.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Branch {
+    pub keys: Vec<Vec<u8>>,
+    pub children: Vec<PageId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    Leaf(Leaf),
+    Branch(Branch),
+}
+
+pub fn leaf_entry_size(key: &[u8], value: &LeafValue) -> usize {
+    SLOT_LEN + LEAF_ENTRY_FIXED + key.len() + value.encoded_len()
+}
+
+pub fn branch_entry_size(key: &[u8]) -> usize {
+    SLOT_LEN + BRANCH_ENTRY_FIXED + key.len()
+}
+
+impl Leaf {
+    pub fn encoded_size(&self) -> usize {
+        LEAF_SLOTS_OFFSET + self.entries.iter().map(|(k, v)| leaf_entry_size(k, v)).sum::<usize>()
+    }
+
+    /// Index of `key`, or where it would be inserted.
+    pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
+        self.entries.binary_search_by(|(k, _)| k.as_slice().cmp(key))
+    }
+}
+
+impl Branch {
+    pub fn encoded_size(&self) -> usize {
+        BRANCH_SLOTS_OFFSET + self.keys.iter().map(|k| branch_entry_size(k)).sum::<usize>()
+    }
+
+    /// Index of the child whose key range holds `key`.
+    pub fn child_index(&self, key: &[u8]) -> usize {
+        match self.keys.binary_search_by(|k| k.as_slice().cmp(key)) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        }
+    }
+}
+
+impl Node {
+    pub fn encoded_size(&self) -> usize {
+        match self {
+            Node::Leaf(l) => l.encoded_size(),
+            Node::Branch(b) => b.encoded_size(),
+        }
+    }
+
+    /// Encodes into `page` (which must be zeroed) and seals it for `id`.
+    pub fn encode(&self, page: &mut [u8], id: PageId) {
+        match self {
+            Node::Leaf(l) => encode_leaf(l, page),
+            Node::Branch(b) => encode_branch(b, page),
+        }
+        seal_page(page, id);
+    }
+
+    /// Decodes a page already verified by its checksum.
+    pub fn decode(page: &[u8], id: PageId) -> Result<Node> {
+        match page[KIND_OFFSET] {
+            KIND_LEAF => decode_leaf(page, id).map(Node::Leaf),
+            KIND_BRANCH => decode_branch(page, id).map(Node::Branch),
+            k => Err(corrupt!(id.0, "expected a tree page, found kind {k}")),
+        }
+    }
+}
+
+fn encode_leaf(l: &Leaf, b: &mut [u8]) {
+    b[KIND_OFFSET] = KIND_LEAF;
+    write_u16(b, COUNT_OFFSET, l.entries.len() as u16);
+    let mut at = LEAF_SLOTS_OFFSET + SLOT_LEN * l.entries.len();
+    for (i, (k, v)) in l.entries.iter().enumerate() {
+        write_u16(b, LEAF_SLOTS_OFFSET + SLOT_LEN * i, at as u16);
+        write_u16(b, at, k.len() as u16);
+        match v {
+            LeafValue::Inline(data) => {
+                b[at + 2] = 0;
+                write_u16(b, at + 3, data.len() as u16);
+                at += 5;
+                b[at..at + k.len()].copy_from_slice(k);
+                at += k.len();
+                b[at..at + data.len()].copy_from_slice(data);
+                at += data.len();
+            }
+            LeafValue::Overflow { len, first } => {
+                b[at + 2] = 1;
+                write_u64(b, at + 3, *len);
+                write_u64(b, at + 11, first.0);
+                at += 19;
+                b[at..at + k.len()].copy_from_slice(k);
+                at += k.len();
+            }
+        }
+    }
+}
+
+fn encode_branch(br: &Branch, b: &mut [u8]) {
+    b[KIND_OFFSET] = KIND_BRANCH;
+    write_u16(b, COUNT_OFFSET, br.keys.len() as u16);
+    write_u64(b, BRANCH_CHILD0_OFFSET, br.children[0].0);
+    let mut at = BRANCH_SLOTS_OFFSET + SLOT_LEN * br.keys.len();
+    for (i, k) in br.keys.iter().enumerate() {
+        write_u16(b, BRANCH_SLOTS_OFFSET + SLOT_LEN * i, at as u16);
+        write_u16(b, at, k.len() as u16);
+        write_u64(b, at + 2, br.children[i + 1].0);
+        at += BRANCH_ENTRY_FIXED;
+        b[at..at + k.len()].copy_from_slice(k);
+        at += k.len();
+    }
+}
+
+/// Bounds-checked slice of `page`.
+fn slice(page: &[u8], at: usize, len: usize, id: PageId) -> Result<&[u8]> {
+    at.checked_add(len)
+        .filter(|&end| end <= PAGE_SIZE)
+        .map(|end| &page[at..end])
+        .ok_or_else(|| corrupt!(id.0, "entry at {at} of length {len} runs past the page"))
+}
+
+fn check_order(prev: Option<&[u8]>, key: &[u8], id: PageId) -> Result<()> {
+    match prev {
+        Some(p) if p >= key => Err(corrupt!(id.0, "keys out of order")),
+        _ if key.len() > MAX_KEY_LEN => Err(corrupt!(id.0, "key of {} bytes", key.len())),
+        _ => Ok(()),
+    }
+}
+
+fn decode_leaf(page: &[u8], id: PageId) -> Result<Leaf> {
+    let count = read_u16(page, COUNT_OFFSET) as usize;
+    slice(page, LEAF_SLOTS_OFFSET, count * SLOT_LEN, id)?;
+    let mut entries: Vec<(Vec<u8>, LeafValue)> = Vec::with_capacity(count);
+    for i in 0..count {
+        let at = read_u16(page, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
+        let fixed = slice(page, at, LEAF_ENTRY_FIXED, id)?;
+        let klen = read_u16(fixed, 0) as usize;
+        let (value, key_at) = match fixed[2] {
+            0 => {
+                let vlen = read_u16(slice(page, at + 3, 2, id)?, 0) as usize;
+                let data = slice(page, at + 5 + klen, vlen, id)?;
+                (LeafValue::Inline(data.to_vec()), at + 5)
+            }
+            1 => {
+                let f = slice(page, at + 3, 16, id)?;
+                let (len, first) = (read_u64(f, 0), read_u64(f, 8));
+                if len == 0 || len > MAX_VALUE_LEN || first < FIRST_DATA_PAGE {
+                    return Err(corrupt!(id.0, "bad overflow reference"));
+                }
+                (LeafValue::Overflow { len, first: PageId(first) }, at + 19)
+            }
+            k => return Err(corrupt!(id.0, "bad value kind {k}")),
+        };
+        let key = slice(page, key_at, klen, id)?;
+        check_order(entries.last().map(|(k, _)| k.as_slice()), key, id)?;
+        entries.push((key.to_vec(), value));
+    }
+    Ok(Leaf { entries })
+}
+
+fn decode_branch(page: &[u8], id: PageId) -> Result<Branch> {
+    let count = read_u16(page, COUNT_OFFSET) as usize;
+    if count == 0 {
+        return Err(corrupt!(id.0, "branch without keys"));
+    }
+    slice(page, BRANCH_SLOTS_OFFSET, count * SLOT_LEN, id)?;
+    let mut keys: Vec<Vec<u8>> = Vec::with_capacity(count);
+    let mut children = Vec::with_capacity(count + 1);
+    children.push(PageId(read_u64(page, BRANCH_CHILD0_OFFSET)));
+    for i in 0..count {
+        let at = read_u16(page, BRANCH_SLOTS_OFFSET + SLOT_LEN * i) as usize;
+        let fixed = slice(page, at, BRANCH_ENTRY_FIXED, id)?;
+        let klen = read_u16(fixed, 0) as usize;
+        children.push(PageId(read_u64(fixed, 2)));
+        let key = slice(page, at + BRANCH_ENTRY_FIXED, klen, id)?;
+        check_order(keys.last().map(|k| k.as_slice()), key, id)?;
+        keys.push(key.to_vec());
+    }
+    if children.iter().any(|c| c.0 < FIRST_DATA_PAGE) {
+        return Err(corrupt!(id.0, "branch points at a superblock"));
+    }
+    Ok(Branch { keys, children })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leaf_round_trip() {
+        let leaf = Leaf {
+            entries: vec![
+                (b"a".to_vec(), LeafValue::Inline(b"one".to_vec())),
+                (b"b".to_vec(), LeafValue::Overflow { len: 9000, first: PageId(7) }),
+                (vec![], LeafValue::Inline(vec![])),
+            ][..2]
+                .to_vec(),
+        };
+        let mut page = [0u8; PAGE_SIZE];
+        Node::Leaf(leaf.clone()).encode(&mut page, PageId(5));
+        verify_page(&page, PageId(5)).unwrap();
+        assert_eq!(Node::decode(&page, PageId(5)).unwrap(), Node::Leaf(leaf.clone()));
+        assert!(leaf.encoded_size() < 64);
+    }
+
+    #[test]
+    fn branch_round_trip() {
+        let br = Branch { keys: vec![b"k".to_vec(), b"m".to_vec()], children: vec![PageId(3), PageId(4), PageId(9)] };
+        let mut page = [0u8; PAGE_SIZE];
+        Node::Branch(br.clone()).encode(&mut page, PageId(2));
+        assert_eq!(Node::decode(&page, PageId(2)).unwrap(), Node::Branch(br.clone()));
+        assert_eq!(br.child_index(b"a"), 0);
+        assert_eq!(br.child_index(b"k"), 1);
+        assert_eq!(br.child_index(b"z"), 2);
+    }
+
+    #[test]
+    fn garbage_pages_are_corrupt_not_panics() {
+        let mut page = [0xffu8; PAGE_SIZE];
+        for kind in [KIND_LEAF, KIND_BRANCH, 9] {
+            page[KIND_OFFSET] = kind;
+            assert!(Node::decode(&page, PageId(3)).is_err());
+        }
+    }
+
+    #[test]
+    fn two_max_entries_fit_a_leaf() {
+        let k = vec![1u8; MAX_KEY_LEN];
+        let vlen = (0..PAGE_SIZE).rev().find(|&n| value_is_inline(k.len(), n)).unwrap();
+        let e = leaf_entry_size(&k, &LeafValue::Inline(vec![0; vlen]));
+        assert!(LEAF_SLOTS_OFFSET + 2 * e <= PAGE_SIZE);
+        let e = leaf_entry_size(&k, &LeafValue::Overflow { len: 1, first: PageId(2) });
+        assert!(LEAF_SLOTS_OFFSET + 2 * e <= PAGE_SIZE);
+        assert!(BRANCH_SLOTS_OFFSET + 3 * branch_entry_size(&k) <= PAGE_SIZE);
+    }
+}

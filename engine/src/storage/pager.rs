@@ -1,0 +1,226 @@
+//! The pager: the only code that calls the [`Device`]. It verifies the
+//! checksum of every page it reads, keeps a bounded cache of decoded tree
+//! nodes, writes runs of adjacent pages in one device call, and poisons
+//! itself after any failed write or flush.
+//!
+//! Invariants:
+//! 1. Every page read from the device is checksum-verified before use.
+//! 2. A cached node always equals the last bytes written to (or read from)
+//!    its page: every node write replaces the cache entry, every raw page
+//!    write (overflow, free list) evicts it.
+//! 3. Once `poisoned` is set, every call fails with that error until the
+//!    store is reopened: after a failed write the durable state is unknown,
+//!    so carrying on could acknowledge a commit that is not on disk.
+
+use super::device::Device;
+use super::format::*;
+use super::node::Node;
+use crate::{corrupt, Error, Result};
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+
+/// Largest single device write the pager issues (pages coalesced per call).
+const MAX_WRITE_RUN_PAGES: usize = 256;
+
+pub(crate) struct Pager {
+    device: Box<dyn Device>,
+    cache: NodeCache,
+    poisoned: Option<Error>,
+    /// Device calls made, for tests and benchmarks.
+    pub(crate) stats: PagerStats,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PagerStats {
+    pub reads: u64,
+    pub writes: u64,
+    pub flushes: u64,
+    pub cache_hits: u64,
+}
+
+impl Pager {
+    pub(crate) fn new(device: Box<dyn Device>, cache_pages: usize) -> Pager {
+        Pager { device, cache: NodeCache::new(cache_pages), poisoned: None, stats: PagerStats::default() }
+    }
+
+    fn check_poison(&self) -> Result<()> {
+        match &self.poisoned {
+            Some(e) => Err(Error::Closed(format!("the database failed earlier and must be reopened ({e})"))),
+            None => Ok(()),
+        }
+    }
+
+    /// Records a write-side failure: every later call fails.
+    fn poison<T>(&mut self, e: Error) -> Result<T> {
+        if self.poisoned.is_none() {
+            self.poisoned = Some(e.clone());
+        }
+        Err(e)
+    }
+
+    pub(crate) fn device_len(&mut self) -> Result<u64> {
+        self.check_poison()?;
+        self.device.len()
+    }
+
+    /// Reads and verifies one page into `buf`.
+    pub(crate) fn read_page(&mut self, id: PageId, buf: &mut [u8]) -> Result<()> {
+        self.check_poison()?;
+        self.stats.reads += 1;
+        self.device.read_at(id.offset(), &mut buf[..PAGE_SIZE])?;
+        verify_page(buf, id)
+    }
+
+    /// Reads `count` consecutive pages, verifying each.
+    pub(crate) fn read_run(&mut self, first: PageId, count: usize, buf: &mut Vec<u8>) -> Result<()> {
+        self.check_poison()?;
+        buf.resize(count * PAGE_SIZE, 0);
+        self.stats.reads += 1;
+        self.device.read_at(first.offset(), buf)?;
+        for (i, page) in buf.chunks(PAGE_SIZE).enumerate() {
+            verify_page(page, PageId(first.0 + i as u64))?;
+        }
+        Ok(())
+    }
+
+    /// The decoded node at `id`, from the cache or the device.
+    pub(crate) fn node(&mut self, id: PageId) -> Result<Rc<Node>> {
+        self.check_poison()?;
+        if let Some(n) = self.cache.get(id) {
+            self.stats.cache_hits += 1;
+            return Ok(n);
+        }
+        let mut page = PageBuf::zeroed();
+        self.read_page(id, &mut page.0)?;
+        let node = Rc::new(Node::decode(&page.0, id)?);
+        self.cache.insert(id, node.clone());
+        Ok(node)
+    }
+
+    /// Reads an overflow value of `len` bytes from consecutive pages at `first`.
+    pub(crate) fn read_overflow(&mut self, first: PageId, len: u64, page_count: u64) -> Result<Vec<u8>> {
+        let pages = super::node::overflow_pages(len);
+        if first.0.checked_add(pages).is_none_or(|end| end > page_count) {
+            return Err(corrupt!(first.0, "overflow run of {pages} pages runs past the file"));
+        }
+        let mut buf = Vec::new();
+        self.read_run(first, pages as usize, &mut buf)?;
+        let mut out = Vec::with_capacity(len as usize);
+        for (i, page) in buf.chunks(PAGE_SIZE).enumerate() {
+            if page[KIND_OFFSET] != KIND_OVERFLOW {
+                return Err(corrupt!(first.0 + i as u64, "expected an overflow page"));
+            }
+            let take = (len as usize - out.len()).min(OVERFLOW_PAYLOAD_LEN);
+            out.extend_from_slice(&page[OVERFLOW_PAYLOAD_OFFSET..OVERFLOW_PAYLOAD_OFFSET + take]);
+        }
+        Ok(out)
+    }
+
+    /// Writes sealed pages, given in ascending page order with their ids;
+    /// adjacent pages go out in one device call. Returns their checksums.
+    pub(crate) fn write_pages(&mut self, pages: &[(PageId, &[u8])]) -> Result<()> {
+        self.check_poison()?;
+        let mut run: Vec<u8> = Vec::new();
+        let mut i = 0;
+        while i < pages.len() {
+            let start = pages[i].0;
+            let mut j = i;
+            while j + 1 < pages.len() && pages[j + 1].0 .0 == pages[j].0 .0 + 1 && j + 1 - i < MAX_WRITE_RUN_PAGES {
+                j += 1;
+            }
+            let result = if i == j {
+                self.device.write_at(start.offset(), pages[i].1)
+            } else {
+                run.clear();
+                for (_, bytes) in &pages[i..=j] {
+                    run.extend_from_slice(bytes);
+                }
+                self.device.write_at(start.offset(), &run)
+            };
+            self.stats.writes += 1;
+            if let Err(e) = result {
+                return self.poison(e);
+            }
+            i = j + 1;
+        }
+        Ok(())
+    }
+
+    /// Writes one contiguous buffer of whole sealed pages at `first`.
+    pub(crate) fn write_run(&mut self, first: PageId, bytes: &[u8]) -> Result<()> {
+        self.check_poison()?;
+        for i in 0..bytes.len() / PAGE_SIZE {
+            self.cache.remove(PageId(first.0 + i as u64));
+        }
+        self.stats.writes += 1;
+        match self.device.write_at(first.offset(), bytes) {
+            Ok(()) => Ok(()),
+            Err(e) => self.poison(e),
+        }
+    }
+
+    pub(crate) fn flush(&mut self) -> Result<()> {
+        self.check_poison()?;
+        self.stats.flushes += 1;
+        match self.device.flush() {
+            Ok(()) => Ok(()),
+            Err(e) => self.poison(e),
+        }
+    }
+
+    /// Puts a node just written (or committed) into the cache.
+    pub(crate) fn cache_node(&mut self, id: PageId, node: Rc<Node>) {
+        self.cache.insert(id, node);
+    }
+
+    pub(crate) fn uncache(&mut self, id: PageId) {
+        self.cache.remove(id);
+    }
+}
+
+/// A bounded map of decoded nodes with clock (second-chance) eviction.
+struct NodeCache {
+    capacity: usize,
+    map: HashMap<PageId, (Rc<Node>, bool)>,
+    clock: VecDeque<PageId>,
+}
+
+impl NodeCache {
+    fn new(capacity: usize) -> NodeCache {
+        NodeCache { capacity: capacity.max(16), map: HashMap::new(), clock: VecDeque::new() }
+    }
+
+    fn get(&mut self, id: PageId) -> Option<Rc<Node>> {
+        let e = self.map.get_mut(&id)?;
+        e.1 = true;
+        Some(e.0.clone())
+    }
+
+    fn insert(&mut self, id: PageId, node: Rc<Node>) {
+        if self.map.insert(id, (node, false)).is_none() {
+            self.clock.push_back(id);
+        }
+        while self.map.len() > self.capacity {
+            let Some(victim) = self.clock.pop_front() else { break };
+            match self.map.get_mut(&victim) {
+                Some(e) if e.1 => {
+                    e.1 = false;
+                    self.clock.push_back(victim);
+                }
+                Some(_) => {
+                    self.map.remove(&victim);
+                }
+                None => {}
+            }
+        }
+        // Removed or re-inserted ids leave stale or duplicate slots behind;
+        // rebuild the ring when they dominate.
+        if self.clock.len() > 4 * self.capacity {
+            self.clock = self.map.keys().copied().collect();
+        }
+    }
+
+    fn remove(&mut self, id: PageId) {
+        self.map.remove(&id);
+    }
+}

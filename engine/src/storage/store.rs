@@ -1,0 +1,388 @@
+//! [`Store`]: an open database file, its committed state, and read
+//! snapshots ([`ReadTxn`]). Write transactions live in `txn`, the commit
+//! protocol in `commit`.
+//!
+//! Page life cycle (the rules that make copy-on-write safe):
+//! 1. A committed state N is a superblock plus every page reachable from it.
+//!    No write ever touches such a page while N is the newest durable state
+//!    or any open snapshot reads N or an older state.
+//! 2. A page that commit `t` stops referencing goes to `pending[t]`. It joins
+//!    the allocator (`free`) only when every open snapshot is at `t` or newer
+//!    (an older one could still read it) -- checked when a write begins.
+//! 3. The on-disk free list of state N lists every page of the file that N
+//!    does not reach, pending ones included: after a reopen no snapshot
+//!    exists, so all of them are free.
+
+use super::btree::NodeSource;
+use super::check::{self, CheckReport};
+use super::cursor::Cursor;
+use super::device::Device;
+use super::format::*;
+use super::node::{LeafValue, Node};
+use super::pager::{Pager, PagerStats};
+use super::txn::WriteTxn;
+use super::alloc::FreeSet;
+use crate::{corrupt, misuse, Error, Result};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
+use std::rc::Rc;
+
+/// How much of the file `Store::open` verifies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Validation {
+    /// Every page: checksums, tree shape, key order, reachability.
+    #[default]
+    Full,
+    /// The superblocks, the last commit's pages and the tree roots.
+    Quick,
+}
+
+/// Options for [`Store::open`].
+#[derive(Clone, Debug)]
+pub struct StoreOptions {
+    /// Decoded tree nodes kept in memory.
+    pub cache_pages: usize,
+    /// Memory a write transaction may retain before it spills dirty pages
+    /// (and beyond which work that cannot spill fails).
+    pub batch_limit_bytes: u64,
+    pub validation: Validation,
+}
+
+impl Default for StoreOptions {
+    fn default() -> StoreOptions {
+        StoreOptions { cache_pages: 4096, batch_limit_bytes: 16 << 20, validation: Validation::Full }
+    }
+}
+
+/// A tree's entry in the catalog: root page and entry count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TreeMeta {
+    pub root: PageId,
+    pub len: u64,
+}
+
+impl TreeMeta {
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(16);
+        v.extend_from_slice(&self.root.0.to_le_bytes());
+        v.extend_from_slice(&self.len.to_le_bytes());
+        v
+    }
+
+    pub(crate) fn decode(b: &[u8], page: PageId) -> Result<TreeMeta> {
+        if b.len() != 16 {
+            return Err(corrupt!(page.0, "catalog entry of {} bytes", b.len()));
+        }
+        Ok(TreeMeta { root: PageId(read_u64(b, 0)), len: read_u64(b, 8) })
+    }
+}
+
+/// Mutable state shared by the store, its snapshots and its writer.
+pub(crate) struct Inner {
+    pub pager: Pager,
+    /// The newest durable state.
+    pub sb: Superblock,
+    /// Pages any write may allocate now.
+    pub free: FreeSet,
+    /// Pages released by commit `t`, waiting for older snapshots to close.
+    pub pending: BTreeMap<TxnId, Vec<PageId>>,
+    /// Open snapshots by the state they read, with counts.
+    pub snapshots: BTreeMap<TxnId, usize>,
+    pub writer_open: bool,
+    /// Pages of the current on-disk free-list chain.
+    pub freelist_pages: Vec<PageId>,
+}
+
+impl Inner {
+    /// Reads a tree node of a state whose file is `page_count` pages long.
+    pub(crate) fn node(&mut self, id: PageId, page_count: u64) -> Result<Rc<Node>> {
+        if id.0 < FIRST_DATA_PAGE || id.0 >= page_count {
+            return Err(corrupt!(id.0, "page reference out of range (file has {page_count} pages)"));
+        }
+        self.pager.node(id)
+    }
+
+    /// Moves pending pages no open snapshot can reach into the allocator.
+    pub(crate) fn release_pending(&mut self) {
+        let oldest = self.snapshots.keys().next().copied();
+        let ready: Vec<TxnId> =
+            self.pending.keys().copied().filter(|&t| oldest.is_none_or(|s| s >= t)).collect();
+        for t in ready {
+            for p in self.pending.remove(&t).unwrap_or_default() {
+                self.free.insert(p);
+            }
+        }
+    }
+}
+
+pub(crate) struct Shared {
+    pub inner: RefCell<Inner>,
+    pub opts: StoreOptions,
+}
+
+/// An open database file. Clones share it.
+#[derive(Clone)]
+pub struct Store {
+    shared: Rc<Shared>,
+}
+
+impl Store {
+    /// Opens the store on `device`, creating an empty one if the device is
+    /// empty, and validates it as `opts.validation` says.
+    pub fn open(mut device: Box<dyn Device>, opts: StoreOptions) -> Result<Store> {
+        if device.len()? == 0 {
+            create(device.as_mut())?;
+        }
+        let mut pager = Pager::new(device, opts.cache_pages);
+        let sb = super::commit::recover(&mut pager)?;
+        let (free, freelist_pages) = super::commit::load_freelist(&mut pager, &sb)?;
+        let inner = Inner {
+            pager,
+            sb,
+            free,
+            pending: BTreeMap::new(),
+            snapshots: BTreeMap::new(),
+            writer_open: false,
+            freelist_pages,
+        };
+        let store = Store { shared: Rc::new(Shared { inner: RefCell::new(inner), opts }) };
+        let report = match store.shared.opts.validation {
+            Validation::Full => store.check()?,
+            Validation::Quick => check::quick(&store.read()?)?,
+        };
+        if let Some(p) = report.problems.first() {
+            return Err(Error::Corrupt { page: p.page, detail: p.detail.clone() });
+        }
+        Ok(store)
+    }
+
+    /// A snapshot of the newest committed state. Never waits for a writer.
+    pub fn read(&self) -> Result<ReadTxn> {
+        let mut inner = self.shared.inner.borrow_mut();
+        let sb = inner.sb.clone();
+        *inner.snapshots.entry(sb.txn).or_insert(0) += 1;
+        Ok(ReadTxn { shared: self.shared.clone(), sb, metas: RefCell::new(HashMap::new()) })
+    }
+
+    /// Begins the write transaction; `Busy` if one is already open.
+    pub fn write(&self) -> Result<WriteTxn> {
+        WriteTxn::begin(self.shared.clone())
+    }
+
+    /// Validates the whole file and lists every problem found.
+    pub fn check(&self) -> Result<CheckReport> {
+        check::full(&self.read()?)
+    }
+
+    /// Device calls made so far.
+    pub fn stats(&self) -> PagerStats {
+        self.shared.inner.borrow().pager.stats
+    }
+
+    /// The newest committed transaction id.
+    pub fn last_txn(&self) -> u64 {
+        self.shared.inner.borrow().sb.txn.0
+    }
+}
+
+/// Writes the two superblocks of an empty store.
+fn create(device: &mut dyn Device) -> Result<()> {
+    for txn in [0u64, 1] {
+        let sb = Superblock {
+            txn: TxnId(txn),
+            catalog_root: PageId::NONE,
+            freelist_root: PageId::NONE,
+            page_count: FIRST_DATA_PAGE,
+            commit_crc: crc32fast::hash(&[]),
+            extents: Some(Vec::new()),
+        };
+        let slot = PageId(txn % SUPERBLOCK_SLOTS);
+        device.write_at(slot.offset(), &sb.encode(slot).0)?;
+    }
+    device.flush()
+}
+
+/// Read access shared by snapshots and the write transaction (which sees
+/// its own changes).
+pub trait TreeRead {
+    /// The value under `key`, if any.
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// Entries with keys within the bounds, in either direction.
+    fn range(&self, tree: &str, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Result<Range<'_>>;
+    fn tree_exists(&self, tree: &str) -> Result<bool>;
+    fn tree_names(&self) -> Result<Vec<String>>;
+    /// Number of entries (O(1)).
+    fn tree_len(&self, tree: &str) -> Result<u64>;
+}
+
+/// What a [`Range`] needs from the transaction it iterates.
+pub(crate) trait RangeSource: NodeSource {
+    fn value(&self, v: LeafValue) -> Result<Vec<u8>>;
+}
+
+/// An iterator over a key range of one tree, from either end. It borrows
+/// its transaction: a write transaction cannot change while one is alive.
+pub struct Range<'a> {
+    src: &'a dyn RangeSource,
+    root: PageId,
+    lo: Bound<Vec<u8>>,
+    hi: Bound<Vec<u8>>,
+    front: Option<Cursor>,
+    back: Option<Cursor>,
+    /// Last keys returned from each end: the ends stop when they meet.
+    front_key: Option<Vec<u8>>,
+    back_key: Option<Vec<u8>>,
+}
+
+impl<'a> Range<'a> {
+    pub(crate) fn new(src: &'a dyn RangeSource, root: PageId, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Range<'a> {
+        Range { src, root, lo, hi, front: None, back: None, front_key: None, back_key: None }
+    }
+
+    /// The next entry in ascending key order.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        if self.front.is_none() {
+            self.front = Some(Cursor::seek(self.src, self.root, &self.lo)?);
+        }
+        let cursor = self.front.as_mut().expect("set above");
+        let Some((k, v)) = cursor.next(self.src)? else { return Ok(None) };
+        let past_hi = match &self.hi {
+            Bound::Unbounded => false,
+            Bound::Included(h) => k > *h,
+            Bound::Excluded(h) => k >= *h,
+        };
+        if past_hi || self.back_key.as_ref().is_some_and(|b| k >= *b) {
+            self.front = Some(Cursor::seek(self.src, PageId::NONE, &Bound::Unbounded)?);
+            return Ok(None);
+        }
+        self.front_key = Some(k.clone());
+        Ok(Some((k, self.src.value(v)?)))
+    }
+
+    /// The next entry in descending key order.
+    pub fn next_back(&mut self) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        if self.back.is_none() {
+            self.back = Some(Cursor::seek_back(self.src, self.root, &self.hi)?);
+        }
+        let cursor = self.back.as_mut().expect("set above");
+        let Some((k, v)) = cursor.prev(self.src)? else { return Ok(None) };
+        let before_lo = match &self.lo {
+            Bound::Unbounded => false,
+            Bound::Included(l) => k < *l,
+            Bound::Excluded(l) => k <= *l,
+        };
+        if before_lo || self.front_key.as_ref().is_some_and(|f| k <= *f) {
+            self.back = Some(Cursor::seek(self.src, PageId::NONE, &Bound::Unbounded)?);
+            return Ok(None);
+        }
+        self.back_key = Some(k.clone());
+        Ok(Some((k, self.src.value(v)?)))
+    }
+}
+
+/// Checks a tree name against the format's limits.
+pub(crate) fn check_tree_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.len() > MAX_TREE_NAME_LEN {
+        return Err(misuse!("tree name must be 1 to {MAX_TREE_NAME_LEN} bytes"));
+    }
+    Ok(())
+}
+
+pub(crate) fn no_such_tree(name: &str) -> Error {
+    misuse!("no such tree: {name}")
+}
+
+/// A consistent read-only view of one committed state.
+pub struct ReadTxn {
+    pub(crate) shared: Rc<Shared>,
+    pub(crate) sb: Superblock,
+    metas: RefCell<HashMap<String, Option<TreeMeta>>>,
+}
+
+impl ReadTxn {
+    /// The transaction id of the state this snapshot reads.
+    pub fn txn_id(&self) -> u64 {
+        self.sb.txn.0
+    }
+
+    pub(crate) fn meta(&self, name: &str) -> Result<Option<TreeMeta>> {
+        if let Some(m) = self.metas.borrow().get(name) {
+            return Ok(*m);
+        }
+        let m = match super::btree::get(self, self.sb.catalog_root, name.as_bytes())? {
+            Some(LeafValue::Inline(v)) => Some(TreeMeta::decode(&v, self.sb.catalog_root)?),
+            Some(LeafValue::Overflow { .. }) => return Err(corrupt!(self.sb.catalog_root.0, "catalog entry overflows")),
+            None => None,
+        };
+        self.metas.borrow_mut().insert(name.to_string(), m);
+        Ok(m)
+    }
+
+    fn existing(&self, name: &str) -> Result<TreeMeta> {
+        self.meta(name)?.ok_or_else(|| no_such_tree(name))
+    }
+}
+
+impl Drop for ReadTxn {
+    fn drop(&mut self) {
+        if let Ok(mut inner) = self.shared.inner.try_borrow_mut() {
+            if let Some(n) = inner.snapshots.get_mut(&self.sb.txn) {
+                *n -= 1;
+                if *n == 0 {
+                    inner.snapshots.remove(&self.sb.txn);
+                }
+            }
+        }
+    }
+}
+
+impl NodeSource for ReadTxn {
+    fn node(&self, id: PageId) -> Result<Rc<Node>> {
+        self.shared.inner.borrow_mut().node(id, self.sb.page_count)
+    }
+}
+
+impl RangeSource for ReadTxn {
+    fn value(&self, v: LeafValue) -> Result<Vec<u8>> {
+        match v {
+            LeafValue::Inline(v) => Ok(v),
+            LeafValue::Overflow { len, first } => {
+                self.shared.inner.borrow_mut().pager.read_overflow(first, len, self.sb.page_count)
+            }
+        }
+    }
+}
+
+impl TreeRead for ReadTxn {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let m = self.existing(tree)?;
+        match super::btree::get(self, m.root, key)? {
+            Some(v) => Ok(Some(self.value(v)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn range(&self, tree: &str, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Result<Range<'_>> {
+        let m = self.existing(tree)?;
+        Ok(Range::new(self, m.root, lo, hi))
+    }
+
+    fn tree_exists(&self, tree: &str) -> Result<bool> {
+        Ok(self.meta(tree)?.is_some())
+    }
+
+    fn tree_names(&self) -> Result<Vec<String>> {
+        let mut names = Vec::new();
+        let mut r = Range::new(self, self.sb.catalog_root, Bound::Unbounded, Bound::Unbounded);
+        while let Some((k, _)) = r.next()? {
+            names.push(String::from_utf8(k).map_err(|_| corrupt!(self.sb.catalog_root.0, "tree name is not UTF-8"))?);
+        }
+        Ok(names)
+    }
+
+    fn tree_len(&self, tree: &str) -> Result<u64> {
+        Ok(self.existing(tree)?.len)
+    }
+}

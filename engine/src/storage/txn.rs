@@ -1,0 +1,482 @@
+//! [`WriteTxn`]: the one open write transaction. It changes trees by
+//! copy-on-write into pages the committed state does not reach, keeps the
+//! changed nodes in memory (spilling them to their pages when the retained
+//! bytes near the batch limit), and hands everything to `commit`.
+//!
+//! Ownership and savepoints: every page the transaction allocates is
+//! *owned*, tagged with the savepoint generation it was allocated in. A node
+//! is changed in place only when it is owned and younger than the newest
+//! open savepoint; otherwise it is copied, so rolling back to a savepoint
+//! only has to forget what was allocated after it. Owned pages released
+//! while an older savepoint may still need them wait in `limbo`.
+
+use super::alloc::FreeSet;
+use super::btree::{self, NodeSource, NodeStore};
+use super::format::*;
+use super::node::{overflow_pages, value_is_inline, LeafValue, Node};
+use super::store::{check_tree_name, no_such_tree, Range, RangeSource, Shared, TreeMeta, TreeRead};
+use crate::{corrupt, Error, Result};
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::rc::Rc;
+
+/// A page allocated by this transaction.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Owned {
+    /// Savepoint generation at allocation.
+    pub gen: u64,
+    /// Checksum of the bytes last written to the page (0 until written).
+    pub crc: u32,
+}
+
+/// A point to roll back to inside a write transaction.
+#[derive(Debug)]
+pub struct Savepoint {
+    id: u64,
+}
+
+struct SavepointState {
+    id: u64,
+    gen: u64,
+    trees: HashMap<String, Option<TreeMeta>>,
+    freed_len: usize,
+    limbo_len: usize,
+}
+
+/// The open write transaction. Dropping it rolls back.
+pub struct WriteTxn {
+    pub(crate) shared: Rc<Shared>,
+    pub(crate) base: Superblock,
+    /// Changed tree entries (None = dropped), written to the catalog at commit.
+    pub(crate) trees: HashMap<String, Option<TreeMeta>>,
+    pub(crate) dirty: HashMap<PageId, Rc<Node>>,
+    pub(crate) owned: HashMap<PageId, Owned>,
+    pub(crate) free: FreeSet,
+    /// Pages of the base state this transaction stopped referencing.
+    pub(crate) freed: Vec<PageId>,
+    /// Owned pages released while a savepoint may still need them.
+    pub(crate) limbo: Vec<(PageId, Owned)>,
+    pub(crate) page_count: u64,
+    savepoints: Vec<SavepointState>,
+    gen: u64,
+    next_savepoint: u64,
+    pub(crate) finished: bool,
+}
+
+impl WriteTxn {
+    pub(crate) fn begin(shared: Rc<Shared>) -> Result<WriteTxn> {
+        let mut inner = shared.inner.borrow_mut();
+        if inner.writer_open {
+            return Err(Error::Busy("a write transaction is already open".into()));
+        }
+        inner.pager.device_len()?; // fails fast when poisoned
+        inner.release_pending();
+        inner.writer_open = true;
+        let base = inner.sb.clone();
+        let free = inner.free.clone();
+        drop(inner);
+        Ok(WriteTxn {
+            page_count: base.page_count,
+            base,
+            shared,
+            trees: HashMap::new(),
+            dirty: HashMap::new(),
+            owned: HashMap::new(),
+            free,
+            freed: Vec::new(),
+            limbo: Vec::new(),
+            savepoints: Vec::new(),
+            gen: 1,
+            next_savepoint: 1,
+            finished: false,
+        })
+    }
+
+    fn limit(&self) -> u64 {
+        self.shared.opts.batch_limit_bytes
+    }
+
+    /// Memory this transaction retains: its dirty nodes and bookkeeping.
+    pub fn retained_bytes(&self) -> u64 {
+        let nodes = self.dirty.len() as u64 * (PAGE_SIZE as u64 + 64);
+        let books = (self.owned.len() + self.freed.len() + self.limbo.len()) as u64 * 32;
+        let trees = self.savepoints.iter().map(|s| s.trees.len()).sum::<usize>() + self.trees.len();
+        nodes + books + trees as u64 * 320
+    }
+
+    pub(crate) fn meta(&self, name: &str) -> Result<Option<TreeMeta>> {
+        if let Some(m) = self.trees.get(name) {
+            return Ok(*m);
+        }
+        match btree::get(self, self.base.catalog_root, name.as_bytes())? {
+            Some(LeafValue::Inline(v)) => Ok(Some(TreeMeta::decode(&v, self.base.catalog_root)?)),
+            Some(LeafValue::Overflow { .. }) => Err(corrupt!(self.base.catalog_root.0, "catalog entry overflows")),
+            None => Ok(None),
+        }
+    }
+
+    fn existing(&self, name: &str) -> Result<TreeMeta> {
+        self.meta(name)?.ok_or_else(|| no_such_tree(name))
+    }
+
+    /// Creates an empty tree; false if it already exists.
+    pub fn create_tree(&mut self, name: &str) -> Result<bool> {
+        check_tree_name(name)?;
+        if self.meta(name)?.is_some() {
+            return Ok(false);
+        }
+        self.trees.insert(name.to_string(), Some(TreeMeta { root: PageId::NONE, len: 0 }));
+        Ok(true)
+    }
+
+    /// Drops a tree and frees its pages; false if it did not exist.
+    pub fn drop_tree(&mut self, name: &str) -> Result<bool> {
+        let Some(m) = self.meta(name)? else { return Ok(false) };
+        self.free_tree(m.root)?;
+        self.trees.insert(name.to_string(), None);
+        Ok(true)
+    }
+
+    /// Removes every entry of a tree.
+    pub fn clear_tree(&mut self, name: &str) -> Result<()> {
+        let m = self.existing(name)?;
+        self.free_tree(m.root)?;
+        self.trees.insert(name.to_string(), Some(TreeMeta { root: PageId::NONE, len: 0 }));
+        Ok(())
+    }
+
+    fn free_tree(&mut self, root: PageId) -> Result<()> {
+        if root.is_none() {
+            return Ok(());
+        }
+        let mut stack = vec![(root, 0usize)];
+        while let Some((id, depth)) = stack.pop() {
+            if depth > MAX_TREE_DEPTH {
+                return Err(corrupt!(id.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
+            }
+            let node = self.node(id)?;
+            match &*node {
+                Node::Branch(b) => stack.extend(b.children.iter().map(|&c| (c, depth + 1))),
+                Node::Leaf(l) => {
+                    for (_, v) in &l.entries {
+                        self.free_value(v);
+                    }
+                }
+            }
+            self.free_page(id);
+        }
+        Ok(())
+    }
+
+    /// Inserts or replaces; true if a value was replaced.
+    pub fn insert(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<bool> {
+        if key.len() > MAX_KEY_LEN {
+            return Err(Error::TooLarge(format!("key of {} bytes (the limit is {MAX_KEY_LEN})", key.len())));
+        }
+        if value.len() as u64 > MAX_VALUE_LEN {
+            return Err(Error::TooLarge(format!("value of {} bytes (the limit is {MAX_VALUE_LEN})", value.len())));
+        }
+        if value.len() as u64 > self.limit() {
+            return Err(Error::BatchLimitExceeded { limit: self.limit(), needed: value.len() as u64 });
+        }
+        let mut m = self.existing(tree)?;
+        let stored = if value_is_inline(key.len(), value.len()) {
+            LeafValue::Inline(value.to_vec())
+        } else {
+            self.write_overflow(value)?
+        };
+        let (root, old) = btree::insert(self, m.root, key, stored)?;
+        m.root = root;
+        if let Some(old) = &old {
+            self.free_value(old);
+        } else {
+            m.len += 1;
+        }
+        self.trees.insert(tree.to_string(), Some(m));
+        self.maybe_spill()?;
+        Ok(old.is_some())
+    }
+
+    /// Removes a key; true if it was there.
+    pub fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool> {
+        let mut m = self.existing(tree)?;
+        let (root, old) = btree::remove(self, m.root, key)?;
+        let Some(old) = old else { return Ok(false) };
+        self.free_value(&old);
+        m.root = root;
+        m.len = m.len.saturating_sub(1);
+        self.trees.insert(tree.to_string(), Some(m));
+        self.maybe_spill()?;
+        Ok(true)
+    }
+
+    /// Writes a large value to fresh consecutive overflow pages right away:
+    /// nothing references them until commit, so they cost no memory.
+    fn write_overflow(&mut self, value: &[u8]) -> Result<LeafValue> {
+        let n = overflow_pages(value.len() as u64);
+        let first = self.alloc_run(n);
+        let mut buf = vec![0u8; n as usize * PAGE_SIZE];
+        for (i, (page, chunk)) in buf.chunks_mut(PAGE_SIZE).zip(value.chunks(OVERFLOW_PAYLOAD_LEN)).enumerate() {
+            page[KIND_OFFSET] = KIND_OVERFLOW;
+            page[OVERFLOW_PAYLOAD_OFFSET..OVERFLOW_PAYLOAD_OFFSET + chunk.len()].copy_from_slice(chunk);
+            let id = PageId(first.0 + i as u64);
+            seal_page(page, id);
+            let crc = read_u32(page, CHECKSUM_OFFSET);
+            self.owned.insert(id, Owned { gen: self.gen, crc });
+        }
+        self.shared.inner.borrow_mut().pager.write_run(first, &buf)?;
+        Ok(LeafValue::Overflow { len: value.len() as u64, first })
+    }
+
+    /// Allocates one page: the lowest free one, or a new one at the end.
+    pub(crate) fn alloc_page(&mut self) -> PageId {
+        let id = self.free.take_one().unwrap_or_else(|| {
+            self.page_count += 1;
+            PageId(self.page_count - 1)
+        });
+        self.owned.insert(id, Owned { gen: self.gen, crc: 0 });
+        id
+    }
+
+    /// Allocates `n` consecutive pages (first fit, else at the end, reusing
+    /// a free tail). The caller marks them owned.
+    fn alloc_run(&mut self, n: u64) -> PageId {
+        if let Some(p) = self.free.take_run(n) {
+            return p;
+        }
+        let start = self.free.take_tail(self.page_count).unwrap_or(self.page_count);
+        self.page_count = start + n;
+        PageId(start)
+    }
+
+    /// The newest savepoint's generation: owned pages at least this young
+    /// may change in place.
+    fn inplace_gen(&self) -> u64 {
+        self.savepoints.last().map_or(0, |s| s.gen)
+    }
+
+    /// Spills dirty nodes to their pages once they pass half the limit.
+    fn maybe_spill(&mut self) -> Result<()> {
+        if self.retained_bytes() <= self.limit() / 2 {
+            return Ok(());
+        }
+        let mut ids: Vec<PageId> = self.dirty.keys().copied().collect();
+        ids.sort();
+        self.write_nodes(&ids)
+    }
+
+    /// Encodes and writes the given dirty nodes, recording their checksums
+    /// and moving them into the shared cache as clean nodes.
+    pub(crate) fn write_nodes(&mut self, ids: &[PageId]) -> Result<()> {
+        let mut bufs: Vec<(PageId, Box<PageBuf>)> = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let node = self.dirty.get(&id).expect("write_nodes takes dirty ids");
+            let mut page = PageBuf::zeroed();
+            node.encode(&mut page.0, id);
+            if let Some(o) = self.owned.get_mut(&id) {
+                o.crc = read_u32(&page.0, CHECKSUM_OFFSET);
+            }
+            bufs.push((id, page));
+        }
+        let refs: Vec<(PageId, &[u8])> = bufs.iter().map(|(id, p)| (*id, &p.0[..])).collect();
+        let mut inner = self.shared.inner.borrow_mut();
+        inner.pager.write_pages(&refs)?;
+        for &id in ids {
+            if let Some(node) = self.dirty.remove(&id) {
+                inner.pager.cache_node(id, node);
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks a point this transaction can roll back to.
+    pub fn savepoint(&mut self) -> Savepoint {
+        self.gen += 1;
+        let id = self.next_savepoint;
+        self.next_savepoint += 1;
+        self.savepoints.push(SavepointState {
+            id,
+            gen: self.gen,
+            trees: self.trees.clone(),
+            freed_len: self.freed.len(),
+            limbo_len: self.limbo.len(),
+        });
+        Savepoint { id }
+    }
+
+    fn savepoint_index(&self, sp: &Savepoint) -> Result<usize> {
+        self.savepoints.iter().position(|s| s.id == sp.id).ok_or_else(|| crate::misuse!("savepoint is no longer open"))
+    }
+
+    /// Undoes everything since `sp` (which stays open).
+    pub fn rollback_to(&mut self, sp: &Savepoint) -> Result<()> {
+        let i = self.savepoint_index(sp)?;
+        self.savepoints.truncate(i + 1);
+        let s = &self.savepoints[i];
+        let (gen, freed_len, limbo_len) = (s.gen, s.freed_len, s.limbo_len);
+        self.trees = s.trees.clone();
+        self.freed.truncate(freed_len);
+        for (id, o) in self.limbo.split_off(limbo_len) {
+            self.owned.insert(id, o);
+        }
+        let young: Vec<PageId> = self.owned.iter().filter(|(_, o)| o.gen >= gen).map(|(&id, _)| id).collect();
+        for id in young {
+            self.owned.remove(&id);
+            self.dirty.remove(&id);
+            self.free.insert(id);
+        }
+        self.gen += 1;
+        self.savepoints[i].gen = self.gen;
+        Ok(())
+    }
+
+    /// Forgets `sp` (and any newer savepoint), keeping their changes.
+    pub fn release(&mut self, sp: Savepoint) -> Result<()> {
+        let i = self.savepoint_index(&sp)?;
+        self.savepoints.truncate(i);
+        let keep_from = self.inplace_gen();
+        let limbo = std::mem::take(&mut self.limbo);
+        for (id, o) in limbo {
+            if o.gen >= keep_from {
+                self.dirty.remove(&id);
+                self.free.insert(id);
+            } else {
+                self.limbo.push((id, o));
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes the transaction durable; returns once it is.
+    pub fn commit(mut self) -> Result<()> {
+        self.savepoints.clear();
+        let result = super::commit::commit(&mut self);
+        self.finish();
+        result
+    }
+
+    /// Discards the transaction.
+    pub fn rollback(mut self) {
+        self.finish();
+    }
+
+    fn finish(&mut self) {
+        if !self.finished {
+            self.finished = true;
+            if let Ok(mut inner) = self.shared.inner.try_borrow_mut() {
+                inner.writer_open = false;
+            }
+        }
+    }
+}
+
+impl Drop for WriteTxn {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl NodeSource for WriteTxn {
+    fn node(&self, id: PageId) -> Result<Rc<Node>> {
+        if let Some(n) = self.dirty.get(&id) {
+            return Ok(n.clone());
+        }
+        self.shared.inner.borrow_mut().node(id, self.page_count)
+    }
+}
+
+impl NodeStore for WriteTxn {
+    fn make_mut(&mut self, id: PageId) -> Result<(PageId, &mut Node)> {
+        let inplace = self.owned.get(&id).is_some_and(|o| o.gen >= self.inplace_gen());
+        let target = if inplace {
+            if !self.dirty.contains_key(&id) {
+                let node = self.node(id)?;
+                self.dirty.insert(id, node);
+            }
+            id
+        } else {
+            let node = self.node(id)?;
+            let new_id = self.alloc_page();
+            self.dirty.insert(new_id, node);
+            self.free_page(id);
+            new_id
+        };
+        let node = self.dirty.get_mut(&target).expect("inserted above");
+        Ok((target, Rc::make_mut(node)))
+    }
+
+    fn alloc_node(&mut self, node: Node) -> Result<PageId> {
+        let id = self.alloc_page();
+        self.dirty.insert(id, Rc::new(node));
+        Ok(id)
+    }
+
+    fn free_page(&mut self, id: PageId) {
+        match self.owned.remove(&id) {
+            Some(o) if o.gen >= self.inplace_gen() => {
+                self.dirty.remove(&id);
+                self.free.insert(id);
+            }
+            // A savepoint may bring it back: keep its content.
+            Some(o) => self.limbo.push((id, o)),
+            None => self.freed.push(id),
+        }
+    }
+
+    fn free_value(&mut self, value: &LeafValue) {
+        if let LeafValue::Overflow { len, first } = value {
+            for i in 0..overflow_pages(*len) {
+                self.free_page(PageId(first.0 + i));
+            }
+        }
+    }
+}
+
+impl RangeSource for WriteTxn {
+    fn value(&self, v: LeafValue) -> Result<Vec<u8>> {
+        match v {
+            LeafValue::Inline(v) => Ok(v),
+            LeafValue::Overflow { len, first } => {
+                self.shared.inner.borrow_mut().pager.read_overflow(first, len, self.page_count)
+            }
+        }
+    }
+}
+
+impl TreeRead for WriteTxn {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let m = self.existing(tree)?;
+        match btree::get(self, m.root, key)? {
+            Some(v) => Ok(Some(self.value(v)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn range(&self, tree: &str, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Result<Range<'_>> {
+        let m = self.existing(tree)?;
+        Ok(Range::new(self, m.root, lo, hi))
+    }
+
+    fn tree_exists(&self, tree: &str) -> Result<bool> {
+        Ok(self.meta(tree)?.is_some())
+    }
+
+    fn tree_names(&self) -> Result<Vec<String>> {
+        let mut names = std::collections::BTreeSet::new();
+        let mut r = Range::new(self, self.base.catalog_root, Bound::Unbounded, Bound::Unbounded);
+        while let Some((k, _)) = r.next()? {
+            names.insert(String::from_utf8(k).map_err(|_| corrupt!(self.base.catalog_root.0, "tree name is not UTF-8"))?);
+        }
+        for (name, m) in &self.trees {
+            match m {
+                Some(_) => names.insert(name.clone()),
+                None => names.remove(name),
+            };
+        }
+        Ok(names.into_iter().collect())
+    }
+
+    fn tree_len(&self, tree: &str) -> Result<u64> {
+        Ok(self.existing(tree)?.len)
+    }
+}
