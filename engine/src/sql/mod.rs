@@ -12,9 +12,13 @@
 //! - `parser`: recursive-descent parser and the SQL renderer (`Display`).
 //! - `value`: SQL values and SQLite's typing rules (affinity, comparison,
 //!   arithmetic, CAST, number ⇄ text).
+//! - `record`: the row encoding stored as B+tree values (on-disk format).
+//! - `keycode`: order-preserving index key encoding (on-disk format).
 
 pub(crate) mod ast;
 pub(crate) mod lexer;
+pub(crate) mod keycode;
+pub(crate) mod record;
 pub mod value;
 #[cfg(test)]
 mod values_vs_sqlite;

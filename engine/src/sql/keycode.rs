@@ -1,0 +1,354 @@
+//! Order-preserving ("memcomparable") encoding of value tuples for B+tree
+//! keys: for two tuples `a` and `b` encoded with the same column specs,
+//! `encode(a).cmp(&encode(b))` equals SQLite's ORDER BY comparison of the
+//! tuples (column by column, [`crate::sql::value::compare`] under each
+//! column's collation, reversed for DESC columns).
+//!
+//! Part of the on-disk format (index keys; mirrored in engine/FORMAT.md).
+//! One column is encoded as a tag byte and a payload:
+//!
+//! ```text
+//! NULL     0x05
+//! number   0x10  f:8  [delta:2]
+//! text     0x20  escaped(bytes)  0x00 0x00
+//! blob     0x30  escaped(bytes)  0x00 0x00
+//! ```
+//!
+//! - **Numbers** (INTEGER and REAL in one class, so they interleave
+//!   numerically): `f` is the largest double `d ≤ x` (x itself for a real),
+//!   as 8 order-preserving bytes (sign bit flipped for positives, all bits
+//!   flipped for negatives, big-endian). When `|d| ≥ 2^53`, where doubles
+//!   are farther apart than 1, a 2-byte big-endian `delta = x - d`
+//!   (0 ≤ delta < 2048) follows; it is decided by `d` alone, so the encoding
+//!   stays prefix-free. **Numerically equal values encode identically**:
+//!   1 and 1.0, 0.0 and -0.0 (so a UNIQUE index sees them as duplicates, as
+//!   SQLite does), which also means the key does not say which storage class
+//!   (or which zero) was stored. [`decode_key`] returns an INTEGER when the
+//!   number is an integer within i64, a REAL otherwise; an index that must
+//!   return the exact stored value reads it from the table row.
+//! - **Text and blobs**: bytes with each 0x00 written as 0x00 0xFF, then the
+//!   terminator 0x00 0x00, which sorts before any content byte, so shorter
+//!   prefixes sort first. Text is encoded in its collation's *sort form*:
+//!   BINARY the UTF-8 bytes, NOCASE with ASCII letters lower-cased, RTRIM
+//!   with trailing spaces removed. Decoding a NOCASE or RTRIM key therefore
+//!   yields the folded text, not the original: an index on such a column
+//!   needs the original value from the table.
+//! - **DESC** columns have every byte of their encoding (tag included)
+//!   inverted, which reverses their order and keeps them prefix-free.
+//!
+//! Row ids (table keys) use [`encode_rowid`]: 8 bytes, big-endian, sign bit
+//! flipped, so byte order is numeric order.
+
+use crate::sql::value::{Collation, Value};
+use crate::{corrupt, Result};
+
+const TAG_NULL: u8 = 0x05;
+const TAG_NUMBER: u8 = 0x10;
+const TAG_TEXT: u8 = 0x20;
+const TAG_BLOB: u8 = 0x30;
+const ESCAPE: u8 = 0xff;
+const TERMINATOR: [u8; 2] = [0x00, 0x00];
+const FLOAT_SIZE: usize = 8;
+const DELTA_SIZE: usize = 2;
+/// From this magnitude on, consecutive doubles are 2 or more apart.
+const DELTA_THRESHOLD: f64 = 9_007_199_254_740_992.0; // 2^53
+const SIGN_BIT: u64 = 1 << 63;
+
+/// How one key column is ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct KeyColumn {
+    pub desc: bool,
+    pub collation: Collation,
+}
+
+/// `i64` → 8 bytes whose byte order is numeric order.
+pub(crate) fn encode_rowid(rowid: i64) -> [u8; 8] {
+    ((rowid as u64) ^ SIGN_BIT).to_be_bytes()
+}
+
+/// The inverse of [`encode_rowid`]; errors unless `bytes` is 8 bytes long.
+pub(crate) fn decode_rowid(bytes: &[u8]) -> Result<i64> {
+    let raw: [u8; 8] = bytes
+        .try_into()
+        .map_err(|_| corrupt!(0, "row id key of {} bytes, expected 8", bytes.len()))?;
+    Ok((u64::from_be_bytes(raw) ^ SIGN_BIT) as i64)
+}
+
+/// Encodes a tuple; `columns[i]` describes `values[i]` (missing specs mean
+/// ASC BINARY, so `&[]` encodes a plain ascending key).
+pub(crate) fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 10);
+    for (i, v) in values.iter().enumerate() {
+        append_value(&mut out, v, columns.get(i).copied().unwrap_or_default());
+    }
+    out
+}
+
+/// Appends one column's encoding to `out`.
+pub(crate) fn append_value(out: &mut Vec<u8>, value: &Value, column: KeyColumn) {
+    let start = out.len();
+    match value {
+        Value::Null => out.push(TAG_NULL),
+        Value::Real(r) if r.is_nan() => out.push(TAG_NULL),
+        Value::Integer(i) => append_number(out, floor_double(*i), *i),
+        Value::Real(r) => {
+            out.push(TAG_NUMBER);
+            push_float(out, *r);
+            if r.abs() >= DELTA_THRESHOLD {
+                out.extend_from_slice(&[0; DELTA_SIZE]);
+            }
+        }
+        Value::Text(s) => {
+            out.push(TAG_TEXT);
+            match column.collation {
+                Collation::Binary => push_escaped(out, s.as_bytes()),
+                Collation::NoCase => push_escaped(out, &s.as_bytes().to_ascii_lowercase()),
+                Collation::RTrim => push_escaped(out, s.trim_end_matches(' ').as_bytes()),
+            }
+        }
+        Value::Blob(b) => {
+            out.push(TAG_BLOB);
+            push_escaped(out, b);
+        }
+    }
+    if column.desc {
+        out[start..].iter_mut().for_each(|b| *b = !*b);
+    }
+}
+
+/// The largest double not above `i`.
+fn floor_double(i: i64) -> f64 {
+    let d = i as f64; // nearest, may be above i
+    if (d as i128) > i128::from(i) {
+        next_down(d)
+    } else {
+        d
+    }
+}
+
+fn next_down(d: f64) -> f64 {
+    // d is finite and non-zero here (|d| ≥ 2^53).
+    if d > 0.0 {
+        f64::from_bits(d.to_bits() - 1)
+    } else {
+        f64::from_bits(d.to_bits() + 1)
+    }
+}
+
+fn append_number(out: &mut Vec<u8>, d: f64, i: i64) {
+    out.push(TAG_NUMBER);
+    push_float(out, d);
+    if d.abs() >= DELTA_THRESHOLD {
+        let delta = (i128::from(i) - d as i128) as u16; // 0..2048 by construction
+        out.extend_from_slice(&delta.to_be_bytes());
+    }
+}
+
+fn push_float(out: &mut Vec<u8>, r: f64) {
+    let r = if r == 0.0 { 0.0 } else { r }; // -0.0 sorts and encodes as 0.0
+    let bits = r.to_bits();
+    let ordered = if bits & SIGN_BIT != 0 {
+        !bits
+    } else {
+        bits ^ SIGN_BIT
+    };
+    out.extend_from_slice(&ordered.to_be_bytes());
+}
+
+fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    for &b in bytes {
+        out.push(b);
+        if b == 0 {
+            out.push(ESCAPE);
+        }
+    }
+    out.extend_from_slice(&TERMINATOR);
+}
+
+/// Decodes a key made by [`encode_key`] with the same column specs, in
+/// canonical form (see the module doc: numbers as INTEGER when integral and
+/// in range, folded text for NOCASE/RTRIM). Errors on malformed bytes or a
+/// column count different from `columns.len()`.
+pub(crate) fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>> {
+    let mut pos = 0;
+    let mut values = Vec::with_capacity(columns.len());
+    for column in columns {
+        values.push(decode_value(key, &mut pos, column.desc)?);
+    }
+    if pos != key.len() {
+        return Err(corrupt!(
+            0,
+            "index key: {} bytes after {} columns",
+            key.len() - pos,
+            columns.len()
+        ));
+    }
+    Ok(values)
+}
+
+fn decode_value(key: &[u8], pos: &mut usize, desc: bool) -> Result<Value> {
+    let byte = |i: usize| key.get(i).map(|&b| if desc { !b } else { b });
+    let take = |pos: &mut usize, n: usize| -> Result<Vec<u8>> {
+        let bytes = (*pos..*pos + n).map(byte).collect::<Option<Vec<u8>>>();
+        *pos += n;
+        bytes.ok_or_else(|| corrupt!(0, "index key: truncated at byte {}", *pos - n))
+    };
+    let tag = take(pos, 1)?[0];
+    match tag {
+        TAG_NULL => Ok(Value::Null),
+        TAG_NUMBER => {
+            let raw = take(pos, FLOAT_SIZE)?;
+            let ordered = u64::from_be_bytes(raw.try_into().unwrap_or_default());
+            let bits = if ordered & SIGN_BIT != 0 {
+                ordered ^ SIGN_BIT
+            } else {
+                !ordered
+            };
+            let d = f64::from_bits(bits);
+            if d.is_nan() {
+                return Err(corrupt!(0, "index key: NaN at byte {}", *pos - FLOAT_SIZE));
+            }
+            let delta = if d.abs() >= DELTA_THRESHOLD {
+                let raw = take(pos, DELTA_SIZE)?;
+                i128::from(u16::from_be_bytes([raw[0], raw[1]]))
+            } else {
+                0
+            };
+            Ok(canonical_number(d, delta))
+        }
+        TAG_TEXT | TAG_BLOB => {
+            let mut bytes = Vec::new();
+            loop {
+                let b = take(pos, 1)?[0];
+                if b != 0 {
+                    bytes.push(b);
+                    continue;
+                }
+                match take(pos, 1)?[0] {
+                    0 => break,
+                    ESCAPE => bytes.push(0),
+                    other => return Err(corrupt!(0, "index key: bad escape 0x00 0x{other:02x}")),
+                }
+            }
+            if tag == TAG_BLOB {
+                Ok(Value::Blob(bytes))
+            } else {
+                String::from_utf8(bytes)
+                    .map(Value::Text)
+                    .map_err(|_| corrupt!(0, "index key: text is not UTF-8"))
+            }
+        }
+        other => Err(corrupt!(0, "index key: unknown tag 0x{other:02x}")),
+    }
+}
+
+fn canonical_number(d: f64, delta: i128) -> Value {
+    // Only |d| < 2^64 can be an i64 (with its delta); larger d would also
+    // overflow the i128 sum on a corrupt delta.
+    if d.fract() == 0.0 && d.abs() < 2f64.powi(64) {
+        if let Ok(i) = i64::try_from(d as i128 + delta) {
+            return Value::Integer(i);
+        }
+    }
+    Value::Real(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::value::compare;
+    use proptest::prelude::*;
+    use std::cmp::Ordering;
+
+    fn value_strategy() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<i64>().prop_map(Value::Integer),
+            (-3i64..3).prop_map(Value::Integer),
+            prop_oneof![
+                Just(i64::MAX),
+                Just(i64::MIN),
+                Just((1 << 53) + 1),
+                Just(-(1 << 53) - 1)
+            ]
+            .prop_map(Value::Integer),
+            any::<f64>()
+                .prop_filter("no NaN", |r| !r.is_nan())
+                .prop_map(Value::Real),
+            (-3i64..3).prop_map(|i| Value::Real(i as f64 / 2.0)),
+            prop_oneof![
+                Just(9.223372036854776e18),
+                Just(-9.223372036854776e18),
+                Just(9007199254740992.0),
+                Just(-0.0)
+            ]
+            .prop_map(Value::Real),
+            "[a-cA-C \\x00]{0,5}".prop_map(Value::Text),
+            proptest::collection::vec(0u8..3, 0..5).prop_map(Value::Blob),
+        ]
+    }
+
+    fn column_strategy() -> impl Strategy<Value = KeyColumn> {
+        (
+            any::<bool>(),
+            prop_oneof![
+                Just(Collation::Binary),
+                Just(Collation::NoCase),
+                Just(Collation::RTrim)
+            ],
+        )
+            .prop_map(|(desc, collation)| KeyColumn { desc, collation })
+    }
+
+    fn sqlite_order(a: &[Value], b: &[Value], columns: &[KeyColumn]) -> Ordering {
+        for ((x, y), c) in a.iter().zip(b).zip(columns) {
+            let o = compare(x, y, c.collation);
+            let o = if c.desc { o.reverse() } else { o };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn byte_order_is_sqlite_order(
+            pairs in proptest::collection::vec((value_strategy(), value_strategy(), column_strategy()), 1..4)
+        ) {
+            let a: Vec<Value> = pairs.iter().map(|p| p.0.clone()).collect();
+            let b: Vec<Value> = pairs.iter().map(|p| p.1.clone()).collect();
+            let columns: Vec<KeyColumn> = pairs.iter().map(|p| p.2).collect();
+            let (ka, kb) = (encode_key(&a, &columns), encode_key(&b, &columns));
+            prop_assert_eq!(ka.cmp(&kb), sqlite_order(&a, &b, &columns), "{:?} vs {:?}", a, b);
+            let back = decode_key(&ka, &columns).unwrap();
+            prop_assert_eq!(sqlite_order(&a, &back, &columns), Ordering::Equal);
+            prop_assert_eq!(encode_key(&back, &columns), ka);
+        }
+
+        #[test]
+        fn rowids_round_trip_in_order(a: i64, b: i64) {
+            prop_assert_eq!(encode_rowid(a).cmp(&encode_rowid(b)), a.cmp(&b));
+            prop_assert_eq!(decode_rowid(&encode_rowid(a)).unwrap(), a);
+        }
+
+        #[test]
+        fn garbage_keys_do_not_panic(bytes in proptest::collection::vec(any::<u8>(), 0..30)) {
+            let _ = decode_key(&bytes, &[KeyColumn::default(), KeyColumn { desc: true, ..Default::default() }]);
+        }
+    }
+
+    #[test]
+    fn equal_numbers_encode_equal() {
+        let k = |v: Value| encode_key(&[v], &[]);
+        assert_eq!(k(Value::Integer(1)), k(Value::Real(1.0)));
+        assert_eq!(k(Value::Real(0.0)), k(Value::Real(-0.0)));
+        assert_eq!(
+            k(Value::Integer(1 << 60)),
+            k(Value::Real((1u64 << 60) as f64))
+        );
+        assert!(k(Value::Integer((1 << 53) + 1)) > k(Value::Real((1u64 << 53) as f64)));
+        assert!(k(Value::Integer(i64::MAX)) < k(Value::Real(9.223372036854776e18)));
+    }
+}

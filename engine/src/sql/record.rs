@@ -1,0 +1,332 @@
+//! The row encoding stored as B+tree values: a self-describing record of
+//! [`Value`]s, compact, and readable one column at a time.
+//!
+//! Part of the on-disk format (mirrored in engine/FORMAT.md). Layout:
+//!
+//! ```text
+//! record  := count:varint  type[count]:varint  body
+//! body    := field[0] field[1] ... field[count-1]    (no padding)
+//!
+//! type  field bytes                  value
+//! ----  ---------------------------  -------------------------------------
+//!  0    0                            NULL
+//!  1    0                            INTEGER 0
+//!  2    0                            INTEGER 1
+//!  3..=10  type-2 (1..=8)            INTEGER, big-endian two's complement,
+//!                                    the fewest bytes that hold the value
+//!  11   8                            REAL, IEEE-754 binary64 big-endian
+//!  12+2n  n                          BLOB of n bytes
+//!  13+2n  n                          TEXT of n bytes, UTF-8
+//! ```
+//!
+//! `varint` is unsigned LEB128 (7 bits per byte, least significant group
+//! first, high bit = "more bytes follow"), at most 10 bytes for a u64.
+//!
+//! Invariants: `count` equals the number of type varints; the body is exactly
+//! as long as the types say (no trailing bytes); TEXT is valid UTF-8. A
+//! record violating any of these is reported as corrupt, never decoded
+//! loosely. NaN is never stored: a `Real(NaN)` is written as NULL, which is
+//! what SQLite does with NaN. -0.0 is kept (bit-exact round trip).
+//!
+//! Reading one column scans the header (cheap varints) to sum the widths of
+//! the fields before it, without decoding those fields; [`RecordReader`]
+//! does that scan once and then serves any column. A record with fewer
+//! columns than the table (rows written before `ALTER TABLE ADD COLUMN`)
+//! reads the missing columns as `None`, for the caller to supply the
+//! column's default.
+
+use crate::sql::value::Value;
+use crate::{corrupt, Result};
+
+const TYPE_NULL: u64 = 0;
+const TYPE_ZERO: u64 = 1;
+const TYPE_ONE: u64 = 2;
+/// Type codes 3..=10 are integers of `code - INT_TYPE_BASE` bytes.
+const INT_TYPE_BASE: u64 = 2;
+const TYPE_INT_MAX: u64 = INT_TYPE_BASE + 8;
+const TYPE_REAL: u64 = 11;
+const TYPE_BLOB_BASE: u64 = 12;
+const TYPE_TEXT_BASE: u64 = 13;
+const REAL_SIZE: usize = 8;
+/// The longest LEB128 encoding of a u64.
+const VARINT_MAX_LEN: usize = 10;
+
+/// Appends `v` as unsigned LEB128.
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads an unsigned LEB128 at `*pos`, advancing it. Rejects truncated,
+/// over-long and overflowing encodings.
+pub(crate) fn get_varint(bytes: &[u8], pos: &mut usize) -> Result<u64> {
+    let mut v: u64 = 0;
+    for i in 0..VARINT_MAX_LEN {
+        let Some(&b) = bytes.get(*pos + i) else {
+            return Err(corrupt!(0, "record: truncated varint at byte {}", *pos));
+        };
+        let group = u64::from(b & 0x7f);
+        if i == VARINT_MAX_LEN - 1 && group > 1 {
+            return Err(corrupt!(
+                0,
+                "record: varint overflows 64 bits at byte {}",
+                *pos
+            ));
+        }
+        v |= group << (7 * i);
+        if b & 0x80 == 0 {
+            *pos += i + 1;
+            return Ok(v);
+        }
+    }
+    Err(corrupt!(
+        0,
+        "record: varint longer than {VARINT_MAX_LEN} bytes at byte {}",
+        *pos
+    ))
+}
+
+/// The fewest big-endian two's-complement bytes that hold `i` (1..=8).
+fn int_width(i: i64) -> usize {
+    let significant = if i < 0 {
+        64 - (!i).leading_zeros()
+    } else {
+        64 - i.leading_zeros()
+    };
+    (significant as usize + 1).div_ceil(8).max(1)
+}
+
+fn type_of(v: &Value) -> u64 {
+    match v {
+        Value::Null => TYPE_NULL,
+        Value::Real(r) if r.is_nan() => TYPE_NULL,
+        Value::Integer(0) => TYPE_ZERO,
+        Value::Integer(1) => TYPE_ONE,
+        Value::Integer(i) => INT_TYPE_BASE + int_width(*i) as u64,
+        Value::Real(_) => TYPE_REAL,
+        Value::Blob(b) => TYPE_BLOB_BASE + 2 * b.len() as u64,
+        Value::Text(s) => TYPE_TEXT_BASE + 2 * s.len() as u64,
+    }
+}
+
+/// The number of body bytes a field of type `t` occupies.
+fn field_len(t: u64) -> Result<usize> {
+    let len = match t {
+        TYPE_NULL | TYPE_ZERO | TYPE_ONE => 0,
+        3..=TYPE_INT_MAX => t - INT_TYPE_BASE,
+        TYPE_REAL => REAL_SIZE as u64,
+        _ => (t - TYPE_BLOB_BASE) / 2,
+    };
+    usize::try_from(len)
+        .map_err(|_| corrupt!(0, "record: field of {len} bytes does not fit in memory"))
+}
+
+/// Encodes `values` as a record.
+pub(crate) fn encode(values: &[Value]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 + values.len() * 3);
+    encode_into(values, &mut out);
+    out
+}
+
+/// Appends the record of `values` to `out`.
+pub(crate) fn encode_into(values: &[Value], out: &mut Vec<u8>) {
+    put_varint(out, values.len() as u64);
+    for v in values {
+        put_varint(out, type_of(v));
+    }
+    for v in values {
+        match v {
+            Value::Integer(i) if type_of(v) > TYPE_ONE => {
+                let w = int_width(*i);
+                out.extend_from_slice(&i.to_be_bytes()[8 - w..]);
+            }
+            Value::Real(r) if !r.is_nan() => out.extend_from_slice(&r.to_bits().to_be_bytes()),
+            Value::Text(s) => out.extend_from_slice(s.as_bytes()),
+            Value::Blob(b) => out.extend_from_slice(b),
+            _ => {}
+        }
+    }
+}
+
+/// Decodes every column of a record.
+pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<Value>> {
+    let reader = RecordReader::new(bytes)?;
+    (0..reader.len()).map(|i| reader.field(i)).collect()
+}
+
+/// Decodes column `index` only; `None` if the record has fewer columns.
+pub(crate) fn decode_column(bytes: &[u8], index: usize) -> Result<Option<Value>> {
+    RecordReader::new(bytes)?.column(index)
+}
+
+/// A parsed record header: each field's type and body offset, ready to
+/// decode any column on demand.
+#[derive(Debug)]
+pub(crate) struct RecordReader<'a> {
+    bytes: &'a [u8],
+    /// (type code, start offset in `bytes`) per field.
+    fields: Vec<(u64, usize)>,
+}
+
+impl<'a> RecordReader<'a> {
+    /// Parses and validates the header (types and total length).
+    pub(crate) fn new(bytes: &'a [u8]) -> Result<RecordReader<'a>> {
+        let mut pos = 0;
+        let count = get_varint(bytes, &mut pos)?;
+        // Each type takes at least one byte, which bounds a corrupt count.
+        if count > (bytes.len() - pos) as u64 {
+            return Err(corrupt!(
+                0,
+                "record: {count} columns in a {}-byte record",
+                bytes.len()
+            ));
+        }
+        let mut types = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            types.push(get_varint(bytes, &mut pos)?);
+        }
+        let mut fields = Vec::with_capacity(types.len());
+        for t in types {
+            fields.push((t, pos));
+            pos = pos
+                .checked_add(field_len(t)?)
+                .filter(|&end| end <= bytes.len())
+                .ok_or_else(|| corrupt!(0, "record: field of type {t} runs past the end"))?;
+        }
+        if pos != bytes.len() {
+            return Err(corrupt!(0, "record: {} trailing bytes", bytes.len() - pos));
+        }
+        Ok(RecordReader { bytes, fields })
+    }
+
+    /// The number of columns stored.
+    pub(crate) fn len(&self) -> usize {
+        self.fields.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
+    /// Column `index`, or `None` past the stored columns.
+    pub(crate) fn column(&self, index: usize) -> Result<Option<Value>> {
+        if index >= self.fields.len() {
+            return Ok(None);
+        }
+        self.field(index).map(Some)
+    }
+
+    fn field(&self, index: usize) -> Result<Value> {
+        let (t, start) = self.fields[index];
+        let data = &self.bytes[start..start + field_len(t)?];
+        Ok(match t {
+            TYPE_NULL => Value::Null,
+            TYPE_ZERO => Value::Integer(0),
+            TYPE_ONE => Value::Integer(1),
+            3..=TYPE_INT_MAX => {
+                let fill = if data[0] & 0x80 != 0 { 0xff } else { 0 };
+                let mut buf = [fill; 8];
+                buf[8 - data.len()..].copy_from_slice(data);
+                Value::Integer(i64::from_be_bytes(buf))
+            }
+            TYPE_REAL => {
+                let mut buf = [0u8; REAL_SIZE];
+                buf.copy_from_slice(data);
+                let r = f64::from_bits(u64::from_be_bytes(buf));
+                if r.is_nan() {
+                    return Err(corrupt!(0, "record: NaN stored in column {index}"));
+                }
+                Value::Real(r)
+            }
+            t if t % 2 == 0 => Value::Blob(data.to_vec()),
+            _ => Value::Text(
+                String::from_utf8(data.to_vec())
+                    .map_err(|_| corrupt!(0, "record: column {index} is not valid UTF-8"))?,
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn value_strategy() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<i64>().prop_map(Value::Integer),
+            (-300i64..300).prop_map(Value::Integer),
+            any::<f64>()
+                .prop_filter("no NaN", |r| !r.is_nan())
+                .prop_map(Value::Real),
+            ".{0,20}".prop_map(Value::Text),
+            proptest::collection::vec(any::<u8>(), 0..20).prop_map(Value::Blob),
+        ]
+    }
+
+    fn bitwise_eq(a: &[Value], b: &[Value]) -> bool {
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| match (x, y) {
+                (Value::Real(p), Value::Real(q)) => p.to_bits() == q.to_bits(),
+                _ => x == y,
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn round_trips(values in proptest::collection::vec(value_strategy(), 0..12)) {
+            let bytes = encode(&values);
+            let back = decode(&bytes).unwrap();
+            prop_assert!(bitwise_eq(&values, &back));
+            for (i, v) in values.iter().enumerate() {
+                let one = decode_column(&bytes, i).unwrap().unwrap();
+                prop_assert!(bitwise_eq(std::slice::from_ref(v), &[one]));
+            }
+            prop_assert_eq!(decode_column(&bytes, values.len()).unwrap(), None);
+        }
+
+        #[test]
+        fn garbage_is_an_error_or_a_value_never_a_panic(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
+            let _ = decode(&bytes);
+        }
+    }
+
+    #[test]
+    fn integers_use_the_fewest_bytes() {
+        assert_eq!(encode(&[Value::Integer(0)]), vec![1, TYPE_ZERO as u8]);
+        assert_eq!(encode(&[Value::Integer(127)]), vec![1, 3, 127]);
+        assert_eq!(encode(&[Value::Integer(128)]), vec![1, 4, 0, 128]);
+        assert_eq!(encode(&[Value::Integer(-128)]), vec![1, 3, 0x80]);
+        assert_eq!(encode(&[Value::Integer(-129)]), vec![1, 4, 0xff, 0x7f]);
+        assert_eq!(encode(&[Value::Integer(i64::MIN)]).len(), 2 + 8);
+    }
+
+    #[test]
+    fn nan_is_stored_as_null_and_minus_zero_survives() {
+        assert_eq!(
+            decode(&encode(&[Value::Real(f64::NAN)])).unwrap(),
+            vec![Value::Null]
+        );
+        let back = decode(&encode(&[Value::Real(-0.0)])).unwrap();
+        assert!(matches!(back[0], Value::Real(r) if r.to_bits() == (-0.0f64).to_bits()));
+    }
+
+    #[test]
+    fn corrupt_records_are_rejected() {
+        let good = encode(&[Value::Text("abc".into()), Value::Integer(300)]);
+        assert!(decode(&good[..good.len() - 1]).is_err(), "truncated body");
+        let mut long = good.clone();
+        long.push(0);
+        assert!(decode(&long).is_err(), "trailing byte");
+        assert!(
+            decode(&[1, TYPE_TEXT_BASE as u8 + 2, 0xff]).is_err(),
+            "invalid UTF-8"
+        );
+        assert!(decode(&[0xff; 12]).is_err(), "over-long varint");
+        assert!(decode(&[200, 1]).is_err(), "count larger than the record");
+    }
+}
