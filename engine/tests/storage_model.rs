@@ -1,0 +1,284 @@
+//! Model test of the storage layer: random sequences of put / delete / range
+//! scan / commit / rollback / savepoint / reopen / snapshot against a
+//! `BTreeMap` model. Keys and values range from empty to multi-page.
+
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use tinyjoin_engine::storage::{MemoryDevice, ReadTxn, Store, StoreOptions, TreeRead, WriteTxn};
+
+const TREES: [&str; 3] = ["alpha", "beta", "gamma"];
+
+type Model = BTreeMap<&'static str, BTreeMap<Vec<u8>, Vec<u8>>>;
+
+#[derive(Clone, Debug)]
+enum Op {
+    Put(usize, Vec<u8>, Vec<u8>),
+    Delete(usize, Vec<u8>),
+    DeleteNth(usize, usize),
+    Range(usize, Option<Vec<u8>>, Option<Vec<u8>>, bool),
+    Commit,
+    Rollback,
+    Savepoint,
+    RollbackToSavepoint,
+    Reopen,
+    OpenSnapshot,
+    CheckSnapshots,
+    CloseSnapshot,
+    ClearTree(usize),
+}
+
+fn key() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        8 => prop::collection::vec(0u8..4, 0..6),
+        4 => prop::collection::vec(any::<u8>(), 0..40),
+        1 => prop::collection::vec(any::<u8>(), 900..1025),
+    ]
+}
+
+fn value() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        8 => prop::collection::vec(any::<u8>(), 0..64),
+        3 => prop::collection::vec(any::<u8>(), 500..2100),
+        1 => prop::collection::vec(any::<u8>(), 4000..20000),
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        40 => (0..3usize, key(), value()).prop_map(|(t, k, v)| Op::Put(t, k, v)),
+        8 => (0..3usize, key()).prop_map(|(t, k)| Op::Delete(t, k)),
+        10 => (0..3usize, any::<usize>()).prop_map(|(t, n)| Op::DeleteNth(t, n)),
+        5 => (0..3usize, prop::option::of(key()), prop::option::of(key()), any::<bool>())
+            .prop_map(|(t, lo, hi, rev)| Op::Range(t, lo, hi, rev)),
+        8 => Just(Op::Commit),
+        2 => Just(Op::Rollback),
+        2 => Just(Op::Savepoint),
+        2 => Just(Op::RollbackToSavepoint),
+        2 => Just(Op::Reopen),
+        2 => Just(Op::OpenSnapshot),
+        2 => Just(Op::CheckSnapshots),
+        1 => Just(Op::CloseSnapshot),
+        1 => (0..3usize).prop_map(Op::ClearTree),
+    ]
+}
+
+fn open(dev: &MemoryDevice) -> Store {
+    let opts = StoreOptions { cache_pages: 64, ..StoreOptions::default() };
+    Store::open(Box::new(dev.clone()), opts).expect("open")
+}
+
+fn dump(r: &dyn TreeRead, tree: &str) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    if !r.tree_exists(tree).unwrap() {
+        return out;
+    }
+    let mut it = r.range(tree, Bound::Unbounded, Bound::Unbounded).unwrap();
+    while let Some((k, v)) = it.next().unwrap() {
+        out.insert(k, v);
+    }
+    assert_eq!(r.tree_len(tree).unwrap(), out.len() as u64, "tree_len of {tree}");
+    out
+}
+
+fn assert_state(r: &dyn TreeRead, model: &Model) {
+    for t in TREES {
+        let empty = BTreeMap::new();
+        let want = model.get(t).unwrap_or(&empty);
+        assert_eq!(&dump(r, t), want, "contents of {t}");
+    }
+}
+
+fn bound(b: &Option<Vec<u8>>, inclusive: bool) -> Bound<Vec<u8>> {
+    match b {
+        None => Bound::Unbounded,
+        Some(k) if inclusive => Bound::Included(k.clone()),
+        Some(k) => Bound::Excluded(k.clone()),
+    }
+}
+
+struct Harness {
+    dev: MemoryDevice,
+    store: Store,
+    txn: Option<WriteTxn>,
+    committed: Model,
+    working: Model,
+    savepoints: Vec<(tinyjoin_engine::storage::Savepoint, Model)>,
+    snapshots: Vec<(ReadTxn, Model)>,
+}
+
+impl Harness {
+    fn txn(&mut self) -> &mut WriteTxn {
+        if self.txn.is_none() {
+            let mut t = self.store.write().unwrap();
+            for name in TREES {
+                t.create_tree(name).unwrap();
+            }
+            self.txn = Some(t);
+            self.working = self.committed.clone();
+        }
+        self.txn.as_mut().unwrap()
+    }
+
+    fn apply(&mut self, op: Op) {
+        match op {
+            Op::Put(t, k, v) => {
+                let replaced = self.txn().insert(TREES[t], &k, &v).unwrap();
+                let old = self.working.entry(TREES[t]).or_default().insert(k, v);
+                assert_eq!(replaced, old.is_some());
+            }
+            Op::Delete(t, k) => {
+                let removed = self.txn().remove(TREES[t], &k).unwrap();
+                let old = self.working.entry(TREES[t]).or_default().remove(&k);
+                assert_eq!(removed, old.is_some());
+            }
+            Op::DeleteNth(t, n) => {
+                self.txn();
+                let keys: Vec<Vec<u8>> = self.working.entry(TREES[t]).or_default().keys().cloned().collect();
+                if !keys.is_empty() {
+                    let k = keys[n % keys.len()].clone();
+                    assert!(self.txn().remove(TREES[t], &k).unwrap());
+                    self.working.get_mut(TREES[t]).unwrap().remove(&k);
+                }
+            }
+            Op::Range(t, lo, hi, rev) => {
+                self.txn();
+                let m = self.working.entry(TREES[t]).or_default().clone();
+                let (lo, hi) = (bound(&lo, true), bound(&hi, false));
+                if let (Bound::Included(a), Bound::Excluded(b)) = (&lo, &hi) {
+                    if a > b {
+                        return;
+                    }
+                }
+                let want: Vec<(Vec<u8>, Vec<u8>)> = m.range((lo.clone(), hi.clone())).map(|(k, v)| (k.clone(), v.clone())).collect();
+                let txn = self.txn.as_ref().unwrap();
+                let mut it = txn.range(TREES[t], lo, hi).unwrap();
+                let mut got = Vec::new();
+                if rev {
+                    while let Some(e) = it.next_back().unwrap() {
+                        got.push(e);
+                    }
+                    got.reverse();
+                } else {
+                    while let Some(e) = it.next().unwrap() {
+                        got.push(e);
+                    }
+                }
+                assert_eq!(got, want);
+            }
+            Op::Commit => {
+                if let Some(t) = self.txn.take() {
+                    t.commit().unwrap();
+                    self.committed = self.working.clone();
+                    self.savepoints.clear();
+                }
+            }
+            Op::Rollback => {
+                if let Some(t) = self.txn.take() {
+                    t.rollback();
+                    self.working = self.committed.clone();
+                    self.savepoints.clear();
+                }
+            }
+            Op::Savepoint => {
+                let sp = self.txn().savepoint();
+                self.savepoints.push((sp, self.working.clone()));
+            }
+            Op::RollbackToSavepoint => {
+                if let Some((sp, m)) = self.savepoints.pop() {
+                    self.txn().rollback_to(&sp).unwrap();
+                    self.working = m;
+                    self.txn().release(sp).unwrap();
+                }
+            }
+            Op::Reopen => {
+                self.txn = None;
+                self.savepoints.clear();
+                self.snapshots.clear();
+                self.store = open(&self.dev);
+                self.working = self.committed.clone();
+                let report = self.store.check().unwrap();
+                assert!(report.is_ok(), "{:?}", report.problems);
+                assert_state(&self.store.read().unwrap(), &self.committed);
+            }
+            Op::OpenSnapshot => {
+                let s = self.store.read().unwrap();
+                self.snapshots.push((s, self.committed.clone()));
+            }
+            Op::CheckSnapshots => {
+                for (s, m) in &self.snapshots {
+                    assert_state(s, m);
+                }
+            }
+            Op::CloseSnapshot => {
+                if !self.snapshots.is_empty() {
+                    self.snapshots.remove(0);
+                }
+            }
+            Op::ClearTree(t) => {
+                self.txn().clear_tree(TREES[t]).unwrap();
+                self.working.insert(TREES[t], BTreeMap::new());
+            }
+        }
+    }
+}
+
+fn run(ops: Vec<Op>) {
+    let dev = MemoryDevice::new();
+    let store = open(&dev);
+    let mut h = Harness {
+        dev,
+        store,
+        txn: None,
+        committed: Model::new(),
+        working: Model::new(),
+        savepoints: Vec::new(),
+        snapshots: Vec::new(),
+    };
+    for op in ops {
+        h.apply(op);
+    }
+    if let Some(t) = h.txn.as_ref() {
+        assert_state(t, &h.working);
+    }
+    h.apply(Op::Commit);
+    h.apply(Op::CheckSnapshots);
+    h.snapshots.clear();
+    h.apply(Op::Reopen);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, max_shrink_iters: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn storage_matches_model(ops in prop::collection::vec(op(), 1..120)) {
+        run(ops);
+    }
+}
+
+/// Long sequences of small keys: deep trees, splits and merges at every level.
+#[test]
+fn large_random_workload_matches_model() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let mut ops = Vec::new();
+    for round in 0..6 {
+        for _ in 0..3000 {
+            let k: u32 = rng.gen_range(0..20_000);
+            let key = format!("k{k:08}").into_bytes();
+            if rng.gen_bool(0.3) && round > 0 {
+                ops.push(Op::Delete(0, key));
+            } else {
+                let len = rng.gen_range(0..120);
+                ops.push(Op::Put(0, key, vec![round as u8; len]));
+            }
+        }
+        ops.push(Op::OpenSnapshot);
+        ops.push(Op::Commit);
+        ops.push(Op::CheckSnapshots);
+        if round % 2 == 1 {
+            ops.push(Op::Reopen);
+        }
+    }
+    run(ops);
+}
