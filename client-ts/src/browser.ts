@@ -1,0 +1,93 @@
+/**
+ * The browser `Platform`: Web Locks, BroadcastChannel, and the owner started
+ * as a dedicated module Worker (owner-worker.js, resolved relative to this
+ * module so the package works from a bundler and from a plain
+ * `<script type=module>`).
+ */
+
+import type { ChannelLike, OwnerOptions, OwnerPort, Platform } from "./platform.js";
+import { randomHexId } from "./platform.js";
+import { parseFromOwnerWorker } from "./owner-messages.js";
+import type { ToOwnerWorker } from "./owner-messages.js";
+import { TinyJoinError, fromWire } from "./errors.js";
+
+function wrapChannel(bc: BroadcastChannel): ChannelLike {
+  const c: ChannelLike = {
+    postMessage: (m) => bc.postMessage(m),
+    close: () => bc.close(),
+    onmessage: null,
+  };
+  bc.onmessage = (ev: MessageEvent<unknown>) => c.onmessage?.({ data: ev.data });
+  return c;
+}
+
+function startOwnerWorker(name: string, clientId: string, options: OwnerOptions): Promise<OwnerPort> {
+  const worker = new Worker(new URL("./owner-worker.js", import.meta.url), { type: "module", name: `tinyjoin owner: ${name}` });
+  const send = (m: ToOwnerWorker, transfer: Transferable[] = []): void => worker.postMessage(m, transfer);
+  let started = false;
+  let onStopped: (() => void) | null = null;
+  const port: OwnerPort = {
+    post: (bytes) => send({ type: "request", bytes }, [bytes.buffer]),
+    onmessage: null,
+    onfailure: null,
+    terminate: () =>
+      new Promise<void>((resolve) => {
+        onStopped = () => {
+          worker.terminate();
+          resolve();
+        };
+        send({ type: "stop" });
+      }),
+  };
+  return new Promise<OwnerPort>((resolve, reject) => {
+    worker.onmessage = (ev: MessageEvent<unknown>) => {
+      const m = parseFromOwnerWorker(ev.data);
+      if (m === null) return;
+      switch (m.type) {
+        case "started":
+          started = true;
+          resolve(port);
+          return;
+        case "failed":
+          if (!started) {
+            worker.terminate();
+            reject(fromWire(m.code, m.message, undefined));
+          } else {
+            port.onfailure?.(m.code, m.message);
+          }
+          return;
+        case "response":
+          port.onmessage?.(m.bytes);
+          return;
+        case "stopped":
+          onStopped?.();
+          return;
+      }
+    };
+    worker.onerror = (ev: ErrorEvent) => {
+      ev.preventDefault();
+      const message = `the owner Worker failed: ${ev.message || "script error (is owner-worker.js served next to index.js?)"}`;
+      if (!started) {
+        worker.terminate();
+        reject(new TinyJoinError("WORKER_FAILED", message));
+      } else {
+        port.onfailure?.("WORKER_FAILED", message);
+        onStopped?.();
+      }
+    };
+    send({ type: "start", name, clientId, options });
+  });
+}
+
+/** The platform of a browser page. */
+export function browserPlatform(): Platform {
+  if (typeof navigator === "undefined" || navigator.locks === undefined || typeof BroadcastChannel === "undefined") {
+    throw new TinyJoinError("STORAGE_UNAVAILABLE", "this browser lacks Web Locks or BroadcastChannel, which TinyJoin needs to share a database between tabs");
+  }
+  return {
+    locks: navigator.locks,
+    createChannel: (name) => wrapChannel(new BroadcastChannel(name)),
+    startOwner: startOwnerWorker,
+    randomId: randomHexId,
+  };
+}

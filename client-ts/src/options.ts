@@ -1,0 +1,72 @@
+/**
+ * `OpenOptions` and their defaults, validated in one place for `open()` (index.ts)
+ * and `openInWorker()` (worker.ts).
+ */
+
+import type { IntegerMode } from "./protocol.js";
+import type { OwnerOptions } from "./platform.js";
+import { TinyJoinError } from "./errors.js";
+import { validName } from "./names.js";
+
+export interface OpenOptions {
+  /** "opfs" (default): persisted, shared by all tabs of the origin. "memory": private to this client, for tests and demos. */
+  readonly storage?: "opfs" | "memory";
+  /** Bound on the memory a write transaction retains (default 16 MiB). */
+  readonly batchLimitBytes?: number;
+  /** Validation of the file at open: "full" (default) walks every tree; "quick" checks the superblocks. */
+  readonly validation?: "full" | "quick";
+  /** Page cache size in pages (default 2048, 8 MiB of 4 KiB pages). */
+  readonly cachePages?: number;
+  /** INTEGER as number (bigint beyond 2^53; default) or always bigint. */
+  readonly integers?: IntegerMode;
+  /** Rows as arrays (default) or as objects keyed by column name. */
+  readonly rows?: "array" | "object";
+  /** Numbered migrations: migration i (0-based) is applied once, in its own transaction, at the owner. */
+  readonly migrations?: readonly string[];
+  /** Bound on how long `open` waits for an owner (default 30 s). */
+  readonly openTimeoutMs?: number;
+}
+
+export interface ResolvedOptions {
+  readonly owner: OwnerOptions;
+  readonly integers: IntegerMode;
+  readonly rows: "array" | "object";
+  readonly migrations: readonly string[];
+  readonly openTimeoutMs: number;
+}
+
+function positiveInt(v: unknown, what: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v <= 0) {
+    throw new TinyJoinError("INVALID_ARGUMENT", `${what} must be a positive integer, got ${String(v)}`);
+  }
+  return v;
+}
+
+function oneOf<T extends string>(v: unknown, what: string, allowed: readonly T[], dflt: T): T {
+  if (v === undefined) return dflt;
+  const found = allowed.find((a) => a === v);
+  if (found === undefined) throw new TinyJoinError("INVALID_ARGUMENT", `${what} must be one of ${allowed.join(", ")}, got ${String(v)}`);
+  return found;
+}
+
+export function resolveOptions(name: unknown, o: OpenOptions | undefined): ResolvedOptions {
+  if (!validName(name)) throw new TinyJoinError("INVALID_ARGUMENT", "the database name must be a non-empty string of at most 128 characters");
+  const opts = o ?? {};
+  const migrations = opts.migrations ?? [];
+  if (!Array.isArray(migrations) || !migrations.every((m) => typeof m === "string")) {
+    throw new TinyJoinError("INVALID_ARGUMENT", "migrations must be an array of SQL strings");
+  }
+  return {
+    owner: {
+      storage: oneOf(opts.storage, "storage", ["opfs", "memory"], "opfs"),
+      batchLimitBytes: positiveInt(opts.batchLimitBytes, "batchLimitBytes", 16 * 1024 * 1024),
+      validation: oneOf(opts.validation, "validation", ["full", "quick"], "full"),
+      cachePages: positiveInt(opts.cachePages, "cachePages", 2048),
+    },
+    integers: oneOf(opts.integers, "integers", ["number", "bigint"], "number"),
+    rows: oneOf(opts.rows, "rows", ["array", "object"], "array"),
+    migrations,
+    openTimeoutMs: positiveInt(opts.openTimeoutMs, "openTimeoutMs", 30_000),
+  };
+}

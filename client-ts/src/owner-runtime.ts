@@ -1,0 +1,126 @@
+/**
+ * The owner's JavaScript side, shared by the owner Worker (owner-worker.ts)
+ * and the in-worker API (worker.ts): loads the wasm, opens the file, feeds
+ * request bytes to the Rust owner (worker/src/owner.rs) and routes its
+ * replies.
+ *
+ * A reply list, as returned by `Owner.handle` / `Owner.clientGone`, is a
+ * sequence of entries: route `u8`, length `u32` (little-endian), bytes.
+ * Routes: 0 to this tab's client, 1 broadcast on the channel, 2 "watch this
+ * client's lock" (the bytes are its id, UTF-8): the owner learns that a
+ * follower died when its client lock is released.
+ */
+
+import init, { Owner } from "./wasm/tinyjoin_worker.js";
+import { channelName, clientLock } from "./names.js";
+import { openSyncHandle } from "./opfs.js";
+import type { SyncAccessHandle } from "./opfs.js";
+import type { OwnerOptions } from "./platform.js";
+import { TinyJoinError, isErrorCode } from "./errors.js";
+
+export const ROUTE_LOCAL = 0;
+export const ROUTE_CHANNEL = 1;
+export const ROUTE_WATCH = 2;
+
+export interface OwnerRuntime {
+  readonly epoch: number;
+  /** Handles request bytes from this tab's client. */
+  request(bytes: Uint8Array): void;
+  /** Closes the database, the file handle and the channel. */
+  stop(): void;
+}
+
+const utf8 = new TextDecoder();
+
+/** Converts what the wasm throws (`{ code, message }`) or anything else into a TinyJoinError. */
+export function wasmError(e: unknown): TinyJoinError {
+  if (e instanceof TinyJoinError) return e;
+  if (typeof e === "object" && e !== null) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === "string" && typeof message === "string") {
+      return new TinyJoinError(isErrorCode(code) ? code : "IO", message);
+    }
+  }
+  return new TinyJoinError("WORKER_FAILED", e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+}
+
+/**
+ * Starts an owner. `shared`: listen on the BroadcastChannel and watch
+ * followers (the owner Worker); not shared: this client only (in-worker API,
+ * memory databases).
+ */
+export async function startOwnerRuntime(
+  name: string,
+  clientId: string,
+  options: OwnerOptions,
+  shared: boolean,
+  toClient: (bytes: Uint8Array) => void,
+): Promise<OwnerRuntime> {
+  await init();
+  let handle: SyncAccessHandle | null = null;
+  let owner: Owner;
+  try {
+    if (options.storage === "opfs") {
+      handle = await openSyncHandle(name);
+      owner = Owner.openOpfs(handle, clientId, options.batchLimitBytes, options.validation, options.cachePages);
+    } else {
+      owner = Owner.openMemory(clientId, options.batchLimitBytes, options.cachePages);
+    }
+  } catch (e) {
+    handle?.close();
+    throw wasmError(e);
+  }
+  let channel: BroadcastChannel | null = null;
+  const watched = new Set<string>();
+  const watchAbort = new AbortController();
+  let stopped = false;
+
+  const dispatch = (list: Uint8Array): void => {
+    const view = new DataView(list.buffer, list.byteOffset, list.byteLength);
+    let pos = 0;
+    while (pos + 5 <= list.length) {
+      const route = view.getUint8(pos);
+      const len = view.getUint32(pos + 1, true);
+      const bytes = list.slice(pos + 5, pos + 5 + len);
+      pos += 5 + len;
+      if (route === ROUTE_LOCAL) toClient(bytes);
+      else if (route === ROUTE_CHANNEL) channel?.postMessage(bytes);
+      else if (route === ROUTE_WATCH) watch(utf8.decode(bytes));
+    }
+  };
+
+  const watch = (id: string): void => {
+    if (watched.has(id) || !shared) return;
+    watched.add(id);
+    void navigator.locks
+      .request(clientLock(name, id), { signal: watchAbort.signal }, () => {
+        watched.delete(id);
+        if (!stopped) dispatch(owner.clientGone(id));
+      })
+      .catch(() => undefined);
+  };
+
+  if (shared) {
+    channel = new BroadcastChannel(channelName(name));
+    channel.onmessage = (ev: MessageEvent<unknown>) => {
+      // Anything but bytes has no envelope to answer: it is dropped, and the owner keeps serving.
+      if (!stopped && ev.data instanceof Uint8Array) dispatch(owner.handle(ev.data));
+    };
+    channel.postMessage(owner.ready());
+  }
+
+  return {
+    epoch: owner.epoch,
+    request(bytes: Uint8Array): void {
+      if (!stopped) dispatch(owner.handle(bytes));
+    },
+    stop(): void {
+      if (stopped) return;
+      stopped = true;
+      watchAbort.abort();
+      channel?.close();
+      owner.free();
+      handle?.close();
+    },
+  };
+}

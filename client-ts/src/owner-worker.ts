@@ -1,0 +1,59 @@
+/**
+ * The owner Worker's entry script: started by the owner tab's client
+ * (browser.ts), it opens the database and serves this tab (postMessage) and
+ * the followers (BroadcastChannel, listened to here so follower traffic never
+ * passes through the owner tab's main thread).
+ */
+
+import { parseToOwnerWorker } from "./owner-messages.js";
+import type { FromOwnerWorker } from "./owner-messages.js";
+import { startOwnerRuntime, wasmError } from "./owner-runtime.js";
+import type { OwnerRuntime } from "./owner-runtime.js";
+
+interface WorkerScope {
+  postMessage(message: FromOwnerWorker, transfer?: Transferable[]): void;
+  onmessage: ((ev: MessageEvent<unknown>) => void) | null;
+  close(): void;
+}
+
+const scope = globalThis as unknown as WorkerScope;
+let runtime: OwnerRuntime | null = null;
+let starting = false;
+
+scope.onmessage = (ev: MessageEvent<unknown>) => {
+  const msg = parseToOwnerWorker(ev.data);
+  if (msg === null) return;
+  switch (msg.type) {
+    case "start":
+      if (starting) return;
+      starting = true;
+      startOwnerRuntime(msg.name, msg.clientId, msg.options, msg.options.storage === "opfs", (bytes) =>
+        scope.postMessage({ type: "response", bytes }, [bytes.buffer]),
+      ).then(
+        (rt) => {
+          runtime = rt;
+          scope.postMessage({ type: "started", epoch: rt.epoch });
+        },
+        (e: unknown) => {
+          const err = wasmError(e);
+          scope.postMessage({ type: "failed", code: err.code, message: err.message });
+        },
+      );
+      return;
+    case "request":
+      try {
+        runtime?.request(msg.bytes);
+      } catch (e) {
+        // A panic or trap in the wasm: this owner cannot go on.
+        const err = wasmError(e);
+        scope.postMessage({ type: "failed", code: "WORKER_FAILED", message: err.message });
+      }
+      return;
+    case "stop":
+      runtime?.stop();
+      runtime = null;
+      scope.postMessage({ type: "stopped" });
+      scope.close();
+      return;
+  }
+};

@@ -1,0 +1,31 @@
+/*
+ * Types of the wasm-bindgen output (worker/src/lib.rs exports, built by
+ * scripts/build-wasm into dist/wasm/tinyjoin_worker.js). Kept by hand so the
+ * TypeScript compiles without a wasm build; scripts/build-wasm checks that
+ * every name declared here is exported by the generated module.
+ */
+import type { SyncAccessHandle } from "../opfs.js";
+
+/** Loads and instantiates the wasm module (found next to the JS module). */
+export default function init(): Promise<unknown>;
+
+/** The owner's engine and request loop (worker/src/owner.rs). */
+export class Owner {
+  private constructor();
+  free(): void;
+  /** Opens (creating if empty) the database in an OPFS file; throws `{ code, message }`. */
+  static openOpfs(handle: SyncAccessHandle, client: string, batchLimitBytes: number, validation: string, cachePages: number): Owner;
+  /** Opens an empty in-memory database; throws `{ code, message }`. */
+  static openMemory(client: string, batchLimitBytes: number, cachePages: number): Owner;
+  /** The owner epoch (incremented in the database at each open). */
+  readonly epoch: number;
+  /** The READY announcement to broadcast. */
+  ready(): Uint8Array;
+  /** Handles one request message; returns a reply list (see owner-runtime.ts). */
+  handle(bytes: Uint8Array): Uint8Array;
+  /** A client's lock was released: roll back its transaction; returns a reply list. */
+  clientGone(client: string): Uint8Array;
+}
+
+/** Runs the Device contract checks on an empty OPFS file; returns the number passed, throws on failure. */
+export function deviceContract(handle: SyncAccessHandle): number;
