@@ -115,11 +115,6 @@ impl<'a> Lexer<'a> {
         Lexer { src, pos: start.min(src.len()) }
     }
 
-    /// The byte offset of the next unread character.
-    pub(crate) fn offset(&self) -> usize {
-        self.pos
-    }
-
     /// The next token, skipping whitespace and comments. Returns `Eof`
     /// forever at the end of the text.
     pub(crate) fn next_token(&mut self) -> Token {

@@ -17,6 +17,7 @@
 
 pub(crate) mod ast;
 pub(crate) mod lexer;
+pub(crate) mod parser;
 pub(crate) mod keycode;
 pub(crate) mod record;
 pub mod value;

@@ -1,0 +1,326 @@
+//! The parser's cursor over one statement's tokens: lookahead, keyword and
+//! punctuation expectations, the identifier rules, parameter numbering,
+//! SQLite-style error messages, and the nesting-depth bound.
+//!
+//! A statement's tokens are lexed up front, up to and including its `;`
+//! (or the end of the text, or the first illegal token). Without triggers,
+//! whose bodies TinyJoin rejects, a `;` token always ends a statement, so
+//! this never lexes into the next statement; it gives the parser cheap
+//! arbitrary lookahead.
+//!
+//! Depth: every recursive descent into an expression or query goes through
+//! [`Parser::enter`], and every expression node built by the iterative
+//! operator loop counts as one level too, so the height of every tree the
+//! parser builds is at most [`MAX_DEPTH`]. That bounds both the parser's own
+//! stack use and every later recursive walk (binding, evaluation, rendering,
+//! drop). SQLite's own limit (SQLITE_MAX_EXPR_DEPTH) is also 1000.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::sql::ast::Ident;
+use crate::sql::lexer::{self, Keyword, Lexer, Token, TokenKind};
+
+/// The deepest nesting of expressions and queries the parser accepts.
+pub(crate) const MAX_DEPTH: u32 = 1000;
+
+/// The longest statement, in bytes, the parser accepts (SQLite's default
+/// SQLITE_MAX_SQL_LENGTH is 1e9; a smaller bound keeps a runaway statement
+/// from exhausting a wasm heap before it is rejected).
+pub(crate) const MAX_STATEMENT_LEN: usize = 256 << 20;
+
+/// The largest `?NNN` parameter number (SQLite's SQLITE_MAX_VARIABLE_NUMBER).
+pub(crate) const MAX_PARAM_INDEX: u32 = 32766;
+
+/// The parser state for one statement.
+pub(crate) struct Parser<'a> {
+    pub(super) sql: &'a str,
+    tokens: Vec<Token>,
+    next: usize,
+    depth: u32,
+    /// Parameter slots so far: `params[i]` is parameter `i + 1`'s name.
+    pub(super) params: Vec<Option<String>>,
+    /// Named parameters seen so far, to their index (a map, so a statement
+    /// with thousands of names stays linear).
+    param_index: HashMap<&'a str, u32>,
+}
+
+impl<'a> Parser<'a> {
+    /// A parser for the statement that starts at or after byte `start` of
+    /// `sql` (leading whitespace, comments and empty statements skipped).
+    /// `Ok(None)` when no statement is left.
+    pub(super) fn for_statement_at(sql: &'a str, start: usize) -> Result<Option<Parser<'a>>> {
+        let mut lexer = Lexer::new(sql, start);
+        let mut first = lexer.next_token();
+        while first.kind == TokenKind::Semicolon {
+            first = lexer.next_token();
+        }
+        if first.kind == TokenKind::Eof {
+            return Ok(None);
+        }
+        let mut tokens = vec![first];
+        let mut last = first;
+        while !matches!(last.kind, TokenKind::Semicolon | TokenKind::Eof | TokenKind::Illegal) {
+            last = lexer.next_token();
+            if last.end - first.start > MAX_STATEMENT_LEN {
+                return Err(Error::Syntax {
+                    message: format!("statement too long (the limit is {MAX_STATEMENT_LEN} bytes)"),
+                    position: first.start,
+                });
+            }
+            tokens.push(last);
+        }
+        if last.kind != TokenKind::Eof {
+            // Parsing stops at `;` or an illegal token; a sentinel keeps
+            // lookahead past it in bounds.
+            tokens.push(Token { kind: TokenKind::Eof, start: last.end, end: last.end });
+        }
+        Ok(Some(Parser { sql, tokens, next: 0, depth: 0, params: Vec::new(), param_index: HashMap::new() }))
+    }
+
+    // --- lookahead ------------------------------------------------------
+
+    /// The current token.
+    pub(super) fn tok(&self) -> Token {
+        self.tokens[self.next.min(self.tokens.len() - 1)]
+    }
+
+    /// The current token's kind.
+    pub(super) fn peek(&self) -> TokenKind {
+        self.tok().kind
+    }
+
+    /// The kind of the token `n` places after the current one (`Eof` past
+    /// the end).
+    pub(super) fn peek_at(&self, n: usize) -> TokenKind {
+        self.tokens.get(self.next + n).map_or(TokenKind::Eof, |t| t.kind)
+    }
+
+    /// The token `n` places after the current one (the final token past
+    /// the end).
+    pub(super) fn token_at(&self, n: usize) -> Token {
+        self.tokens[(self.next + n).min(self.tokens.len() - 1)]
+    }
+
+    /// Whether the token `n` places ahead can be a name (see [`Parser::at_name`]).
+    pub(super) fn name_at(&self, n: usize) -> bool {
+        match self.peek_at(n) {
+            TokenKind::Ident | TokenKind::QuotedIdent(_) | TokenKind::String => true,
+            TokenKind::Keyword(k) => !k.is_reserved(),
+            _ => false,
+        }
+    }
+
+    /// Whether a query (`SELECT`, `VALUES` or `WITH`) starts at the cursor.
+    pub(super) fn at_select_start(&self) -> bool {
+        matches!(self.peek(), TokenKind::Keyword(Keyword::Select | Keyword::Values | Keyword::With))
+    }
+
+    /// The byte position of the current token.
+    pub(super) fn pos(&self) -> usize {
+        self.tok().start
+    }
+
+    /// The text of `t`.
+    pub(super) fn text(&self, t: Token) -> &'a str {
+        &self.sql[t.start..t.end]
+    }
+
+    /// The end offset of the last consumed token.
+    pub(super) fn prev_end(&self) -> usize {
+        match self.next {
+            0 => self.tok().start,
+            n => self.tokens[n - 1].end,
+        }
+    }
+
+    /// Consumes and returns the current token (never past the final `Eof`,
+    /// `;` or illegal token).
+    pub(super) fn advance(&mut self) -> Token {
+        let t = self.tok();
+        if !matches!(t.kind, TokenKind::Eof | TokenKind::Semicolon | TokenKind::Illegal) {
+            self.next += 1;
+        }
+        t
+    }
+
+    /// Whether the current token is keyword `k`.
+    pub(super) fn is_kw(&self, k: Keyword) -> bool {
+        self.peek() == TokenKind::Keyword(k)
+    }
+
+    /// Whether the token `n` places ahead is keyword `k`.
+    pub(super) fn is_kw_at(&self, n: usize, k: Keyword) -> bool {
+        self.peek_at(n) == TokenKind::Keyword(k)
+    }
+
+    /// Consumes keyword `k` if it is next.
+    pub(super) fn eat_kw(&mut self, k: Keyword) -> bool {
+        let hit = self.is_kw(k);
+        if hit {
+            self.next += 1;
+        }
+        hit
+    }
+
+    /// Consumes keyword `k` or fails with a syntax error at the current token.
+    pub(super) fn expect_kw(&mut self, k: Keyword) -> Result<Token> {
+        if self.is_kw(k) {
+            Ok(self.advance())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    /// Consumes a token of `kind` if it is next.
+    pub(super) fn eat(&mut self, kind: TokenKind) -> bool {
+        let hit = self.peek() == kind && !matches!(kind, TokenKind::Eof | TokenKind::Semicolon);
+        if hit {
+            self.next += 1;
+        }
+        hit
+    }
+
+    /// Consumes a token of `kind` or fails with a syntax error.
+    pub(super) fn expect(&mut self, kind: TokenKind) -> Result<Token> {
+        if self.peek() == kind {
+            Ok(self.advance())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    // --- errors ---------------------------------------------------------
+
+    /// The error for the current token being where it is, worded like
+    /// SQLite's: `near "X": syntax error`, `incomplete input`, or
+    /// `unrecognized token: "X"`.
+    pub(super) fn unexpected(&self) -> Error {
+        self.near(self.tok())
+    }
+
+    /// The syntax error for token `t` (see [`Parser::unexpected`]).
+    pub(super) fn near(&self, t: Token) -> Error {
+        let message = match t.kind {
+            TokenKind::Eof => "incomplete input".to_string(),
+            TokenKind::Illegal => format!("unrecognized token: \"{}\"", self.text(t)),
+            _ => format!("near \"{}\": syntax error", self.text(t)),
+        };
+        Error::Syntax { message, position: t.start }
+    }
+
+    /// A syntax error with a custom message at `position`.
+    pub(super) fn error_at(&self, position: usize, message: impl Into<String>) -> Error {
+        Error::Syntax { message: message.into(), position }
+    }
+
+    /// An error for valid SQLite syntax that TinyJoin does not support.
+    pub(super) fn unsupported(&self, position: usize, what: &str) -> Error {
+        Error::Sql { message: format!("{what} not supported"), position: Some(position) }
+    }
+
+    // --- depth ------------------------------------------------------------
+
+    /// Enters one level of nesting; fails past [`MAX_DEPTH`].
+    pub(super) fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error_at(
+                self.pos(),
+                format!("expression tree is too large (maximum depth {MAX_DEPTH})"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Leaves `levels` levels of nesting entered with [`Parser::enter`].
+    pub(super) fn leave(&mut self, levels: u32) {
+        self.depth -= levels;
+    }
+
+    // --- names ------------------------------------------------------------
+
+    /// Whether the current token can be a name (`nm` in SQLite's grammar):
+    /// an identifier, a quoted identifier, a string, or a non-reserved keyword.
+    pub(super) fn at_name(&self) -> bool {
+        self.name_at(0)
+    }
+
+    /// Consumes a name (see [`Parser::at_name`]) and returns it unquoted.
+    pub(super) fn name(&mut self) -> Result<Ident> {
+        if !self.at_name() {
+            return Err(self.unexpected());
+        }
+        let t = self.advance();
+        Ok(lexer::unquote_identifier(self.text(t)))
+    }
+
+    /// Whether the current token can be an alias written without AS: a name,
+    /// except the non-reserved keywords that may follow a FROM item or a
+    /// result column (WINDOW).
+    pub(super) fn at_implicit_alias(&self) -> bool {
+        self.at_name() && !self.is_kw(Keyword::Window)
+    }
+
+    /// `[AS] alias`, if present.
+    pub(super) fn alias(&mut self) -> Result<Option<Ident>> {
+        if self.eat_kw(Keyword::As) {
+            return self.name().map(Some);
+        }
+        if self.at_implicit_alias() {
+            return self.name().map(Some);
+        }
+        Ok(None)
+    }
+
+    /// `( name, ... )`.
+    pub(super) fn name_list(&mut self) -> Result<Vec<Ident>> {
+        self.expect(TokenKind::LParen)?;
+        let mut names = vec![self.name()?];
+        while self.eat(TokenKind::Comma) {
+            names.push(self.name()?);
+        }
+        self.expect(TokenKind::RParen)?;
+        Ok(names)
+    }
+
+    // --- parameters -------------------------------------------------------
+
+    /// The slot of the parameter token `t` (see `ExprKind::Param`), as
+    /// `(index, name)`.
+    pub(super) fn param(&mut self, t: Token) -> Result<(u32, Option<String>)> {
+        let text = self.text(t);
+        if text == "?" {
+            if self.params.len() >= MAX_PARAM_INDEX as usize {
+                return Err(self.error_at(t.start, "too many SQL variables"));
+            }
+            self.params.push(None);
+            return Ok((self.params.len() as u32, None));
+        }
+        if let Some(&index) = self.param_index.get(text) {
+            return Ok((index, Some(text.to_string())));
+        }
+        let index = if let Some(digits) = text.strip_prefix('?') {
+            let index = digits.parse::<u32>().ok().filter(|n| (1..=MAX_PARAM_INDEX).contains(n));
+            let index = index.ok_or_else(|| {
+                self.error_at(t.start, format!("variable number must be between ?1 and ?{MAX_PARAM_INDEX}"))
+            })?;
+            let slot = index as usize - 1;
+            if self.params.len() <= slot {
+                self.params.resize(slot + 1, None);
+            }
+            if self.params[slot].is_none() {
+                self.params[slot] = Some(text.to_string());
+            }
+            index
+        } else {
+            if self.params.len() >= MAX_PARAM_INDEX as usize {
+                return Err(self.error_at(t.start, "too many SQL variables"));
+            }
+            self.params.push(Some(text.to_string()));
+            self.params.len() as u32
+        };
+        self.param_index.insert(text, index);
+        Ok((index, Some(text.to_string())))
+    }
+}

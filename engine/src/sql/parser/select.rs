@@ -1,0 +1,396 @@
+//! Queries: WITH, SELECT and VALUES cores, compounds, result columns, FROM
+//! and joins, ORDER BY, LIMIT, and window definitions.
+
+use crate::error::Result;
+use crate::sql::ast::{
+    CompoundOperator, Cte, Expr, FromClause, Frame, FrameBound, FrameExclude, FrameUnits, Indexed, Join,
+    JoinConstraint, JoinKind, JoinOperator, Limit, NamedWindow, NullsOrder, OrderingTerm, ResultColumn, Select,
+    SelectClause, SelectCore, SortOrder, TableOrSubquery, WindowSpec, With,
+};
+use crate::sql::lexer::{Keyword, TokenKind};
+
+use super::cursor::Parser;
+
+impl<'a> Parser<'a> {
+    /// A full query: `[WITH ..] core [op core]* [ORDER BY ..] [LIMIT ..]`.
+    pub(super) fn select(&mut self) -> Result<Select> {
+        self.enter()?;
+        let pos = self.pos();
+        let with = if self.is_kw(Keyword::With) { Some(self.with()?) } else { None };
+        let select = self.select_after_with(with, pos)?;
+        self.leave(1);
+        Ok(select)
+    }
+
+    /// The rest of a query whose WITH clause (if any) is already parsed.
+    pub(super) fn select_after_with(&mut self, with: Option<With>, pos: usize) -> Result<Select> {
+        let first = self.select_core()?;
+        let mut compounds = Vec::new();
+        loop {
+            let op = match self.peek() {
+                TokenKind::Keyword(Keyword::Union) => {
+                    self.advance();
+                    if self.eat_kw(Keyword::All) {
+                        CompoundOperator::UnionAll
+                    } else {
+                        CompoundOperator::Union
+                    }
+                }
+                TokenKind::Keyword(Keyword::Intersect) => {
+                    self.advance();
+                    CompoundOperator::Intersect
+                }
+                TokenKind::Keyword(Keyword::Except) => {
+                    self.advance();
+                    CompoundOperator::Except
+                }
+                _ => break,
+            };
+            compounds.push((op, self.select_core()?));
+        }
+        let order_by = if self.is_kw(Keyword::Order) { self.order_by()? } else { Vec::new() };
+        let limit = self.limit()?;
+        Ok(Select { with, first, compounds, order_by, limit, pos })
+    }
+
+    /// `WITH [RECURSIVE] name [(cols)] AS [[NOT] MATERIALIZED] (select), ...`.
+    pub(super) fn with(&mut self) -> Result<With> {
+        let pos = self.expect_kw(Keyword::With)?.start;
+        let recursive = self.eat_kw(Keyword::Recursive);
+        let mut ctes = Vec::new();
+        loop {
+            let cte_pos = self.pos();
+            let name = self.name()?;
+            let columns = if self.peek() == TokenKind::LParen { self.name_list()? } else { Vec::new() };
+            self.expect_kw(Keyword::As)?;
+            let materialized = if self.eat_kw(Keyword::Materialized) {
+                Some(true)
+            } else if self.is_kw(Keyword::Not) && self.is_kw_at(1, Keyword::Materialized) {
+                self.advance();
+                self.advance();
+                Some(false)
+            } else {
+                None
+            };
+            self.expect(TokenKind::LParen)?;
+            let select = Box::new(self.select()?);
+            self.expect(TokenKind::RParen)?;
+            ctes.push(Cte { name, columns, materialized, select, pos: cte_pos });
+            if !self.eat(TokenKind::Comma) {
+                return Ok(With { recursive, ctes, pos });
+            }
+        }
+    }
+
+    /// One `SELECT ...` or `VALUES ...` core.
+    fn select_core(&mut self) -> Result<SelectCore> {
+        let pos = self.pos();
+        if self.eat_kw(Keyword::Values) {
+            return Ok(SelectCore::Values { rows: self.values_rows()?, pos });
+        }
+        self.expect_kw(Keyword::Select)?;
+        let distinct = self.eat_kw(Keyword::Distinct);
+        if !distinct {
+            self.eat_kw(Keyword::All);
+        }
+        let columns = self.result_columns()?;
+        let from = if self.eat_kw(Keyword::From) { Some(self.from()?) } else { None };
+        let where_clause = if self.eat_kw(Keyword::Where) { Some(self.expr()?) } else { None };
+        let mut group_by = Vec::new();
+        if self.eat_kw(Keyword::Group) {
+            self.expect_kw(Keyword::By)?;
+            group_by = self.expr_list()?;
+        }
+        let having = if self.eat_kw(Keyword::Having) { Some(self.expr()?) } else { None };
+        let mut windows = Vec::new();
+        if self.eat_kw(Keyword::Window) {
+            loop {
+                let pos = self.pos();
+                let name = self.name()?;
+                self.expect_kw(Keyword::As)?;
+                self.expect(TokenKind::LParen)?;
+                windows.push(NamedWindow { name, spec: self.window_spec()?, pos });
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+        }
+        let clause = SelectClause { distinct, columns, from, where_clause, group_by, having, windows, pos };
+        Ok(SelectCore::Select(Box::new(clause)))
+    }
+
+    /// The rows after `VALUES`: `(e, ..), (e, ..)`, all of one length.
+    pub(super) fn values_rows(&mut self) -> Result<Vec<Vec<Expr>>> {
+        let mut rows: Vec<Vec<Expr>> = Vec::new();
+        loop {
+            let row_pos = self.expect(TokenKind::LParen)?.start;
+            let row = self.expr_list()?;
+            self.expect(TokenKind::RParen)?;
+            if rows.first().is_some_and(|first| first.len() != row.len()) {
+                return Err(self.error_at(row_pos, "all VALUES must have the same number of terms"));
+            }
+            rows.push(row);
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        Ok(rows)
+    }
+
+    /// A result column list (SELECT and RETURNING).
+    pub(super) fn result_columns(&mut self) -> Result<Vec<ResultColumn>> {
+        let mut columns = vec![self.result_column()?];
+        while self.eat(TokenKind::Comma) {
+            columns.push(self.result_column()?);
+        }
+        Ok(columns)
+    }
+
+    fn result_column(&mut self) -> Result<ResultColumn> {
+        let pos = self.pos();
+        if self.eat(TokenKind::Star) {
+            return Ok(ResultColumn::Star { pos });
+        }
+        if self.at_name() && self.peek_at(1) == TokenKind::Dot && self.peek_at(2) == TokenKind::Star {
+            let table = self.name()?;
+            self.advance();
+            self.advance();
+            return Ok(ResultColumn::TableStar { table, pos });
+        }
+        let expr = self.expr()?;
+        let text = self.sql[pos..self.prev_end()].to_string();
+        let alias = self.alias()?;
+        Ok(ResultColumn::Expr { expr, alias, text })
+    }
+
+    /// A FROM clause: a table or subquery, then joins.
+    pub(super) fn from(&mut self) -> Result<FromClause> {
+        let first = self.table_or_subquery()?;
+        let mut joins = Vec::new();
+        while let Some((operator, pos)) = self.join_operator()? {
+            let table = self.table_or_subquery()?;
+            let constraint = if self.eat_kw(Keyword::On) {
+                Some(JoinConstraint::On(self.expr()?))
+            } else if self.eat_kw(Keyword::Using) {
+                Some(JoinConstraint::Using(self.name_list()?))
+            } else {
+                None
+            };
+            joins.push(Join { operator, table, constraint, pos });
+        }
+        Ok(FromClause { first, joins })
+    }
+
+    /// A join operator at the cursor, if any: `,` or
+    /// `[NATURAL] [LEFT|RIGHT|FULL [OUTER] | INNER | CROSS] JOIN`.
+    fn join_operator(&mut self) -> Result<Option<(JoinOperator, usize)>> {
+        let pos = self.pos();
+        if self.eat(TokenKind::Comma) {
+            return Ok(Some((JoinOperator { natural: false, kind: JoinKind::Comma }, pos)));
+        }
+        let natural = self.eat_kw(Keyword::Natural);
+        let kind = match self.peek() {
+            TokenKind::Keyword(Keyword::Join) => JoinKind::Inner,
+            TokenKind::Keyword(Keyword::Inner) => {
+                self.advance();
+                JoinKind::Inner
+            }
+            TokenKind::Keyword(Keyword::Cross) => {
+                self.advance();
+                JoinKind::Cross
+            }
+            TokenKind::Keyword(k @ (Keyword::Left | Keyword::Right | Keyword::Full)) => {
+                self.advance();
+                self.eat_kw(Keyword::Outer);
+                match k {
+                    Keyword::Left => JoinKind::Left,
+                    Keyword::Right => JoinKind::Right,
+                    _ => JoinKind::Full,
+                }
+            }
+            _ if natural => return Err(self.unexpected()),
+            _ => return Ok(None),
+        };
+        self.expect_kw(Keyword::Join)?;
+        Ok(Some((JoinOperator { natural, kind }, pos)))
+    }
+
+    /// One FROM item: a table, a table-valued function, a subquery, or a
+    /// parenthesised join.
+    fn table_or_subquery(&mut self) -> Result<TableOrSubquery> {
+        let pos = self.pos();
+        if self.eat(TokenKind::LParen) {
+            self.enter()?;
+            let item = if self.at_select_start() {
+                let select = Box::new(self.select()?);
+                self.expect(TokenKind::RParen)?;
+                let alias = self.alias()?;
+                TableOrSubquery::Subquery { select, alias, pos }
+            } else {
+                let from = Box::new(self.from()?);
+                self.expect(TokenKind::RParen)?;
+                TableOrSubquery::Nested { from, pos }
+            };
+            self.leave(1);
+            return Ok(item);
+        }
+        let name = self.qualified_name()?;
+        if self.eat(TokenKind::LParen) {
+            let args = if self.peek() == TokenKind::RParen { Vec::new() } else { self.expr_list()? };
+            self.expect(TokenKind::RParen)?;
+            let alias = self.alias()?;
+            return Ok(TableOrSubquery::Function { name, args, alias });
+        }
+        let alias = self.alias()?;
+        let indexed = self.indexed()?;
+        Ok(TableOrSubquery::Table { name, alias, indexed })
+    }
+
+    /// `INDEXED BY name` or `NOT INDEXED`, if present.
+    pub(super) fn indexed(&mut self) -> Result<Option<Indexed>> {
+        if self.eat_kw(Keyword::Indexed) {
+            self.expect_kw(Keyword::By)?;
+            return Ok(Some(Indexed::By(self.name()?)));
+        }
+        if self.is_kw(Keyword::Not) && self.is_kw_at(1, Keyword::Indexed) {
+            self.advance();
+            self.advance();
+            return Ok(Some(Indexed::NotIndexed));
+        }
+        Ok(None)
+    }
+
+    /// `ORDER BY term, ...`, the cursor on ORDER.
+    pub(super) fn order_by(&mut self) -> Result<Vec<OrderingTerm>> {
+        self.expect_kw(Keyword::Order)?;
+        self.expect_kw(Keyword::By)?;
+        let mut terms = vec![self.ordering_term()?];
+        while self.eat(TokenKind::Comma) {
+            terms.push(self.ordering_term()?);
+        }
+        Ok(terms)
+    }
+
+    fn ordering_term(&mut self) -> Result<OrderingTerm> {
+        let expr = self.expr()?;
+        let order = self.sort_order();
+        let nulls = if self.eat_kw(Keyword::Nulls) {
+            if self.eat_kw(Keyword::First) {
+                Some(NullsOrder::First)
+            } else {
+                self.expect_kw(Keyword::Last)?;
+                Some(NullsOrder::Last)
+            }
+        } else {
+            None
+        };
+        Ok(OrderingTerm { expr, order, nulls })
+    }
+
+    /// `ASC` or `DESC`, if present.
+    pub(super) fn sort_order(&mut self) -> Option<SortOrder> {
+        if self.eat_kw(Keyword::Asc) {
+            Some(SortOrder::Asc)
+        } else if self.eat_kw(Keyword::Desc) {
+            Some(SortOrder::Desc)
+        } else {
+            None
+        }
+    }
+
+    /// `LIMIT e [OFFSET e | , e]`, if present.
+    fn limit(&mut self) -> Result<Option<Limit>> {
+        if !self.eat_kw(Keyword::Limit) {
+            return Ok(None);
+        }
+        let first = self.expr()?;
+        if self.eat_kw(Keyword::Offset) {
+            return Ok(Some(Limit { limit: first, offset: Some(self.expr()?) }));
+        }
+        if self.eat(TokenKind::Comma) {
+            // `LIMIT offset, count`: SQLite's (and MySQL's) order.
+            return Ok(Some(Limit { limit: self.expr()?, offset: Some(first) }));
+        }
+        Ok(Some(Limit { limit: first, offset: None }))
+    }
+
+    /// A window specification after its `(`, through the closing `)`.
+    pub(super) fn window_spec(&mut self) -> Result<WindowSpec> {
+        self.enter()?;
+        let at_clause = |p: &Self| {
+            p.is_kw(Keyword::Partition)
+                || p.is_kw(Keyword::Order)
+                || p.is_kw(Keyword::Rows)
+                || p.is_kw(Keyword::Range)
+                || p.is_kw(Keyword::Groups)
+        };
+        let base = if self.at_name() && !at_clause(self) { Some(self.name()?) } else { None };
+        let mut partition_by = Vec::new();
+        if self.eat_kw(Keyword::Partition) {
+            self.expect_kw(Keyword::By)?;
+            partition_by = self.expr_list()?;
+        }
+        let order_by = if self.is_kw(Keyword::Order) { self.order_by()? } else { Vec::new() };
+        let frame = self.frame()?;
+        self.expect(TokenKind::RParen)?;
+        self.leave(1);
+        Ok(WindowSpec { base, partition_by, order_by, frame })
+    }
+
+    /// A frame specification, if present.
+    fn frame(&mut self) -> Result<Option<Frame>> {
+        let units = match self.peek() {
+            TokenKind::Keyword(Keyword::Rows) => FrameUnits::Rows,
+            TokenKind::Keyword(Keyword::Range) => FrameUnits::Range,
+            TokenKind::Keyword(Keyword::Groups) => FrameUnits::Groups,
+            _ => return Ok(None),
+        };
+        self.advance();
+        let (start, end) = if self.eat_kw(Keyword::Between) {
+            let start = self.frame_bound()?;
+            self.expect_kw(Keyword::And)?;
+            (start, Some(self.frame_bound()?))
+        } else {
+            (self.frame_bound()?, None)
+        };
+        let exclude = if self.eat_kw(Keyword::Exclude) {
+            Some(if self.eat_kw(Keyword::No) {
+                self.expect_kw(Keyword::Others)?;
+                FrameExclude::NoOthers
+            } else if self.eat_kw(Keyword::Current) {
+                self.expect_kw(Keyword::Row)?;
+                FrameExclude::CurrentRow
+            } else if self.eat_kw(Keyword::Group) {
+                FrameExclude::Group
+            } else {
+                self.expect_kw(Keyword::Ties)?;
+                FrameExclude::Ties
+            })
+        } else {
+            None
+        };
+        Ok(Some(Frame { units, start, end, exclude }))
+    }
+
+    fn frame_bound(&mut self) -> Result<FrameBound> {
+        if self.is_kw(Keyword::Unbounded) {
+            self.advance();
+            if self.eat_kw(Keyword::Preceding) {
+                return Ok(FrameBound::UnboundedPreceding);
+            }
+            self.expect_kw(Keyword::Following)?;
+            return Ok(FrameBound::UnboundedFollowing);
+        }
+        if self.is_kw(Keyword::Current) && self.is_kw_at(1, Keyword::Row) {
+            self.advance();
+            self.advance();
+            return Ok(FrameBound::CurrentRow);
+        }
+        let expr = Box::new(self.expr()?);
+        if self.eat_kw(Keyword::Preceding) {
+            return Ok(FrameBound::Preceding(expr));
+        }
+        self.expect_kw(Keyword::Following)?;
+        Ok(FrameBound::Following(expr))
+    }
+}
