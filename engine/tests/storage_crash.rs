@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
-use tinyjoin_engine::storage::{CrashMode, FaultDevice, FaultKind, MemoryDevice, Store, StoreOptions, TreeRead};
+use tinyjoin_engine::storage::{CommitMode, CrashMode, FaultDevice, FaultKind, MemoryDevice, Store, StoreOptions, TreeRead};
 use tinyjoin_engine::Error;
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
@@ -82,8 +82,12 @@ fn workloads() -> Vec<Workload> {
     ]
 }
 
+thread_local! {
+    static MODE: std::cell::Cell<CommitMode> = const { std::cell::Cell::new(CommitMode::TwoFlush) };
+}
+
 fn opts() -> StoreOptions {
-    StoreOptions { cache_pages: 32, ..StoreOptions::default() }
+    StoreOptions { cache_pages: 32, commit: MODE.with(|m| m.get()), ..StoreOptions::default() }
 }
 
 /// A fresh store's bytes, with the tree created.
@@ -164,7 +168,17 @@ fn total_calls(w: &Workload) -> u64 {
 }
 
 #[test]
-fn crash_at_every_write_and_flush() {
+fn crash_at_every_write_and_flush_two_flush_commits() {
+    crash_at_every_write_and_flush(CommitMode::TwoFlush);
+}
+
+#[test]
+fn crash_at_every_write_and_flush_one_flush_commits() {
+    crash_at_every_write_and_flush(CommitMode::OneFlush);
+}
+
+fn crash_at_every_write_and_flush(mode: CommitMode) {
+    MODE.with(|m| m.set(mode));
     let mut points = 0u64;
     for w in workloads() {
         let calls = total_calls(&w);
@@ -184,12 +198,19 @@ fn crash_at_every_write_and_flush() {
             }
         }
     }
-    println!("crash points: {points}");
+    println!("crash points: {points} ({mode:?})");
     assert!(points >= 1000, "only {points} crash points");
 }
 
 #[test]
 fn fail_every_call_with_io_error_and_disk_full() {
+    for mode in [CommitMode::TwoFlush, CommitMode::OneFlush] {
+        MODE.with(|m| m.set(mode));
+        fail_every_call();
+    }
+}
+
+fn fail_every_call() {
     let mut points = 0u64;
     for w in workloads() {
         let calls = total_calls(&w);

@@ -5,11 +5,11 @@
 //! 2. build the free list of N+1 (every page N+1 does not reach) into fresh
 //!    pages;
 //! 3. write every dirty page, adjacent pages in one device call;
-//! 4. write superblock N+1 into slot (N+1) mod 2 -- the slot N does not
-//!    use -- listing the runs of pages this commit wrote and a CRC over their
-//!    checksums, then flush once ("one-flush commit"). When the runs do not
-//!    fit the superblock, flush before writing it and once more after
-//!    ("two-flush commit", marked in the superblock).
+//! 4. two-flush (default): flush, write superblock N+1 into slot
+//!    (N+1) mod 2 -- the slot N does not use -- and flush again.
+//!    One-flush (`CommitMode::OneFlush`): write superblock N+1 listing the
+//!    runs of pages this commit wrote and a CRC over their checksums, then
+//!    flush once; when the runs do not fit, fall back to two flushes.
 //!
 //! Nothing of state N is written at any step, so a crash anywhere leaves N
 //! whole. On open, [`recover`] takes the newest superblock whose checksum
@@ -47,7 +47,8 @@ pub(crate) fn commit(txn: &mut WriteTxn) -> Result<()> {
     let (extents, commit_crc) = commit_extents(txn);
     let new_txn = TxnId(txn.base.txn.0 + 1);
     let slot = PageId(new_txn.0 % SUPERBLOCK_SLOTS);
-    let one_flush = extents.len() <= SUPERBLOCK_MAX_EXTENTS;
+    let one_flush =
+        txn.shared.opts.commit == super::store::CommitMode::OneFlush && extents.len() <= SUPERBLOCK_MAX_EXTENTS;
     let sb = Superblock {
         txn: new_txn,
         catalog_root,
@@ -185,9 +186,9 @@ pub(crate) fn recover(pager: &mut Pager) -> Result<Superblock> {
     for slot in 0..SUPERBLOCK_SLOTS {
         let slot = PageId(slot);
         let mut page = PageBuf::zeroed();
-        let decoded = pager.read_page(slot, &mut page.0).and_then(|_| Superblock::decode(&page.0, slot));
+        let decoded = pager.read_raw(slot, &mut page.0).and_then(|_| Superblock::decode_page(&page.0, slot));
         match decoded {
-            Ok(sb) => candidates.push(sb),
+            Ok(sbs) => candidates.extend(sbs),
             Err(e) => {
                 first_error.get_or_insert(e);
             }

@@ -38,6 +38,12 @@ pub const KIND_SUPERBLOCK: u8 = 5;
 pub const SUPERBLOCK_SLOTS: u64 = 2;
 pub const FIRST_DATA_PAGE: u64 = SUPERBLOCK_SLOTS;
 
+/// A superblock page holds two identical copies of the superblock, one per
+/// half, each with its own checksum: a flipped bit in one copy leaves the
+/// other readable, so damage to the newest superblock never silently rolls
+/// the database back.
+pub const SUPERBLOCK_COPY_LEN: usize = PAGE_SIZE / 2;
+pub const SUPERBLOCK_COPIES: usize = PAGE_SIZE / SUPERBLOCK_COPY_LEN;
 pub const SUPERBLOCK_MAGIC_OFFSET: usize = PAGE_HEADER_LEN;
 pub const SUPERBLOCK_VERSION_OFFSET: usize = SUPERBLOCK_MAGIC_OFFSET + MAGIC.len();
 pub const SUPERBLOCK_PAGE_SIZE_OFFSET: usize = SUPERBLOCK_VERSION_OFFSET + 4;
@@ -50,9 +56,9 @@ pub const SUPERBLOCK_EXTENT_COUNT_OFFSET: usize = SUPERBLOCK_COMMIT_CRC_OFFSET +
 pub const SUPERBLOCK_EXTENTS_OFFSET: usize = SUPERBLOCK_EXTENT_COUNT_OFFSET + 4;
 /// One commit extent: first page (u64) and page count (u32).
 pub const EXTENT_LEN: usize = 12;
-/// Commit extents that fit in a superblock. A commit whose pages form more
-/// runs than this uses the two-flush protocol instead.
-pub const SUPERBLOCK_MAX_EXTENTS: usize = (PAGE_SIZE - SUPERBLOCK_EXTENTS_OFFSET) / EXTENT_LEN;
+/// Commit extents that fit in a superblock copy. A one-flush commit whose
+/// pages form more runs than this falls back to the two-flush protocol.
+pub const SUPERBLOCK_MAX_EXTENTS: usize = (SUPERBLOCK_COPY_LEN - SUPERBLOCK_EXTENTS_OFFSET) / EXTENT_LEN;
 /// `extent_count` value meaning "two-flush commit: the pages were durable
 /// before this superblock was written; nothing to verify".
 pub const TWO_PHASE_MARKER: u32 = u32::MAX;
@@ -183,10 +189,17 @@ pub struct Superblock {
 }
 
 impl Superblock {
-    /// Encodes into a sealed page for slot `slot`.
+    /// Encodes into a page for slot `slot`: two sealed copies.
     pub fn encode(&self, slot: PageId) -> Box<PageBuf> {
         let mut p = PageBuf::zeroed();
-        let b = &mut p.0;
+        let (first, second) = p.0.split_at_mut(SUPERBLOCK_COPY_LEN);
+        self.encode_copy(first);
+        seal_superblock_copy(first, slot);
+        second.copy_from_slice(first);
+        p
+    }
+
+    fn encode_copy(&self, b: &mut [u8]) {
         b[KIND_OFFSET] = KIND_SUPERBLOCK;
         b[SUPERBLOCK_MAGIC_OFFSET..SUPERBLOCK_MAGIC_OFFSET + MAGIC.len()].copy_from_slice(&MAGIC);
         write_u32(b, SUPERBLOCK_VERSION_OFFSET, FORMAT_VERSION);
@@ -209,13 +222,32 @@ impl Superblock {
                 }
             }
         }
-        seal_page(b, slot);
-        p
     }
 
-    /// Decodes and checks a superblock page read from `slot`.
-    pub fn decode(b: &[u8], slot: PageId) -> Result<Superblock> {
-        verify_page(b, slot)?;
+    /// Decodes both copies of a superblock page read from `slot`: the valid
+    /// ones (one, two, or none with the first error).
+    pub fn decode_page(page: &[u8], slot: PageId) -> Result<Vec<Superblock>> {
+        let mut out = Vec::new();
+        let mut err = None;
+        for copy in page.chunks(SUPERBLOCK_COPY_LEN) {
+            match Superblock::decode_copy(copy, slot) {
+                Ok(sb) if !out.contains(&sb) => out.push(sb),
+                Ok(_) => {}
+                Err(e) => err = Some(e),
+            }
+        }
+        match (out.is_empty(), err) {
+            (true, Some(e)) => Err(e),
+            _ => Ok(out),
+        }
+    }
+
+    /// Decodes and checks one superblock copy.
+    fn decode_copy(b: &[u8], slot: PageId) -> Result<Superblock> {
+        let stored = read_u32(b, CHECKSUM_OFFSET);
+        if stored != superblock_copy_checksum(b, slot) {
+            return Err(corrupt!(slot.0, "superblock checksum mismatch"));
+        }
         if b[KIND_OFFSET] != KIND_SUPERBLOCK || b[SUPERBLOCK_MAGIC_OFFSET..SUPERBLOCK_MAGIC_OFFSET + 8] != MAGIC {
             return Err(corrupt!(slot.0, "not a TinyJoin superblock"));
         }
@@ -264,6 +296,20 @@ impl Superblock {
     }
 }
 
-const _: () = assert!(SUPERBLOCK_MAX_EXTENTS >= 300);
+/// The checksum of one superblock copy: CRC-32 of its bytes after the
+/// checksum field, then the slot's page number.
+fn superblock_copy_checksum(copy: &[u8], slot: PageId) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&copy[CHECKSUM_LEN..SUPERBLOCK_COPY_LEN]);
+    h.update(&slot.0.to_le_bytes());
+    h.finalize()
+}
+
+fn seal_superblock_copy(copy: &mut [u8], slot: PageId) {
+    let crc = superblock_copy_checksum(copy, slot);
+    write_u32(copy, CHECKSUM_OFFSET, crc);
+}
+
+const _: () = assert!(SUPERBLOCK_MAX_EXTENTS >= 160);
 const _: () = assert!(FREELIST_MAX_EXTENTS >= 300);
 const _: () = assert!(std::mem::size_of::<PageBuf>() == PAGE_SIZE);

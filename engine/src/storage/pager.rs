@@ -63,6 +63,14 @@ impl Pager {
         self.device.len()
     }
 
+    /// Reads one page without verifying it (superblocks carry their own
+    /// per-copy checksums).
+    pub(crate) fn read_raw(&mut self, id: PageId, buf: &mut [u8]) -> Result<()> {
+        self.check_poison()?;
+        self.stats.reads += 1;
+        self.device.read_at(id.offset(), &mut buf[..PAGE_SIZE])
+    }
+
     /// Reads and verifies one page into `buf`.
     pub(crate) fn read_page(&mut self, id: PageId, buf: &mut [u8]) -> Result<()> {
         self.check_poison()?;

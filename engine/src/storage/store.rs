@@ -38,6 +38,21 @@ pub enum Validation {
     Quick,
 }
 
+/// How a commit makes itself durable (FORMAT.md, "Commit protocol").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CommitMode {
+    /// Flush the pages, then write and flush the superblock. A damaged page
+    /// of the newest commit is always reported as corrupt.
+    #[default]
+    TwoFlush,
+    /// Write pages and superblock, flush once; the superblock records a CRC
+    /// over the pages' checksums, checked on open. Half the flushes, but a
+    /// damaged page of the newest commit cannot be told from a torn commit,
+    /// so open then falls back to the previous commit (as SQLite's WAL does
+    /// with a damaged last frame).
+    OneFlush,
+}
+
 /// Options for [`Store::open`].
 #[derive(Clone, Debug)]
 pub struct StoreOptions {
@@ -47,11 +62,17 @@ pub struct StoreOptions {
     /// (and beyond which work that cannot spill fails).
     pub batch_limit_bytes: u64,
     pub validation: Validation,
+    pub commit: CommitMode,
 }
 
 impl Default for StoreOptions {
     fn default() -> StoreOptions {
-        StoreOptions { cache_pages: 4096, batch_limit_bytes: 16 << 20, validation: Validation::Full }
+        StoreOptions {
+            cache_pages: 4096,
+            batch_limit_bytes: 16 << 20,
+            validation: Validation::Full,
+            commit: CommitMode::default(),
+        }
     }
 }
 
