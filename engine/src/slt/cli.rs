@@ -142,9 +142,10 @@ where
         }
     }
     text.push_str(&format!(
-        "{} files in {:.1}s; {} unexpected failures, {} known, {} stale entries\n",
+        "{} files in {:.1}s, {:.2}% passed; {} unexpected failures, {} known, {} stale entries\n",
         reports.len(),
         started.elapsed().as_secs_f64(),
+        pass_rate(passed, failed),
         verdict.unexpected.len(),
         verdict.known,
         verdict.stale.len()
@@ -224,6 +225,22 @@ fn file_summary(report: &FileReport, known: &KnownFailures, show: usize) -> Stri
         text.push_str(&format!(
             "  ... and {} more unexpected failures\n",
             unexpected.len() - show
+        ));
+    }
+    if let Some(line) = report.halted_at {
+        text.push_str(&format!("  {}:{line}: halt\n", report.path));
+    }
+    for (line, error) in report.ended_by_error.iter().take(show) {
+        let path = &report.path;
+        text.push_str(&format!(
+            "  note: {path}:{line} passed although its result ended with an error: {error}\n"
+        ));
+    }
+    for (line, took) in report.slow.iter().take(show) {
+        text.push_str(&format!(
+            "  note: {}:{line} took {:.1}s\n",
+            report.path,
+            took.as_secs_f64()
         ));
     }
     text

@@ -32,6 +32,8 @@ use super::parse::{parse, Query, RecordKind, SortMode};
 pub const DIALECT: &str = "sqlite";
 /// The reference harness's threshold when a file sets none.
 pub const DEFAULT_HASH_THRESHOLD: i64 = 8;
+/// A record slower than this is listed in [`FileReport::slow`].
+pub const SLOW_RECORD: Duration = Duration::from_secs(1);
 /// How many values of a result a failure message shows.
 const DIFF_CONTEXT_VALUES: usize = 4;
 
@@ -66,6 +68,14 @@ pub struct FileReport {
     pub failures: Vec<Failure>,
     /// The line of the `halt` that stopped the file, if one did.
     pub halted_at: Option<usize>,
+    /// Queries that passed although their result ended with an engine
+    /// error: (line, error). Legitimate (an overflow in a later row), but
+    /// also what an engine that fails at run time on a query expected to
+    /// return nothing looks like, so the runner shows them.
+    pub ended_by_error: Vec<(usize, String)>,
+    /// Records that took longer than [`SLOW_RECORD`]: (line, time). A
+    /// diagnostic for the planner, never a failure.
+    pub slow: Vec<(usize, Duration)>,
     pub elapsed: Duration,
 }
 
@@ -128,6 +138,7 @@ pub fn run_script(path: &str, text: &str, engine: &mut dyn SltEngine) -> FileRep
             }
             continue;
         }
+        let record_started = Instant::now();
         let verdict = match record.kind {
             RecordKind::Statement { expect_error, sql } => {
                 run.report.statements += 1;
@@ -173,6 +184,10 @@ pub fn run_script(path: &str, text: &str, engine: &mut dyn SltEngine) -> FileRep
                 continue;
             }
         };
+        let took = record_started.elapsed();
+        if took > SLOW_RECORD {
+            run.report.slow.push((record.line, took));
+        }
         match verdict {
             Ok(()) => run.report.passed += 1,
             Err(failure) => run.fail(failure),
@@ -224,6 +239,9 @@ impl ScriptRun<'_> {
                 values
             };
         let mut verdict = compare(query, &actual, &outcome);
+        if let (Ok(()), Some(error)) = (&verdict, &outcome.error) {
+            self.report.ended_by_error.push((line, error.clone()));
+        }
         if let Some(label) = &query.label {
             let seen = self.labels.entry(label.clone()).or_insert(LabelSeen {
                 hash: hash.clone(),
@@ -565,6 +583,7 @@ mod tests {
         let report = run(&mut fake, "query I\nq\n----\n1\n\nquery I\nq\n----\n");
         assert_eq!(failing_lines(&report), vec![6]);
         assert!(report.failures[0].detail.contains("overflow"));
+        assert_eq!(report.ended_by_error, vec![(1, "overflow".to_string())]);
     }
 
     #[test]
