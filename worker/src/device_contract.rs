@@ -36,22 +36,36 @@ struct Checker<'a> {
 /// A byte pattern that differs at every offset within a page and between
 /// pages, so a misplaced read cannot match by accident.
 fn pattern(offset: u64, len: usize, seed: u8) -> Vec<u8> {
-    (0..len as u64).map(|i| ((offset + i).wrapping_mul(31) >> 3) as u8 ^ seed).collect()
+    (0..len as u64)
+        .map(|i| ((offset + i).wrapping_mul(31) >> 3) as u8 ^ seed)
+        .collect()
 }
 
 impl Checker<'_> {
-    fn call<T>(&mut self, what: &str, f: impl FnOnce(&mut dyn Device) -> tinyjoin_engine::Result<T>) -> Result<T, String> {
+    fn call<T>(
+        &mut self,
+        what: &str,
+        f: impl FnOnce(&mut dyn Device) -> tinyjoin_engine::Result<T>,
+    ) -> Result<T, String> {
         f(&mut *self.dev).map_err(|e| format!("{what} failed: {e} ({})", e.code()))
     }
     fn read(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, String> {
         let mut buf = vec![0xAAu8; len];
-        self.call(&format!("read_at({offset}, {len})"), |d| d.read_at(offset, &mut buf))?;
+        self.call(&format!("read_at({offset}, {len})"), |d| {
+            d.read_at(offset, &mut buf)
+        })?;
         Ok(buf)
     }
     fn expect_read(&mut self, offset: u64, want: &[u8], check: &str) -> Result<(), String> {
         let got = self.read(offset, want.len())?;
         if let Some(i) = got.iter().zip(want).position(|(a, b)| a != b) {
-            return Err(format!("{check}: byte {} (offset {}) is {:#04x}, expected {:#04x}", i, offset + i as u64, got[i], want[i]));
+            return Err(format!(
+                "{check}: byte {} (offset {}) is {:#04x}, expected {:#04x}",
+                i,
+                offset + i as u64,
+                got[i],
+                want[i]
+            ));
         }
         Ok(())
     }
@@ -64,7 +78,9 @@ impl Checker<'_> {
         Ok(())
     }
     fn write(&mut self, offset: u64, data: &[u8]) -> Result<(), String> {
-        self.call(&format!("write_at({offset}, {} bytes)", data.len()), |d| d.write_at(offset, data))
+        self.call(&format!("write_at({offset}, {} bytes)", data.len()), |d| {
+            d.write_at(offset, data)
+        })
     }
 
     fn empty_device(&mut self) -> Result<(), String> {
@@ -88,7 +104,11 @@ impl Checker<'_> {
         let data = pattern(12288, 4096, 2);
         self.write(12288, &data)?;
         self.expect_len(16384)?;
-        self.expect_read(5000, &vec![0; 12288 - 5000], "the gap left by a write past the end")?;
+        self.expect_read(
+            5000,
+            &vec![0; 12288 - 5000],
+            "the gap left by a write past the end",
+        )?;
         self.expect_read(12288, &data, "the write past the end")?;
         self.passed += 1;
         Ok(())
@@ -126,8 +146,17 @@ impl Checker<'_> {
         let data = pattern(base, 1 << 20, 4);
         self.write(base, &data)?;
         self.call("flush()", |d| d.flush())?;
-        for (start, len) in [(0usize, 4096usize), (4095, 8193), (500_000, 65_536), ((1 << 20) - 10, 10)] {
-            self.expect_read(base + start as u64, &data[start..start + len], "a piece of a 1 MiB write")?;
+        for (start, len) in [
+            (0usize, 4096usize),
+            (4095, 8193),
+            (500_000, 65_536),
+            ((1 << 20) - 10, 10),
+        ] {
+            self.expect_read(
+                base + start as u64,
+                &data[start..start + len],
+                "a piece of a 1 MiB write",
+            )?;
         }
         self.expect_len(base + (1 << 20))?;
         self.passed += 1;

@@ -4,12 +4,15 @@
 //!   (spec: `worker/PROTOCOL.md`).
 //! - `opfs` (wasm32 only): the OPFS [`tinyjoin_engine::storage::Device`] over a
 //!   `FileSystemSyncAccessHandle`.
+//! - `owner`: the owner's request loop over the engine (serialized write
+//!   transactions, commit records, epochs), driven by protocol bytes.
 //! - `device_contract`: the Device contract checks, run natively against the
 //!   memory device and in a real browser Worker against OPFS.
 //!
 //! Logic lives in plain Rust modules that run natively in tests; the
 //! wasm-bindgen exports only convert arguments and delegate.
 
+pub mod device_contract;
 #[cfg(target_arch = "wasm32")]
 mod opfs;
 pub mod protocol;

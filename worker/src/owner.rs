@@ -1,0 +1,582 @@
+//! The owner's request loop: the one place that runs clients' requests
+//! against the engine. Plain Rust, driven by bytes in and reply lists out, so
+//! it is tested natively; `lib.rs` only forwards bytes from the Worker.
+//!
+//! Invariants:
+//! 1. At most one client transaction is open (`writer`); it runs on its own
+//!    connection (`txn_conn`). Every other request runs on the shared
+//!    autocommit connection (`auto`) and completes within one `handle` call,
+//!    so reads see the latest committed snapshot and never wait for a writer.
+//! 2. A request that must write while another client's transaction is open
+//!    (a `BEGIN`, a `BATCH`, or an autocommit write that hit `Busy`) waits in
+//!    `queue`, in arrival order, and runs when the slot frees. A client whose
+//!    own transaction holds the slot gets `MISUSE` instead of waiting for
+//!    itself.
+//! 3. Every write transaction with an id commits that id into
+//!    `_tinyjoin_commits` in the same commit, so `TXN_STATUS` answers "did X
+//!    commit?" after a failover. Read-only autocommit statements record
+//!    nothing and pay no commit.
+//! 4. The epoch is read, incremented and committed in `_tinyjoin_meta` when
+//!    the owner opens, so it grows across owners; requests for another epoch
+//!    are refused with `STALE_EPOCH`, which tells the client it talks to a
+//!    new owner and that its request did not run.
+//! 5. Malformed requests are answered with a typed error when their sender is
+//!    known and dropped otherwise; the owner keeps serving either way.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+
+use tinyjoin_engine::db::{Connection, Database, DbOptions, Params as DbParams, QueryResult, Statement};
+use tinyjoin_engine::sql::value::Value;
+use tinyjoin_engine::storage::{Device, MemoryDevice, Validation};
+use tinyjoin_engine::{Error, Result};
+
+use crate::protocol::{
+    code, decode_request, encode_response, kind, Envelope, Params, Request, Response, ResultSet, WireError, WireValue,
+};
+
+/// The table recording committed transaction ids (invariant 3).
+pub const COMMITS_TABLE: &str = "_tinyjoin_commits";
+/// The table holding the owner epoch (invariant 4).
+pub const META_TABLE: &str = "_tinyjoin_meta";
+/// How many recent transaction ids are kept; older ones are pruned. A client
+/// asks about its transaction right after a failover, so this bounds the
+/// table without losing an answer anyone waits for.
+pub const KEPT_COMMITS: u64 = 10_000;
+/// Pruning runs once per this many recorded commits.
+const PRUNE_EVERY: u32 = 1_000;
+
+/// Where a reply goes (the reply list's route byte; see owner-runtime.ts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// To the owner tab's own client, by postMessage.
+    Local = 0,
+    /// Broadcast on the channel to followers.
+    Channel = 1,
+    /// Not a message: watch this client's lock (bytes = its id).
+    Watch = 2,
+}
+
+/// One reply of a `handle` call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    pub route: Route,
+    pub bytes: Vec<u8>,
+}
+
+/// Encodes replies for the wasm boundary: route `u8`, length `u32` LE, bytes.
+pub fn encode_replies(replies: &[Reply]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(replies.iter().map(|r| 5 + r.bytes.len()).sum());
+    for r in replies {
+        out.push(r.route as u8);
+        out.extend_from_slice(&u32::try_from(r.bytes.len()).unwrap_or(u32::MAX).to_le_bytes());
+        out.extend_from_slice(&r.bytes);
+    }
+    out
+}
+
+/// A device shared between the engine and the owner, so `EXPORT` can copy
+/// the file between requests (when no commit is in progress, the file is
+/// exactly the last committed state plus unreferenced free pages).
+#[derive(Clone)]
+struct SharedDevice(Rc<RefCell<Box<dyn Device>>>);
+
+impl Device for SharedDevice {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.0.borrow_mut().read_at(offset, buf)
+    }
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> Result<()> {
+        self.0.borrow_mut().write_at(offset, data)
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.0.borrow_mut().flush()
+    }
+    fn len(&mut self) -> Result<u64> {
+        self.0.borrow_mut().len()
+    }
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        self.0.borrow_mut().truncate(len)
+    }
+}
+
+/// Options the owner opens the database with (from the client's `open`).
+#[derive(Clone, Debug)]
+pub struct OwnerOptions {
+    pub batch_limit_bytes: u64,
+    pub validation: Validation,
+    pub cache_pages: usize,
+}
+
+/// A prepared statement kept for a client.
+struct Prepared {
+    stmt: Statement,
+    read_only: bool,
+}
+
+#[derive(Default)]
+struct ClientState {
+    stmts: HashMap<u32, Prepared>,
+    next_stmt: u32,
+}
+
+/// What serving a request led to.
+enum Outcome {
+    Reply(Response),
+    /// The request needs the write slot another client holds: queue it.
+    Wait,
+}
+
+type Served = std::result::Result<Outcome, WireError>;
+
+/// The owner of one database.
+pub struct Owner {
+    db: Database,
+    device: SharedDevice,
+    epoch: u32,
+    local: String,
+    /// The shared autocommit connection; `None` only while a request runs on it.
+    auto: Option<Connection>,
+    writer: Option<(String, String)>,
+    txn_conn: Option<Connection>,
+    clients: HashMap<String, ClientState>,
+    queue: VecDeque<(Envelope, Request)>,
+    commits_since_prune: u32,
+}
+
+/// Whether a statement only reads, judged before running it: a statement
+/// that starts with SELECT, VALUES or EXPLAIN. Anything else (including WITH,
+/// which may lead to a write) is treated as a write: it pays one commit with
+/// its transaction id recorded, which is always correct, only slower.
+/// `Owner::run_statement` and `Owner::prepare` must agree, hence one function.
+fn is_read_only(sql: &str) -> bool {
+    let mut s = sql.trim_start();
+    // Skip leading comments.
+    loop {
+        if let Some(rest) = s.strip_prefix("--") {
+            s = rest.split_once('\n').map_or("", |(_, r)| r).trim_start();
+        } else if let Some(rest) = s.strip_prefix("/*") {
+            s = rest.split_once("*/").map_or("", |(_, r)| r).trim_start();
+        } else {
+            break;
+        }
+    }
+    let word: String = s.chars().take_while(|c| c.is_ascii_alphabetic()).collect::<String>().to_ascii_uppercase();
+    matches!(word.as_str(), "SELECT" | "VALUES" | "EXPLAIN")
+}
+
+fn to_value(v: WireValue) -> Value {
+    match v {
+        WireValue::Null => Value::Null,
+        WireValue::Integer(i) => Value::Integer(i),
+        WireValue::Real(r) => Value::Real(r),
+        WireValue::Text(s) => Value::Text(s),
+        WireValue::Blob(b) => Value::Blob(b),
+    }
+}
+
+fn to_wire(v: Value) -> WireValue {
+    match v {
+        Value::Null => WireValue::Null,
+        Value::Integer(i) => WireValue::Integer(i),
+        Value::Real(r) => WireValue::Real(r),
+        Value::Text(s) => WireValue::Text(s),
+        Value::Blob(b) => WireValue::Blob(b),
+    }
+}
+
+fn to_db_params(p: &Params) -> DbParams {
+    match p {
+        Params::None => DbParams::None,
+        Params::Positional(vs) => DbParams::Positional(vs.iter().cloned().map(to_value).collect()),
+        Params::Named(vs) => DbParams::Named(vs.iter().map(|(n, v)| (n.clone(), to_value(v.clone()))).collect()),
+    }
+}
+
+fn to_result_set(r: QueryResult) -> ResultSet {
+    ResultSet {
+        columns: r.columns,
+        rows: r.rows.into_iter().map(|row| row.into_iter().map(to_wire).collect()).collect(),
+        changes: r.changes,
+        last_insert_rowid: r.last_insert_rowid,
+    }
+}
+
+fn misuse(m: impl Into<String>) -> WireError {
+    WireError::new(code::MISUSE, m)
+}
+
+/// What an autocommit request runs: SQL text, a client's prepared statement, or a script.
+enum Work<'a> {
+    Query(&'a str, &'a Params),
+    Prepared(u32, &'a Params),
+    Script(&'a str),
+}
+
+impl Owner {
+    /// Opens the database on `device` (creating it if empty), bumps the epoch.
+    pub fn open(device: Box<dyn Device>, local: &str, opts: &OwnerOptions) -> Result<Owner> {
+        let device = SharedDevice(Rc::new(RefCell::new(device)));
+        let db_opts = DbOptions {
+            cache_pages: opts.cache_pages,
+            batch_limit_bytes: opts.batch_limit_bytes,
+            validation: opts.validation,
+        };
+        let db = Database::open(Box::new(device.clone()), db_opts)?;
+        let mut auto = db.connect();
+        let epoch = Self::bump_epoch(&mut auto)?;
+        Ok(Owner {
+            db,
+            device,
+            epoch,
+            local: local.to_string(),
+            auto: Some(auto),
+            writer: None,
+            txn_conn: None,
+            clients: HashMap::new(),
+            queue: VecDeque::new(),
+            commits_since_prune: 0,
+        })
+    }
+
+    /// Opens an empty in-memory database.
+    pub fn open_memory(local: &str, opts: &OwnerOptions) -> Result<Owner> {
+        Self::open(Box::new(MemoryDevice::new()), local, opts)
+    }
+
+    fn bump_epoch(conn: &mut Connection) -> Result<u32> {
+        conn.execute_batch(&format!(
+            "CREATE TABLE IF NOT EXISTS {META_TABLE}(key TEXT PRIMARY KEY, value INTEGER NOT NULL);\
+             CREATE TABLE IF NOT EXISTS {COMMITS_TABLE}(seq INTEGER PRIMARY KEY, txn TEXT NOT NULL UNIQUE);"
+        ))?;
+        conn.execute_batch("BEGIN")?;
+        let r = (|| {
+            let q = conn.execute(&format!("SELECT value FROM {META_TABLE} WHERE key = 'epoch'"), &DbParams::None)?;
+            let old = match q.rows.first().and_then(|r| r.first()) {
+                Some(Value::Integer(e)) => *e,
+                _ => 0,
+            };
+            let epoch = u32::try_from(old.saturating_add(1)).map_err(|_| Error::Corrupt { page: 0, detail: format!("owner epoch {old} out of range") })?;
+            conn.execute(
+                &format!("INSERT OR REPLACE INTO {META_TABLE}(key, value) VALUES ('epoch', ?)"),
+                &DbParams::Positional(vec![Value::Integer(i64::from(epoch))]),
+            )?;
+            Ok(epoch)
+        })();
+        match r {
+            Ok(epoch) => {
+                conn.execute_batch("COMMIT")?;
+                Ok(epoch)
+            }
+            Err(e) => {
+                conn.rollback_open_transaction();
+                Err(e)
+            }
+        }
+    }
+
+    /// This owner's epoch.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// The READY announcement.
+    pub fn ready(&self) -> Vec<u8> {
+        let env = Envelope { epoch: self.epoch, client: self.local.clone(), request: 0 };
+        encode_response(&env, &Response::Ready { owner: self.local.clone() })
+    }
+
+    fn reply(&self, client: &str, request: u32, resp: &Response) -> Reply {
+        let env = Envelope { epoch: self.epoch, client: client.to_string(), request };
+        let route = if client == self.local { Route::Local } else { Route::Channel };
+        Reply { route, bytes: encode_response(&env, resp) }
+    }
+
+    /// Handles one message; returns the replies to send, in order.
+    pub fn handle(&mut self, bytes: &[u8]) -> Vec<Reply> {
+        let mut out = Vec::new();
+        // Another owner's responses on the channel (a stale owner, briefly): not for us.
+        if bytes.len() > 2 && bytes[2] >= kind::READY {
+            return out;
+        }
+        match decode_request(bytes) {
+            Ok((env, req)) => {
+                self.dispatch(env, req, &mut out);
+                self.drain_queue(&mut out);
+            }
+            Err(e) => {
+                if let Some(env) = e.envelope.filter(|env| !env.client.is_empty()) {
+                    out.push(self.reply(&env.client, env.request, &Response::Failed(e.error)));
+                }
+            }
+        }
+        out
+    }
+
+    /// A client is gone (its lock was released): roll back its transaction,
+    /// forget its statements and queued requests.
+    pub fn client_gone(&mut self, client: &str) -> Vec<Reply> {
+        let mut out = Vec::new();
+        self.end_client(client);
+        self.drain_queue(&mut out);
+        out
+    }
+
+    fn end_client(&mut self, client: &str) {
+        if self.writer.as_ref().is_some_and(|(c, _)| c == client) {
+            self.release_writer();
+        }
+        self.clients.remove(client);
+        self.queue.retain(|(env, _)| env.client != client);
+    }
+
+    fn release_writer(&mut self) {
+        if let Some(mut conn) = self.txn_conn.take() {
+            if conn.in_transaction() {
+                conn.rollback_open_transaction();
+            }
+        }
+        self.writer = None;
+    }
+
+    fn dispatch(&mut self, env: Envelope, req: Request, out: &mut Vec<Reply>) {
+        if !matches!(req, Request::Open) && env.epoch != self.epoch {
+            let e = WireError::new(code::STALE_EPOCH, format!("request for owner epoch {} reached the owner of epoch {}", env.epoch, self.epoch));
+            out.push(self.reply(&env.client, env.request, &Response::Failed(e)));
+            return;
+        }
+        if matches!(req, Request::Open) && env.client != self.local && !self.clients.contains_key(&env.client) {
+            out.push(Reply { route: Route::Watch, bytes: env.client.as_bytes().to_vec() });
+        }
+        match self.serve(&env, &req) {
+            Ok(Outcome::Reply(resp)) => out.push(self.reply(&env.client, env.request, &resp)),
+            Ok(Outcome::Wait) => self.queue.push_back((env, req)),
+            Err(e) => out.push(self.reply(&env.client, env.request, &Response::Failed(e))),
+        }
+    }
+
+    /// Runs queued requests in order while the write slot is free.
+    fn drain_queue(&mut self, out: &mut Vec<Reply>) {
+        while self.writer.is_none() {
+            let Some((env, req)) = self.queue.pop_front() else { return };
+            match self.serve(&env, &req) {
+                Ok(Outcome::Reply(resp)) => out.push(self.reply(&env.client, env.request, &resp)),
+                Ok(Outcome::Wait) => {
+                    self.queue.push_front((env, req));
+                    return;
+                }
+                Err(e) => out.push(self.reply(&env.client, env.request, &Response::Failed(e))),
+            }
+        }
+    }
+
+    /// Whether `client` must wait for the write slot (another client holds
+    /// it), or misuses it (it holds it itself, under another transaction id).
+    fn slot_busy(&self, client: &str, txn: Option<&str>) -> Option<Served> {
+        let (holder, held) = self.writer.as_ref()?;
+        if holder == client {
+            let m = match txn {
+                Some(t) if t == held => return None,
+                _ => format!("client {client} has transaction {held} open; run the statement through that transaction or end it first"),
+            };
+            return Some(Err(misuse(m)));
+        }
+        Some(Ok(Outcome::Wait))
+    }
+
+    fn serve(&mut self, env: &Envelope, req: &Request) -> Served {
+        let client = env.client.as_str();
+        match req {
+            Request::Open => {
+                self.clients.entry(client.to_string()).or_default();
+                Ok(Outcome::Reply(Response::Opened { owner: self.local.clone() }))
+            }
+            Request::Exec { txn, sql } => self.statement(client, txn.as_deref(), Work::Script(sql)),
+            Request::Query { txn, sql, params } => self.statement(client, txn.as_deref(), Work::Query(sql, params)),
+            Request::Run { txn, stmt, params } => self.statement(client, txn.as_deref(), Work::Prepared(*stmt, params)),
+            Request::Prepare { sql } => self.prepare(client, sql),
+            Request::Finalize { stmt } => {
+                if let Some(c) = self.clients.get_mut(client) {
+                    c.stmts.remove(stmt);
+                }
+                Ok(Outcome::Reply(Response::Done))
+            }
+            Request::Batch { txn, items } => {
+                if let Some(s) = self.slot_busy(client, None) {
+                    return s;
+                }
+                self.in_recorded_txn(txn, |_, conn| {
+                    let run = |it: &crate::protocol::BatchItem| conn.execute(&it.sql, &to_db_params(&it.params)).map(to_result_set);
+                    items.iter().map(run).collect::<Result<Vec<_>>>().map_err(|e| WireError::from(&e))
+                })
+                .map(|sets| Outcome::Reply(Response::BatchDone(sets)))
+            }
+            Request::Begin { txn } => self.begin(client, txn),
+            Request::Commit { txn } => self.commit(client, txn),
+            Request::Rollback { txn } => {
+                if self.writer.as_ref().is_some_and(|(c, t)| c == client && t == txn) {
+                    self.release_writer();
+                }
+                Ok(Outcome::Reply(Response::Done))
+            }
+            Request::TxnStatus { txn } => {
+                let q = self.auto_conn()?.execute(
+                    &format!("SELECT 1 FROM {COMMITS_TABLE} WHERE txn = ?"),
+                    &DbParams::Positional(vec![Value::Text(txn.clone())]),
+                );
+                q.map(|r| Outcome::Reply(Response::TxnState { committed: !r.rows.is_empty() })).map_err(|e| WireError::from(&e))
+            }
+            Request::Export => self.export().map(|b| Outcome::Reply(Response::Bytes(b))).map_err(|e| WireError::from(&e)),
+            Request::Close => {
+                self.end_client(client);
+                Ok(Outcome::Reply(Response::Done))
+            }
+        }
+    }
+
+    fn prepare(&mut self, client: &str, sql: &str) -> Served {
+        let stmt = self.auto_conn()?.prepare(sql).map_err(|e| WireError::from(&e))?;
+        let state = self.clients.entry(client.to_string()).or_default();
+        state.next_stmt = state.next_stmt.wrapping_add(1);
+        let id = state.next_stmt;
+        let columns = stmt.column_names().to_vec();
+        let param_count = u32::try_from(stmt.param_count()).unwrap_or(u32::MAX);
+        state.stmts.insert(id, Prepared { stmt, read_only: is_read_only(sql) });
+        Ok(Outcome::Reply(Response::Prepared { stmt: id, param_count, columns }))
+    }
+
+    fn begin(&mut self, client: &str, txn: &str) -> Served {
+        if let Some(s) = self.slot_busy(client, None) {
+            return s;
+        }
+        let mut conn = self.db.connect();
+        conn.execute_batch("BEGIN").map_err(|e| WireError::from(&e))?;
+        self.writer = Some((client.to_string(), txn.to_string()));
+        self.txn_conn = Some(conn);
+        Ok(Outcome::Reply(Response::Done))
+    }
+
+    fn commit(&mut self, client: &str, txn: &str) -> Served {
+        if !self.writer.as_ref().is_some_and(|(c, t)| c == client && t == txn) {
+            return Err(misuse(format!("transaction {txn} of client {client} is not open")));
+        }
+        let mut conn = self.txn_conn.take().ok_or_else(|| misuse("no connection for the open transaction"))?;
+        self.writer = None;
+        let r = self.record(&mut conn, txn).and_then(|()| conn.execute_batch("COMMIT"));
+        match r {
+            Ok(()) => Ok(Outcome::Reply(Response::Done)),
+            Err(e) => {
+                if conn.in_transaction() {
+                    conn.rollback_open_transaction();
+                }
+                Err(WireError::from(&e))
+            }
+        }
+    }
+
+    /// Inserts the commit record of `txn` (and now and then prunes old ones)
+    /// inside the connection's open transaction.
+    fn record(&mut self, conn: &mut Connection, txn: &str) -> Result<()> {
+        conn.execute(&format!("INSERT INTO {COMMITS_TABLE}(txn) VALUES (?)"), &DbParams::Positional(vec![Value::Text(txn.to_string())]))?;
+        self.commits_since_prune += 1;
+        if self.commits_since_prune >= PRUNE_EVERY {
+            self.commits_since_prune = 0;
+            conn.execute(
+                &format!("DELETE FROM {COMMITS_TABLE} WHERE seq <= (SELECT max(seq) FROM {COMMITS_TABLE}) - ?"),
+                &DbParams::Positional(vec![Value::Integer(KEPT_COMMITS as i64)]),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn auto_conn(&mut self) -> std::result::Result<&mut Connection, WireError> {
+        self.auto.as_mut().ok_or_else(|| misuse("the autocommit connection is in use"))
+    }
+
+    /// Runs `f` on the autocommit connection inside BEGIN … COMMIT, recording
+    /// `txn` in the same commit; rolls back on any error.
+    fn in_recorded_txn<T>(&mut self, txn: &str, f: impl FnOnce(&mut Self, &mut Connection) -> std::result::Result<T, WireError>) -> std::result::Result<T, WireError> {
+        let mut conn = self.auto.take().ok_or_else(|| misuse("the autocommit connection is in use"))?;
+        let wire = |e: Error| WireError::from(&e);
+        let r = conn.execute_batch("BEGIN").map_err(wire).and_then(|()| f(self, &mut conn)).and_then(|v| {
+            self.record(&mut conn, txn).map_err(wire)?;
+            conn.execute_batch("COMMIT").map_err(wire)?;
+            Ok(v)
+        });
+        if r.is_err() && conn.in_transaction() {
+            conn.rollback_open_transaction();
+        }
+        self.auto = Some(conn);
+        r
+    }
+
+    /// EXEC / QUERY / RUN, routed by `txn` (PROTOCOL.md, "Meaning of the requests").
+    fn statement(&mut self, client: &str, txn: Option<&str>, work: Work<'_>) -> Served {
+        let in_open_txn = matches!((&self.writer, txn), (Some((c, t)), Some(x)) if c == client && t == x);
+        if in_open_txn {
+            let mut conn = self.txn_conn.take().ok_or_else(|| misuse("no connection for the open transaction"))?;
+            let r = self.run_work(&mut conn, client, &work);
+            self.txn_conn = Some(conn);
+            return r.map(|rs| Outcome::Reply(Response::Rows(rs)));
+        }
+        let read_only = match &work {
+            Work::Query(sql, _) => is_read_only(sql),
+            Work::Script(_) => false,
+            Work::Prepared(id, _) => self.prepared(client, *id)?.read_only,
+        };
+        let r = match txn {
+            Some(txn) if !read_only => {
+                if let Some(s) = self.slot_busy(client, None) {
+                    return s;
+                }
+                self.in_recorded_txn(txn, |owner, conn| owner.run_work(conn, client, &work))
+            }
+            _ => {
+                let mut conn = self.auto.take().ok_or_else(|| misuse("the autocommit connection is in use"))?;
+                let r = self.run_work(&mut conn, client, &work);
+                self.auto = Some(conn);
+                r
+            }
+        };
+        match r {
+            // A write that met another client's open transaction waits for it.
+            Err(e) if e.code == "BUSY" => self.slot_busy(client, txn).unwrap_or(Err(e)),
+            r => r.map(|rs| Outcome::Reply(Response::Rows(rs))),
+        }
+    }
+
+    fn prepared(&self, client: &str, id: u32) -> std::result::Result<&Prepared, WireError> {
+        self.clients
+            .get(client)
+            .and_then(|c| c.stmts.get(&id))
+            .ok_or_else(|| misuse(format!("prepared statement {id} does not exist for client {client} (finalized, or prepared at an earlier owner)")))
+    }
+
+    fn run_work(&mut self, conn: &mut Connection, client: &str, work: &Work<'_>) -> std::result::Result<ResultSet, WireError> {
+        let r = match work {
+            Work::Query(sql, params) => conn.execute(sql, &to_db_params(params)),
+            Work::Script(sql) => conn.execute_batch(sql).map(|()| QueryResult { columns: Vec::new(), rows: Vec::new(), changes: 0, last_insert_rowid: 0 }),
+            Work::Prepared(id, params) => {
+                let p = self
+                    .clients
+                    .get_mut(client)
+                    .and_then(|c| c.stmts.get_mut(id))
+                    .ok_or_else(|| misuse(format!("prepared statement {id} does not exist for client {client}")))?;
+                p.stmt.execute(conn, &to_db_params(params))
+            }
+        };
+        r.map(to_result_set).map_err(|e| WireError::from(&e))
+    }
+
+    /// A copy of the database file: between requests no commit is in progress,
+    /// so the file holds the last committed state (plus free pages no
+    /// superblock references).
+    fn export(&mut self) -> Result<Vec<u8>> {
+        let mut dev = self.device.0.borrow_mut();
+        let len = dev.len()?;
+        let len = usize::try_from(len).map_err(|_| Error::TooLarge(format!("database of {len} bytes cannot be exported in memory")))?;
+        let mut buf = vec![0u8; len];
+        dev.read_at(0, &mut buf)?;
+        Ok(buf)
+    }
+}
