@@ -129,27 +129,17 @@ fn build_freelist(txn: &mut WriteTxn) -> Result<Vec<(PageId, Box<PageBuf>)>> {
     Ok(pages)
 }
 
-/// Writes every dirty node and the free-list pages, adjacent ones together.
+/// Writes every dirty node and the free-list pages.
 fn write_dirty(txn: &mut WriteTxn, chain: &[(PageId, Box<PageBuf>)]) -> Result<()> {
     let mut ids: Vec<PageId> = txn.dirty.keys().copied().collect();
     ids.sort();
-    let mut bufs: Vec<(PageId, Box<PageBuf>)> = Vec::with_capacity(ids.len());
-    for &id in &ids {
-        let mut page = PageBuf::zeroed();
-        txn.dirty[&id].encode(&mut page.0, id);
-        if let Some(o) = txn.owned.get_mut(&id) {
-            o.crc = read_u32(&page.0, CHECKSUM_OFFSET);
-        }
-        bufs.push((id, page));
-    }
-    let mut all: Vec<(PageId, &[u8])> = bufs.iter().map(|(id, p)| (*id, &p.0[..])).collect();
-    all.extend(chain.iter().map(|(id, p)| (*id, &p.0[..])));
-    all.sort_by_key(|(id, _)| *id);
+    txn.write_nodes(&ids)?;
+    let refs: Vec<(PageId, &[u8])> = chain.iter().map(|(id, p)| (*id, &p.0[..])).collect();
     let mut inner = txn.shared.inner.borrow_mut();
     for (id, _) in chain {
         inner.pager.uncache(*id);
     }
-    inner.pager.write_pages(&all)
+    inner.pager.write_pages(&refs)
 }
 
 /// The runs of pages this commit wrote and the CRC over their checksums.

@@ -20,6 +20,9 @@ use std::collections::HashMap;
 use std::ops::Bound;
 use std::rc::Rc;
 
+/// Pages encoded per device write batch (64 pages = 256 KiB).
+const WRITE_BATCH_PAGES: usize = 64;
+
 /// A page allocated by this transaction.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Owned {
@@ -265,25 +268,29 @@ impl WriteTxn {
         self.write_nodes(&ids)
     }
 
-    /// Encodes and writes the given dirty nodes, recording their checksums
-    /// and moving them into the shared cache as clean nodes.
+    /// Encodes and writes the given dirty nodes (ascending ids), recording
+    /// their checksums and moving them into the shared cache as clean nodes.
+    /// Works in batches of `WRITE_BATCH_PAGES`, which bounds the page
+    /// buffers a spill or commit needs on top of the dirty nodes.
     pub(crate) fn write_nodes(&mut self, ids: &[PageId]) -> Result<()> {
-        let mut bufs: Vec<(PageId, Box<PageBuf>)> = Vec::with_capacity(ids.len());
-        for &id in ids {
-            let node = self.dirty.get(&id).expect("write_nodes takes dirty ids");
-            let mut page = PageBuf::zeroed();
-            node.encode(&mut page.0, id);
-            if let Some(o) = self.owned.get_mut(&id) {
-                o.crc = read_u32(&page.0, CHECKSUM_OFFSET);
+        for batch in ids.chunks(WRITE_BATCH_PAGES) {
+            let mut bufs: Vec<(PageId, Box<PageBuf>)> = Vec::with_capacity(batch.len());
+            for &id in batch {
+                let node = self.dirty.get(&id).expect("write_nodes takes dirty ids");
+                let mut page = PageBuf::zeroed();
+                node.encode(&mut page.0, id);
+                if let Some(o) = self.owned.get_mut(&id) {
+                    o.crc = read_u32(&page.0, CHECKSUM_OFFSET);
+                }
+                bufs.push((id, page));
             }
-            bufs.push((id, page));
-        }
-        let refs: Vec<(PageId, &[u8])> = bufs.iter().map(|(id, p)| (*id, &p.0[..])).collect();
-        let mut inner = self.shared.inner.borrow_mut();
-        inner.pager.write_pages(&refs)?;
-        for &id in ids {
-            if let Some(node) = self.dirty.remove(&id) {
-                inner.pager.cache_node(id, node);
+            let refs: Vec<(PageId, &[u8])> = bufs.iter().map(|(id, p)| (*id, &p.0[..])).collect();
+            let mut inner = self.shared.inner.borrow_mut();
+            inner.pager.write_pages(&refs)?;
+            for &id in batch {
+                if let Some(node) = self.dirty.remove(&id) {
+                    inner.pager.cache_node(id, node);
+                }
             }
         }
         Ok(())
