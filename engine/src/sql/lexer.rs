@@ -459,7 +459,7 @@ macro_rules! keywords {
             }
 
             /// The keyword spelled by `word` (any case), if any.
-            fn lookup(word: &[u8]) -> Option<Keyword> {
+            pub(crate) fn lookup(word: &[u8]) -> Option<Keyword> {
                 const MAX_KEYWORD_LEN: usize = 17;
                 if word.len() < 2 || word.len() > MAX_KEYWORD_LEN {
                     return None;

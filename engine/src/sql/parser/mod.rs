@@ -15,8 +15,9 @@
 //! - `select`: queries, FROM, ORDER BY, LIMIT, windows.
 //! - `dml`: INSERT, UPDATE, DELETE.
 //! - `ddl`: CREATE, DROP, ALTER.
-//! - `render`: `Display` for AST nodes (SQL text that parses back to the
-//!   same tree).
+//! - `render`: `Display` for expressions and queries (SQL text that parses
+//!   back to the same tree).
+//! - `render_statement`: `Display` for statements.
 //!
 //! [`ast::Statement`]: crate::sql::ast::Statement
 //! [`Error::Syntax`]: crate::Error::Syntax
@@ -26,6 +27,8 @@ mod cursor;
 mod ddl;
 mod dml;
 mod expr;
+mod render;
+mod render_statement;
 mod select;
 mod statement;
 

@@ -1,5 +1,9 @@
-//! Parser tests: hand-written cases per construct (`cases`), the
-//! sqllogictest corpus (`corpus`), rendering round trips (`roundtrip`), and
-//! property tests on arbitrary input (`props`).
+//! Parser tests: hand-written cases per construct (`expressions`,
+//! `statements`, `errors`), the sqllogictest corpus (`corpus`), rendering
+//! round trips (`roundtrip`), precedence against SQLite itself
+//! (`precedence_vs_sqlite`), and property tests on arbitrary input (`props`).
 
 mod corpus;
+mod expressions;
+mod statements;
+mod support;

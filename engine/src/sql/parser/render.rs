@@ -1,0 +1,622 @@
+//! `Display` for AST nodes: SQL text that parses back to the same tree
+//! (positions and `ResultColumn::Expr::text` aside). Used for `.dump`,
+//! stored definitions and comparing expressions (index matching).
+//!
+//! Rules that make the round trip exact:
+//! - Every operand that is not atomic (a literal, parameter, column, call,
+//!   CAST, CASE, subquery, EXISTS or row value) is parenthesised. Parentheses
+//!   create no node, so this never changes the tree, and the output does not
+//!   depend on precedence subtleties. A negative literal counts as
+//!   non-atomic, so `-` never meets `-` (which would start a comment).
+//! - Identifiers are written bare when they are plain words that are not
+//!   keywords (nor TRUE/FALSE), otherwise in double quotes. An unqualified
+//!   column that was not written in double quotes but needs quoting gets
+//!   backticks, so that `ColumnRef::double_quoted` survives the round trip.
+//! - Normalised spellings are written canonically (`<>` as `!=`, `ISNULL`
+//!   as `IS NULL`, `LIMIT a, b` as `LIMIT b OFFSET a`, `REPLACE` as
+//!   `INSERT OR REPLACE`).
+
+use std::fmt::{self, Display, Formatter, Write};
+
+use crate::sql::ast::*;
+use crate::sql::lexer::{self, Keyword};
+
+type R = fmt::Result;
+
+/// Writes `name` as an identifier, quoting it with `"` when needed.
+pub(super) fn ident(f: &mut Formatter<'_>, name: &str) -> R {
+    if is_plain_word(name) {
+        f.write_str(name)
+    } else {
+        quoted(f, name, '"')
+    }
+}
+
+fn quoted(f: &mut Formatter<'_>, name: &str, quote: char) -> R {
+    f.write_char(quote)?;
+    for c in name.chars() {
+        if c == quote {
+            f.write_char(quote)?;
+        }
+        f.write_char(c)?;
+    }
+    f.write_char(quote)
+}
+
+/// Whether `name` reads back as the same identifier when written bare.
+fn is_plain_word(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && lexer::is_ident_start(b[0])
+        && b.iter().all(|&c| lexer::is_ident_char(c))
+        && Keyword::lookup(b).is_none()
+        && !name.eq_ignore_ascii_case("true")
+        && !name.eq_ignore_ascii_case("false")
+}
+
+/// Writes `items` separated by `", "`.
+pub(super) fn list<T>(f: &mut Formatter<'_>, items: &[T], mut each: impl FnMut(&mut Formatter<'_>, &T) -> R) -> R {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        each(f, item)?;
+    }
+    Ok(())
+}
+
+pub(super) fn idents(f: &mut Formatter<'_>, names: &[Ident]) -> R {
+    f.write_char('(')?;
+    list(f, names, |f, n| ident(f, n))?;
+    f.write_char(')')
+}
+
+fn exprs(f: &mut Formatter<'_>, items: &[Expr]) -> R {
+    list(f, items, |f, e| write!(f, "{e}"))
+}
+
+impl Display for QualifiedName {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        if let Some(schema) = &self.schema {
+            ident(f, schema)?;
+            f.write_char('.')?;
+        }
+        ident(f, &self.name)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Expressions
+// ---------------------------------------------------------------------------
+
+/// Whether `e` needs no parentheses as an operand.
+fn is_atomic(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(Literal::Integer(v)) => *v >= 0,
+        ExprKind::Literal(Literal::Real(v)) => v.is_sign_positive(),
+        ExprKind::Literal(_)
+        | ExprKind::Param { .. }
+        | ExprKind::Column(_)
+        | ExprKind::Function(_)
+        | ExprKind::Cast { .. }
+        | ExprKind::Case { .. }
+        | ExprKind::Subquery(_)
+        | ExprKind::Exists(_)
+        | ExprKind::Row(_) => true,
+        _ => false,
+    }
+}
+
+/// Writes `e` as an operand: parenthesised unless atomic.
+fn operand(f: &mut Formatter<'_>, e: &Expr) -> R {
+    if is_atomic(e) {
+        write!(f, "{e}")
+    } else {
+        write!(f, "({e})")
+    }
+}
+
+impl Display for Literal {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        match self {
+            Literal::Null => f.write_str("NULL"),
+            Literal::Integer(v) => write!(f, "{v}"),
+            Literal::Real(v) if v.is_infinite() => f.write_str(if *v > 0.0 { "1e999" } else { "-1e999" }),
+            // No literal is NaN; NULL is what SQLite makes of one.
+            Literal::Real(v) if v.is_nan() => f.write_str("NULL"),
+            Literal::Real(v) => write!(f, "{v:?}"),
+            Literal::Text(s) => quoted(f, s, '\''),
+            Literal::Blob(bytes) => {
+                f.write_str("X'")?;
+                for b in bytes {
+                    write!(f, "{b:02X}")?;
+                }
+                f.write_char('\'')
+            }
+            Literal::Bool(true) => f.write_str("TRUE"),
+            Literal::Bool(false) => f.write_str("FALSE"),
+            Literal::CurrentTime => f.write_str("CURRENT_TIME"),
+            Literal::CurrentDate => f.write_str("CURRENT_DATE"),
+            Literal::CurrentTimestamp => f.write_str("CURRENT_TIMESTAMP"),
+        }
+    }
+}
+
+impl BinaryOp {
+    /// The operator's canonical spelling.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            BinaryOp::Or => "OR",
+            BinaryOp::And => "AND",
+            BinaryOp::Eq => "=",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Is => "IS",
+            BinaryOp::IsNot => "IS NOT",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitOr => "|",
+            BinaryOp::ShiftLeft => "<<",
+            BinaryOp::ShiftRight => ">>",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::Concat => "||",
+            BinaryOp::JsonArrow => "->",
+            BinaryOp::JsonArrow2 => "->>",
+        }
+    }
+}
+
+impl LikeOp {
+    /// The operator's keyword.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            LikeOp::Like => "LIKE",
+            LikeOp::Glob => "GLOB",
+            LikeOp::Match => "MATCH",
+            LikeOp::Regexp => "REGEXP",
+        }
+    }
+}
+
+fn not(negated: bool) -> &'static str {
+    if negated {
+        "NOT "
+    } else {
+        ""
+    }
+}
+
+impl Display for ColumnRef {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        if let Some(schema) = &self.schema {
+            ident(f, schema)?;
+            f.write_char('.')?;
+        }
+        if let Some(table) = &self.table {
+            ident(f, table)?;
+            f.write_char('.')?;
+            return ident(f, &self.column);
+        }
+        if self.double_quoted {
+            quoted(f, &self.column, '"')
+        } else if is_plain_word(&self.column) {
+            f.write_str(&self.column)
+        } else {
+            quoted(f, &self.column, '`')
+        }
+    }
+}
+
+impl Display for Expr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        match &self.kind {
+            ExprKind::Literal(l) => write!(f, "{l}"),
+            ExprKind::Param { name: Some(name), .. } => f.write_str(name),
+            ExprKind::Param { name: None, .. } => f.write_char('?'),
+            ExprKind::Column(c) => write!(f, "{c}"),
+            ExprKind::Unary { op, expr } => {
+                f.write_str(match op {
+                    UnaryOp::Neg => "-",
+                    UnaryOp::Plus => "+",
+                    UnaryOp::BitNot => "~",
+                    UnaryOp::Not => "NOT ",
+                })?;
+                operand(f, expr)
+            }
+            ExprKind::Binary { op, left, right } => {
+                operand(f, left)?;
+                write!(f, " {} ", op.as_str())?;
+                operand(f, right)
+            }
+            ExprKind::Like { op, negated, expr, pattern, escape } => {
+                operand(f, expr)?;
+                write!(f, " {}{} ", not(*negated), op.as_str())?;
+                operand(f, pattern)?;
+                if let Some(escape) = escape {
+                    f.write_str(" ESCAPE ")?;
+                    operand(f, escape)?;
+                }
+                Ok(())
+            }
+            ExprKind::Between { negated, expr, low, high } => {
+                operand(f, expr)?;
+                write!(f, " {}BETWEEN ", not(*negated))?;
+                operand(f, low)?;
+                f.write_str(" AND ")?;
+                operand(f, high)
+            }
+            ExprKind::InList { negated, expr, list } => {
+                operand(f, expr)?;
+                write!(f, " {}IN (", not(*negated))?;
+                exprs(f, list)?;
+                f.write_char(')')
+            }
+            ExprKind::InSelect { negated, expr, select } => {
+                operand(f, expr)?;
+                write!(f, " {}IN ({select})", not(*negated))
+            }
+            ExprKind::InTable { negated, expr, table, args } => {
+                operand(f, expr)?;
+                write!(f, " {}IN {table}", not(*negated))?;
+                if let Some(args) = args {
+                    f.write_char('(')?;
+                    exprs(f, args)?;
+                    f.write_char(')')?;
+                }
+                Ok(())
+            }
+            ExprKind::IsNull { negated, expr } => {
+                operand(f, expr)?;
+                write!(f, " IS {}NULL", not(*negated))
+            }
+            ExprKind::Cast { expr, type_name } => write!(f, "CAST({expr} AS {type_name})"),
+            ExprKind::Case { operand: case_operand, when_then, else_expr } => {
+                f.write_str("CASE")?;
+                if let Some(o) = case_operand {
+                    write!(f, " {o}")?;
+                }
+                for (when, then) in when_then {
+                    write!(f, " WHEN {when} THEN {then}")?;
+                }
+                if let Some(e) = else_expr {
+                    write!(f, " ELSE {e}")?;
+                }
+                f.write_str(" END")
+            }
+            ExprKind::Exists(select) => write!(f, "EXISTS ({select})"),
+            ExprKind::Subquery(select) => write!(f, "({select})"),
+            ExprKind::Function(call) => write!(f, "{call}"),
+            ExprKind::Collate { expr, collation } => {
+                operand(f, expr)?;
+                f.write_str(" COLLATE ")?;
+                ident(f, collation)
+            }
+            ExprKind::Row(items) => {
+                f.write_char('(')?;
+                exprs(f, items)?;
+                f.write_char(')')
+            }
+        }
+    }
+}
+
+impl Display for TypeName {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        for (i, word) in self.name.split(' ').filter(|w| !w.is_empty()).enumerate() {
+            if i > 0 {
+                f.write_char(' ')?;
+            }
+            ident(f, word)?;
+        }
+        if !self.args.is_empty() {
+            f.write_char('(')?;
+            list(f, &self.args, |f, a| f.write_str(a))?;
+            f.write_char(')')?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for FunctionCall {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        ident(f, &self.name)?;
+        f.write_char('(')?;
+        if self.star {
+            f.write_char('*')?;
+        } else {
+            if self.distinct {
+                f.write_str("DISTINCT ")?;
+            }
+            exprs(f, &self.args)?;
+            if !self.order_by.is_empty() {
+                f.write_char(' ')?;
+                order_by(f, &self.order_by)?;
+            }
+        }
+        f.write_char(')')?;
+        if let Some(filter) = &self.filter {
+            write!(f, " FILTER (WHERE {filter})")?;
+        }
+        match &self.over {
+            Some(Over::Named(name)) => {
+                f.write_str(" OVER ")?;
+                ident(f, name)
+            }
+            Some(Over::Spec(spec)) => write!(f, " OVER ({spec})"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Display for WindowSpec {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        let mut sep = "";
+        if let Some(base) = &self.base {
+            ident(f, base)?;
+            sep = " ";
+        }
+        if !self.partition_by.is_empty() {
+            write!(f, "{sep}PARTITION BY ")?;
+            exprs(f, &self.partition_by)?;
+            sep = " ";
+        }
+        if !self.order_by.is_empty() {
+            f.write_str(sep)?;
+            order_by(f, &self.order_by)?;
+            sep = " ";
+        }
+        if let Some(frame) = &self.frame {
+            write!(f, "{sep}{frame}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for Frame {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        f.write_str(match self.units {
+            FrameUnits::Rows => "ROWS ",
+            FrameUnits::Range => "RANGE ",
+            FrameUnits::Groups => "GROUPS ",
+        })?;
+        match &self.end {
+            Some(end) => write!(f, "BETWEEN {} AND {end}", self.start)?,
+            None => write!(f, "{}", self.start)?,
+        }
+        match self.exclude {
+            Some(FrameExclude::NoOthers) => f.write_str(" EXCLUDE NO OTHERS"),
+            Some(FrameExclude::CurrentRow) => f.write_str(" EXCLUDE CURRENT ROW"),
+            Some(FrameExclude::Group) => f.write_str(" EXCLUDE GROUP"),
+            Some(FrameExclude::Ties) => f.write_str(" EXCLUDE TIES"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Display for FrameBound {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        match self {
+            FrameBound::UnboundedPreceding => f.write_str("UNBOUNDED PRECEDING"),
+            FrameBound::Preceding(e) => {
+                operand(f, e)?;
+                f.write_str(" PRECEDING")
+            }
+            FrameBound::CurrentRow => f.write_str("CURRENT ROW"),
+            FrameBound::Following(e) => {
+                operand(f, e)?;
+                f.write_str(" FOLLOWING")
+            }
+            FrameBound::UnboundedFollowing => f.write_str("UNBOUNDED FOLLOWING"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Queries
+// ---------------------------------------------------------------------------
+
+fn order_by(f: &mut Formatter<'_>, terms: &[OrderingTerm]) -> R {
+    f.write_str("ORDER BY ")?;
+    list(f, terms, |f, t| write!(f, "{t}"))
+}
+
+impl Display for OrderingTerm {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        write!(f, "{}", self.expr)?;
+        match self.order {
+            Some(SortOrder::Asc) => f.write_str(" ASC")?,
+            Some(SortOrder::Desc) => f.write_str(" DESC")?,
+            None => {}
+        }
+        match self.nulls {
+            Some(NullsOrder::First) => f.write_str(" NULLS FIRST"),
+            Some(NullsOrder::Last) => f.write_str(" NULLS LAST"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Display for With {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        f.write_str(if self.recursive { "WITH RECURSIVE " } else { "WITH " })?;
+        list(f, &self.ctes, |f, cte| {
+            ident(f, &cte.name)?;
+            if !cte.columns.is_empty() {
+                idents(f, &cte.columns)?;
+            }
+            f.write_str(" AS ")?;
+            match cte.materialized {
+                Some(true) => f.write_str("MATERIALIZED ")?,
+                Some(false) => f.write_str("NOT MATERIALIZED ")?,
+                None => {}
+            }
+            write!(f, "({})", cte.select)
+        })
+    }
+}
+
+impl Display for Select {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        if let Some(with) = &self.with {
+            write!(f, "{with} ")?;
+        }
+        write!(f, "{}", self.first)?;
+        for (op, core) in &self.compounds {
+            let op = match op {
+                CompoundOperator::Union => "UNION",
+                CompoundOperator::UnionAll => "UNION ALL",
+                CompoundOperator::Intersect => "INTERSECT",
+                CompoundOperator::Except => "EXCEPT",
+            };
+            write!(f, " {op} {core}")?;
+        }
+        if !self.order_by.is_empty() {
+            f.write_char(' ')?;
+            order_by(f, &self.order_by)?;
+        }
+        if let Some(limit) = &self.limit {
+            write!(f, " LIMIT {}", limit.limit)?;
+            if let Some(offset) = &limit.offset {
+                write!(f, " OFFSET {offset}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn values(f: &mut Formatter<'_>, rows: &[Vec<Expr>]) -> R {
+    f.write_str("VALUES ")?;
+    list(f, rows, |f, row| {
+        f.write_char('(')?;
+        exprs(f, row)?;
+        f.write_char(')')
+    })
+}
+
+impl Display for SelectCore {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        match self {
+            SelectCore::Values { rows, .. } => values(f, rows),
+            SelectCore::Select(s) => {
+                f.write_str(if s.distinct { "SELECT DISTINCT " } else { "SELECT " })?;
+                list(f, &s.columns, |f, c| write!(f, "{c}"))?;
+                if let Some(from) = &s.from {
+                    write!(f, " FROM {from}")?;
+                }
+                if let Some(w) = &s.where_clause {
+                    write!(f, " WHERE {w}")?;
+                }
+                if !s.group_by.is_empty() {
+                    f.write_str(" GROUP BY ")?;
+                    exprs(f, &s.group_by)?;
+                }
+                if let Some(h) = &s.having {
+                    write!(f, " HAVING {h}")?;
+                }
+                if !s.windows.is_empty() {
+                    f.write_str(" WINDOW ")?;
+                    list(f, &s.windows, |f, w| {
+                        ident(f, &w.name)?;
+                        write!(f, " AS ({})", w.spec)
+                    })?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn alias(f: &mut Formatter<'_>, alias: &Option<Ident>) -> R {
+    if let Some(a) = alias {
+        f.write_str(" AS ")?;
+        ident(f, a)?;
+    }
+    Ok(())
+}
+
+impl Display for ResultColumn {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        match self {
+            ResultColumn::Star { .. } => f.write_char('*'),
+            ResultColumn::TableStar { table, .. } => {
+                ident(f, table)?;
+                f.write_str(".*")
+            }
+            ResultColumn::Expr { expr, alias: a, .. } => {
+                write!(f, "{expr}")?;
+                alias(f, a)
+            }
+        }
+    }
+}
+
+impl Display for FromClause {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        write!(f, "{}", self.first)?;
+        for join in &self.joins {
+            let op = &join.operator;
+            if op.kind == JoinKind::Comma {
+                f.write_str(", ")?;
+            } else {
+                f.write_str(if op.natural { " NATURAL " } else { " " })?;
+                f.write_str(match op.kind {
+                    JoinKind::Left => "LEFT JOIN ",
+                    JoinKind::Right => "RIGHT JOIN ",
+                    JoinKind::Full => "FULL JOIN ",
+                    JoinKind::Cross => "CROSS JOIN ",
+                    JoinKind::Inner | JoinKind::Comma => "JOIN ",
+                })?;
+            }
+            write!(f, "{}", join.table)?;
+            match &join.constraint {
+                Some(JoinConstraint::On(e)) => write!(f, " ON {e}")?,
+                Some(JoinConstraint::Using(cols)) => {
+                    f.write_str(" USING ")?;
+                    idents(f, cols)?;
+                }
+                None => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn indexed(f: &mut Formatter<'_>, indexed: &Option<Indexed>) -> R {
+    match indexed {
+        Some(Indexed::By(name)) => {
+            f.write_str(" INDEXED BY ")?;
+            ident(f, name)
+        }
+        Some(Indexed::NotIndexed) => f.write_str(" NOT INDEXED"),
+        None => Ok(()),
+    }
+}
+
+impl Display for TableOrSubquery {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        match self {
+            TableOrSubquery::Table { name, alias: a, indexed: i } => {
+                write!(f, "{name}")?;
+                alias(f, a)?;
+                indexed(f, i)
+            }
+            TableOrSubquery::Function { name, args, alias: a } => {
+                write!(f, "{name}(")?;
+                exprs(f, args)?;
+                f.write_char(')')?;
+                alias(f, a)
+            }
+            TableOrSubquery::Subquery { select, alias: a, .. } => {
+                write!(f, "({select})")?;
+                alias(f, a)
+            }
+            TableOrSubquery::Nested { from, .. } => write!(f, "({from})"),
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! Helpers shared by the parser tests.
+
+use crate::sql::ast::{Expr, ResultColumn, SelectCore, Statement};
+use crate::sql::parser::parse;
+
+/// The one statement in `sql`, or a panic naming the error.
+pub(super) fn one(sql: &str) -> Statement {
+    let mut statements = parse(sql).unwrap_or_else(|e| panic!("{sql:?} does not parse: {e}"));
+    assert_eq!(statements.len(), 1, "{sql:?}");
+    statements.pop().expect("one statement")
+}
+
+/// The expression `e` of `SELECT e`.
+pub(super) fn expr(e: &str) -> Expr {
+    let Statement::Select(select) = one(&format!("SELECT {e}")) else { panic!("not a select") };
+    let SelectCore::Select(core) = select.first else { panic!("not a select core") };
+    match core.columns.into_iter().next() {
+        Some(ResultColumn::Expr { expr, .. }) => expr,
+        other => panic!("not an expression column: {other:?}"),
+    }
+}
+
+/// `e` parsed and rendered: every nested operator parenthesised, which
+/// shows how the parser grouped it.
+pub(super) fn grouped(e: &str) -> String {
+    expr(e).to_string()
+}
+
+/// The syntax error for `sql`, as (message, position).
+pub(super) fn error(sql: &str) -> (String, usize) {
+    match parse(sql) {
+        Ok(s) => panic!("{sql:?} parsed: {s:?}"),
+        Err(e) => (e.to_string(), e.position().unwrap_or(usize::MAX)),
+    }
+}
+
+/// The `Debug` text of `value` with every `pos: N` set to 0 and every
+/// `text: "..."` emptied, so trees from different source text compare.
+pub(super) fn shape<T: std::fmt::Debug>(value: &T) -> String {
+    let debug = format!("{value:?}");
+    let mut out = String::with_capacity(debug.len());
+    let mut rest = debug.as_str();
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("pos: ") {
+            out.push_str("pos: 0");
+            rest = after.trim_start_matches(|c: char| c.is_ascii_digit());
+        } else if let Some(after) = rest.strip_prefix("text: \"") {
+            out.push_str("text: \"\"");
+            let mut chars = after.char_indices();
+            let mut end = after.len();
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '"' => {
+                        end = i + 1;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            rest = &after[end..];
+        } else {
+            let c = rest.chars().next().expect("rest is not empty");
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// Asserts that rendering `statement` and parsing the text again gives the
+/// same tree.
+pub(super) fn assert_round_trip(statement: &Statement, source: &str) {
+    let rendered = statement.to_string();
+    let again = parse(&rendered).unwrap_or_else(|e| panic!("rendering of {source:?} does not parse: {e}\n{rendered}"));
+    assert_eq!(again.len(), 1, "{rendered}");
+    assert_eq!(shape(&again[0]), shape(statement), "round trip of {source:?} via {rendered:?}");
+}
