@@ -130,7 +130,7 @@ export class PreparedStatement<Row = SqlValue[]> {
   }
 
   /** Runs the statement in autocommit. */
-  run(params?: BindParams): Promise<QueryResult<Row>> {
+  async run(params?: BindParams): Promise<QueryResult<Row>> {
     return this.client.autocommit(async (txn) => ({ kind: "run", txn, stmt: await this.idAtOwner(), params: toParams(params) }));
   }
 
@@ -149,12 +149,13 @@ export class Transaction<Row = SqlValue[]> implements Queryable<Row> {
   /** Set when the transaction can no longer be used (ended, or its owner was lost). */
   dead: TinyJoinError | null = null;
 
-  constructor(private readonly client: Client<Row>, readonly id: string) {}
+  /** The owner epoch the transaction was opened at: only that owner can run it. */
+  constructor(private readonly client: Client<Row>, readonly id: string, readonly epoch: number) {}
 
   private async call(req: Request): Promise<Response> {
     if (this.dead !== null) throw this.dead;
     try {
-      return await this.client.session.call(req);
+      return await this.client.session.call(req, this.epoch);
     } catch (e) {
       if (e instanceof LostInFlight) {
         this.dead = new TinyJoinError("OWNER_LOST", `the owner was lost during transaction ${this.id}; it was rolled back`);
@@ -257,7 +258,7 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
   }
 
   /** Runs one statement and returns its rows. */
-  query(sql: string, params?: BindParams): Promise<QueryResult<Row>> {
+  async query(sql: string, params?: BindParams): Promise<QueryResult<Row>> {
     const p = toParams(params);
     return this.autocommit((txn) => ({ kind: "query", txn, sql, params: p }));
   }
@@ -301,30 +302,32 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
   }
 
   private async runTransaction<T>(fn: (tx: Transaction<Row>) => Promise<T>): Promise<T> {
-    const tx = new Transaction<Row>(this, this.newTxnId());
+    const id = this.newTxnId();
     for (;;) {
       try {
-        await this.session.call({ kind: "begin", txn: tx.id });
+        await this.session.call({ kind: "begin", txn: id });
         break;
       } catch (e) {
         // A BEGIN lost in flight opened nothing that survives: begin again.
         if (!(e instanceof LostInFlight)) throw e;
       }
     }
+    // The answer came from the owner of the current epoch (others' answers are ignored).
+    const tx = new Transaction<Row>(this, id, this.session.epoch);
     let result: T;
     try {
       result = await fn(tx);
     } catch (e) {
       if (tx.dead === null) {
         tx.dead = new TinyJoinError("MISUSE", `transaction ${tx.id} has ended`);
-        await this.session.call({ kind: "rollback", txn: tx.id }).catch(() => undefined);
+        await this.session.call({ kind: "rollback", txn: tx.id }, tx.epoch).catch(() => undefined);
       }
       throw e;
     }
     if (tx.dead !== null) throw tx.dead;
     tx.dead = new TinyJoinError("MISUSE", `transaction ${tx.id} has ended`);
     try {
-      await this.session.call({ kind: "commit", txn: tx.id });
+      await this.session.call({ kind: "commit", txn: tx.id }, tx.epoch);
     } catch (e) {
       if (!(e instanceof LostInFlight)) throw e;
       if (!(await this.committed(tx.id))) {

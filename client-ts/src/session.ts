@@ -60,6 +60,8 @@ interface Pending {
   readonly req: Request;
   /** Epoch it was transmitted to, or null while waiting for an owner. */
   sentEpoch: number | null;
+  /** Only this owner may run it (requests of a client transaction): lost with it. */
+  readonly pinned: number | null;
   readonly done: Deferred<Response>;
 }
 
@@ -104,7 +106,7 @@ export class Session {
       this.firstOpen.reject(new TinyJoinError("OPEN_TIMEOUT", `no owner for database "${this.opts.name}" answered within ${this.opts.openTimeoutMs} ms`));
     }, this.opts.openTimeoutMs);
     try {
-      if (!this.opts.shared) {
+      if (this.opts.shared) {
         void locks.request(clientLock(this.opts.name, this.clientId), { signal: this.abort.signal }, () => this.lifetime.promise).catch(() => undefined);
         this.channel = this.platform.createChannel(channelName(this.opts.name));
         this.channel.onmessage = (ev) => this.onChannelMessage(ev.data);
@@ -216,11 +218,13 @@ export class Session {
   /**
    * Sends a request to the owner, waiting for one if none is connected.
    * Rejects with `LostInFlight` if the owner is lost after transmission, or
-   * with the owner's typed error.
+   * with the owner's typed error. A request `pinned` to an epoch is sent only
+   * to that owner; if it is gone, the request rejects with `LostInFlight`.
    */
-  call(req: Request): Promise<Response> {
+  call(req: Request, pinned: number | null = null): Promise<Response> {
     if (this.closed) return Promise.reject(new TinyJoinError("CLOSED", "the database client is closed"));
-    const p: Pending = { id: this.takeRequestId(), req, sentEpoch: null, done: new Deferred<Response>() };
+    if (pinned !== null && (!this.connected || this.epoch !== pinned)) return Promise.reject(new LostInFlight());
+    const p: Pending = { id: this.takeRequestId(), req, sentEpoch: null, pinned, done: new Deferred<Response>() };
     this.pending.set(p.id, p);
     if (this.connected) {
       p.sentEpoch = this.epoch;
@@ -326,7 +330,7 @@ export class Session {
     this.ownerWatch?.abort();
     this.ownerWatch = null;
     for (const p of [...this.pending.values()]) {
-      if (p.sentEpoch !== null) {
+      if (p.sentEpoch !== null || p.pinned !== null) {
         this.pending.delete(p.id);
         p.done.reject(new LostInFlight());
       }
