@@ -15,13 +15,103 @@
 pub mod device_contract;
 #[cfg(target_arch = "wasm32")]
 mod opfs;
+pub mod owner;
 pub mod protocol;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings {
     //! The wasm-bindgen exports: argument conversion and delegation only.
+    use tinyjoin_engine::storage::Validation;
     use wasm_bindgen::prelude::*;
     use web_sys::FileSystemSyncAccessHandle;
+
+    /// Converts an engine error into the `{ code, message }` object the
+    /// TypeScript side expects (owner-runtime.ts, `wasmError`).
+    fn js_error(e: &tinyjoin_engine::Error) -> JsValue {
+        let o = js_sys::Object::new();
+        // Setting a property on a fresh plain object cannot fail.
+        let _ = js_sys::Reflect::set(&o, &"code".into(), &e.code().into());
+        let _ = js_sys::Reflect::set(&o, &"message".into(), &e.to_string().into());
+        o.into()
+    }
+
+    fn options(
+        batch_limit_bytes: f64,
+        validation: &str,
+        cache_pages: u32,
+    ) -> crate::owner::OwnerOptions {
+        let validation = if validation == "quick" {
+            Validation::Quick
+        } else {
+            Validation::Full
+        };
+        crate::owner::OwnerOptions {
+            batch_limit_bytes: batch_limit_bytes as u64,
+            validation,
+            cache_pages: cache_pages as usize,
+        }
+    }
+
+    /// The owner of one database (worker/src/owner.rs), for owner-runtime.ts.
+    #[wasm_bindgen]
+    pub struct Owner {
+        inner: crate::owner::Owner,
+    }
+
+    #[wasm_bindgen]
+    impl Owner {
+        /// Opens (creating if empty) the database in an OPFS file.
+        #[wasm_bindgen(js_name = openOpfs)]
+        pub fn open_opfs(
+            handle: FileSystemSyncAccessHandle,
+            client: &str,
+            batch_limit_bytes: f64,
+            validation: &str,
+            cache_pages: u32,
+        ) -> Result<Owner, JsValue> {
+            let dev = Box::new(crate::opfs::OpfsDevice::new(handle));
+            let inner = crate::owner::Owner::open(
+                dev,
+                client,
+                &options(batch_limit_bytes, validation, cache_pages),
+            )
+            .map_err(|e| js_error(&e))?;
+            Ok(Owner { inner })
+        }
+
+        /// Opens an empty in-memory database.
+        #[wasm_bindgen(js_name = openMemory)]
+        pub fn open_memory(
+            client: &str,
+            batch_limit_bytes: f64,
+            cache_pages: u32,
+        ) -> Result<Owner, JsValue> {
+            let inner = crate::owner::Owner::open_memory(
+                client,
+                &options(batch_limit_bytes, "full", cache_pages),
+            )
+            .map_err(|e| js_error(&e))?;
+            Ok(Owner { inner })
+        }
+
+        #[wasm_bindgen(getter)]
+        pub fn epoch(&self) -> u32 {
+            self.inner.epoch()
+        }
+
+        pub fn ready(&self) -> Vec<u8> {
+            self.inner.ready()
+        }
+
+        pub fn handle(&mut self, bytes: &[u8]) -> Vec<u8> {
+            crate::owner::encode_replies(&self.inner.handle(bytes))
+        }
+
+        #[wasm_bindgen(js_name = clientGone)]
+        pub fn client_gone(&mut self, client: &str) -> Vec<u8> {
+            crate::owner::encode_replies(&self.inner.client_gone(client))
+        }
+    }
 
     /// Runs the Device contract checks against an OPFS file (which must be
     /// empty) through the real OPFS device; returns the number of checks

@@ -27,13 +27,16 @@ use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
-use tinyjoin_engine::db::{Connection, Database, DbOptions, Params as DbParams, QueryResult, Statement};
-use tinyjoin_engine::sql::value::Value;
+use tinyjoin_engine::db::{
+    Connection, Database, DbOptions, Params as DbParams, QueryResult, Statement,
+};
 use tinyjoin_engine::storage::{Device, MemoryDevice, Validation};
+use tinyjoin_engine::Value;
 use tinyjoin_engine::{Error, Result};
 
 use crate::protocol::{
-    code, decode_request, encode_response, kind, Envelope, Params, Request, Response, ResultSet, WireError, WireValue,
+    code, decode_request, encode_response, kind, Envelope, Params, Request, Response, ResultSet,
+    WireError, WireValue,
 };
 
 /// The table recording committed transaction ids (invariant 3).
@@ -70,7 +73,11 @@ pub fn encode_replies(replies: &[Reply]) -> Vec<u8> {
     let mut out = Vec::with_capacity(replies.iter().map(|r| 5 + r.bytes.len()).sum());
     for r in replies {
         out.push(r.route as u8);
-        out.extend_from_slice(&u32::try_from(r.bytes.len()).unwrap_or(u32::MAX).to_le_bytes());
+        out.extend_from_slice(
+            &u32::try_from(r.bytes.len())
+                .unwrap_or(u32::MAX)
+                .to_le_bytes(),
+        );
         out.extend_from_slice(&r.bytes);
     }
     out
@@ -161,7 +168,11 @@ fn is_read_only(sql: &str) -> bool {
             break;
         }
     }
-    let word: String = s.chars().take_while(|c| c.is_ascii_alphabetic()).collect::<String>().to_ascii_uppercase();
+    let word: String = s
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_uppercase();
     matches!(word.as_str(), "SELECT" | "VALUES" | "EXPLAIN")
 }
 
@@ -189,14 +200,22 @@ fn to_db_params(p: &Params) -> DbParams {
     match p {
         Params::None => DbParams::None,
         Params::Positional(vs) => DbParams::Positional(vs.iter().cloned().map(to_value).collect()),
-        Params::Named(vs) => DbParams::Named(vs.iter().map(|(n, v)| (n.clone(), to_value(v.clone()))).collect()),
+        Params::Named(vs) => DbParams::Named(
+            vs.iter()
+                .map(|(n, v)| (n.clone(), to_value(v.clone())))
+                .collect(),
+        ),
     }
 }
 
 fn to_result_set(r: QueryResult) -> ResultSet {
     ResultSet {
         columns: r.columns,
-        rows: r.rows.into_iter().map(|row| row.into_iter().map(to_wire).collect()).collect(),
+        rows: r
+            .rows
+            .into_iter()
+            .map(|row| row.into_iter().map(to_wire).collect())
+            .collect(),
         changes: r.changes,
         last_insert_rowid: r.last_insert_rowid,
     }
@@ -251,12 +270,18 @@ impl Owner {
         ))?;
         conn.execute_batch("BEGIN")?;
         let r = (|| {
-            let q = conn.execute(&format!("SELECT value FROM {META_TABLE} WHERE key = 'epoch'"), &DbParams::None)?;
+            let q = conn.execute(
+                &format!("SELECT value FROM {META_TABLE} WHERE key = 'epoch'"),
+                &DbParams::None,
+            )?;
             let old = match q.rows.first().and_then(|r| r.first()) {
                 Some(Value::Integer(e)) => *e,
                 _ => 0,
             };
-            let epoch = u32::try_from(old.saturating_add(1)).map_err(|_| Error::Corrupt { page: 0, detail: format!("owner epoch {old} out of range") })?;
+            let epoch = u32::try_from(old.saturating_add(1)).map_err(|_| Error::Corrupt {
+                page: 0,
+                detail: format!("owner epoch {old} out of range"),
+            })?;
             conn.execute(
                 &format!("INSERT OR REPLACE INTO {META_TABLE}(key, value) VALUES ('epoch', ?)"),
                 &DbParams::Positional(vec![Value::Integer(i64::from(epoch))]),
@@ -282,14 +307,34 @@ impl Owner {
 
     /// The READY announcement.
     pub fn ready(&self) -> Vec<u8> {
-        let env = Envelope { epoch: self.epoch, client: self.local.clone(), request: 0 };
-        encode_response(&env, &Response::Ready { owner: self.local.clone() })
+        let env = Envelope {
+            epoch: self.epoch,
+            client: self.local.clone(),
+            request: 0,
+        };
+        encode_response(
+            &env,
+            &Response::Ready {
+                owner: self.local.clone(),
+            },
+        )
     }
 
     fn reply(&self, client: &str, request: u32, resp: &Response) -> Reply {
-        let env = Envelope { epoch: self.epoch, client: client.to_string(), request };
-        let route = if client == self.local { Route::Local } else { Route::Channel };
-        Reply { route, bytes: encode_response(&env, resp) }
+        let env = Envelope {
+            epoch: self.epoch,
+            client: client.to_string(),
+            request,
+        };
+        let route = if client == self.local {
+            Route::Local
+        } else {
+            Route::Channel
+        };
+        Reply {
+            route,
+            bytes: encode_response(&env, resp),
+        }
     }
 
     /// Handles one message; returns the replies to send, in order.
@@ -341,12 +386,24 @@ impl Owner {
 
     fn dispatch(&mut self, env: Envelope, req: Request, out: &mut Vec<Reply>) {
         if !matches!(req, Request::Open) && env.epoch != self.epoch {
-            let e = WireError::new(code::STALE_EPOCH, format!("request for owner epoch {} reached the owner of epoch {}", env.epoch, self.epoch));
+            let e = WireError::new(
+                code::STALE_EPOCH,
+                format!(
+                    "request for owner epoch {} reached the owner of epoch {}",
+                    env.epoch, self.epoch
+                ),
+            );
             out.push(self.reply(&env.client, env.request, &Response::Failed(e)));
             return;
         }
-        if matches!(req, Request::Open) && env.client != self.local && !self.clients.contains_key(&env.client) {
-            out.push(Reply { route: Route::Watch, bytes: env.client.as_bytes().to_vec() });
+        if matches!(req, Request::Open)
+            && env.client != self.local
+            && !self.clients.contains_key(&env.client)
+        {
+            out.push(Reply {
+                route: Route::Watch,
+                bytes: env.client.as_bytes().to_vec(),
+            });
         }
         match self.serve(&env, &req) {
             Ok(Outcome::Reply(resp)) => out.push(self.reply(&env.client, env.request, &resp)),
@@ -358,7 +415,9 @@ impl Owner {
     /// Runs queued requests in order while the write slot is free.
     fn drain_queue(&mut self, out: &mut Vec<Reply>) {
         while self.writer.is_none() {
-            let Some((env, req)) = self.queue.pop_front() else { return };
+            let Some((env, req)) = self.queue.pop_front() else {
+                return;
+            };
             match self.serve(&env, &req) {
                 Ok(Outcome::Reply(resp)) => out.push(self.reply(&env.client, env.request, &resp)),
                 Ok(Outcome::Wait) => {
@@ -389,11 +448,17 @@ impl Owner {
         match req {
             Request::Open => {
                 self.clients.entry(client.to_string()).or_default();
-                Ok(Outcome::Reply(Response::Opened { owner: self.local.clone() }))
+                Ok(Outcome::Reply(Response::Opened {
+                    owner: self.local.clone(),
+                }))
             }
             Request::Exec { txn, sql } => self.statement(client, txn.as_deref(), Work::Script(sql)),
-            Request::Query { txn, sql, params } => self.statement(client, txn.as_deref(), Work::Query(sql, params)),
-            Request::Run { txn, stmt, params } => self.statement(client, txn.as_deref(), Work::Prepared(*stmt, params)),
+            Request::Query { txn, sql, params } => {
+                self.statement(client, txn.as_deref(), Work::Query(sql, params))
+            }
+            Request::Run { txn, stmt, params } => {
+                self.statement(client, txn.as_deref(), Work::Prepared(*stmt, params))
+            }
             Request::Prepare { sql } => self.prepare(client, sql),
             Request::Finalize { stmt } => {
                 if let Some(c) = self.clients.get_mut(client) {
@@ -406,15 +471,26 @@ impl Owner {
                     return s;
                 }
                 self.in_recorded_txn(txn, |_, conn| {
-                    let run = |it: &crate::protocol::BatchItem| conn.execute(&it.sql, &to_db_params(&it.params)).map(to_result_set);
-                    items.iter().map(run).collect::<Result<Vec<_>>>().map_err(|e| WireError::from(&e))
+                    let run = |it: &crate::protocol::BatchItem| {
+                        conn.execute(&it.sql, &to_db_params(&it.params))
+                            .map(to_result_set)
+                    };
+                    items
+                        .iter()
+                        .map(run)
+                        .collect::<Result<Vec<_>>>()
+                        .map_err(|e| WireError::from(&e))
                 })
                 .map(|sets| Outcome::Reply(Response::BatchDone(sets)))
             }
             Request::Begin { txn } => self.begin(client, txn),
             Request::Commit { txn } => self.commit(client, txn),
             Request::Rollback { txn } => {
-                if self.writer.as_ref().is_some_and(|(c, t)| c == client && t == txn) {
+                if self
+                    .writer
+                    .as_ref()
+                    .is_some_and(|(c, t)| c == client && t == txn)
+                {
                     self.release_writer();
                 }
                 Ok(Outcome::Reply(Response::Done))
@@ -424,9 +500,17 @@ impl Owner {
                     &format!("SELECT 1 FROM {COMMITS_TABLE} WHERE txn = ?"),
                     &DbParams::Positional(vec![Value::Text(txn.clone())]),
                 );
-                q.map(|r| Outcome::Reply(Response::TxnState { committed: !r.rows.is_empty() })).map_err(|e| WireError::from(&e))
+                q.map(|r| {
+                    Outcome::Reply(Response::TxnState {
+                        committed: !r.rows.is_empty(),
+                    })
+                })
+                .map_err(|e| WireError::from(&e))
             }
-            Request::Export => self.export().map(|b| Outcome::Reply(Response::Bytes(b))).map_err(|e| WireError::from(&e)),
+            Request::Export => self
+                .export()
+                .map(|b| Outcome::Reply(Response::Bytes(b)))
+                .map_err(|e| WireError::from(&e)),
             Request::Close => {
                 self.end_client(client);
                 Ok(Outcome::Reply(Response::Done))
@@ -435,14 +519,27 @@ impl Owner {
     }
 
     fn prepare(&mut self, client: &str, sql: &str) -> Served {
-        let stmt = self.auto_conn()?.prepare(sql).map_err(|e| WireError::from(&e))?;
+        let stmt = self
+            .auto_conn()?
+            .prepare(sql)
+            .map_err(|e| WireError::from(&e))?;
         let state = self.clients.entry(client.to_string()).or_default();
         state.next_stmt = state.next_stmt.wrapping_add(1);
         let id = state.next_stmt;
         let columns = stmt.column_names().to_vec();
         let param_count = u32::try_from(stmt.param_count()).unwrap_or(u32::MAX);
-        state.stmts.insert(id, Prepared { stmt, read_only: is_read_only(sql) });
-        Ok(Outcome::Reply(Response::Prepared { stmt: id, param_count, columns }))
+        state.stmts.insert(
+            id,
+            Prepared {
+                stmt,
+                read_only: is_read_only(sql),
+            },
+        );
+        Ok(Outcome::Reply(Response::Prepared {
+            stmt: id,
+            param_count,
+            columns,
+        }))
     }
 
     fn begin(&mut self, client: &str, txn: &str) -> Served {
@@ -450,19 +547,31 @@ impl Owner {
             return s;
         }
         let mut conn = self.db.connect();
-        conn.execute_batch("BEGIN").map_err(|e| WireError::from(&e))?;
+        conn.execute_batch("BEGIN")
+            .map_err(|e| WireError::from(&e))?;
         self.writer = Some((client.to_string(), txn.to_string()));
         self.txn_conn = Some(conn);
         Ok(Outcome::Reply(Response::Done))
     }
 
     fn commit(&mut self, client: &str, txn: &str) -> Served {
-        if !self.writer.as_ref().is_some_and(|(c, t)| c == client && t == txn) {
-            return Err(misuse(format!("transaction {txn} of client {client} is not open")));
+        if !self
+            .writer
+            .as_ref()
+            .is_some_and(|(c, t)| c == client && t == txn)
+        {
+            return Err(misuse(format!(
+                "transaction {txn} of client {client} is not open"
+            )));
         }
-        let mut conn = self.txn_conn.take().ok_or_else(|| misuse("no connection for the open transaction"))?;
+        let mut conn = self
+            .txn_conn
+            .take()
+            .ok_or_else(|| misuse("no connection for the open transaction"))?;
         self.writer = None;
-        let r = self.record(&mut conn, txn).and_then(|()| conn.execute_batch("COMMIT"));
+        let r = self
+            .record(&mut conn, txn)
+            .and_then(|()| conn.execute_batch("COMMIT"));
         match r {
             Ok(()) => Ok(Outcome::Reply(Response::Done)),
             Err(e) => {
@@ -477,7 +586,10 @@ impl Owner {
     /// Inserts the commit record of `txn` (and now and then prunes old ones)
     /// inside the connection's open transaction.
     fn record(&mut self, conn: &mut Connection, txn: &str) -> Result<()> {
-        conn.execute(&format!("INSERT INTO {COMMITS_TABLE}(txn) VALUES (?)"), &DbParams::Positional(vec![Value::Text(txn.to_string())]))?;
+        conn.execute(
+            &format!("INSERT INTO {COMMITS_TABLE}(txn) VALUES (?)"),
+            &DbParams::Positional(vec![Value::Text(txn.to_string())]),
+        )?;
         self.commits_since_prune += 1;
         if self.commits_since_prune >= PRUNE_EVERY {
             self.commits_since_prune = 0;
@@ -490,19 +602,32 @@ impl Owner {
     }
 
     fn auto_conn(&mut self) -> std::result::Result<&mut Connection, WireError> {
-        self.auto.as_mut().ok_or_else(|| misuse("the autocommit connection is in use"))
+        self.auto
+            .as_mut()
+            .ok_or_else(|| misuse("the autocommit connection is in use"))
     }
 
     /// Runs `f` on the autocommit connection inside BEGIN … COMMIT, recording
     /// `txn` in the same commit; rolls back on any error.
-    fn in_recorded_txn<T>(&mut self, txn: &str, f: impl FnOnce(&mut Self, &mut Connection) -> std::result::Result<T, WireError>) -> std::result::Result<T, WireError> {
-        let mut conn = self.auto.take().ok_or_else(|| misuse("the autocommit connection is in use"))?;
+    fn in_recorded_txn<T>(
+        &mut self,
+        txn: &str,
+        f: impl FnOnce(&mut Self, &mut Connection) -> std::result::Result<T, WireError>,
+    ) -> std::result::Result<T, WireError> {
+        let mut conn = self
+            .auto
+            .take()
+            .ok_or_else(|| misuse("the autocommit connection is in use"))?;
         let wire = |e: Error| WireError::from(&e);
-        let r = conn.execute_batch("BEGIN").map_err(wire).and_then(|()| f(self, &mut conn)).and_then(|v| {
-            self.record(&mut conn, txn).map_err(wire)?;
-            conn.execute_batch("COMMIT").map_err(wire)?;
-            Ok(v)
-        });
+        let r = conn
+            .execute_batch("BEGIN")
+            .map_err(wire)
+            .and_then(|()| f(self, &mut conn))
+            .and_then(|v| {
+                self.record(&mut conn, txn).map_err(wire)?;
+                conn.execute_batch("COMMIT").map_err(wire)?;
+                Ok(v)
+            });
         if r.is_err() && conn.in_transaction() {
             conn.rollback_open_transaction();
         }
@@ -512,9 +637,13 @@ impl Owner {
 
     /// EXEC / QUERY / RUN, routed by `txn` (PROTOCOL.md, "Meaning of the requests").
     fn statement(&mut self, client: &str, txn: Option<&str>, work: Work<'_>) -> Served {
-        let in_open_txn = matches!((&self.writer, txn), (Some((c, t)), Some(x)) if c == client && t == x);
+        let in_open_txn =
+            matches!((&self.writer, txn), (Some((c, t)), Some(x)) if c == client && t == x);
         if in_open_txn {
-            let mut conn = self.txn_conn.take().ok_or_else(|| misuse("no connection for the open transaction"))?;
+            let mut conn = self
+                .txn_conn
+                .take()
+                .ok_or_else(|| misuse("no connection for the open transaction"))?;
             let r = self.run_work(&mut conn, client, &work);
             self.txn_conn = Some(conn);
             return r.map(|rs| Outcome::Reply(Response::Rows(rs)));
@@ -532,7 +661,10 @@ impl Owner {
                 self.in_recorded_txn(txn, |owner, conn| owner.run_work(conn, client, &work))
             }
             _ => {
-                let mut conn = self.auto.take().ok_or_else(|| misuse("the autocommit connection is in use"))?;
+                let mut conn = self
+                    .auto
+                    .take()
+                    .ok_or_else(|| misuse("the autocommit connection is in use"))?;
                 let r = self.run_work(&mut conn, client, &work);
                 self.auto = Some(conn);
                 r
@@ -552,16 +684,30 @@ impl Owner {
             .ok_or_else(|| misuse(format!("prepared statement {id} does not exist for client {client} (finalized, or prepared at an earlier owner)")))
     }
 
-    fn run_work(&mut self, conn: &mut Connection, client: &str, work: &Work<'_>) -> std::result::Result<ResultSet, WireError> {
+    fn run_work(
+        &mut self,
+        conn: &mut Connection,
+        client: &str,
+        work: &Work<'_>,
+    ) -> std::result::Result<ResultSet, WireError> {
         let r = match work {
             Work::Query(sql, params) => conn.execute(sql, &to_db_params(params)),
-            Work::Script(sql) => conn.execute_batch(sql).map(|()| QueryResult { columns: Vec::new(), rows: Vec::new(), changes: 0, last_insert_rowid: 0 }),
+            Work::Script(sql) => conn.execute_batch(sql).map(|()| QueryResult {
+                columns: Vec::new(),
+                rows: Vec::new(),
+                changes: 0,
+                last_insert_rowid: 0,
+            }),
             Work::Prepared(id, params) => {
                 let p = self
                     .clients
                     .get_mut(client)
                     .and_then(|c| c.stmts.get_mut(id))
-                    .ok_or_else(|| misuse(format!("prepared statement {id} does not exist for client {client}")))?;
+                    .ok_or_else(|| {
+                        misuse(format!(
+                            "prepared statement {id} does not exist for client {client}"
+                        ))
+                    })?;
                 p.stmt.execute(conn, &to_db_params(params))
             }
         };
@@ -574,9 +720,516 @@ impl Owner {
     fn export(&mut self) -> Result<Vec<u8>> {
         let mut dev = self.device.0.borrow_mut();
         let len = dev.len()?;
-        let len = usize::try_from(len).map_err(|_| Error::TooLarge(format!("database of {len} bytes cannot be exported in memory")))?;
+        let len = usize::try_from(len).map_err(|_| {
+            Error::TooLarge(format!(
+                "database of {len} bytes cannot be exported in memory"
+            ))
+        })?;
         let mut buf = vec![0u8; len];
         dev.read_at(0, &mut buf)?;
         Ok(buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{decode_response, encode_request, BatchItem};
+
+    const LOCAL: &str = "owner-tab";
+
+    fn opts() -> OwnerOptions {
+        OwnerOptions {
+            batch_limit_bytes: 16 << 20,
+            validation: Validation::Full,
+            cache_pages: 256,
+        }
+    }
+
+    /// Sends `req` as `client` and decodes the replies.
+    fn send(
+        o: &mut Owner,
+        client: &str,
+        request: u32,
+        req: Request,
+    ) -> Vec<(Route, Envelope, Response)> {
+        let bytes = encode_request(
+            &Envelope {
+                epoch: o.epoch(),
+                client: client.into(),
+                request,
+            },
+            &req,
+        );
+        decode_all(o.handle(&bytes))
+    }
+
+    fn decode_all(replies: Vec<Reply>) -> Vec<(Route, Envelope, Response)> {
+        replies
+            .into_iter()
+            .filter(|r| r.route != Route::Watch)
+            .map(|r| {
+                let (env, resp) = decode_response(&r.bytes).expect("owner replies decode");
+                (r.route, env, resp)
+            })
+            .collect()
+    }
+
+    /// The single reply to a request, which must be addressed back to its sender.
+    fn one(o: &mut Owner, client: &str, request: u32, req: Request) -> Response {
+        let mut out = send(o, client, request, req);
+        assert_eq!(out.len(), 1, "{out:?}");
+        let (_, env, resp) = out.remove(0);
+        assert_eq!(
+            (env.client.as_str(), env.request, env.epoch),
+            (client, request, o.epoch())
+        );
+        resp
+    }
+
+    fn query(sql: &str, txn: Option<&str>) -> Request {
+        Request::Query {
+            txn: txn.map(Into::into),
+            sql: sql.into(),
+            params: Params::None,
+        }
+    }
+
+    fn rows(resp: Response) -> Vec<Vec<WireValue>> {
+        match resp {
+            Response::Rows(rs) => rs.rows,
+            other => panic!("expected rows, got {other:?}"),
+        }
+    }
+
+    fn failed(resp: Response) -> WireError {
+        match resp {
+            Response::Failed(e) => e,
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    fn setup() -> Owner {
+        let mut o = Owner::open_memory(LOCAL, &opts()).expect("open");
+        let r = one(
+            &mut o,
+            LOCAL,
+            1,
+            Request::Exec {
+                txn: Some("setup".into()),
+                sql: "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT UNIQUE)".into(),
+            },
+        );
+        assert_eq!(r, Response::Rows(ResultSet::default()));
+        o
+    }
+
+    fn count(o: &mut Owner) -> i64 {
+        match rows(one(o, LOCAL, 99, query("SELECT count(*) FROM t", None))).as_slice() {
+            [row] => match row.as_slice() {
+                [WireValue::Integer(n)] => *n,
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn epoch_grows_with_each_owner_of_the_same_file() {
+        let dev = MemoryDevice::new();
+        let first = Owner::open(Box::new(dev.clone()), LOCAL, &opts()).expect("open");
+        assert_eq!(first.epoch(), 1);
+        drop(first);
+        let second = Owner::open(Box::new(dev), LOCAL, &opts()).expect("reopen");
+        assert_eq!(second.epoch(), 2);
+    }
+
+    #[test]
+    fn local_and_follower_replies_are_routed() {
+        let mut o = setup();
+        let out = send(&mut o, "f1", 5, query("SELECT 1", None));
+        assert_eq!(out[0].0, Route::Channel);
+        let out = send(&mut o, LOCAL, 6, query("SELECT 1", None));
+        assert_eq!(out[0].0, Route::Local);
+        let watch = o.handle(&encode_request(
+            &Envelope {
+                epoch: 0,
+                client: "f2".into(),
+                request: 1,
+            },
+            &Request::Open,
+        ));
+        assert_eq!(
+            watch[0],
+            Reply {
+                route: Route::Watch,
+                bytes: b"f2".to_vec()
+            },
+            "the owner watches a new follower's lock"
+        );
+        assert_eq!(
+            decode_response(&watch[1].bytes).expect("opened").1,
+            Response::Opened {
+                owner: LOCAL.into()
+            }
+        );
+    }
+
+    #[test]
+    fn client_transactions_are_serialized_and_reads_do_not_wait() {
+        let mut o = setup();
+        assert_eq!(
+            one(&mut o, "a", 1, Request::Begin { txn: "ta".into() }),
+            Response::Done
+        );
+        one(
+            &mut o,
+            "a",
+            2,
+            query("INSERT INTO t(v) VALUES ('a')", Some("ta")),
+        );
+        // B's BEGIN and B's autocommit write wait; B's read is answered at once from the committed state.
+        assert!(send(&mut o, "b", 1, Request::Begin { txn: "tb".into() }).is_empty());
+        assert_eq!(
+            rows(one(
+                &mut o,
+                "c",
+                1,
+                query("SELECT count(*) FROM t", Some("tc-read"))
+            )),
+            vec![vec![WireValue::Integer(0)]]
+        );
+        assert!(send(
+            &mut o,
+            "c",
+            2,
+            query("INSERT INTO t(v) VALUES ('c')", Some("tc"))
+        )
+        .is_empty());
+        // A commits: A's answer, then B's BEGIN runs; C's write still waits for B.
+        let out = send(&mut o, "a", 3, Request::Commit { txn: "ta".into() });
+        let who: Vec<(String, u32)> = out
+            .iter()
+            .map(|(_, e, _)| (e.client.clone(), e.request))
+            .collect();
+        assert_eq!(who, vec![("a".into(), 3), ("b".into(), 1)]);
+        let out = send(&mut o, "b", 2, Request::Commit { txn: "tb".into() });
+        assert_eq!(
+            out.len(),
+            2,
+            "B's commit releases C's queued write: {out:?}"
+        );
+        assert_eq!(count(&mut o), 2);
+    }
+
+    #[test]
+    fn commit_records_answer_did_it_commit() {
+        let mut o = setup();
+        let status =
+            |o: &mut Owner, txn: &str| one(o, "x", 9, Request::TxnStatus { txn: txn.into() });
+        one(&mut o, "a", 1, Request::Begin { txn: "t1".into() });
+        one(
+            &mut o,
+            "a",
+            2,
+            query("INSERT INTO t(v) VALUES ('1')", Some("t1")),
+        );
+        assert_eq!(
+            status(&mut o, "t1"),
+            Response::TxnState { committed: false }
+        );
+        one(&mut o, "a", 3, Request::Commit { txn: "t1".into() });
+        assert_eq!(status(&mut o, "t1"), Response::TxnState { committed: true });
+
+        one(&mut o, "a", 4, Request::Begin { txn: "t2".into() });
+        one(
+            &mut o,
+            "a",
+            5,
+            query("INSERT INTO t(v) VALUES ('2')", Some("t2")),
+        );
+        one(&mut o, "a", 6, Request::Rollback { txn: "t2".into() });
+        assert_eq!(
+            status(&mut o, "t2"),
+            Response::TxnState { committed: false }
+        );
+
+        one(
+            &mut o,
+            "a",
+            7,
+            query("INSERT INTO t(v) VALUES ('3')", Some("auto-w")),
+        );
+        assert_eq!(
+            status(&mut o, "auto-w"),
+            Response::TxnState { committed: true },
+            "an autocommit write is recorded"
+        );
+        one(&mut o, "a", 8, query("SELECT * FROM t", Some("auto-r")));
+        assert_eq!(
+            status(&mut o, "auto-r"),
+            Response::TxnState { committed: false },
+            "a read records nothing"
+        );
+        let e = failed(one(
+            &mut o,
+            "a",
+            9,
+            query("INSERT INTO t(v) VALUES ('3')", Some("auto-dup")),
+        ));
+        assert_eq!(e.code, "CONSTRAINT_UNIQUE");
+        assert_eq!(
+            status(&mut o, "auto-dup"),
+            Response::TxnState { committed: false },
+            "a failed write records nothing"
+        );
+        assert_eq!(count(&mut o), 2);
+    }
+
+    #[test]
+    fn a_dead_clients_transaction_is_rolled_back_and_the_queue_moves() {
+        let mut o = setup();
+        one(&mut o, "a", 1, Request::Begin { txn: "ta".into() });
+        one(
+            &mut o,
+            "a",
+            2,
+            query("INSERT INTO t(v) VALUES ('lost')", Some("ta")),
+        );
+        assert!(send(&mut o, "b", 1, Request::Begin { txn: "tb".into() }).is_empty());
+        let out = decode_all(o.client_gone("a"));
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            (out[0].1.client.as_str(), &out[0].2),
+            ("b", &Response::Done)
+        );
+        one(
+            &mut o,
+            "b",
+            2,
+            query("INSERT INTO t(v) VALUES ('kept')", Some("tb")),
+        );
+        one(&mut o, "b", 3, Request::Commit { txn: "tb".into() });
+        assert_eq!(
+            rows(one(&mut o, "c", 1, query("SELECT v FROM t", None))),
+            vec![vec![WireValue::Text("kept".into())]]
+        );
+    }
+
+    #[test]
+    fn a_client_cannot_wait_for_its_own_transaction() {
+        let mut o = setup();
+        one(&mut o, "a", 1, Request::Begin { txn: "ta".into() });
+        assert_eq!(
+            failed(one(
+                &mut o,
+                "a",
+                2,
+                query("INSERT INTO t(v) VALUES ('x')", Some("other"))
+            ))
+            .code,
+            code::MISUSE
+        );
+        assert_eq!(
+            failed(one(&mut o, "a", 3, Request::Begin { txn: "tb".into() })).code,
+            code::MISUSE
+        );
+        assert_eq!(
+            failed(one(&mut o, "b", 1, Request::Commit { txn: "ta".into() })).code,
+            code::MISUSE,
+            "only its client commits a transaction"
+        );
+    }
+
+    #[test]
+    fn stale_epochs_and_malformed_messages_get_typed_errors() {
+        let mut o = setup();
+        let stale = encode_request(
+            &Envelope {
+                epoch: o.epoch() + 1,
+                client: "f".into(),
+                request: 3,
+            },
+            &query("SELECT 1", None),
+        );
+        let out = decode_all(o.handle(&stale));
+        assert_eq!(failed(out[0].2.clone()).code, code::STALE_EPOCH);
+
+        let mut truncated = encode_request(
+            &Envelope {
+                epoch: o.epoch(),
+                client: "f".into(),
+                request: 4,
+            },
+            &query("SELECT 1", None),
+        );
+        truncated.truncate(truncated.len() - 1);
+        let out = decode_all(o.handle(&truncated));
+        assert_eq!(
+            (out[0].1.request, failed(out[0].2.clone()).code.as_str()),
+            (4, code::MALFORMED_MESSAGE)
+        );
+
+        assert!(
+            o.handle(&[1, 2, 3]).is_empty(),
+            "no envelope, nobody to answer"
+        );
+        assert!(
+            o.handle(&o.ready()).is_empty(),
+            "another owner's broadcast is ignored"
+        );
+        assert_eq!(count(&mut o), 0, "the owner keeps serving");
+    }
+
+    #[test]
+    fn sql_errors_keep_code_and_position() {
+        let mut o = setup();
+        let e = failed(one(&mut o, "a", 1, query("SELECT * FORM t", None)));
+        assert_eq!(e.code, "SQL_SYNTAX");
+        assert!(e.position.is_some(), "{e:?}");
+        let e = failed(one(
+            &mut o,
+            "a",
+            2,
+            query("INSERT INTO t(k, v) VALUES (1, NULL), (1, NULL)", Some("w")),
+        ));
+        assert!(e.code.starts_with("CONSTRAINT_"), "{e:?}");
+    }
+
+    #[test]
+    fn prepared_statements_run_and_unknown_ones_are_misuse() {
+        let mut o = setup();
+        let Response::Prepared {
+            stmt, param_count, ..
+        } = one(
+            &mut o,
+            "a",
+            1,
+            Request::Prepare {
+                sql: "INSERT INTO t(v) VALUES (?)".into(),
+            },
+        )
+        else {
+            panic!("prepared")
+        };
+        assert_eq!(param_count, 1);
+        for (i, v) in ["x", "y"].iter().enumerate() {
+            let params = Params::Positional(vec![WireValue::Text((*v).into())]);
+            one(
+                &mut o,
+                "a",
+                2 + i as u32,
+                Request::Run {
+                    txn: Some(format!("r{i}")),
+                    stmt,
+                    params,
+                },
+            );
+        }
+        assert_eq!(count(&mut o), 2);
+        one(&mut o, "a", 9, Request::Finalize { stmt });
+        assert_eq!(
+            failed(one(
+                &mut o,
+                "a",
+                10,
+                Request::Run {
+                    txn: None,
+                    stmt,
+                    params: Params::None
+                }
+            ))
+            .code,
+            code::MISUSE
+        );
+        assert_eq!(
+            failed(one(
+                &mut o,
+                "b",
+                1,
+                Request::Run {
+                    txn: None,
+                    stmt: 1,
+                    params: Params::None
+                }
+            ))
+            .code,
+            code::MISUSE,
+            "statements are per client"
+        );
+    }
+
+    #[test]
+    fn a_batch_is_one_transaction() {
+        let mut o = setup();
+        let item = |sql: &str| BatchItem {
+            sql: sql.into(),
+            params: Params::None,
+        };
+        let ok = one(
+            &mut o,
+            "a",
+            1,
+            Request::Batch {
+                txn: "b1".into(),
+                items: vec![
+                    item("INSERT INTO t(v) VALUES ('1')"),
+                    item("SELECT count(*) FROM t"),
+                ],
+            },
+        );
+        let Response::BatchDone(sets) = ok else {
+            panic!("{ok:?}")
+        };
+        assert_eq!(sets[1].rows, vec![vec![WireValue::Integer(1)]]);
+        let bad = one(
+            &mut o,
+            "a",
+            2,
+            Request::Batch {
+                txn: "b2".into(),
+                items: vec![
+                    item("INSERT INTO t(v) VALUES ('2')"),
+                    item("INSERT INTO t(v) VALUES ('1')"),
+                ],
+            },
+        );
+        assert_eq!(failed(bad).code, "CONSTRAINT_UNIQUE");
+        assert_eq!(count(&mut o), 1, "the failed batch left nothing");
+        assert_eq!(
+            one(&mut o, "a", 3, Request::TxnStatus { txn: "b1".into() }),
+            Response::TxnState { committed: true }
+        );
+        assert_eq!(
+            one(&mut o, "a", 4, Request::TxnStatus { txn: "b2".into() }),
+            Response::TxnState { committed: false }
+        );
+    }
+
+    #[test]
+    fn export_is_a_database_with_the_committed_data() {
+        let mut o = setup();
+        one(
+            &mut o,
+            "a",
+            1,
+            query("INSERT INTO t(v) VALUES ('exported')", Some("w")),
+        );
+        one(&mut o, "a", 2, Request::Begin { txn: "open".into() });
+        one(
+            &mut o,
+            "a",
+            3,
+            query("INSERT INTO t(v) VALUES ('uncommitted')", Some("open")),
+        );
+        let Response::Bytes(bytes) = one(&mut o, "b", 1, Request::Export) else {
+            panic!("bytes")
+        };
+        let mut copy = Owner::open(Box::new(MemoryDevice::from_bytes(bytes)), LOCAL, &opts())
+            .expect("the export opens");
+        assert_eq!(
+            rows(one(&mut copy, LOCAL, 1, query("SELECT v FROM t", None))),
+            vec![vec![WireValue::Text("exported".into())]]
+        );
     }
 }
