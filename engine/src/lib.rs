@@ -4,9 +4,11 @@
 //! browser worker links this crate and supplies an OPFS [`storage::Device`].
 #![deny(unsafe_code)]
 
+pub mod db;
 pub mod error;
 pub mod slt;
 pub mod sql;
 pub mod storage;
 
+pub use db::{Connection, Database, DbOptions, Params, QueryResult, Statement, Value};
 pub use error::{ConstraintKind, Error, Result};

@@ -13,11 +13,21 @@
 //! - `value`: SQL values and SQLite's typing rules (affinity, comparison,
 //!   arithmetic, CAST, number ⇄ text).
 //! - `record`: the row encoding stored as B+tree values (on-disk format).
+//! - `functions`: SQLite's built-in scalar functions.
 //! - `keycode`: order-preserving index key encoding (on-disk format).
+//! - `catalog`: tables, indexes, views and their persistence layout.
+//! - `binder`: name resolution and the bound form of statements.
+//! - `planner`: bound plan types, access paths, join order.
+//! - `exec`: the executor (queries, DML, DDL, EXPLAIN QUERY PLAN).
 
 pub(crate) mod ast;
+pub(crate) mod binder;
+pub(crate) mod catalog;
+pub(crate) mod exec;
+pub(crate) mod planner;
 pub(crate) mod lexer;
 pub(crate) mod parser;
+pub(crate) mod functions;
 pub(crate) mod keycode;
 pub(crate) mod record;
 pub mod value;

@@ -1,0 +1,504 @@
+//! The public Rust API: [`Database`], [`Connection`], [`Statement`].
+//!
+//! Transactions, as SQLite: a statement outside BEGIN runs in its own
+//! transaction (autocommit). A read-only statement outside a transaction
+//! reads the latest committed snapshot and never waits for a writer; any
+//! other statement takes the write transaction for its duration. BEGIN
+//! takes the write transaction at once (TinyJoin has one writer; a BEGIN
+//! while another connection writes fails with `Error::Busy`, as SQLite's
+//! BEGIN IMMEDIATE does) and holds it until COMMIT or ROLLBACK. SAVEPOINT
+//! outside a transaction starts one, and RELEASE of that outermost
+//! savepoint commits it.
+//!
+//! Statement atomicity: each statement inside a transaction runs after a
+//! storage savepoint and is rolled back to it if it fails, leaving the
+//! transaction open and as it was (SQLite's ABORT).
+//!
+//! Catalog: the database holds the catalog of the latest commit; a
+//! transaction works on its own copy, published when it commits.
+//!
+//! `PRAGMA foreign_keys` is ON by default in TinyJoin (SQLite's default is
+//! OFF): FOREIGN KEY constraints are enforced unless a connection turns
+//! them off.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::sql::ast;
+use crate::sql::catalog::Catalog;
+use crate::sql::exec::ddl::load_catalog;
+use crate::sql::exec::dml::DmlOptions;
+use crate::sql::exec::kv::Kv;
+use crate::sql::exec::statement::{self, Output};
+use crate::sql::parser::{self, Parsed};
+pub use crate::sql::value::Value;
+pub use crate::storage::{CheckReport, Validation};
+use crate::storage::{Device, MemoryDevice, Savepoint, Store, StoreOptions, WriteTxn};
+use crate::{misuse, sql_err, Error, Result};
+
+/// Options for [`Database::open`].
+#[derive(Clone, Debug)]
+pub struct DbOptions {
+    /// Tree nodes kept in the page cache.
+    pub cache_pages: usize,
+    /// The retained batch limit of a write transaction, in bytes; also
+    /// bounds the memory a statement's intermediate results may use.
+    pub batch_limit_bytes: u64,
+    /// How thoroughly the file is validated when opened.
+    pub validation: Validation,
+}
+
+impl Default for DbOptions {
+    fn default() -> DbOptions {
+        let s = StoreOptions::default();
+        DbOptions {
+            cache_pages: s.cache_pages,
+            batch_limit_bytes: s.batch_limit_bytes,
+            validation: s.validation,
+        }
+    }
+}
+
+struct Shared {
+    store: Store,
+    catalog: RefCell<Rc<Catalog>>,
+    opts: DbOptions,
+}
+
+/// An open database. Cheap to clone; not `Send` (single-threaded).
+#[derive(Clone)]
+pub struct Database {
+    shared: Rc<Shared>,
+}
+
+impl Database {
+    /// Opens (creating if empty) the database on `device`, validating it
+    /// and loading its catalog.
+    pub fn open(device: Box<dyn Device>, opts: DbOptions) -> Result<Database> {
+        let store = Store::open(
+            device,
+            StoreOptions {
+                cache_pages: opts.cache_pages,
+                batch_limit_bytes: opts.batch_limit_bytes,
+                validation: opts.validation,
+                ..StoreOptions::default()
+            },
+        )?;
+        let catalog = load_catalog(&store.read()?)?;
+        Ok(Database {
+            shared: Rc::new(Shared {
+                store,
+                catalog: RefCell::new(Rc::new(catalog)),
+                opts,
+            }),
+        })
+    }
+
+    /// A new, empty database in memory.
+    pub fn open_in_memory() -> Result<Database> {
+        Database::open(Box::new(MemoryDevice::new()), DbOptions::default())
+    }
+
+    /// A new connection. Many may exist; one writes at a time.
+    pub fn connect(&self) -> Connection {
+        Connection {
+            db: self.clone(),
+            txn: None,
+            foreign_keys: true,
+            last_insert_rowid: 0,
+        }
+    }
+
+    /// Full validation of the file: pages, trees, free space.
+    pub fn check(&self) -> Result<CheckReport> {
+        self.shared.store.check()
+    }
+
+    fn catalog(&self) -> Rc<Catalog> {
+        self.shared.catalog.borrow().clone()
+    }
+}
+
+/// Parameters of a statement.
+#[derive(Clone, Debug, Default)]
+pub enum Params {
+    #[default]
+    None,
+    /// `?`, `?N` in order of their index (the first value is parameter 1).
+    Positional(Vec<Value>),
+    /// `:name`, `@name`, `$name` (the name with or without its prefix).
+    Named(Vec<(String, Value)>),
+}
+
+/// The result of a statement.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueryResult {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Value>>,
+    /// Rows inserted, updated or deleted by the statement.
+    pub changes: u64,
+    /// The connection's last inserted rowid after the statement.
+    pub last_insert_rowid: i64,
+}
+
+/// An open write transaction of a connection.
+struct Txn {
+    write: WriteTxn,
+    catalog: Catalog,
+    /// Named savepoints, innermost last, with the catalog at each.
+    savepoints: Vec<(String, Savepoint, Catalog)>,
+    /// Started by SAVEPOINT rather than BEGIN (RELEASE of the last commits).
+    by_savepoint: bool,
+}
+
+/// A connection: its transaction state and settings.
+pub struct Connection {
+    db: Database,
+    txn: Option<Txn>,
+    foreign_keys: bool,
+    last_insert_rowid: i64,
+}
+
+/// A prepared statement.
+pub struct Statement {
+    sql: String,
+    parsed: Parsed,
+    columns: Vec<String>,
+}
+
+impl Statement {
+    /// Runs the statement with `params` on `conn`.
+    pub fn execute(&mut self, conn: &mut Connection, params: &Params) -> Result<QueryResult> {
+        let values = bind_params(&self.parsed, params)?;
+        let parsed = self.parsed.clone();
+        conn.run_parsed(&self.sql, &parsed, &values)
+    }
+
+    /// The result column names (empty for statements without rows).
+    pub fn column_names(&self) -> &[String] {
+        &self.columns
+    }
+
+    /// The number of parameters to bind (the largest parameter index).
+    pub fn param_count(&self) -> usize {
+        self.parsed.params.len()
+    }
+}
+
+/// Maps `params` onto the statement's parameter slots.
+fn bind_params(parsed: &Parsed, params: &Params) -> Result<Vec<Value>> {
+    let slots = parsed.params.len();
+    match params {
+        Params::None => Ok(vec![Value::Null; slots]),
+        Params::Positional(v) => {
+            if v.len() > slots {
+                return Err(misuse!(
+                    "{} parameters given, the statement has {slots}",
+                    v.len()
+                ));
+            }
+            let mut out = v.clone();
+            out.resize(slots, Value::Null);
+            Ok(out)
+        }
+        Params::Named(pairs) => {
+            let mut out = vec![Value::Null; slots];
+            for (name, value) in pairs {
+                let i = parsed
+                    .params
+                    .iter()
+                    .position(|p| {
+                        p.as_deref()
+                            .is_some_and(|p| p == name || p.get(1..) == Some(name.as_str()))
+                    })
+                    .ok_or_else(|| misuse!("no parameter named {name}"))?;
+                out[i] = value.clone();
+            }
+            Ok(out)
+        }
+    }
+}
+
+impl Connection {
+    /// Runs every statement of `sql` (like `sqlite3_exec`), discarding rows.
+    /// Stops at the first error; earlier statements keep their effects.
+    pub fn execute_batch(&mut self, sql: &str) -> Result<()> {
+        let mut offset = 0;
+        while let Some(parsed) = parser::parse_next(sql, offset)? {
+            offset = parsed.end;
+            let values = vec![Value::Null; parsed.params.len()];
+            self.run_parsed(sql, &parsed, &values)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `sql`, which holds one statement (a trailing `;` and further
+    /// statements are allowed; the result is the last statement's).
+    pub fn execute(&mut self, sql: &str, params: &Params) -> Result<QueryResult> {
+        let mut offset = 0;
+        let mut last = None;
+        while let Some(parsed) = parser::parse_next(sql, offset)? {
+            offset = parsed.end;
+            let values = bind_params(&parsed, params)?;
+            last = Some(self.run_parsed(sql, &parsed, &values)?);
+        }
+        last.ok_or_else(|| misuse!("no statement to execute"))
+    }
+
+    /// Prepares the first statement of `sql`.
+    pub fn prepare(&mut self, sql: &str) -> Result<Statement> {
+        let parsed =
+            parser::parse_next(sql, 0)?.ok_or_else(|| misuse!("no statement to prepare"))?;
+        let columns =
+            self.with_read_kv(|kv, cat| Ok(statement::columns_of(kv, cat, &parsed.statement)?.0))?;
+        Ok(Statement {
+            sql: sql.to_string(),
+            parsed,
+            columns,
+        })
+    }
+
+    /// True while an explicit transaction (BEGIN or SAVEPOINT) is open.
+    pub fn in_transaction(&self) -> bool {
+        self.txn.is_some()
+    }
+
+    /// Rolls back the open transaction, if any.
+    pub fn rollback_open_transaction(&mut self) {
+        if let Some(t) = self.txn.take() {
+            t.write.rollback();
+        }
+    }
+
+    /// The rowid of the last successful INSERT on this connection.
+    pub fn last_insert_rowid(&self) -> i64 {
+        self.last_insert_rowid
+    }
+
+    fn opts(&self) -> DmlOptions {
+        DmlOptions {
+            foreign_keys: self.foreign_keys,
+            batch_limit: self.db.shared.opts.batch_limit_bytes,
+        }
+    }
+
+    fn with_read_kv<T>(&mut self, f: impl FnOnce(&dyn Kv, &Catalog) -> Result<T>) -> Result<T> {
+        match &self.txn {
+            Some(t) => f(&t.write, &t.catalog),
+            None => {
+                let snapshot = self.db.shared.store.read()?;
+                let cat = self.db.catalog();
+                f(&snapshot, &cat)
+            }
+        }
+    }
+
+    fn run_parsed(&mut self, sql: &str, parsed: &Parsed, params: &[Value]) -> Result<QueryResult> {
+        let text = sql
+            .get(parsed.start..parsed.end)
+            .unwrap_or(sql)
+            .trim()
+            .trim_end_matches(';')
+            .trim();
+        let out = match &parsed.statement {
+            ast::Statement::Begin { .. } => self.begin(false).map(|_| Output::default()),
+            ast::Statement::Commit { .. } => self.commit().map(|_| Output::default()),
+            ast::Statement::Rollback {
+                savepoint: None, ..
+            } => self.rollback().map(|_| Output::default()),
+            ast::Statement::Rollback {
+                savepoint: Some(name),
+                ..
+            } => self.rollback_to(name).map(|_| Output::default()),
+            ast::Statement::Savepoint { name, .. } => {
+                self.savepoint(name).map(|_| Output::default())
+            }
+            ast::Statement::Release { name, .. } => self.release(name).map(|_| Output::default()),
+            ast::Statement::Pragma(p) => self.pragma(p),
+            stmt => self.run_statement(stmt, text, params),
+        }?;
+        if let Some(id) = out.last_rowid {
+            self.last_insert_rowid = id;
+        }
+        Ok(QueryResult {
+            columns: out.columns,
+            rows: out.rows,
+            changes: out.changes,
+            last_insert_rowid: self.last_insert_rowid,
+        })
+    }
+
+    fn run_statement(
+        &mut self,
+        stmt: &ast::Statement,
+        text: &str,
+        params: &[Value],
+    ) -> Result<Output> {
+        let opts = self.opts();
+        if let Some(t) = &mut self.txn {
+            let sp = t.write.savepoint();
+            let saved = t.catalog.clone();
+            let r = statement::run(&mut t.write, &mut t.catalog, stmt, text, params, opts);
+            if r.is_err() {
+                t.write.rollback_to(&sp)?;
+                t.catalog = saved;
+            }
+            return r;
+        }
+        if statement::is_read_only(stmt) {
+            let mut snapshot = self.db.shared.store.read()?;
+            let mut cat = (*self.db.catalog()).clone();
+            return statement::run(&mut snapshot, &mut cat, stmt, text, params, opts);
+        }
+        let mut write = self.db.shared.store.write()?;
+        let mut cat = (*self.db.catalog()).clone();
+        match statement::run(&mut write, &mut cat, stmt, text, params, opts) {
+            Ok(out) => {
+                write.commit()?;
+                if out.schema_changed {
+                    *self.db.shared.catalog.borrow_mut() = Rc::new(cat);
+                }
+                Ok(out)
+            }
+            Err(e) => {
+                write.rollback();
+                Err(e)
+            }
+        }
+    }
+
+    fn begin(&mut self, by_savepoint: bool) -> Result<()> {
+        if self.txn.is_some() {
+            return Err(sql_err!("cannot start a transaction within a transaction"));
+        }
+        let write = self.db.shared.store.write()?;
+        let catalog = (*self.db.catalog()).clone();
+        self.txn = Some(Txn {
+            write,
+            catalog,
+            savepoints: Vec::new(),
+            by_savepoint,
+        });
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        let t = self
+            .txn
+            .take()
+            .ok_or_else(|| sql_err!("cannot commit - no transaction is active"))?;
+        t.write.commit()?;
+        *self.db.shared.catalog.borrow_mut() = Rc::new(t.catalog);
+        Ok(())
+    }
+
+    fn rollback(&mut self) -> Result<()> {
+        let t = self
+            .txn
+            .take()
+            .ok_or_else(|| sql_err!("cannot rollback - no transaction is active"))?;
+        t.write.rollback();
+        Ok(())
+    }
+
+    fn savepoint(&mut self, name: &str) -> Result<()> {
+        if self.txn.is_none() {
+            self.begin(true)?;
+        }
+        let t = self
+            .txn
+            .as_mut()
+            .ok_or_else(|| sql_err!("internal: no transaction"))?;
+        let sp = t.write.savepoint();
+        t.savepoints.push((name.to_string(), sp, t.catalog.clone()));
+        Ok(())
+    }
+
+    fn find_savepoint(&self, name: &str) -> Result<usize> {
+        let t = self
+            .txn
+            .as_ref()
+            .ok_or_else(|| sql_err!("no such savepoint: {name}"))?;
+        t.savepoints
+            .iter()
+            .rposition(|(n, _, _)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(|| sql_err!("no such savepoint: {name}"))
+    }
+
+    fn rollback_to(&mut self, name: &str) -> Result<()> {
+        let i = self.find_savepoint(name)?;
+        let t = self
+            .txn
+            .as_mut()
+            .ok_or_else(|| sql_err!("internal: no transaction"))?;
+        t.savepoints.truncate(i + 1);
+        let (_, sp, cat) = &t.savepoints[i];
+        t.write.rollback_to(sp)?;
+        t.catalog = cat.clone();
+        Ok(())
+    }
+
+    fn release(&mut self, name: &str) -> Result<()> {
+        let i = self.find_savepoint(name)?;
+        let t = self
+            .txn
+            .as_mut()
+            .ok_or_else(|| sql_err!("internal: no transaction"))?;
+        t.savepoints.truncate(i);
+        if i == 0 && t.by_savepoint {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
+    fn pragma(&mut self, p: &ast::Pragma) -> Result<Output> {
+        let name = p.name.name.to_ascii_lowercase();
+        match (name.as_str(), &p.value) {
+            ("foreign_keys", None) => Ok(Output {
+                columns: vec!["foreign_keys".into()],
+                rows: vec![vec![Value::Integer(i64::from(self.foreign_keys))]],
+                ..Output::default()
+            }),
+            ("foreign_keys", Some(v)) => {
+                self.foreign_keys = pragma_bool(v)?;
+                Ok(Output::default())
+            }
+            ("integrity_check" | "quick_check", None) => {
+                let report = self.db.check()?;
+                let rows = if report.problems.is_empty() {
+                    vec![vec![Value::Text("ok".into())]]
+                } else {
+                    report
+                        .problems
+                        .iter()
+                        .map(|p| vec![Value::Text(format!("{p:?}"))])
+                        .collect()
+                };
+                Ok(Output {
+                    columns: vec![name],
+                    rows,
+                    ..Output::default()
+                })
+            }
+            _ => Err(sql_err!("unsupported pragma: {}", p.name.name)),
+        }
+    }
+}
+
+fn pragma_bool(v: &ast::PragmaValue) -> Result<bool> {
+    let word = match v {
+        ast::PragmaValue::Name(n) => n.to_ascii_lowercase(),
+        ast::PragmaValue::Literal(ast::Literal::Integer(i)) => return Ok(*i != 0),
+        ast::PragmaValue::Literal(ast::Literal::Bool(b)) => return Ok(*b),
+        ast::PragmaValue::Literal(ast::Literal::Text(s)) => s.to_ascii_lowercase(),
+        ast::PragmaValue::Literal(_) => String::new(),
+    };
+    match word.as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(Error::Sql {
+            message: format!("invalid boolean: {word}"),
+            position: None,
+        }),
+    }
+}

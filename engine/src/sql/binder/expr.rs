@@ -1,0 +1,731 @@
+//! Binding expressions: names to row slots, operators to their bound form
+//! with SQLite's comparison affinity and collation decided once, aggregate
+//! and window calls to slots of their core.
+
+use std::rc::Rc;
+
+use super::scope::Scope;
+use super::Binder;
+use crate::sql::ast::{self, BinaryOp, ExprKind};
+use crate::sql::catalog::collation_by_name;
+use crate::sql::planner::plan::{AggCall, CmpInfo, Expr, SubqueryPlan, WindowCall};
+use crate::sql::value::{Affinity, BinaryOp as ArithOp, Collation, Value};
+use crate::{sql_err, Error, Result};
+
+/// Where a bound expression's collation comes from (SQLite's precedence:
+/// an explicit COLLATE beats a column's collation beats BINARY).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CollSource {
+    None,
+    Column(Collation),
+    Explicit(Collation),
+}
+
+/// A bound expression with its affinity and collation.
+#[derive(Clone, Debug)]
+pub(crate) struct Bound {
+    pub expr: Expr,
+    /// `None`: no affinity.
+    pub aff: Option<Affinity>,
+    pub coll: CollSource,
+    /// The declared type when the expression is a plain column.
+    pub decl_type: Option<String>,
+}
+
+impl Bound {
+    fn plain(expr: Expr) -> Bound {
+        Bound {
+            expr,
+            aff: None,
+            coll: CollSource::None,
+            decl_type: None,
+        }
+    }
+}
+
+/// What aggregate / window calls may appear where an expression is bound,
+/// and where they are collected.
+#[derive(Debug, Default)]
+pub(crate) struct AggCtx {
+    /// Aggregates are allowed (projection, HAVING, ORDER BY of an
+    /// aggregate core).
+    pub allowed: bool,
+    /// Window functions are allowed (projection, ORDER BY).
+    pub windows_allowed: bool,
+    pub calls: Vec<AggCall>,
+    pub windows: Vec<WindowCall>,
+    /// Named windows of the core (`WINDOW w AS (...)`).
+    pub named: Vec<ast::NamedWindow>,
+    /// Inside an aggregate's arguments (nesting is an error).
+    pub(crate) inside: bool,
+}
+
+/// The collation of a comparison between two operands.
+pub(crate) fn comparison_collation(l: CollSource, r: CollSource) -> Collation {
+    match (l, r) {
+        (CollSource::Explicit(c), _) | (_, CollSource::Explicit(c)) => c,
+        (CollSource::Column(c), _) | (_, CollSource::Column(c)) => c,
+        _ => Collation::Binary,
+    }
+}
+
+fn cmp_info(l: &Bound, r: &Bound) -> CmpInfo {
+    CmpInfo {
+        left_affinity: l.aff,
+        right_affinity: r.aff,
+        collation: comparison_collation(l.coll, r.coll),
+    }
+}
+
+/// The names SQLite treats as aggregate functions (when called without
+/// OVER; `min`/`max` only with one argument).
+pub(crate) fn is_aggregate_name(name: &str, nargs: usize) -> bool {
+    match name.to_ascii_lowercase().as_str() {
+        "count" | "sum" | "total" | "avg" | "group_concat" | "string_agg" => true,
+        "min" | "max" => nargs == 1,
+        _ => false,
+    }
+}
+
+/// Whether an expression contains an aggregate call of its own query
+/// (subqueries are not searched).
+pub(crate) fn contains_aggregate(e: &ast::Expr) -> bool {
+    let mut found = false;
+    visit(e, &mut |x| {
+        if let ExprKind::Function(f) = &x.kind {
+            if f.over.is_none() && (f.star || is_aggregate_name(&f.name, f.args.len())) {
+                found = true;
+            }
+        }
+    });
+    found
+}
+
+/// Calls `f` on `e` and every sub-expression, not entering subqueries.
+pub(crate) fn visit(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Param { .. } | ExprKind::Column(_) => {}
+        ExprKind::Exists(_) | ExprKind::Subquery(_) => {}
+        ExprKind::Unary { expr, .. }
+        | ExprKind::IsNull { expr, .. }
+        | ExprKind::Cast { expr, .. }
+        | ExprKind::Collate { expr, .. }
+        | ExprKind::InSelect { expr, .. }
+        | ExprKind::InTable { expr, .. } => visit(expr, f),
+        ExprKind::Binary { left, right, .. } => {
+            visit(left, f);
+            visit(right, f);
+        }
+        ExprKind::Like {
+            expr,
+            pattern,
+            escape,
+            ..
+        } => {
+            visit(expr, f);
+            visit(pattern, f);
+            if let Some(x) = escape {
+                visit(x, f);
+            }
+        }
+        ExprKind::Between {
+            expr, low, high, ..
+        } => {
+            visit(expr, f);
+            visit(low, f);
+            visit(high, f);
+        }
+        ExprKind::InList { expr, list, .. } => {
+            visit(expr, f);
+            list.iter().for_each(|x| visit(x, f));
+        }
+        ExprKind::Case {
+            operand,
+            when_then,
+            else_expr,
+        } => {
+            if let Some(x) = operand {
+                visit(x, f);
+            }
+            for (w, t) in when_then {
+                visit(w, f);
+                visit(t, f);
+            }
+            if let Some(x) = else_expr {
+                visit(x, f);
+            }
+        }
+        ExprKind::Function(call) => {
+            call.args.iter().for_each(|x| visit(x, f));
+            if let Some(x) = &call.filter {
+                visit(x, f);
+            }
+        }
+        ExprKind::Row(list) => list.iter().for_each(|x| visit(x, f)),
+    }
+}
+
+fn literal(l: &ast::Literal) -> Value {
+    match l {
+        ast::Literal::Null => Value::Null,
+        ast::Literal::Integer(i) => Value::Integer(*i),
+        ast::Literal::Real(r) => Value::Real(*r),
+        ast::Literal::Text(s) => Value::Text(s.clone()),
+        ast::Literal::Blob(b) => Value::Blob(b.clone()),
+        ast::Literal::Bool(b) => Value::Integer(i64::from(*b)),
+        // Never reached: `bind_kind` turns these into function calls.
+        ast::Literal::CurrentTime | ast::Literal::CurrentDate | ast::Literal::CurrentTimestamp => {
+            Value::Null
+        }
+    }
+}
+
+/// `CURRENT_TIME`/`CURRENT_DATE`/`CURRENT_TIMESTAMP` as the equivalent
+/// date function call, evaluated per statement like SQLite.
+fn current_time_call(l: &ast::Literal) -> Option<Expr> {
+    let (name, fmt) = match l {
+        ast::Literal::CurrentTime => ("time", "now"),
+        ast::Literal::CurrentDate => ("date", "now"),
+        ast::Literal::CurrentTimestamp => ("datetime", "now"),
+        _ => return None,
+    };
+    Some(Expr::Function {
+        name: name.to_string(),
+        args: vec![Expr::Literal(Value::Text(fmt.to_string()))],
+    })
+}
+
+fn arith_op(op: BinaryOp) -> Option<ArithOp> {
+    Some(match op {
+        BinaryOp::Add => ArithOp::Add,
+        BinaryOp::Sub => ArithOp::Subtract,
+        BinaryOp::Mul => ArithOp::Multiply,
+        BinaryOp::Div => ArithOp::Divide,
+        BinaryOp::Rem => ArithOp::Remainder,
+        BinaryOp::BitAnd => ArithOp::BitAnd,
+        BinaryOp::BitOr => ArithOp::BitOr,
+        BinaryOp::ShiftLeft => ArithOp::ShiftLeft,
+        BinaryOp::ShiftRight => ArithOp::ShiftRight,
+        BinaryOp::Concat => ArithOp::Concat,
+        _ => return None,
+    })
+}
+
+impl Binder<'_> {
+    /// Binds `e` in `scope`.
+    pub(crate) fn bind_expr(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        let with_pos = |err: Error| match err {
+            Error::Sql {
+                message,
+                position: None,
+            } => Error::Sql {
+                message,
+                position: Some(e.pos),
+            },
+            other => other,
+        };
+        self.bind_kind(e, scope, agg).map_err(with_pos)
+    }
+
+    /// Binds `e` and returns only the expression.
+    pub(crate) fn bind_plain(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Expr> {
+        Ok(self.bind_expr(e, scope, agg)?.expr)
+    }
+
+    fn bind_kind(&mut self, e: &ast::Expr, scope: &Scope, agg: &mut AggCtx) -> Result<Bound> {
+        Ok(match &e.kind {
+            ExprKind::Literal(l) => match current_time_call(l) {
+                Some(call) => Bound::plain(call),
+                None => Bound::plain(Expr::Literal(literal(l))),
+            },
+            ExprKind::Param { index, .. } => {
+                let i = *index as usize;
+                self.param_count = self.param_count.max(i);
+                Bound::plain(Expr::Param(i.saturating_sub(1)))
+            }
+            ExprKind::Column(c) => return self.bind_column(c, scope, agg),
+            ExprKind::Unary { op, expr } => {
+                let inner = self.bind_expr(expr, scope, agg)?;
+                Bound::plain(Expr::Unary(*op, Box::new(inner.expr)))
+            }
+            ExprKind::Binary { op, left, right } => {
+                return self.bind_binary(*op, left, right, scope, agg)
+            }
+            ExprKind::Like {
+                op,
+                negated,
+                expr,
+                pattern,
+                escape,
+            } => {
+                let x = self.bind_plain(expr, scope, agg)?;
+                let p = self.bind_plain(pattern, scope, agg)?;
+                let esc = match escape {
+                    Some(x) => Some(Box::new(self.bind_plain(x, scope, agg)?)),
+                    None => None,
+                };
+                if matches!(op, ast::LikeOp::Match | ast::LikeOp::Regexp) {
+                    return Err(sql_err!(
+                        "no such function: {}",
+                        if *op == ast::LikeOp::Match {
+                            "match"
+                        } else {
+                            "regexp"
+                        }
+                    ));
+                }
+                Bound::plain(Expr::Like {
+                    op: *op,
+                    negated: *negated,
+                    expr: Box::new(x),
+                    pattern: Box::new(p),
+                    escape: esc,
+                })
+            }
+            ExprKind::Between {
+                negated,
+                expr,
+                low,
+                high,
+            } => {
+                let x = self.bind_expr(expr, scope, agg)?;
+                let lo = self.bind_expr(low, scope, agg)?;
+                let hi = self.bind_expr(high, scope, agg)?;
+                Bound::plain(Expr::Between {
+                    negated: *negated,
+                    low_cmp: cmp_info(&x, &lo),
+                    high_cmp: cmp_info(&x, &hi),
+                    expr: Box::new(x.expr),
+                    low: Box::new(lo.expr),
+                    high: Box::new(hi.expr),
+                })
+            }
+            ExprKind::InList {
+                negated,
+                expr,
+                list,
+            } => {
+                let x = self.bind_expr(expr, scope, agg)?;
+                let mut items = Vec::with_capacity(list.len());
+                let mut cmps = Vec::with_capacity(list.len());
+                for item in list {
+                    let b = self.bind_expr(item, scope, agg)?;
+                    // SQLite compares an IN list with the left operand's
+                    // affinity only (exprINAffinity).
+                    cmps.push(CmpInfo {
+                        left_affinity: x.aff,
+                        right_affinity: None,
+                        collation: comparison_collation(x.coll, b.coll),
+                    });
+                    items.push(b.expr);
+                }
+                Bound::plain(Expr::InList {
+                    negated: *negated,
+                    expr: Box::new(x.expr),
+                    list: items,
+                    cmp: cmps,
+                })
+            }
+            ExprKind::InSelect {
+                negated,
+                expr,
+                select,
+            } => {
+                let x = self.bind_expr(expr, scope, agg)?;
+                let width = match &x.expr {
+                    Expr::Row(v) => v.len(),
+                    _ => 1,
+                };
+                let (sub, affs) = self.bind_subquery(select, scope)?;
+                if sub.query.columns.len() != width {
+                    return Err(sql_err!(
+                        "sub-select returns {} columns - expected {}",
+                        sub.query.columns.len(),
+                        width
+                    ));
+                }
+                let left_affs: Vec<Option<Affinity>> = match &x.expr {
+                    Expr::Row(_) => vec![None; width],
+                    _ => vec![x.aff],
+                };
+                let cmp = (0..width)
+                    .map(|i| CmpInfo {
+                        left_affinity: left_affs[i],
+                        right_affinity: affs.get(i).copied().flatten(),
+                        collation: comparison_collation(x.coll, CollSource::None),
+                    })
+                    .collect();
+                Bound::plain(Expr::InQuery {
+                    negated: *negated,
+                    expr: Box::new(x.expr),
+                    query: sub,
+                    cmp,
+                })
+            }
+            ExprKind::InTable {
+                negated,
+                expr,
+                table,
+                args,
+            } => {
+                if args.is_some() {
+                    return Err(sql_err!("no such table-valued function: {}", table.name));
+                }
+                let select = crate::sql::binder::select::select_star_from(&table.name, e.pos);
+                let wrapped = ast::Expr {
+                    kind: ExprKind::InSelect {
+                        negated: *negated,
+                        expr: expr.clone(),
+                        select: Box::new(select),
+                    },
+                    pos: e.pos,
+                };
+                return self.bind_expr(&wrapped, scope, agg);
+            }
+            ExprKind::IsNull { negated, expr } => {
+                let x = self.bind_plain(expr, scope, agg)?;
+                Bound::plain(Expr::IsNull {
+                    negated: *negated,
+                    expr: Box::new(x),
+                })
+            }
+            ExprKind::Cast { expr, type_name } => {
+                let x = self.bind_plain(expr, scope, agg)?;
+                let affinity = Affinity::from_declared_type(&type_name.name);
+                Bound {
+                    expr: Expr::Cast {
+                        expr: Box::new(x),
+                        affinity,
+                    },
+                    aff: Some(affinity),
+                    coll: CollSource::None,
+                    decl_type: None,
+                }
+            }
+            ExprKind::Case {
+                operand,
+                when_then,
+                else_expr,
+            } => {
+                return self.bind_case(
+                    operand.as_deref(),
+                    when_then,
+                    else_expr.as_deref(),
+                    scope,
+                    agg,
+                )
+            }
+            ExprKind::Exists(select) => {
+                let (sub, _) = self.bind_subquery(select, scope)?;
+                Bound::plain(Expr::Exists(sub))
+            }
+            ExprKind::Subquery(select) => {
+                let (sub, affs) = self.bind_subquery(select, scope)?;
+                let aff = if sub.query.columns.len() == 1 {
+                    affs.first().copied().flatten()
+                } else {
+                    None
+                };
+                Bound {
+                    expr: Expr::Scalar(sub),
+                    aff,
+                    coll: CollSource::None,
+                    decl_type: None,
+                }
+            }
+            ExprKind::Function(call) => return self.bind_function(call, scope, agg),
+            ExprKind::Collate { expr, collation } => {
+                let mut b = self.bind_expr(expr, scope, agg)?;
+                b.coll = CollSource::Explicit(collation_by_name(collation)?);
+                b
+            }
+            ExprKind::Row(list) => {
+                let items = list
+                    .iter()
+                    .map(|x| self.bind_plain(x, scope, agg))
+                    .collect::<Result<Vec<_>>>()?;
+                Bound::plain(Expr::Row(items))
+            }
+        })
+    }
+
+    fn bind_column(
+        &mut self,
+        c: &ast::ColumnRef,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        if let Some(r) = scope.resolve(c.table.as_deref(), &c.column)? {
+            return Ok(Bound {
+                expr: Expr::Column {
+                    level: r.level,
+                    index: r.slot,
+                },
+                aff: r.affinity,
+                coll: CollSource::Column(r.collation),
+                decl_type: Some(r.decl_type),
+            });
+        }
+        if c.table.is_none() {
+            if let Some(alias) = scope.alias(&c.column) {
+                // Guard against `SELECT x AS x`-style self reference.
+                if !matches!(&alias.kind, ExprKind::Column(inner) if inner.column.eq_ignore_ascii_case(&c.column))
+                {
+                    return self.bind_expr(&alias, scope, agg);
+                }
+            }
+            if c.double_quoted {
+                return Ok(Bound::plain(Expr::Literal(Value::Text(c.column.clone()))));
+            }
+            return Err(sql_err!("no such column: {}", c.column));
+        }
+        let t = c.table.as_deref().unwrap_or_default();
+        Err(sql_err!("no such column: {}.{}", t, c.column))
+    }
+
+    fn bind_binary(
+        &mut self,
+        op: BinaryOp,
+        left: &ast::Expr,
+        right: &ast::Expr,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        // `x IS TRUE` / `x IS NOT FALSE` ... are truth tests in SQLite.
+        if matches!(op, BinaryOp::Is | BinaryOp::IsNot) {
+            if let ExprKind::Literal(ast::Literal::Bool(b)) = right.kind {
+                let x = self.bind_plain(left, scope, agg)?;
+                let want = b == (op == BinaryOp::Is);
+                return Ok(Bound::plain(Expr::Function {
+                    name: if want {
+                        "$is_true".into()
+                    } else {
+                        "$is_not_true".into()
+                    },
+                    args: vec![x],
+                }));
+            }
+        }
+        let l = self.bind_expr(left, scope, agg)?;
+        let r = self.bind_expr(right, scope, agg)?;
+        let expr = match op {
+            BinaryOp::And | BinaryOp::Or => Expr::Logic {
+                and: op == BinaryOp::And,
+                left: Box::new(l.expr),
+                right: Box::new(r.expr),
+            },
+            BinaryOp::Eq
+            | BinaryOp::Ne
+            | BinaryOp::Is
+            | BinaryOp::IsNot
+            | BinaryOp::Lt
+            | BinaryOp::Le
+            | BinaryOp::Gt
+            | BinaryOp::Ge => {
+                let cmp = cmp_info(&l, &r);
+                Expr::Compare {
+                    op,
+                    left: Box::new(l.expr),
+                    right: Box::new(r.expr),
+                    cmp,
+                }
+            }
+            BinaryOp::JsonArrow | BinaryOp::JsonArrow2 => {
+                return Err(sql_err!("JSON operators are not supported"));
+            }
+            other => {
+                let aop = arith_op(other).ok_or_else(|| sql_err!("unsupported operator"))?;
+                Expr::Arith {
+                    op: aop,
+                    left: Box::new(l.expr),
+                    right: Box::new(r.expr),
+                }
+            }
+        };
+        // `||` keeps no affinity; a collation carries through from operands.
+        let coll = match (l.coll, r.coll) {
+            (CollSource::Explicit(c), _) | (_, CollSource::Explicit(c)) => CollSource::Explicit(c),
+            _ => CollSource::None,
+        };
+        Ok(Bound {
+            expr,
+            aff: None,
+            coll,
+            decl_type: None,
+        })
+    }
+
+    fn bind_case(
+        &mut self,
+        operand: Option<&ast::Expr>,
+        when_then: &[(ast::Expr, ast::Expr)],
+        else_expr: Option<&ast::Expr>,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        let op = match operand {
+            Some(x) => Some(self.bind_expr(x, scope, agg)?),
+            None => None,
+        };
+        let mut pairs = Vec::with_capacity(when_then.len());
+        let mut cmp = CmpInfo::PLAIN;
+        for (w, t) in when_then {
+            let wb = self.bind_expr(w, scope, agg)?;
+            if let Some(o) = &op {
+                cmp = cmp_info(o, &wb);
+            }
+            let tb = self.bind_plain(t, scope, agg)?;
+            pairs.push((wb.expr, tb));
+        }
+        let else_b = match else_expr {
+            Some(x) => Some(Box::new(self.bind_plain(x, scope, agg)?)),
+            None => None,
+        };
+        Ok(Bound::plain(Expr::Case {
+            operand: op.map(|o| Box::new(o.expr)),
+            when_then: pairs,
+            else_expr: else_b,
+            cmp,
+        }))
+    }
+
+    fn bind_function(
+        &mut self,
+        call: &ast::FunctionCall,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        let name = call.name.to_ascii_lowercase();
+        if call.over.is_some() {
+            return self.bind_window_call(call, &name, scope, agg);
+        }
+        if call.star && name != "count" {
+            return Err(sql_err!(
+                "wrong number of arguments to function {}()",
+                call.name
+            ));
+        }
+        if call.star || is_aggregate_name(&name, call.args.len()) {
+            return self.bind_aggregate(call, &name, scope, agg);
+        }
+        if call.distinct {
+            return Err(sql_err!(
+                "DISTINCT aggregates must have exactly one argument"
+            ));
+        }
+        if call.filter.is_some() {
+            return Err(sql_err!(
+                "FILTER may not be used with non-aggregate {}()",
+                call.name
+            ));
+        }
+        let mut args = Vec::with_capacity(call.args.len());
+        let mut coll = CollSource::None;
+        for a in &call.args {
+            let b = self.bind_expr(a, scope, agg)?;
+            if coll == CollSource::None {
+                if let CollSource::Explicit(_) = b.coll {
+                    coll = b.coll;
+                }
+            }
+            args.push(b.expr);
+        }
+        crate::sql::exec::builtin::check_function(&name, args.len())?;
+        Ok(Bound {
+            expr: Expr::Function { name, args },
+            aff: None,
+            coll,
+            decl_type: None,
+        })
+    }
+
+    fn bind_aggregate(
+        &mut self,
+        call: &ast::FunctionCall,
+        name: &str,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        if !agg.allowed || agg.inside {
+            return Err(sql_err!("misuse of aggregate function {}()", call.name));
+        }
+        let nargs = call.args.len();
+        let ok = match name {
+            "count" => call.star || nargs <= 1,
+            "group_concat" => (1..=2).contains(&nargs),
+            "string_agg" => nargs == 2,
+            _ => nargs == 1,
+        };
+        if !ok || (call.distinct && nargs != 1) {
+            return Err(if call.distinct && nargs != 1 {
+                sql_err!("DISTINCT aggregates must have exactly one argument")
+            } else {
+                sql_err!("wrong number of arguments to function {}()", call.name)
+            });
+        }
+        agg.inside = true;
+        let result = (|| -> Result<AggCall> {
+            let mut args = Vec::with_capacity(nargs);
+            let mut collation = Collation::Binary;
+            for (i, a) in call.args.iter().enumerate() {
+                let b = self.bind_expr(a, scope, agg)?;
+                if i == 0 {
+                    collation = comparison_collation(b.coll, CollSource::None);
+                }
+                args.push(b.expr);
+            }
+            let filter = match &call.filter {
+                Some(f) => Some(self.bind_plain(f, scope, agg)?),
+                None => None,
+            };
+            let name = if name == "string_agg" {
+                "group_concat".to_string()
+            } else {
+                name.to_string()
+            };
+            Ok(AggCall {
+                name,
+                args,
+                distinct: call.distinct,
+                star: call.star || (nargs == 0),
+                filter,
+                collation,
+            })
+        })();
+        agg.inside = false;
+        let call = result?;
+        agg.calls.push(call);
+        Ok(Bound::plain(Expr::Aggregate(agg.calls.len() - 1)))
+    }
+
+    /// Binds a subquery in a child scope of `scope`; returns the plan and
+    /// the affinity of each result column.
+    pub(crate) fn bind_subquery(
+        &mut self,
+        select: &ast::Select,
+        scope: &Scope,
+    ) -> Result<(Rc<SubqueryPlan>, Vec<Option<Affinity>>)> {
+        let (query, affs, correlated) = self.bind_query_in(select, Some(scope))?;
+        let id = self.next_subquery;
+        self.next_subquery += 1;
+        Ok((
+            Rc::new(SubqueryPlan {
+                id,
+                query,
+                correlated,
+            }),
+            affs,
+        ))
+    }
+}

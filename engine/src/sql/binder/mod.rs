@@ -1,0 +1,58 @@
+//! The binder: turns a parsed statement into the bound form the executor
+//! runs ([`crate::sql::planner::plan`]), resolving every name against the
+//! catalog and the enclosing scopes, deciding comparison affinities and
+//! collations, and handing each FROM clause to the join planner.
+//!
+//! - `scope`: name scopes and column resolution.
+//! - `expr`: expressions, aggregate and scalar function calls.
+//! - `select`: queries, cores, FROM, ORDER BY, CTEs.
+//! - `window`: window function calls.
+
+pub(crate) mod expr;
+pub(crate) mod scope;
+pub(crate) mod select;
+mod window;
+
+use crate::sql::ast;
+use crate::sql::catalog::Catalog;
+
+use self::scope::ScopeColumn;
+
+/// A common table expression visible to the query being bound.
+#[derive(Clone, Debug)]
+pub(crate) struct CteDef {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub select: ast::Select,
+    /// Id of the working table when recursive.
+    pub id: usize,
+    pub recursive: bool,
+    /// While binding the recursive step: the working table's columns.
+    pub working: Option<Vec<ScopeColumn>>,
+}
+
+/// Binds statements against one catalog.
+pub(crate) struct Binder<'c> {
+    pub catalog: &'c Catalog,
+    /// Next subquery / CTE id (unique within the statement).
+    pub next_subquery: usize,
+    /// Highest parameter index seen (1-based count).
+    pub param_count: usize,
+    pub ctes: Vec<CteDef>,
+    view_depth: usize,
+    /// Row count of a table's tree, for the planner's estimates.
+    pub stats: Option<&'c dyn Fn(&str) -> u64>,
+}
+
+impl<'c> Binder<'c> {
+    pub(crate) fn new(catalog: &'c Catalog) -> Binder<'c> {
+        Binder {
+            catalog,
+            next_subquery: 0,
+            param_count: 0,
+            ctes: Vec::new(),
+            view_depth: 0,
+            stats: None,
+        }
+    }
+}

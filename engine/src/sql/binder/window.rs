@@ -1,0 +1,173 @@
+//! Binding window function calls (`f(..) OVER (...)`): the window spec
+//! (resolving `OVER name` and `base` windows of the WINDOW clause), its
+//! frame, and the call's slot in the core's window list.
+
+use super::expr::{AggCtx, Bound};
+use super::scope::Scope;
+use super::Binder;
+use crate::sql::ast;
+use crate::sql::planner::plan::{Expr, Frame, FrameBound, WindowCall};
+use crate::sql::value::Collation;
+use crate::{sql_err, Result};
+
+/// The window functions that are not aggregates.
+const WINDOW_ONLY: [&str; 11] = [
+    "row_number",
+    "rank",
+    "dense_rank",
+    "percent_rank",
+    "cume_dist",
+    "ntile",
+    "lag",
+    "lead",
+    "first_value",
+    "last_value",
+    "nth_value",
+];
+
+impl Binder<'_> {
+    pub(super) fn bind_window_call(
+        &mut self,
+        call: &ast::FunctionCall,
+        name: &str,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        if !agg.windows_allowed || agg.inside {
+            return Err(sql_err!("misuse of window function {}()", call.name));
+        }
+        let is_agg = super::expr::is_aggregate_name(name, call.args.len()) || call.star;
+        if !is_agg && !WINDOW_ONLY.contains(&name) {
+            return Err(sql_err!("no such window function: {}", call.name));
+        }
+        let spec = match &call.over {
+            Some(ast::Over::Spec(s)) => resolve_spec(s, &agg.named)?,
+            Some(ast::Over::Named(n)) => named(n, &agg.named)?,
+            None => return Err(sql_err!("missing OVER clause")),
+        };
+        let was_allowed = agg.windows_allowed;
+        agg.windows_allowed = false;
+        let result = self.bind_window_parts(call, name, &spec, scope, agg);
+        agg.windows_allowed = was_allowed;
+        let w = result?;
+        agg.windows.push(w);
+        Ok(Bound {
+            expr: Expr::Window(agg.windows.len() - 1),
+            aff: None,
+            coll: super::expr::CollSource::None,
+            decl_type: None,
+        })
+    }
+
+    fn bind_window_parts(
+        &mut self,
+        call: &ast::FunctionCall,
+        name: &str,
+        spec: &ast::WindowSpec,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<WindowCall> {
+        let args = call
+            .args
+            .iter()
+            .map(|a| self.bind_plain(a, scope, agg))
+            .collect::<Result<Vec<_>>>()?;
+        let partition_by = spec
+            .partition_by
+            .iter()
+            .map(|a| self.bind_plain(a, scope, agg))
+            .collect::<Result<Vec<_>>>()?;
+        let mut order_by = Vec::new();
+        for t in &spec.order_by {
+            let b = self.bind_expr(&t.expr, scope, agg)?;
+            let desc = t.order == Some(ast::SortOrder::Desc);
+            let nulls_first = match t.nulls {
+                Some(ast::NullsOrder::First) => true,
+                Some(ast::NullsOrder::Last) => false,
+                None => !desc,
+            };
+            let coll = match b.coll {
+                super::expr::CollSource::Explicit(c) | super::expr::CollSource::Column(c) => c,
+                super::expr::CollSource::None => Collation::Binary,
+            };
+            order_by.push((b.expr, desc, nulls_first, coll));
+        }
+        let frame = match &spec.frame {
+            Some(f) => Frame {
+                units: f.units,
+                start: self.bind_bound(&f.start, scope, agg)?,
+                end: match &f.end {
+                    Some(e) => self.bind_bound(e, scope, agg)?,
+                    None => FrameBound::CurrentRow,
+                },
+                exclude: f.exclude.unwrap_or(ast::FrameExclude::NoOthers),
+            },
+            None => Frame {
+                units: ast::FrameUnits::Range,
+                start: FrameBound::UnboundedPreceding,
+                end: FrameBound::CurrentRow,
+                exclude: ast::FrameExclude::NoOthers,
+            },
+        };
+        let filter = match &call.filter {
+            Some(f) => Some(self.bind_plain(f, scope, agg)?),
+            None => None,
+        };
+        let name = if name == "string_agg" {
+            "group_concat".to_string()
+        } else {
+            name.to_string()
+        };
+        Ok(WindowCall {
+            name,
+            args,
+            partition_by,
+            order_by,
+            frame,
+            filter,
+            distinct: call.distinct,
+            star: call.star,
+        })
+    }
+
+    fn bind_bound(
+        &mut self,
+        b: &ast::FrameBound,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<FrameBound> {
+        Ok(match b {
+            ast::FrameBound::UnboundedPreceding => FrameBound::UnboundedPreceding,
+            ast::FrameBound::Preceding(e) => FrameBound::Preceding(self.bind_plain(e, scope, agg)?),
+            ast::FrameBound::CurrentRow => FrameBound::CurrentRow,
+            ast::FrameBound::Following(e) => FrameBound::Following(self.bind_plain(e, scope, agg)?),
+            ast::FrameBound::UnboundedFollowing => FrameBound::UnboundedFollowing,
+        })
+    }
+}
+
+fn named(name: &str, windows: &[ast::NamedWindow]) -> Result<ast::WindowSpec> {
+    let w = windows
+        .iter()
+        .find(|w| w.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| sql_err!("no such window: {name}"))?;
+    resolve_spec(&w.spec, windows)
+}
+
+/// Merges a spec with the window it extends (`OVER (w ORDER BY ..)`).
+fn resolve_spec(spec: &ast::WindowSpec, windows: &[ast::NamedWindow]) -> Result<ast::WindowSpec> {
+    let Some(base) = &spec.base else {
+        return Ok(spec.clone());
+    };
+    let b = named(base, windows)?;
+    Ok(ast::WindowSpec {
+        base: None,
+        partition_by: b.partition_by,
+        order_by: if spec.order_by.is_empty() {
+            b.order_by
+        } else {
+            spec.order_by.clone()
+        },
+        frame: spec.frame.clone().or(b.frame),
+    })
+}

@@ -1,0 +1,483 @@
+//! The catalog: every table, index and view of a database, as the binder,
+//! planner and executor see them, and their persistence.
+//!
+//! Persistence: the tree [`SCHEMA_TREE`] maps each object's lowercase name
+//! to a record `(type, name, table name, tree name, sql)`, where `sql` is the
+//! object's CREATE statement re-rendered from its syntax tree (NULL for the
+//! automatic indexes of UNIQUE / PRIMARY KEY constraints, which are derived
+//! again from their table). The empty key holds `(next tree id)`. Opening a
+//! database parses every stored statement again ([`Catalog::load`]).
+//!
+//! Layout of the data (the executor's contract with storage):
+//! - a table is a tree keyed by `keycode::encode_rowid(rowid)` whose values
+//!   are `record`s of every column (the INTEGER PRIMARY KEY column, which is
+//!   the rowid, is stored as NULL and read back from the key);
+//! - an index is a tree keyed by `keycode` of (indexed values..., rowid) with
+//!   empty values; a UNIQUE index is checked by probing the prefix.
+//!
+//! Invariants: names are unique case-insensitively across tables, indexes and
+//! views (SQLite's rule); every index names an existing table; tree names are
+//! never reused within a database (ids only grow), so a renamed table keeps
+//! its tree.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use crate::sql::ast;
+use crate::sql::value::{Affinity, Collation, Value};
+use crate::{sql_err, Result};
+
+/// The tree that stores the schema.
+pub(crate) const SCHEMA_TREE: &str = "__schema";
+
+/// One column of a table.
+#[derive(Clone, Debug)]
+pub(crate) struct Column {
+    pub name: String,
+    /// The declared type as written (empty when none).
+    pub decl_type: String,
+    pub affinity: Affinity,
+    pub not_null: bool,
+    pub default: Option<ast::Expr>,
+    pub collation: Collation,
+    /// Part of the PRIMARY KEY.
+    pub primary_key: bool,
+}
+
+/// A foreign key of a child table.
+#[derive(Clone, Debug)]
+pub(crate) struct ForeignKey {
+    /// Child columns (indexes into the table's columns).
+    pub columns: Vec<usize>,
+    pub parent: String,
+    /// Parent column names; empty means the parent's primary key.
+    pub parent_columns: Vec<String>,
+    pub on_delete: ast::ForeignKeyAction,
+    pub on_update: ast::ForeignKeyAction,
+}
+
+/// A table definition.
+#[derive(Clone, Debug)]
+pub(crate) struct Table {
+    pub name: String,
+    pub columns: Vec<Column>,
+    /// The INTEGER PRIMARY KEY column, an alias of the rowid.
+    pub rowid_alias: Option<usize>,
+    pub autoincrement: bool,
+    /// CHECK constraints: (constraint name, expression).
+    pub checks: Vec<(Option<String>, ast::Expr)>,
+    pub foreign_keys: Vec<ForeignKey>,
+    pub tree: String,
+    pub sql: String,
+}
+
+impl Table {
+    /// The index of the column named `name` (case-insensitive).
+    pub(crate) fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// One key column of an index.
+#[derive(Clone, Debug)]
+pub(crate) struct IndexColumn {
+    /// The indexed expression (a plain column is an `ExprKind::Column`).
+    pub expr: ast::Expr,
+    /// The table column when the expression is a plain column.
+    pub column: Option<usize>,
+    pub desc: bool,
+    pub collation: Collation,
+}
+
+/// Why an index exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IndexOrigin {
+    /// CREATE INDEX.
+    Created,
+    /// A UNIQUE constraint.
+    Unique,
+    /// A PRIMARY KEY that is not the rowid.
+    PrimaryKey,
+}
+
+/// An index definition.
+#[derive(Clone, Debug)]
+pub(crate) struct Index {
+    pub name: String,
+    /// The table's name as stored in the catalog (lowercase key).
+    pub table: String,
+    pub columns: Vec<IndexColumn>,
+    pub unique: bool,
+    /// The partial-index predicate.
+    pub predicate: Option<ast::Expr>,
+    pub origin: IndexOrigin,
+    pub tree: String,
+    /// The CREATE INDEX text; `None` for automatic indexes.
+    pub sql: Option<String>,
+}
+
+/// A view definition.
+#[derive(Clone, Debug)]
+pub(crate) struct View {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub select: ast::Select,
+    pub sql: String,
+}
+
+/// Every schema object of a database. Cheap to clone (objects are shared).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Catalog {
+    pub tables: BTreeMap<String, Rc<Table>>,
+    pub indexes: BTreeMap<String, Rc<Index>>,
+    pub views: BTreeMap<String, Rc<View>>,
+    /// The next id for a tree name.
+    pub next_id: u64,
+}
+
+/// The catalog key of a name: SQL names are case-insensitive (ASCII).
+pub(crate) fn key(name: &str) -> String {
+    name.to_ascii_lowercase()
+}
+
+impl Catalog {
+    /// The table named `name`, if any.
+    pub(crate) fn table(&self, name: &str) -> Option<&Rc<Table>> {
+        self.tables.get(&key(name))
+    }
+
+    /// The table named `name`, or the error SQLite gives.
+    pub(crate) fn table_or_err(&self, name: &str) -> Result<&Rc<Table>> {
+        self.table(name)
+            .ok_or_else(|| sql_err!("no such table: {name}"))
+    }
+
+    /// The indexes of table `table`, in name order.
+    pub(crate) fn table_indexes(&self, table: &str) -> Vec<Rc<Index>> {
+        let k = key(table);
+        self.indexes
+            .values()
+            .filter(|i| i.table == k)
+            .cloned()
+            .collect()
+    }
+
+    /// True when some object (table, index or view) is named `name`.
+    pub(crate) fn name_taken(&self, name: &str) -> bool {
+        let k = key(name);
+        self.tables.contains_key(&k) || self.indexes.contains_key(&k) || self.views.contains_key(&k)
+    }
+
+    /// A fresh tree name with the given prefix (`t` tables, `i` indexes).
+    pub(crate) fn new_tree_name(&mut self, prefix: &str) -> String {
+        self.next_id += 1;
+        format!("{prefix}{}", self.next_id)
+    }
+}
+
+/// The collation named `name`, or an error naming it.
+pub(crate) fn collation_by_name(name: &str) -> Result<Collation> {
+    Collation::from_name(name).ok_or_else(|| sql_err!("no such collation sequence: {name}"))
+}
+
+/// Strips `COLLATE` wrappers: the expression and the outermost collation.
+pub(crate) fn strip_collate(expr: &ast::Expr) -> (&ast::Expr, Option<&str>) {
+    match &expr.kind {
+        ast::ExprKind::Collate {
+            expr: inner,
+            collation,
+        } => (strip_collate(inner).0, Some(collation)),
+        _ => (expr, None),
+    }
+}
+
+/// Builds the [`Table`] (and the automatic indexes of its UNIQUE / PRIMARY
+/// KEY constraints, with tree names from `catalog`) for a CREATE TABLE with
+/// column definitions.
+pub(crate) fn table_from_ast(
+    catalog: &mut Catalog,
+    name: &str,
+    columns: &[ast::ColumnDef],
+    constraints: &[ast::TableConstraint],
+    sql: String,
+    tree: String,
+) -> Result<(Table, Vec<Index>)> {
+    let mut table = Table {
+        name: name.to_string(),
+        columns: Vec::new(),
+        rowid_alias: None,
+        autoincrement: false,
+        checks: Vec::new(),
+        foreign_keys: Vec::new(),
+        tree,
+        sql,
+    };
+    // (columns, origin) of every uniqueness constraint, in definition order.
+    let mut unique_sets: Vec<(Vec<(usize, bool, Option<String>)>, IndexOrigin)> = Vec::new();
+    for def in columns {
+        if table.column_index(&def.name).is_some() {
+            return Err(sql_err!("duplicate column name: {}", def.name));
+        }
+        let col_no = table.columns.len();
+        let column = column_from_ast(def, &mut table, col_no, &mut unique_sets)?;
+        table.columns.push(column);
+    }
+    for c in constraints {
+        table_constraint(&mut table, c, &mut unique_sets)?;
+    }
+    if unique_sets
+        .iter()
+        .filter(|(_, o)| *o == IndexOrigin::PrimaryKey)
+        .count()
+        > 1
+    {
+        return Err(sql_err!("table \"{name}\" has more than one primary key"));
+    }
+    let mut indexes = Vec::new();
+    let mut seq = 0;
+    for (cols, origin) in unique_sets {
+        if origin == IndexOrigin::PrimaryKey && cols.len() == 1 {
+            let (c, desc, _) = &cols[0];
+            if table.columns[*c].decl_type.eq_ignore_ascii_case("INTEGER") && !desc {
+                table.rowid_alias = Some(*c);
+                continue;
+            }
+        }
+        if origin == IndexOrigin::PrimaryKey {
+            for (c, _, _) in &cols {
+                table.columns[*c].primary_key = true;
+            }
+        }
+        seq += 1;
+        let index_columns = cols
+            .iter()
+            .map(|(c, desc, coll)| {
+                let collation = match coll {
+                    Some(n) => collation_by_name(n)?,
+                    None => table.columns[*c].collation,
+                };
+                Ok(IndexColumn {
+                    expr: column_expr(&table.columns[*c].name),
+                    column: Some(*c),
+                    desc: *desc,
+                    collation,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        indexes.push(Index {
+            name: format!("sqlite_autoindex_{}_{}", name, seq),
+            table: key(name),
+            columns: index_columns,
+            unique: true,
+            predicate: None,
+            origin,
+            tree: catalog.new_tree_name("i"),
+            sql: None,
+        });
+    }
+    if table.autoincrement && table.rowid_alias.is_none() {
+        return Err(sql_err!(
+            "AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY"
+        ));
+    }
+    Ok((table, indexes))
+}
+
+/// A plain column reference expression for `name`.
+pub(crate) fn column_expr(name: &str) -> ast::Expr {
+    ast::Expr {
+        kind: ast::ExprKind::Column(ast::ColumnRef {
+            schema: None,
+            table: None,
+            column: name.to_string(),
+            double_quoted: false,
+        }),
+        pos: 0,
+    }
+}
+
+type UniqueSets = Vec<(Vec<(usize, bool, Option<String>)>, IndexOrigin)>;
+
+fn column_from_ast(
+    def: &ast::ColumnDef,
+    table: &mut Table,
+    col_no: usize,
+    unique_sets: &mut UniqueSets,
+) -> Result<Column> {
+    let decl_type = def
+        .type_name
+        .as_ref()
+        .map(|t| t.name.clone())
+        .unwrap_or_default();
+    let mut column = Column {
+        name: def.name.clone(),
+        affinity: Affinity::from_declared_type(&decl_type),
+        decl_type,
+        not_null: false,
+        default: None,
+        collation: Collation::Binary,
+        primary_key: false,
+    };
+    for c in &def.constraints {
+        match &c.kind {
+            ast::ColumnConstraintKind::PrimaryKey {
+                order,
+                autoincrement,
+                ..
+            } => {
+                column.primary_key = true;
+                table.autoincrement |= *autoincrement;
+                unique_sets.push((
+                    vec![(col_no, *order == Some(ast::SortOrder::Desc), None)],
+                    IndexOrigin::PrimaryKey,
+                ));
+            }
+            ast::ColumnConstraintKind::NotNull { .. } => column.not_null = true,
+            ast::ColumnConstraintKind::Null => {}
+            ast::ColumnConstraintKind::Unique { .. } => {
+                unique_sets.push((vec![(col_no, false, None)], IndexOrigin::Unique));
+            }
+            ast::ColumnConstraintKind::Check(e) => table.checks.push((c.name.clone(), e.clone())),
+            ast::ColumnConstraintKind::Default(e) => column.default = Some(e.clone()),
+            ast::ColumnConstraintKind::Collate(n) => column.collation = collation_by_name(n)?,
+            ast::ColumnConstraintKind::References(fk) => table.foreign_keys.push(ForeignKey {
+                columns: vec![col_no],
+                parent: fk.table.clone(),
+                parent_columns: fk.columns.clone(),
+                on_delete: fk.on_delete.unwrap_or(ast::ForeignKeyAction::NoAction),
+                on_update: fk.on_update.unwrap_or(ast::ForeignKeyAction::NoAction),
+            }),
+            ast::ColumnConstraintKind::Generated { .. } => {
+                return Err(sql_err!("generated columns are not supported"));
+            }
+        }
+    }
+    Ok(column)
+}
+
+fn table_constraint(
+    table: &mut Table,
+    c: &ast::TableConstraint,
+    unique_sets: &mut UniqueSets,
+) -> Result<()> {
+    let resolve = |table: &Table,
+                   cols: &[ast::IndexedColumn]|
+     -> Result<Vec<(usize, bool, Option<String>)>> {
+        cols.iter()
+            .map(|ic| {
+                let (inner, coll) = strip_collate(&ic.expr);
+                let ast::ExprKind::Column(cr) = &inner.kind else {
+                    return Err(sql_err!(
+                        "expressions prohibited in PRIMARY KEY and UNIQUE constraints"
+                    ));
+                };
+                let i = table
+                    .column_index(&cr.column)
+                    .ok_or_else(|| sql_err!("no such column: {}", cr.column))?;
+                Ok((
+                    i,
+                    ic.order == Some(ast::SortOrder::Desc),
+                    coll.map(str::to_string),
+                ))
+            })
+            .collect()
+    };
+    match &c.kind {
+        ast::TableConstraintKind::PrimaryKey {
+            columns,
+            autoincrement,
+            ..
+        } => {
+            let cols = resolve(table, columns)?;
+            table.autoincrement |= *autoincrement;
+            for (i, _, _) in &cols {
+                table.columns[*i].primary_key = true;
+            }
+            unique_sets.push((cols, IndexOrigin::PrimaryKey));
+        }
+        ast::TableConstraintKind::Unique { columns, .. } => {
+            let cols = resolve(table, columns)?;
+            unique_sets.push((cols, IndexOrigin::Unique));
+        }
+        ast::TableConstraintKind::Check(e) => table.checks.push((c.name.clone(), e.clone())),
+        ast::TableConstraintKind::ForeignKey { columns, clause } => {
+            let cols = columns
+                .iter()
+                .map(|n| {
+                    table
+                        .column_index(n)
+                        .ok_or_else(|| sql_err!("unknown column \"{n}\" in foreign key definition"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            table.foreign_keys.push(ForeignKey {
+                columns: cols,
+                parent: clause.table.clone(),
+                parent_columns: clause.columns.clone(),
+                on_delete: clause.on_delete.unwrap_or(ast::ForeignKeyAction::NoAction),
+                on_update: clause.on_update.unwrap_or(ast::ForeignKeyAction::NoAction),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Builds an [`Index`] for CREATE INDEX over `table`.
+pub(crate) fn index_from_ast(
+    table: &Table,
+    ci: &ast::CreateIndex,
+    sql: String,
+    tree: String,
+) -> Result<Index> {
+    let mut columns = Vec::new();
+    for ic in &ci.columns {
+        let (inner, coll) = strip_collate(&ic.expr);
+        let column = match &inner.kind {
+            ast::ExprKind::Column(cr) if cr.table.is_none() => Some(
+                table
+                    .column_index(&cr.column)
+                    .ok_or_else(|| sql_err!("no such column: {}", cr.column))?,
+            ),
+            _ => None,
+        };
+        let collation = match (coll, column) {
+            (Some(n), _) => collation_by_name(n)?,
+            (None, Some(c)) => table.columns[c].collation,
+            (None, None) => Collation::Binary,
+        };
+        columns.push(IndexColumn {
+            expr: inner.clone(),
+            column,
+            desc: ic.order == Some(ast::SortOrder::Desc),
+            collation,
+        });
+    }
+    Ok(Index {
+        name: ci.name.name.clone(),
+        table: key(&table.name),
+        columns,
+        unique: ci.unique,
+        predicate: ci.where_clause.clone(),
+        origin: IndexOrigin::Created,
+        tree,
+        sql: Some(sql),
+    })
+}
+
+/// The schema record of an object: (type, name, table, tree, sql).
+pub(crate) fn schema_record(
+    kind: &str,
+    name: &str,
+    table: &str,
+    tree: &str,
+    sql: Option<&str>,
+) -> Vec<Value> {
+    vec![
+        Value::Text(kind.to_string()),
+        Value::Text(name.to_string()),
+        Value::Text(table.to_string()),
+        Value::Text(tree.to_string()),
+        sql.map_or(Value::Null, |s| Value::Text(s.to_string())),
+    ]
+}

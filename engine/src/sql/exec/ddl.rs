@@ -1,0 +1,559 @@
+//! DDL: CREATE/DROP TABLE, INDEX and VIEW, ALTER TABLE, and the catalog's
+//! persistence in the schema tree (see [`crate::sql::catalog`]).
+//!
+//! A table's stored `sql` is its CREATE TABLE text followed by every ALTER
+//! TABLE applied since, `;`-separated; [`load_catalog`] replays them. That
+//! keeps the original text (as SQLite does) without a renderer.
+
+use std::ops::Bound;
+use std::rc::Rc;
+
+use super::kv::Kv;
+use super::scan::{index_key, key_columns, table_row};
+use super::ExecCtx;
+use crate::sql::ast;
+use crate::sql::catalog::{
+    self, index_from_ast, key, schema_record, table_from_ast, Catalog, Index, Table, View,
+    SCHEMA_TREE,
+};
+use crate::sql::parser;
+use crate::sql::record;
+use crate::sql::value::Value;
+use crate::{corrupt, sql_err, ConstraintKind, Error, Result};
+
+const META_KEY: &[u8] = b"";
+
+/// Reads the catalog from the schema tree (an empty catalog when the
+/// database is new).
+pub(crate) fn load_catalog(kv: &dyn Kv) -> Result<Catalog> {
+    let mut cat = Catalog::default();
+    if !kv.tree_exists(SCHEMA_TREE)? {
+        return Ok(cat);
+    }
+    let entries = kv.scan(SCHEMA_TREE, Bound::Unbounded, Bound::Unbounded, false, None)?;
+    let mut records = Vec::new();
+    for (k, v) in entries {
+        let rec = record::decode(&v)?;
+        if k == META_KEY {
+            if let Some(Value::Integer(n)) = rec.first() {
+                cat.next_id = *n as u64;
+            }
+            continue;
+        }
+        let text = |i: usize| match rec.get(i) {
+            Some(Value::Text(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let (Some(kind), Some(name), Some(table), Some(tree)) =
+            (text(0), text(1), text(2), text(3))
+        else {
+            return Err(corrupt!(0, "malformed schema entry"));
+        };
+        records.push((kind, name, table, tree, text(4)));
+    }
+    for pass in ["table", "index", "view"] {
+        for (kind, name, _table, tree, sql) in records.iter().filter(|r| r.0 == pass) {
+            load_object(&mut cat, kind, name, tree, sql.as_deref(), &records)?;
+        }
+    }
+    Ok(cat)
+}
+
+fn load_object(
+    cat: &mut Catalog,
+    kind: &str,
+    name: &str,
+    tree: &str,
+    sql: Option<&str>,
+    records: &[(String, String, String, String, Option<String>)],
+) -> Result<()> {
+    let bad = |what: &str| corrupt!(0, "schema entry {name}: {what}");
+    match kind {
+        "table" => {
+            let sql = sql.ok_or_else(|| bad("missing sql"))?;
+            let stmts = parser::parse(sql)?;
+            let mut scratch = cat.clone();
+            let mut table: Option<(Table, Vec<Index>)> = None;
+            for s in &stmts {
+                match s {
+                    ast::Statement::CreateTable(ct) => {
+                        let ast::CreateTableBody::Columns {
+                            columns,
+                            constraints,
+                            ..
+                        } = &ct.body
+                        else {
+                            return Err(bad("not a column list"));
+                        };
+                        table = Some(table_from_ast(
+                            &mut scratch,
+                            name,
+                            columns,
+                            constraints,
+                            sql.to_string(),
+                            tree.to_string(),
+                        )?);
+                    }
+                    ast::Statement::AlterTable(at) => {
+                        let (t, _) = table.as_mut().ok_or_else(|| bad("ALTER before CREATE"))?;
+                        apply_alter_to_def(t, &at.action)?;
+                    }
+                    _ => return Err(bad("unexpected statement")),
+                }
+            }
+            let (mut t, autos) = table.ok_or_else(|| bad("no CREATE TABLE"))?;
+            t.name = name.to_string();
+            t.sql = sql.to_string();
+            for mut ix in autos {
+                if let Some(r) = records
+                    .iter()
+                    .find(|r| r.0 == "index" && r.1.eq_ignore_ascii_case(&ix.name))
+                {
+                    ix.tree = r.3.clone();
+                }
+                ix.table = key(name);
+                cat.indexes.insert(key(&ix.name), Rc::new(ix));
+            }
+            cat.tables.insert(key(name), Rc::new(t));
+        }
+        "index" => {
+            let Some(sql) = sql else { return Ok(()) }; // automatic: loaded with its table
+            let stmts = parser::parse(sql)?;
+            let Some(ast::Statement::CreateIndex(ci)) = stmts.first() else {
+                return Err(bad("not CREATE INDEX"));
+            };
+            let table = cat.table_or_err(&ci.table)?.clone();
+            let ix = index_from_ast(&table, ci, sql.to_string(), tree.to_string())?;
+            cat.indexes.insert(key(name), Rc::new(ix));
+        }
+        "view" => {
+            let sql = sql.ok_or_else(|| bad("missing sql"))?;
+            let stmts = parser::parse(sql)?;
+            let Some(ast::Statement::CreateView(cv)) = stmts.first() else {
+                return Err(bad("not CREATE VIEW"));
+            };
+            cat.views.insert(
+                key(name),
+                Rc::new(View {
+                    name: name.to_string(),
+                    columns: cv.columns.clone(),
+                    select: (*cv.select).clone(),
+                    sql: sql.to_string(),
+                }),
+            );
+        }
+        _ => return Err(bad("unknown kind")),
+    }
+    Ok(())
+}
+
+fn ensure_schema_tree(kv: &mut dyn Kv) -> Result<()> {
+    kv.create_tree(SCHEMA_TREE)?;
+    Ok(())
+}
+
+fn save_meta(kv: &mut dyn Kv, cat: &Catalog) -> Result<()> {
+    ensure_schema_tree(kv)?;
+    kv.insert(
+        SCHEMA_TREE,
+        META_KEY,
+        &record::encode(&[Value::Integer(cat.next_id as i64)]),
+    )?;
+    Ok(())
+}
+
+fn save_object(
+    kv: &mut dyn Kv,
+    kind: &str,
+    name: &str,
+    table: &str,
+    tree: &str,
+    sql: Option<&str>,
+) -> Result<()> {
+    ensure_schema_tree(kv)?;
+    kv.insert(
+        SCHEMA_TREE,
+        key(name).as_bytes(),
+        &record::encode(&schema_record(kind, name, table, tree, sql)),
+    )?;
+    Ok(())
+}
+
+fn already_exists(cat: &Catalog, name: &str) -> Error {
+    let k = key(name);
+    let kind = if cat.indexes.contains_key(&k) {
+        "index"
+    } else if cat.views.contains_key(&k) {
+        "view"
+    } else {
+        "table"
+    };
+    sql_err!("{kind} {name} already exists")
+}
+
+/// CREATE TABLE with a column list. Returns false when IF NOT EXISTS
+/// skipped it.
+pub(crate) fn create_table(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    ct: &ast::CreateTable,
+    sql: &str,
+) -> Result<bool> {
+    let name = &ct.name.name;
+    if cat.name_taken(name) {
+        if ct.if_not_exists && cat.table(name).is_some() {
+            return Ok(false);
+        }
+        return Err(already_exists(cat, name));
+    }
+    if name.to_ascii_lowercase().starts_with("sqlite_") {
+        return Err(sql_err!("object name reserved for internal use: {name}"));
+    }
+    let ast::CreateTableBody::Columns {
+        columns,
+        constraints,
+        ..
+    } = &ct.body
+    else {
+        return Err(sql_err!(
+            "internal: CREATE TABLE AS goes through create_table_as"
+        ));
+    };
+    let tree = cat.new_tree_name("t");
+    let (table, autos) = table_from_ast(cat, name, columns, constraints, sql.to_string(), tree)?;
+    install_table(kv, cat, table, autos)?;
+    Ok(true)
+}
+
+fn install_table(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    table: Table,
+    autos: Vec<Index>,
+) -> Result<()> {
+    kv.create_tree(&table.tree)?;
+    save_object(
+        kv,
+        "table",
+        &table.name,
+        &table.name,
+        &table.tree,
+        Some(&table.sql),
+    )?;
+    for ix in autos {
+        kv.create_tree(&ix.tree)?;
+        save_object(kv, "index", &ix.name, &table.name, &ix.tree, None)?;
+        cat.indexes.insert(key(&ix.name), Rc::new(ix));
+    }
+    save_meta(kv, cat)?;
+    cat.tables.insert(key(&table.name), Rc::new(table));
+    Ok(())
+}
+
+/// CREATE TABLE ... AS SELECT: columns named and typed after the result.
+pub(crate) fn create_table_as(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    ct: &ast::CreateTable,
+    columns: &[String],
+    decl: &[String],
+    rows: Vec<Vec<Value>>,
+) -> Result<bool> {
+    let name = &ct.name.name;
+    if cat.name_taken(name) {
+        if ct.if_not_exists && cat.table(name).is_some() {
+            return Ok(false);
+        }
+        return Err(already_exists(cat, name));
+    }
+    let cols: Vec<String> = columns
+        .iter()
+        .zip(decl.iter())
+        .map(|(c, t)| format!("\"{}\" {}", c.replace('"', "\"\""), t))
+        .collect();
+    let sql = format!(
+        "CREATE TABLE \"{}\"({})",
+        name.replace('"', "\"\""),
+        cols.join(", ")
+    );
+    let stmts = parser::parse(&sql)?;
+    let Some(ast::Statement::CreateTable(inner)) = stmts.first() else {
+        return Err(sql_err!("internal: CREATE TABLE AS rendering"));
+    };
+    create_table(kv, cat, inner, &sql)?;
+    let table = cat.table_or_err(name)?.clone();
+    for (i, row) in rows.into_iter().enumerate() {
+        let row: Vec<Value> = row
+            .into_iter()
+            .zip(table.columns.iter())
+            .map(|(v, c)| crate::sql::value::apply_affinity(v, c.affinity))
+            .collect();
+        kv.insert(
+            &table.tree,
+            &crate::sql::keycode::encode_rowid(i as i64 + 1),
+            &record::encode(&row),
+        )?;
+    }
+    Ok(true)
+}
+
+/// CREATE [UNIQUE] INDEX: builds the entries of the existing rows.
+pub(crate) fn create_index(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    ci: &ast::CreateIndex,
+    sql: &str,
+    limit: u64,
+) -> Result<bool> {
+    let name = &ci.name.name;
+    if cat.name_taken(name) {
+        if ci.if_not_exists && cat.indexes.contains_key(&key(name)) {
+            return Ok(false);
+        }
+        return Err(already_exists(cat, name));
+    }
+    let table = cat
+        .table(&ci.table)
+        .cloned()
+        .ok_or_else(|| sql_err!("no such table: {}", ci.table))?;
+    let tree = cat.new_tree_name("i");
+    let index = index_from_ast(&table, ci, sql.to_string(), tree)?;
+    let index = Rc::new(index);
+    let plan = super::write::index_plan(cat, &table, &index)?;
+    kv.create_tree(&index.tree)?;
+    let entries = kv.scan(&table.tree, Bound::Unbounded, Bound::Unbounded, false, None)?;
+    let rows = entries
+        .iter()
+        .map(|(k, v)| table_row(&table, k, v))
+        .collect::<Result<Vec<_>>>()?;
+    {
+        let params: Vec<Value> = Vec::new();
+        let ctx = ExecCtx::new(&*kv, &params, limit);
+        let mut keys = Vec::with_capacity(rows.len());
+        for row in &rows {
+            if let Some(vals) = super::write::index_values(&ctx, &plan, row)? {
+                keys.push((vals, row[table.columns.len()].clone()));
+            }
+        }
+        std::mem::drop(ctx);
+        let cols = key_columns(&index);
+        let mut seen = std::collections::HashSet::new();
+        for (vals, rowid) in keys {
+            let Value::Integer(rowid) = rowid else {
+                continue;
+            };
+            if index.unique
+                && !vals.iter().any(Value::is_null)
+                && !seen.insert(crate::sql::keycode::encode_key(&vals, &cols))
+            {
+                return Err(Error::Constraint {
+                    kind: ConstraintKind::Unique,
+                    message: super::write::unique_message(&table, &index),
+                });
+            }
+            kv.insert(&index.tree, &index_key(&vals, &cols, rowid), &[])?;
+        }
+    }
+    save_object(kv, "index", name, &table.name, &index.tree, Some(sql))?;
+    save_meta(kv, cat)?;
+    cat.indexes.insert(key(name), index);
+    Ok(true)
+}
+
+/// CREATE VIEW.
+pub(crate) fn create_view(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    cv: &ast::CreateView,
+    sql: &str,
+) -> Result<bool> {
+    let name = &cv.name.name;
+    if cat.name_taken(name) {
+        if cv.if_not_exists && cat.views.contains_key(&key(name)) {
+            return Ok(false);
+        }
+        return Err(already_exists(cat, name));
+    }
+    let view = View {
+        name: name.clone(),
+        columns: cv.columns.clone(),
+        select: (*cv.select).clone(),
+        sql: sql.to_string(),
+    };
+    // Bind once so a broken view fails at CREATE, as in SQLite.
+    cat.views.insert(key(name), Rc::new(view));
+    let check = crate::sql::binder::Binder::new(cat)
+        .bind_query_in(&cv.select, None)
+        .map(|_| ());
+    if let Err(e) = check {
+        cat.views.remove(&key(name));
+        return Err(e);
+    }
+    save_object(kv, "view", name, name, "", Some(sql))?;
+    Ok(true)
+}
+
+/// DROP TABLE/INDEX/VIEW.
+pub(crate) fn drop(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    d: &ast::DropObject,
+    opts: super::dml::DmlOptions,
+) -> Result<bool> {
+    let name = &d.name.name;
+    let k = key(name);
+    match d.kind {
+        ast::DropKind::Table => {
+            let Some(table) = cat.tables.get(&k).cloned() else {
+                return if d.if_exists {
+                    Ok(false)
+                } else {
+                    Err(sql_err!("no such table: {name}"))
+                };
+            };
+            super::fk::before_drop(kv, cat, &table, &[], opts)?;
+            for ix in cat.table_indexes(name) {
+                kv.drop_tree(&ix.tree)?;
+                kv.remove(SCHEMA_TREE, key(&ix.name).as_bytes())?;
+                cat.indexes.remove(&key(&ix.name));
+            }
+            kv.drop_tree(&table.tree)?;
+            kv.remove(SCHEMA_TREE, k.as_bytes())?;
+            cat.tables.remove(&k);
+        }
+        ast::DropKind::Index => {
+            let Some(ix) = cat.indexes.get(&k).cloned() else {
+                return if d.if_exists {
+                    Ok(false)
+                } else {
+                    Err(sql_err!("no such index: {name}"))
+                };
+            };
+            if ix.sql.is_none() {
+                return Err(sql_err!(
+                    "index associated with UNIQUE or PRIMARY KEY constraint cannot be dropped"
+                ));
+            }
+            kv.drop_tree(&ix.tree)?;
+            kv.remove(SCHEMA_TREE, k.as_bytes())?;
+            cat.indexes.remove(&k);
+        }
+        ast::DropKind::View => {
+            if cat.views.remove(&k).is_none() {
+                return if d.if_exists {
+                    Ok(false)
+                } else {
+                    Err(sql_err!("no such view: {name}"))
+                };
+            }
+            kv.remove(SCHEMA_TREE, k.as_bytes())?;
+        }
+    }
+    Ok(true)
+}
+
+/// Applies an ALTER TABLE action to a table definition (also used when
+/// replaying stored ALTERs at load).
+fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<()> {
+    match action {
+        ast::AlterAction::RenameTable(new) => t.name = new.clone(),
+        ast::AlterAction::RenameColumn { old, new } => {
+            let i = t
+                .column_index(old)
+                .ok_or_else(|| sql_err!("no such column: \"{old}\""))?;
+            if t.column_index(new).is_some() {
+                return Err(sql_err!("duplicate column name: {new}"));
+            }
+            t.columns[i].name = new.clone();
+        }
+        ast::AlterAction::AddColumn(def) => {
+            if t.column_index(&def.name).is_some() {
+                return Err(sql_err!("duplicate column name: {}", def.name));
+            }
+            let mut scratch = Catalog::default();
+            let (one, autos) = table_from_ast(
+                &mut scratch,
+                &t.name,
+                std::slice::from_ref(def),
+                &[],
+                String::new(),
+                String::new(),
+            )?;
+            if !autos.is_empty() || one.rowid_alias.is_some() || one.columns[0].primary_key {
+                return Err(sql_err!("Cannot add a PRIMARY KEY or UNIQUE column"));
+            }
+            let col = one.columns[0].clone();
+            if col.not_null && col.default.is_none() {
+                return Err(sql_err!(
+                    "Cannot add a NOT NULL column with default value NULL"
+                ));
+            }
+            t.columns.push(col);
+            t.checks.extend(one.checks);
+            let n = t.columns.len() - 1;
+            t.foreign_keys
+                .extend(one.foreign_keys.into_iter().map(|mut fk| {
+                    fk.columns = vec![n];
+                    fk
+                }));
+        }
+        ast::AlterAction::DropColumn(name) => {
+            return Err(sql_err!(
+                "cannot drop column \"{name}\": DROP COLUMN is not supported"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// ALTER TABLE.
+pub(crate) fn alter_table(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    at: &ast::AlterTable,
+    sql: &str,
+) -> Result<()> {
+    let name = &at.table.name;
+    let old = cat.table_or_err(name)?.clone();
+    let mut t = (*old).clone();
+    apply_alter_to_def(&mut t, &at.action)?;
+    if let ast::AlterAction::RenameTable(new) = &at.action {
+        if cat.name_taken(new) {
+            return Err(sql_err!(
+                "there is already another table or index with this name: {new}"
+            ));
+        }
+    }
+    if let ast::AlterAction::RenameColumn { old: o, .. } = &at.action {
+        let used = cat.table_indexes(name).iter().any(|ix| {
+            ix.columns.iter().any(|c| {
+                c.column
+                    .is_some_and(|i| old.columns[i].name.eq_ignore_ascii_case(o))
+                    && ix.sql.is_some()
+            })
+        });
+        if used {
+            return Err(sql_err!("cannot rename column {o}: an index uses it"));
+        }
+    }
+    t.sql = format!("{};\n{}", old.sql, sql.trim().trim_end_matches(';'));
+    kv.remove(SCHEMA_TREE, key(name).as_bytes())?;
+    save_object(kv, "table", &t.name, &t.name, &t.tree, Some(&t.sql))?;
+    cat.tables.remove(&key(name));
+    let new_key = key(&t.name);
+    for ix in cat.table_indexes(name) {
+        let mut ix2 = (*ix).clone();
+        ix2.table = new_key.clone();
+        if ix2.sql.is_none() {
+            save_object(kv, "index", &ix2.name, &t.name, &ix2.tree, None)?;
+        }
+        cat.indexes.insert(key(&ix2.name), Rc::new(ix2));
+    }
+    cat.tables.insert(new_key, Rc::new(t));
+    Ok(())
+}
+
+/// Re-exported for DML: the catalog key of a name.
+pub(crate) fn catalog_key(name: &str) -> String {
+    catalog::key(name)
+}

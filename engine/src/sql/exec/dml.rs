@@ -1,0 +1,694 @@
+//! INSERT, UPDATE and DELETE: each first computes every row it will write
+//! (reading only), then writes them one by one through a
+//! [`TableWriter`], checking constraints per row as SQLite does, and
+//! evaluates RETURNING over each written row.
+//!
+//! Foreign keys (`PRAGMA foreign_keys`, ON by default in TinyJoin, unlike
+//! SQLite) are checked immediately per row: a child row's key must exist in
+//! the parent; deleting or changing a parent key that children reference
+//! applies the child's ON DELETE/ON UPDATE action (CASCADE, SET NULL, SET
+//! DEFAULT) or fails (NO ACTION, RESTRICT). DEFERRABLE constraints are
+//! checked immediately too (a documented simplification).
+
+use std::rc::Rc;
+
+use super::eval::Env;
+use super::kv::Kv;
+use super::scan::Row;
+use super::write::{table_scope_item, TableWriter};
+use super::ExecCtx;
+use crate::sql::ast;
+use crate::sql::binder::expr::AggCtx;
+use crate::sql::binder::scope::Scope;
+use crate::sql::binder::select::split_and;
+use crate::sql::binder::Binder;
+use crate::sql::catalog::{Catalog, Table};
+use crate::sql::planner::join::{plan_from, Conjunct};
+use crate::sql::planner::plan::{Core, Expr, FromItem, Source};
+use crate::sql::value::{apply_affinity, Affinity, Value};
+use crate::{sql_err, ConstraintKind, Error, Result};
+
+/// What a DML statement did.
+#[derive(Debug, Default)]
+pub(crate) struct DmlOutcome {
+    pub changes: u64,
+    pub last_rowid: Option<i64>,
+    pub returning: Vec<Row>,
+    pub returning_columns: Vec<String>,
+}
+
+/// Settings of the connection that DML obeys.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DmlOptions {
+    pub foreign_keys: bool,
+    pub batch_limit: u64,
+}
+
+fn writable_table(cat: &Catalog, name: &str) -> Result<Rc<Table>> {
+    if cat.views.contains_key(&crate::sql::catalog::key(name)) {
+        return Err(sql_err!("cannot modify {name} because it is a view"));
+    }
+    cat.table_or_err(name).cloned()
+}
+
+/// Binds RETURNING over the one-table layout.
+fn bind_returning(
+    cat: &Catalog,
+    table: &Table,
+    name: &str,
+    cols: &[ast::ResultColumn],
+) -> Result<(Vec<Expr>, Vec<String>)> {
+    let scope = Scope::new(vec![table_scope_item(table, name)], None);
+    let mut binder = Binder::new(cat);
+    let mut agg = AggCtx::default();
+    let mut exprs = Vec::new();
+    let mut names = Vec::new();
+    for c in cols {
+        match c {
+            ast::ResultColumn::Star { .. } | ast::ResultColumn::TableStar { .. } => {
+                for (i, col) in table.columns.iter().enumerate() {
+                    exprs.push(Expr::Column { level: 0, index: i });
+                    names.push(col.name.clone());
+                }
+            }
+            ast::ResultColumn::Expr { expr, alias, text } => {
+                exprs.push(binder.bind_plain(expr, &scope, &mut agg)?);
+                names.push(alias.clone().unwrap_or_else(|| match &expr.kind {
+                    ast::ExprKind::Column(c) => c.column.clone(),
+                    _ => text.clone(),
+                }));
+            }
+        }
+    }
+    Ok((exprs, names))
+}
+
+fn eval_row(ctx: &ExecCtx, exprs: &[Expr], row: &[Value]) -> Result<Row> {
+    let env = Env::new(row, None);
+    exprs.iter().map(|e| ctx.eval(e, &env)).collect()
+}
+
+/// Finds the rows of `table` matching `where_clause` (every column, then
+/// the rowid), using the planner's access path.
+pub(crate) fn matching_rows(
+    ctx: &ExecCtx,
+    cat: &Catalog,
+    table: &Rc<Table>,
+    name: &str,
+    where_clause: Option<&ast::Expr>,
+) -> Result<Vec<Row>> {
+    let scope = Scope::new(vec![table_scope_item(table, name)], None);
+    let stats = |tree: &str| ctx.kv.tree_len(tree).unwrap_or(1000);
+    let mut binder = Binder::new(cat);
+    binder.stats = Some(&stats);
+    let width = table.columns.len() + 1;
+    let item = FromItem {
+        name: name.to_string(),
+        source: Source::Table(table.clone()),
+        offset: 0,
+        width,
+        left_join: false,
+        rows: ctx.kv.tree_len(&table.tree)? as f64,
+        indexes: cat.table_indexes(&table.name),
+    };
+    let items = vec![item];
+    let mut conjuncts = Vec::new();
+    if let Some(w) = where_clause {
+        let mut agg = AggCtx::default();
+        for c in split_and(w) {
+            conjuncts.push(Conjunct::new(
+                binder.bind_plain(c, &scope, &mut agg)?,
+                None,
+                &items,
+            ));
+        }
+    }
+    let (from, filter) = plan_from(cat, items, conjuncts, width)?;
+    let core = Core {
+        from,
+        filter,
+        aggregate: None,
+        windows: Vec::new(),
+        output: Vec::new(),
+        visible: 0,
+        distinct: false,
+    };
+    let mut rows = Vec::new();
+    ctx.join(&core, None, &mut |row| {
+        ctx.charge(super::row_size(row))?;
+        rows.push(row.to_vec());
+        Ok(true)
+    })?;
+    Ok(rows)
+}
+
+/// INSERT.
+pub(crate) fn insert(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    ins: &ast::Insert,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<DmlOutcome> {
+    let table = writable_table(cat, &ins.table.name)?;
+    let name = ins.alias.clone().unwrap_or_else(|| table.name.clone());
+    let n = table.columns.len();
+    // Target slot of each supplied value: a column, or n for the rowid.
+    let targets: Vec<usize> = if ins.columns.is_empty() {
+        (0..n).collect()
+    } else {
+        ins.columns
+            .iter()
+            .map(|c| match table.column_index(c) {
+                Some(i) => Ok(i),
+                None if ["rowid", "oid", "_rowid_"]
+                    .iter()
+                    .any(|r| r.eq_ignore_ascii_case(c)) =>
+                {
+                    Ok(n)
+                }
+                None => Err(sql_err!("table {} has no column named {c}", table.name)),
+            })
+            .collect::<Result<_>>()?
+    };
+    let writer = TableWriter::new(cat, &table)?;
+    let (ret_exprs, ret_names) = bind_returning(cat, &table, &name, &ins.returning)?;
+    let source = {
+        let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+        source_rows(&ctx, cat, ins)?
+    };
+    let defaults = default_exprs(cat, &table)?;
+    let mut out = DmlOutcome {
+        returning_columns: ret_names,
+        ..DmlOutcome::default()
+    };
+    for values in source {
+        if !values.is_empty() && values.len() != targets.len() {
+            return Err(if ins.columns.is_empty() {
+                sql_err!(
+                    "table {} has {} columns but {} values were supplied",
+                    table.name,
+                    n,
+                    values.len()
+                )
+            } else {
+                sql_err!("{} values for {} columns", values.len(), targets.len())
+            });
+        }
+        let mut row = vec![Value::Null; n + 1];
+        let mut given = vec![false; n + 1];
+        for (v, &t) in values.into_iter().zip(&targets) {
+            row[t] = v;
+            given[t] = true;
+        }
+        {
+            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+            for i in 0..n {
+                if !given[i] {
+                    if let Some(d) = &defaults[i] {
+                        row[i] = ctx.eval(d, &Env::new(&[], None))?;
+                    }
+                }
+                row[i] = apply_affinity(
+                    std::mem::replace(&mut row[i], Value::Null),
+                    table.columns[i].affinity,
+                );
+            }
+        }
+        let written = insert_one(kv, cat, &writer, ins, row, params, opts)?;
+        if let Some(row) = written {
+            out.changes += 1;
+            out.last_rowid = row[n].to_i64_opt();
+            if !ret_exprs.is_empty() {
+                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                out.returning.push(eval_row(&ctx, &ret_exprs, &row)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+trait IntOpt {
+    fn to_i64_opt(&self) -> Option<i64>;
+}
+
+impl IntOpt for Value {
+    fn to_i64_opt(&self) -> Option<i64> {
+        match self {
+            Value::Integer(i) => Some(*i),
+            _ => None,
+        }
+    }
+}
+
+/// The DEFAULT of each column, bound.
+fn default_exprs(cat: &Catalog, table: &Table) -> Result<Vec<Option<Expr>>> {
+    let scope = Scope::new(Vec::new(), None);
+    let mut binder = Binder::new(cat);
+    let mut agg = AggCtx::default();
+    table
+        .columns
+        .iter()
+        .map(|c| match &c.default {
+            Some(d) => Ok(Some(binder.bind_plain(d, &scope, &mut agg)?)),
+            None => Ok(None),
+        })
+        .collect()
+}
+
+/// The rows an INSERT supplies, computed before anything is written.
+fn source_rows(ctx: &ExecCtx, cat: &Catalog, ins: &ast::Insert) -> Result<Vec<Row>> {
+    match &ins.source {
+        ast::InsertSource::DefaultValues => Ok(vec![Vec::new()]),
+        ast::InsertSource::Values(rows) => {
+            let scope = Scope::new(Vec::new(), None);
+            let mut binder = Binder::new(cat);
+            let mut agg = AggCtx::default();
+            let env = Env::new(&[], None);
+            let mut out = Vec::with_capacity(rows.len());
+            for r in rows {
+                let mut vals = Vec::with_capacity(r.len());
+                for e in r {
+                    let b = binder.bind_plain(e, &scope, &mut agg)?;
+                    vals.push(ctx.eval(&b, &env)?);
+                }
+                out.push(vals);
+            }
+            Ok(out)
+        }
+        ast::InsertSource::Select(select) => {
+            let mut select = (**select).clone();
+            if select.with.is_none() {
+                select.with = ins.with.clone();
+            }
+            let mut binder = Binder::new(cat);
+            let (q, _, _) = binder.bind_query_in(&select, None)?;
+            ctx.run_query(&q, None)
+        }
+    }
+}
+
+/// Resolves the rowid of a new row and writes it, handling conflicts.
+/// Returns the written row, or `None` when skipped (OR IGNORE, DO NOTHING).
+fn insert_one(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    w: &TableWriter,
+    ins: &ast::Insert,
+    mut row: Row,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<Option<Row>> {
+    let table = &w.table;
+    let n = table.columns.len();
+    let explicit = match table.rowid_alias {
+        Some(a) if !row[a].is_null() => Some(row[a].clone()),
+        _ if !row[n].is_null() => Some(row[n].clone()),
+        _ => None,
+    };
+    let rowid = match explicit {
+        Some(v) => match apply_affinity(v, Affinity::Integer) {
+            Value::Integer(i) => i,
+            _ => {
+                return Err(Error::Constraint {
+                    kind: ConstraintKind::PrimaryKey,
+                    message: "datatype mismatch".into(),
+                })
+            }
+        },
+        None => match w.max_rowid(&*kv)? {
+            None => 1,
+            Some(i64::MAX) => return Err(sql_err!("database or disk is full")),
+            Some(m) => m + 1,
+        },
+    };
+    row[n] = Value::Integer(rowid);
+    if let Some(a) = table.rowid_alias {
+        row[a] = Value::Integer(rowid);
+    }
+    let or = ins.or.unwrap_or(ast::ConflictResolution::Abort);
+    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+    if let Err(e) = w.check_row(&ctx, &row) {
+        if or == ast::ConflictResolution::Ignore {
+            return Ok(None);
+        }
+        if let (
+            Error::Constraint {
+                kind: ConstraintKind::NotNull,
+                ..
+            },
+            ast::ConflictResolution::Replace,
+        ) = (&e, or)
+        {
+            return Err(e);
+        }
+        return Err(e);
+    }
+    let conflicts = w.find_conflicts(&ctx, &row, rowid, None)?;
+    let index_vals = w.all_index_values(&ctx, &row)?;
+    drop(ctx);
+    if let Some(c) = conflicts.first() {
+        if let Some(up) = ins.upsert.iter().find(|u| upsert_matches(u, w, c)) {
+            return match &up.action {
+                ast::UpsertAction::Nothing => Ok(None),
+                ast::UpsertAction::Update { sets, where_clause } => upsert_update(
+                    kv,
+                    cat,
+                    w,
+                    c.rowid,
+                    &row,
+                    sets,
+                    where_clause.as_ref(),
+                    params,
+                    opts,
+                ),
+            };
+        }
+        match or {
+            ast::ConflictResolution::Ignore => return Ok(None),
+            ast::ConflictResolution::Replace => {
+                for c in &conflicts {
+                    delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
+                }
+                // Deleting may reveal further conflicts on other indexes.
+                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                let more = w.find_conflicts(&ctx, &row, rowid, None)?;
+                drop(ctx);
+                for c in &more {
+                    delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
+                }
+            }
+            _ => return Err(w.conflict_error(c)),
+        }
+    }
+    w.insert(kv, &index_vals, &row)?;
+    if opts.foreign_keys {
+        super::fk::check_child(kv, cat, table, &row, params, opts.batch_limit)?;
+    }
+    Ok(Some(row))
+}
+
+fn upsert_matches(u: &ast::Upsert, w: &TableWriter, c: &super::write::Conflict) -> bool {
+    let Some(target) = &u.target else { return true };
+    let cols: Vec<Option<usize>> = target
+        .columns
+        .iter()
+        .map(
+            |ic| match &crate::sql::catalog::strip_collate(&ic.expr).0.kind {
+                ast::ExprKind::Column(cr) => w.table.column_index(&cr.column),
+                _ => None,
+            },
+        )
+        .collect();
+    match c.index {
+        None => cols.len() == 1 && (cols[0] == w.table.rowid_alias || cols[0].is_none()),
+        Some(i) => {
+            let ix = &w.indexes[i].index;
+            ix.columns.len() == cols.len() && ix.columns.iter().all(|ic| cols.contains(&ic.column))
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn upsert_update(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    w: &TableWriter,
+    rowid: i64,
+    excluded: &[Value],
+    sets: &[ast::Assignment],
+    where_clause: Option<&ast::Expr>,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<Option<Row>> {
+    let table = &w.table;
+    let Some(old) = w.read(&*kv, rowid)? else {
+        return Ok(None);
+    };
+    // Scope: the table row, then `excluded` (same layout) right after it.
+    let mut ex_item = table_scope_item(table, "excluded");
+    ex_item.offset = table.columns.len() + 1;
+    ex_item.rowid = Some(ex_item.offset + table.columns.len());
+    let scope = Scope::new(vec![table_scope_item(table, &table.name), ex_item], None);
+    let mut binder = Binder::new(cat);
+    let mut agg = AggCtx::default();
+    let mut env_row = old.clone();
+    env_row.extend_from_slice(excluded);
+    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+    if let Some(wc) = where_clause {
+        let e = binder.bind_plain(wc, &scope, &mut agg)?;
+        if ctx.eval(&e, &Env::new(&env_row, None))?.is_true() != Some(true) {
+            return Ok(None);
+        }
+    }
+    let new_row = assign(&ctx, &mut binder, &scope, table, sets, &old, &env_row)?;
+    drop(ctx);
+    write_update(
+        kv,
+        cat,
+        w,
+        &old,
+        new_row,
+        ast::ConflictResolution::Abort,
+        params,
+        opts,
+    )
+}
+
+/// Applies SET assignments to `old`, evaluating in `env_row`.
+fn assign(
+    ctx: &ExecCtx,
+    binder: &mut Binder,
+    scope: &Scope,
+    table: &Table,
+    sets: &[ast::Assignment],
+    old: &[Value],
+    env_row: &[Value],
+) -> Result<Row> {
+    let n = table.columns.len();
+    let mut row = old.to_vec();
+    let mut agg = AggCtx::default();
+    let env = Env::new(env_row, None);
+    for a in sets {
+        let value = binder.bind_plain(&a.value, scope, &mut agg)?;
+        let values = if a.columns.len() == 1 {
+            vec![ctx.eval(&value, &env)?]
+        } else {
+            match &value {
+                Expr::Row(items) if items.len() == a.columns.len() => items
+                    .iter()
+                    .map(|x| ctx.eval(x, &env))
+                    .collect::<Result<_>>()?,
+                Expr::Scalar(q) => {
+                    let rows = ctx.subquery_rows(q, &env)?;
+                    rows.first()
+                        .cloned()
+                        .unwrap_or_else(|| vec![Value::Null; a.columns.len()])
+                }
+                _ => {
+                    return Err(sql_err!(
+                        "{} columns assigned {} values",
+                        a.columns.len(),
+                        1
+                    ))
+                }
+            }
+        };
+        for (c, v) in a.columns.iter().zip(values) {
+            let i = match table.column_index(c) {
+                Some(i) => i,
+                None if ["rowid", "oid", "_rowid_"]
+                    .iter()
+                    .any(|r| r.eq_ignore_ascii_case(c)) =>
+                {
+                    n
+                }
+                None => return Err(sql_err!("no such column: {c}")),
+            };
+            row[i] = if i < n {
+                apply_affinity(v, table.columns[i].affinity)
+            } else {
+                v
+            };
+            if Some(i) == table.rowid_alias {
+                row[n] = row[i].clone();
+            } else if i == n {
+                if let Some(a) = table.rowid_alias {
+                    row[a] = row[n].clone();
+                }
+            }
+        }
+    }
+    Ok(row)
+}
+
+/// Replaces `old` by `new` (which may have a different rowid).
+#[allow(clippy::too_many_arguments)]
+fn write_update(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    w: &TableWriter,
+    old: &[Value],
+    mut new: Row,
+    or: ast::ConflictResolution,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<Option<Row>> {
+    let table = &w.table;
+    let n = table.columns.len();
+    let old_id = old[n].to_i64_opt().unwrap_or_default();
+    let new_id = match apply_affinity(new[n].clone(), Affinity::Integer) {
+        Value::Integer(i) => i,
+        Value::Null if table.rowid_alias.is_some() => {
+            w.max_rowid(&*kv)?.map_or(1, |m| m.saturating_add(1))
+        }
+        _ => {
+            return Err(Error::Constraint {
+                kind: ConstraintKind::PrimaryKey,
+                message: "datatype mismatch".into(),
+            })
+        }
+    };
+    new[n] = Value::Integer(new_id);
+    if let Some(a) = table.rowid_alias {
+        new[a] = Value::Integer(new_id);
+    }
+    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+    match w.check_row(&ctx, &new) {
+        Ok(()) => {}
+        Err(_) if or == ast::ConflictResolution::Ignore => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let conflicts = w.find_conflicts(&ctx, &new, new_id, Some(old_id))?;
+    let old_vals = w.all_index_values(&ctx, old)?;
+    let new_vals = w.all_index_values(&ctx, &new)?;
+    drop(ctx);
+    if let Some(c) = conflicts.first() {
+        match or {
+            ast::ConflictResolution::Ignore => return Ok(None),
+            ast::ConflictResolution::Replace => {
+                for c in &conflicts {
+                    delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
+                }
+            }
+            _ => return Err(w.conflict_error(c)),
+        }
+    }
+    if opts.foreign_keys {
+        super::fk::on_parent_update(kv, cat, table, old, &new, params, opts)?;
+    }
+    w.delete(kv, &old_vals, old_id)?;
+    w.insert(kv, &new_vals, &new)?;
+    if opts.foreign_keys {
+        super::fk::check_child(kv, cat, table, &new, params, opts.batch_limit)?;
+    }
+    Ok(Some(new))
+}
+
+/// Deletes one row by rowid (index entries and foreign key actions too).
+pub(crate) fn delete_by_rowid(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    w: &TableWriter,
+    rowid: i64,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<()> {
+    let Some(row) = w.read(&*kv, rowid)? else {
+        return Ok(());
+    };
+    if opts.foreign_keys {
+        super::fk::on_parent_delete(kv, cat, &w.table, &row, params, opts)?;
+    }
+    let vals = {
+        let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+        w.all_index_values(&ctx, &row)?
+    };
+    w.delete(kv, &vals, rowid)
+}
+
+/// UPDATE.
+pub(crate) fn update(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    up: &ast::Update,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<DmlOutcome> {
+    if up.from.is_some() {
+        return Err(sql_err!("UPDATE ... FROM is not supported"));
+    }
+    let table = writable_table(cat, &up.table.name)?;
+    let name = up.alias.clone().unwrap_or_else(|| table.name.clone());
+    let writer = TableWriter::new(cat, &table)?;
+    let (ret_exprs, ret_names) = bind_returning(cat, &table, &name, &up.returning)?;
+    let scope = Scope::new(vec![table_scope_item(&table, &name)], None);
+    let planned: Vec<(Row, Row)> = {
+        let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+        let rows = matching_rows(&ctx, cat, &table, &name, up.where_clause.as_ref())?;
+        let mut binder = Binder::new(cat);
+        rows.into_iter()
+            .map(|old| {
+                let new = assign(&ctx, &mut binder, &scope, &table, &up.sets, &old, &old)?;
+                Ok((old, new))
+            })
+            .collect::<Result<_>>()?
+    };
+    let or = up.or.unwrap_or(ast::ConflictResolution::Abort);
+    let mut out = DmlOutcome {
+        returning_columns: ret_names,
+        ..DmlOutcome::default()
+    };
+    for (old, new) in planned {
+        // The row may have been removed by an earlier REPLACE or cascade.
+        let rowid = old[table.columns.len()].to_i64_opt().unwrap_or_default();
+        let Some(current) = writer.read(&*kv, rowid)? else {
+            continue;
+        };
+        let _ = current;
+        if let Some(row) = write_update(kv, cat, &writer, &old, new, or, params, opts)? {
+            out.changes += 1;
+            if !ret_exprs.is_empty() {
+                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                out.returning.push(eval_row(&ctx, &ret_exprs, &row)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// DELETE.
+pub(crate) fn delete(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    del: &ast::Delete,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<DmlOutcome> {
+    let table = writable_table(cat, &del.table.name)?;
+    let name = del.alias.clone().unwrap_or_else(|| table.name.clone());
+    let writer = TableWriter::new(cat, &table)?;
+    let (ret_exprs, ret_names) = bind_returning(cat, &table, &name, &del.returning)?;
+    let rows = {
+        let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+        matching_rows(&ctx, cat, &table, &name, del.where_clause.as_ref())?
+    };
+    let mut out = DmlOutcome {
+        returning_columns: ret_names,
+        ..DmlOutcome::default()
+    };
+    let n = table.columns.len();
+    for row in rows {
+        let rowid = row[n].to_i64_opt().unwrap_or_default();
+        if writer.read(&*kv, rowid)?.is_none() {
+            continue;
+        }
+        if !ret_exprs.is_empty() {
+            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+            out.returning.push(eval_row(&ctx, &ret_exprs, &row)?);
+        }
+        delete_by_rowid(kv, cat, &writer, rowid, params, opts)?;
+        out.changes += 1;
+    }
+    Ok(out)
+}

@@ -1,0 +1,407 @@
+//! Expression evaluation over the rows in scope, with SQLite's semantics:
+//! three-valued logic, comparison with affinity and collation, IN / EXISTS /
+//! scalar subqueries (uncorrelated ones computed once per statement).
+
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+use super::ExecCtx;
+use crate::sql::ast::{BinaryOp, LikeOp, UnaryOp};
+use crate::sql::planner::plan::{CmpInfo, Expr, SubqueryPlan};
+use crate::sql::value::{self, compare_with_affinity, Value};
+use crate::{sql_err, Result};
+
+/// The rows an expression can read: the current row, its aggregate and
+/// window values, and the enclosing query's environment.
+#[derive(Clone, Copy)]
+pub(crate) struct Env<'a> {
+    pub row: &'a [Value],
+    pub aggs: &'a [Value],
+    pub windows: &'a [Value],
+    pub outer: Option<&'a Env<'a>>,
+}
+
+impl<'a> Env<'a> {
+    /// An environment of one row.
+    pub(crate) fn new(row: &'a [Value], outer: Option<&'a Env<'a>>) -> Env<'a> {
+        Env {
+            row,
+            aggs: &[],
+            windows: &[],
+            outer,
+        }
+    }
+
+    fn column(&self, level: usize, index: usize) -> Result<Value> {
+        let mut env = self;
+        for _ in 0..level {
+            env = env
+                .outer
+                .ok_or_else(|| sql_err!("internal: column reference out of scope"))?;
+        }
+        env.row
+            .get(index)
+            .cloned()
+            .ok_or_else(|| sql_err!("internal: column slot {index} out of range"))
+    }
+}
+
+fn truth(v: &Value) -> Option<bool> {
+    v.is_true()
+}
+
+fn bool_value(b: Option<bool>) -> Value {
+    match b {
+        None => Value::Null,
+        Some(b) => Value::Integer(i64::from(b)),
+    }
+}
+
+/// Compares two values as a comparison operator does; `None` is NULL.
+pub(crate) fn compare_values(a: &Value, b: &Value, cmp: &CmpInfo) -> Option<Ordering> {
+    compare_with_affinity(a, cmp.left_affinity, b, cmp.right_affinity, cmp.collation)
+}
+
+fn apply_compare(op: BinaryOp, a: &Value, b: &Value, cmp: &CmpInfo) -> Value {
+    match op {
+        BinaryOp::Is | BinaryOp::IsNot => {
+            let same = match (a.is_null(), b.is_null()) {
+                (true, true) => true,
+                (true, false) | (false, true) => false,
+                _ => compare_values(a, b, cmp) == Some(Ordering::Equal),
+            };
+            Value::Integer(i64::from(same == (op == BinaryOp::Is)))
+        }
+        _ => {
+            let Some(ord) = compare_values(a, b, cmp) else {
+                return Value::Null;
+            };
+            let r = match op {
+                BinaryOp::Eq => ord == Ordering::Equal,
+                BinaryOp::Ne => ord != Ordering::Equal,
+                BinaryOp::Lt => ord == Ordering::Less,
+                BinaryOp::Le => ord != Ordering::Greater,
+                BinaryOp::Gt => ord == Ordering::Greater,
+                BinaryOp::Ge => ord != Ordering::Less,
+                _ => false,
+            };
+            Value::Integer(i64::from(r))
+        }
+    }
+}
+
+impl ExecCtx<'_> {
+    /// Evaluates `e` in `env`.
+    pub(crate) fn eval(&self, e: &Expr, env: &Env) -> Result<Value> {
+        Ok(match e {
+            Expr::Literal(v) => v.clone(),
+            Expr::Column { level, index } => env.column(*level, *index)?,
+            Expr::Param(i) => self.params.get(*i).cloned().unwrap_or(Value::Null),
+            Expr::Unary(op, x) => {
+                let v = self.eval(x, env)?;
+                match op {
+                    UnaryOp::Neg => value::negate(&v),
+                    UnaryOp::Plus => v,
+                    UnaryOp::BitNot => value::bit_not(&v),
+                    UnaryOp::Not => bool_value(truth(&v).map(|b| !b)),
+                }
+            }
+            Expr::Logic { and, left, right } => {
+                let l = truth(&self.eval(left, env)?);
+                if *and && l == Some(false) {
+                    return Ok(Value::Integer(0));
+                }
+                if !*and && l == Some(true) {
+                    return Ok(Value::Integer(1));
+                }
+                let r = truth(&self.eval(right, env)?);
+                bool_value(if *and {
+                    match (l, r) {
+                        (_, Some(false)) => Some(false),
+                        (Some(true), Some(true)) => Some(true),
+                        _ => None,
+                    }
+                } else {
+                    match (l, r) {
+                        (_, Some(true)) => Some(true),
+                        (Some(false), Some(false)) => Some(false),
+                        _ => None,
+                    }
+                })
+            }
+            Expr::Compare {
+                op,
+                left,
+                right,
+                cmp,
+            } => {
+                if let (Expr::Row(_), _) | (_, Expr::Row(_)) = (left.as_ref(), right.as_ref()) {
+                    return self.compare_rows(*op, left, right, env);
+                }
+                let a = self.eval(left, env)?;
+                let b = self.eval(right, env)?;
+                apply_compare(*op, &a, &b, cmp)
+            }
+            Expr::Arith { op, left, right } => {
+                let a = self.eval(left, env)?;
+                let b = self.eval(right, env)?;
+                op.apply(&a, &b)
+            }
+            Expr::IsNull { negated, expr } => {
+                let v = self.eval(expr, env)?;
+                Value::Integer(i64::from(v.is_null() != *negated))
+            }
+            Expr::Like {
+                op,
+                negated,
+                expr,
+                pattern,
+                escape,
+            } => {
+                let x = self.eval(expr, env)?;
+                let p = self.eval(pattern, env)?;
+                let esc = match escape {
+                    Some(e) => Some(self.eval(e, env)?),
+                    None => None,
+                };
+                let r = super::builtin::pattern_match(*op == LikeOp::Glob, &p, &x, esc.as_ref())?;
+                bool_value(r.map(|b| b != *negated))
+            }
+            Expr::Between {
+                negated,
+                expr,
+                low,
+                high,
+                low_cmp,
+                high_cmp,
+            } => {
+                let x = self.eval(expr, env)?;
+                let lo = self.eval(low, env)?;
+                let hi = self.eval(high, env)?;
+                let a = truth(&apply_compare(BinaryOp::Ge, &x, &lo, low_cmp));
+                let b = truth(&apply_compare(BinaryOp::Le, &x, &hi, high_cmp));
+                let r = match (a, b) {
+                    (Some(false), _) | (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                };
+                bool_value(r.map(|b| b != *negated))
+            }
+            Expr::InList {
+                negated,
+                expr,
+                list,
+                cmp,
+            } => {
+                if list.is_empty() {
+                    return Ok(Value::Integer(i64::from(*negated)));
+                }
+                let x = self.eval(expr, env)?;
+                let mut values = Vec::with_capacity(list.len());
+                for item in list {
+                    values.push(self.eval(item, env)?);
+                }
+                bool_value(in_values(&x, &values, cmp).map(|b| b != *negated))
+            }
+            Expr::InQuery {
+                negated,
+                expr,
+                query,
+                cmp,
+            } => {
+                let x = self.eval(expr, env)?;
+                let rows = self.subquery_rows(query, env)?;
+                bool_value(in_rows(&x, &rows, cmp).map(|b| b != *negated))
+            }
+            Expr::Exists(q) => {
+                let rows = self.subquery_rows(q, env)?;
+                Value::Integer(i64::from(!rows.is_empty()))
+            }
+            Expr::Scalar(q) => {
+                let rows = self.subquery_rows(q, env)?;
+                match rows.first() {
+                    None => Value::Null,
+                    Some(r) if r.len() == 1 => r[0].clone(),
+                    Some(_) => return Err(sql_err!("row value misused")),
+                }
+            }
+            Expr::Case {
+                operand,
+                when_then,
+                else_expr,
+                cmp,
+            } => {
+                let base = match operand {
+                    Some(o) => Some(self.eval(o, env)?),
+                    None => None,
+                };
+                for (w, t) in when_then {
+                    let wv = self.eval(w, env)?;
+                    let hit = match &base {
+                        Some(b) => compare_values(b, &wv, cmp) == Some(Ordering::Equal),
+                        None => truth(&wv) == Some(true),
+                    };
+                    if hit {
+                        return self.eval(t, env);
+                    }
+                }
+                match else_expr {
+                    Some(e) => self.eval(e, env)?,
+                    None => Value::Null,
+                }
+            }
+            Expr::Cast { expr, affinity } => value::cast(&self.eval(expr, env)?, *affinity),
+            Expr::Function { name, args } => return self.call_function(name, args, env),
+            Expr::Aggregate(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
+            Expr::Window(i) => env.windows.get(*i).cloned().unwrap_or(Value::Null),
+            Expr::Row(_) => return Err(sql_err!("row value misused")),
+        })
+    }
+
+    /// Evaluates a conjunct list: true only when every one is true.
+    pub(crate) fn all_true(&self, exprs: &[Expr], env: &Env) -> Result<bool> {
+        for e in exprs {
+            if truth(&self.eval(e, env)?) != Some(true) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn call_function(&self, name: &str, args: &[Expr], env: &Env) -> Result<Value> {
+        // Short-circuit functions evaluate lazily.
+        match name {
+            "coalesce" | "ifnull" => {
+                for a in args {
+                    let v = self.eval(a, env)?;
+                    if !v.is_null() {
+                        return Ok(v);
+                    }
+                }
+                return Ok(Value::Null);
+            }
+            "iif" if args.len() == 3 => {
+                let c = truth(&self.eval(&args[0], env)?) == Some(true);
+                return self.eval(if c { &args[1] } else { &args[2] }, env);
+            }
+            "$is_true" | "$is_not_true" => {
+                let v = truth(&self.eval(&args[0], env)?) == Some(true);
+                return Ok(Value::Integer(i64::from(v == (name == "$is_true"))));
+            }
+            _ => {}
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            values.push(self.eval(a, env)?);
+        }
+        super::builtin::call(self, name, &values)
+    }
+
+    fn compare_rows(&self, op: BinaryOp, left: &Expr, right: &Expr, env: &Env) -> Result<Value> {
+        let l = self.row_values(left, env)?;
+        let r = self.row_values(right, env)?;
+        if l.len() != r.len() {
+            return Err(sql_err!("row value misused"));
+        }
+        let cmp = CmpInfo::PLAIN;
+        // Lexicographic: the first non-equal pair decides.
+        for (a, b) in l.iter().zip(r.iter()) {
+            let eq = apply_compare(BinaryOp::Eq, a, b, &cmp);
+            match truth(&eq) {
+                Some(true) => continue,
+                None => {
+                    return Ok(match op {
+                        BinaryOp::Is => Value::Integer(i64::from(a.is_null() && b.is_null())),
+                        BinaryOp::IsNot => Value::Integer(i64::from(!(a.is_null() && b.is_null()))),
+                        _ => Value::Null,
+                    })
+                }
+                Some(false) => return Ok(apply_compare(op, a, b, &cmp)),
+            }
+        }
+        Ok(apply_compare(
+            op,
+            &Value::Integer(0),
+            &Value::Integer(0),
+            &cmp,
+        ))
+    }
+
+    fn row_values(&self, e: &Expr, env: &Env) -> Result<Vec<Value>> {
+        match e {
+            Expr::Row(items) => items.iter().map(|x| self.eval(x, env)).collect(),
+            Expr::Scalar(q) => {
+                let rows = self.subquery_rows(q, env)?;
+                Ok(rows
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| vec![Value::Null; q.query.columns.len()]))
+            }
+            other => Ok(vec![self.eval(other, env)?]),
+        }
+    }
+
+    /// The rows of a subquery: cached per statement when uncorrelated.
+    pub(crate) fn subquery_rows(
+        &self,
+        q: &Rc<SubqueryPlan>,
+        env: &Env,
+    ) -> Result<Rc<Vec<Vec<Value>>>> {
+        if !q.correlated {
+            if let Some(rows) = self.cache.borrow().get(&q.id) {
+                return Ok(rows.clone());
+            }
+        }
+        let rows = Rc::new(self.run_query(&q.query, Some(env))?);
+        if !q.correlated {
+            self.cache.borrow_mut().insert(q.id, rows.clone());
+        }
+        Ok(rows)
+    }
+}
+
+/// `x IN (values)`: true on a match, NULL when no match but a NULL was
+/// involved, else false.
+fn in_values(x: &Value, values: &[Value], cmp: &[CmpInfo]) -> Option<bool> {
+    if x.is_null() {
+        return None;
+    }
+    let mut saw_null = false;
+    for (i, v) in values.iter().enumerate() {
+        let c = cmp.get(i).copied().unwrap_or(CmpInfo::PLAIN);
+        match compare_values(x, v, &c) {
+            Some(Ordering::Equal) => return Some(true),
+            None => saw_null = true,
+            Some(_) => {}
+        }
+    }
+    if saw_null {
+        None
+    } else {
+        Some(false)
+    }
+}
+
+fn in_rows(x: &Value, rows: &[Vec<Value>], cmp: &[CmpInfo]) -> Option<bool> {
+    if rows.is_empty() {
+        return Some(false);
+    }
+    let c = cmp.first().copied().unwrap_or(CmpInfo::PLAIN);
+    if x.is_null() {
+        return None;
+    }
+    let mut saw_null = false;
+    for r in rows {
+        let Some(v) = r.first() else { continue };
+        match compare_values(x, v, &c) {
+            Some(Ordering::Equal) => return Some(true),
+            None => saw_null = true,
+            Some(_) => {}
+        }
+    }
+    if saw_null {
+        None
+    } else {
+        Some(false)
+    }
+}

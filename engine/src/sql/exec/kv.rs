@@ -1,0 +1,144 @@
+//! The key-value view of storage that the SQL executor runs on.
+//!
+//! The executor never talks to the pager directly: it reads and writes named
+//! trees of byte keys through [`Kv`]. Two implementations exist: the storage
+//! layer's transactions (see `exec::store_kv`) and [`MemKv`], a `BTreeMap`
+//! used by unit tests of the executor.
+//!
+//! Scans are returned collected ([`Kv::scan`]) because a storage `Range`
+//! borrows its transaction, and UPDATE/DELETE must modify the tree they
+//! scanned. Simplification, with its cost: a scan holds its whole key range
+//! in memory; the executor charges it to the statement's memory budget so a
+//! scan too large for the batch limit fails with `BatchLimitExceeded`.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use crate::{Error, Result};
+
+/// One entry of a tree: key and value bytes.
+pub(crate) type Entry = (Vec<u8>, Vec<u8>);
+
+/// Read and write access to named trees. Writes fail with
+/// [`Error::ReadOnly`] on a read snapshot.
+pub(crate) trait Kv {
+    /// The value stored under `key`, if any.
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// Entries with `lo <= key <= hi` (per the bounds), ascending unless
+    /// `reverse`. At most `limit` entries when given.
+    fn scan(
+        &self,
+        tree: &str,
+        lo: Bound<Vec<u8>>,
+        hi: Bound<Vec<u8>>,
+        reverse: bool,
+        limit: Option<usize>,
+    ) -> Result<Vec<Entry>>;
+    /// Number of entries in the tree.
+    fn tree_len(&self, tree: &str) -> Result<u64>;
+    /// Whether the tree exists.
+    fn tree_exists(&self, tree: &str) -> Result<bool>;
+    /// Creates an empty tree; false if it already existed.
+    fn create_tree(&mut self, tree: &str) -> Result<bool>;
+    /// Drops a tree and all its entries; false if it did not exist.
+    fn drop_tree(&mut self, tree: &str) -> Result<bool>;
+    /// Inserts or replaces; true if a value was replaced.
+    fn insert(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<bool>;
+    /// Removes; true if the key was present.
+    fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool>;
+}
+
+/// An in-memory [`Kv`] for tests: a map of trees.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MemKv {
+    trees: BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>,
+}
+
+impl MemKv {
+    fn tree(&self, tree: &str) -> Result<&BTreeMap<Vec<u8>, Vec<u8>>> {
+        self.trees
+            .get(tree)
+            .ok_or_else(|| crate::misuse!("no such tree: {tree}"))
+    }
+
+    fn tree_mut(&mut self, tree: &str) -> Result<&mut BTreeMap<Vec<u8>, Vec<u8>>> {
+        self.trees
+            .get_mut(tree)
+            .ok_or_else(|| crate::misuse!("no such tree: {tree}"))
+    }
+}
+
+impl Kv for MemKv {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.tree(tree)?.get(key).cloned())
+    }
+
+    fn scan(
+        &self,
+        tree: &str,
+        lo: Bound<Vec<u8>>,
+        hi: Bound<Vec<u8>>,
+        reverse: bool,
+        limit: Option<usize>,
+    ) -> Result<Vec<Entry>> {
+        let t = self.tree(tree)?;
+        if bounds_empty(&lo, &hi) {
+            return Ok(Vec::new());
+        }
+        let range = t.range((lo, hi)).map(|(k, v)| (k.clone(), v.clone()));
+        let limit = limit.unwrap_or(usize::MAX);
+        Ok(if reverse {
+            range.rev().take(limit).collect()
+        } else {
+            range.take(limit).collect()
+        })
+    }
+
+    fn tree_len(&self, tree: &str) -> Result<u64> {
+        Ok(self.tree(tree)?.len() as u64)
+    }
+
+    fn tree_exists(&self, tree: &str) -> Result<bool> {
+        Ok(self.trees.contains_key(tree))
+    }
+
+    fn create_tree(&mut self, tree: &str) -> Result<bool> {
+        if self.trees.contains_key(tree) {
+            return Ok(false);
+        }
+        self.trees.insert(tree.to_string(), BTreeMap::new());
+        Ok(true)
+    }
+
+    fn drop_tree(&mut self, tree: &str) -> Result<bool> {
+        Ok(self.trees.remove(tree).is_some())
+    }
+
+    fn insert(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<bool> {
+        Ok(self
+            .tree_mut(tree)?
+            .insert(key.to_vec(), value.to_vec())
+            .is_some())
+    }
+
+    fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool> {
+        Ok(self.tree_mut(tree)?.remove(key).is_some())
+    }
+}
+
+/// True when the bounds select nothing; `BTreeMap::range` panics on
+/// inverted bounds, so callers check first.
+pub(crate) fn bounds_empty(lo: &Bound<Vec<u8>>, hi: &Bound<Vec<u8>>) -> bool {
+    match (lo, hi) {
+        (Bound::Included(a), Bound::Included(b)) => a > b,
+        (Bound::Included(a), Bound::Excluded(b))
+        | (Bound::Excluded(a), Bound::Included(b))
+        | (Bound::Excluded(a), Bound::Excluded(b)) => a >= b,
+        _ => false,
+    }
+}
+
+/// The error a read-only [`Kv`] returns for a write.
+pub(crate) fn read_only_error() -> Error {
+    Error::ReadOnly("a read-only statement cannot modify the database".to_string())
+}

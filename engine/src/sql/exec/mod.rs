@@ -1,0 +1,101 @@
+//! The executor: runs bound plans against a [`kv::Kv`] view of storage.
+//!
+//! Shape: a batch executor. Each query operator (join, aggregation,
+//! window, sort, set operation) consumes and produces materialized row
+//! vectors; the nested-loop join streams rows into the operator above it
+//! and stops early when a LIMIT is satisfied. Simplification, with its
+//! cost: intermediate results live in memory. Every materialized buffer is
+//! charged to the statement's budget ([`ExecCtx::charge`]), so a query
+//! whose buffers exceed the batch limit fails with `BatchLimitExceeded`
+//! instead of growing without bound; nothing spills to disk.
+//!
+//! - `kv`: the key-value view of storage; `store_kv` implements it for the
+//!   storage layer's transactions.
+//! - `eval`: expression evaluation.
+//! - `builtin`: scalar functions and LIKE/GLOB.
+//! - `scan`: table rows and access paths.
+//! - `select`: SELECT cores, compound bodies, ORDER BY, LIMIT.
+//! - `aggregate`: aggregate accumulators.
+//! - `window`: window functions.
+//! - `write`: writing rows and index entries; NOT NULL, CHECK, UNIQUE.
+//! - `fk`: FOREIGN KEY checks and actions.
+//! - `dml`: INSERT, UPDATE, DELETE.
+//! - `ddl`: CREATE/DROP/ALTER and catalog persistence.
+//! - `explain`: EXPLAIN QUERY PLAN rows.
+//! - `statement`: runs one parsed statement (everything but transaction
+//!   control, which the connection in `db.rs` owns).
+
+pub(crate) mod aggregate;
+pub(crate) mod builtin;
+pub(crate) mod ddl;
+pub(crate) mod dml;
+pub(crate) mod eval;
+pub(crate) mod explain;
+pub(crate) mod fk;
+pub(crate) mod kv;
+pub(crate) mod scan;
+pub(crate) mod select;
+pub(crate) mod statement;
+pub(crate) mod store_kv;
+pub(crate) mod window;
+pub(crate) mod write;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::sql::value::Value;
+use crate::{Error, Result};
+
+use self::kv::Kv;
+
+/// The state of one statement execution.
+pub(crate) struct ExecCtx<'a> {
+    pub kv: &'a dyn Kv,
+    pub params: &'a [Value],
+    /// Results of uncorrelated subqueries, by subquery id.
+    pub cache: RefCell<HashMap<usize, Rc<Vec<Vec<Value>>>>>,
+    /// Working tables of recursive CTEs, by CTE id.
+    pub working: RefCell<HashMap<usize, Rc<Vec<Vec<Value>>>>>,
+    used: Cell<u64>,
+    limit: u64,
+}
+
+impl<'a> ExecCtx<'a> {
+    pub(crate) fn new(kv: &'a dyn Kv, params: &'a [Value], limit: u64) -> ExecCtx<'a> {
+        ExecCtx {
+            kv,
+            params,
+            cache: RefCell::new(HashMap::new()),
+            working: RefCell::new(HashMap::new()),
+            used: Cell::new(0),
+            limit,
+        }
+    }
+
+    /// Charges `bytes` of materialized intermediate results to the
+    /// statement; fails once the total passes the batch limit.
+    pub(crate) fn charge(&self, bytes: u64) -> Result<()> {
+        let used = self.used.get().saturating_add(bytes);
+        self.used.set(used);
+        if used > self.limit {
+            return Err(Error::BatchLimitExceeded {
+                limit: self.limit,
+                needed: used,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Approximate in-memory size of a row, for [`ExecCtx::charge`].
+pub(crate) fn row_size(row: &[Value]) -> u64 {
+    row.iter()
+        .map(|v| match v {
+            Value::Text(s) => 24 + s.len() as u64,
+            Value::Blob(b) => 24 + b.len() as u64,
+            _ => 16,
+        })
+        .sum::<u64>()
+        + 24
+}

@@ -1,0 +1,104 @@
+//! [`Kv`] over the storage layer: a [`WriteTxn`] reads and writes, a
+//! [`ReadTxn`] snapshot reads and refuses writes.
+
+use std::ops::Bound;
+
+use super::kv::{bounds_empty, read_only_error, Entry, Kv};
+use crate::storage::{ReadTxn, TreeRead, WriteTxn};
+use crate::Result;
+
+fn scan_tree(
+    t: &dyn TreeRead,
+    tree: &str,
+    lo: Bound<Vec<u8>>,
+    hi: Bound<Vec<u8>>,
+    reverse: bool,
+    limit: Option<usize>,
+) -> Result<Vec<Entry>> {
+    if bounds_empty(&lo, &hi) {
+        return Ok(Vec::new());
+    }
+    let mut range = t.range(tree, lo, hi)?;
+    let limit = limit.unwrap_or(usize::MAX);
+    let mut out = Vec::new();
+    while out.len() < limit {
+        let next = if reverse {
+            range.next_back()?
+        } else {
+            range.next()?
+        };
+        match next {
+            Some(e) => out.push(e),
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
+impl Kv for WriteTxn {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        TreeRead::get(self, tree, key)
+    }
+    fn scan(
+        &self,
+        tree: &str,
+        lo: Bound<Vec<u8>>,
+        hi: Bound<Vec<u8>>,
+        reverse: bool,
+        limit: Option<usize>,
+    ) -> Result<Vec<Entry>> {
+        scan_tree(self, tree, lo, hi, reverse, limit)
+    }
+    fn tree_len(&self, tree: &str) -> Result<u64> {
+        TreeRead::tree_len(self, tree)
+    }
+    fn tree_exists(&self, tree: &str) -> Result<bool> {
+        TreeRead::tree_exists(self, tree)
+    }
+    fn create_tree(&mut self, tree: &str) -> Result<bool> {
+        WriteTxn::create_tree(self, tree)
+    }
+    fn drop_tree(&mut self, tree: &str) -> Result<bool> {
+        WriteTxn::drop_tree(self, tree)
+    }
+    fn insert(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<bool> {
+        WriteTxn::insert(self, tree, key, value)
+    }
+    fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool> {
+        WriteTxn::remove(self, tree, key)
+    }
+}
+
+impl Kv for ReadTxn {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        TreeRead::get(self, tree, key)
+    }
+    fn scan(
+        &self,
+        tree: &str,
+        lo: Bound<Vec<u8>>,
+        hi: Bound<Vec<u8>>,
+        reverse: bool,
+        limit: Option<usize>,
+    ) -> Result<Vec<Entry>> {
+        scan_tree(self, tree, lo, hi, reverse, limit)
+    }
+    fn tree_len(&self, tree: &str) -> Result<u64> {
+        TreeRead::tree_len(self, tree)
+    }
+    fn tree_exists(&self, tree: &str) -> Result<bool> {
+        TreeRead::tree_exists(self, tree)
+    }
+    fn create_tree(&mut self, _tree: &str) -> Result<bool> {
+        Err(read_only_error())
+    }
+    fn drop_tree(&mut self, _tree: &str) -> Result<bool> {
+        Err(read_only_error())
+    }
+    fn insert(&mut self, _tree: &str, _key: &[u8], _value: &[u8]) -> Result<bool> {
+        Err(read_only_error())
+    }
+    fn remove(&mut self, _tree: &str, _key: &[u8]) -> Result<bool> {
+        Err(read_only_error())
+    }
+}

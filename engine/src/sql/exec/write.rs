@@ -1,0 +1,356 @@
+//! Writing table rows and their index entries, and the checks a row must
+//! pass first: NOT NULL, CHECK, UNIQUE / PRIMARY KEY (with the conflicting
+//! rows found for OR REPLACE / upsert) and FOREIGN KEY, with SQLite's error
+//! messages.
+//!
+//! A [`TableWriter`] is built once per statement: it binds the table's
+//! index expressions, partial-index predicates, CHECKs and DEFAULTs over a
+//! one-table row layout (columns, then rowid).
+
+use std::ops::Bound;
+use std::rc::Rc;
+
+use super::eval::Env;
+use super::kv::Kv;
+use super::scan::{index_key, index_key_rowid, index_prefix_range, key_columns, table_row, Row};
+use super::ExecCtx;
+use crate::sql::binder::expr::AggCtx;
+use crate::sql::binder::scope::{Scope, ScopeColumn, ScopeItem};
+use crate::sql::binder::Binder;
+use crate::sql::catalog::{Catalog, Index, Table};
+use crate::sql::keycode::{self, KeyColumn};
+use crate::sql::planner::plan::Expr;
+use crate::sql::record;
+use crate::sql::value::Value;
+use crate::{ConstraintKind, Error, Result};
+
+/// Bound expressions of one index over the one-table row layout.
+#[derive(Debug)]
+pub(crate) struct IndexPlan {
+    pub index: Rc<Index>,
+    pub exprs: Vec<Expr>,
+    pub predicate: Option<Expr>,
+    pub cols: Vec<KeyColumn>,
+}
+
+/// The scope item of a table alone (columns at slots 0.., rowid last).
+pub(crate) fn table_scope_item(table: &Table, name: &str) -> ScopeItem {
+    ScopeItem {
+        name: name.to_string(),
+        columns: table
+            .columns
+            .iter()
+            .map(|c| ScopeColumn {
+                name: c.name.clone(),
+                affinity: Some(c.affinity),
+                collation: c.collation,
+                decl_type: c.decl_type.clone(),
+                hidden: false,
+            })
+            .collect(),
+        offset: 0,
+        rowid: Some(table.columns.len()),
+    }
+}
+
+/// Binds an index's key expressions and predicate.
+pub(crate) fn index_plan(cat: &Catalog, table: &Table, index: &Rc<Index>) -> Result<IndexPlan> {
+    let scope = Scope::new(vec![table_scope_item(table, &table.name)], None);
+    let mut binder = Binder::new(cat);
+    let mut agg = AggCtx::default();
+    let mut exprs = Vec::with_capacity(index.columns.len());
+    for c in &index.columns {
+        exprs.push(match c.column {
+            Some(i) => Expr::Column { level: 0, index: i },
+            None => binder.bind_plain(&c.expr, &scope, &mut agg)?,
+        });
+    }
+    let predicate = match &index.predicate {
+        Some(p) => Some(binder.bind_plain(p, &scope, &mut agg)?),
+        None => None,
+    };
+    Ok(IndexPlan {
+        index: index.clone(),
+        exprs,
+        predicate,
+        cols: key_columns(index),
+    })
+}
+
+/// The message of a UNIQUE violation of `index`.
+pub(crate) fn unique_message(table: &Table, index: &Index) -> String {
+    if index.columns.iter().all(|c| c.column.is_some()) {
+        let cols: Vec<String> = index
+            .columns
+            .iter()
+            .filter_map(|c| c.column)
+            .map(|i| format!("{}.{}", table.name, table.columns[i].name))
+            .collect();
+        format!("UNIQUE constraint failed: {}", cols.join(", "))
+    } else {
+        format!("UNIQUE constraint failed: index '{}'", index.name)
+    }
+}
+
+fn constraint(kind: ConstraintKind, message: String) -> Error {
+    Error::Constraint { kind, message }
+}
+
+/// Everything needed to write rows of one table.
+pub(crate) struct TableWriter {
+    pub table: Rc<Table>,
+    pub indexes: Vec<IndexPlan>,
+    pub checks: Vec<(String, Expr)>,
+}
+
+/// A uniqueness conflict: which constraint, and the rowid of the row
+/// already holding the key.
+#[derive(Debug)]
+pub(crate) struct Conflict {
+    /// Index into `TableWriter::indexes`, or `None` for the rowid.
+    pub index: Option<usize>,
+    pub rowid: i64,
+}
+
+impl TableWriter {
+    pub(crate) fn new(cat: &Catalog, table: &Rc<Table>) -> Result<TableWriter> {
+        let indexes = cat
+            .table_indexes(&table.name)
+            .iter()
+            .map(|ix| index_plan(cat, table, ix))
+            .collect::<Result<Vec<_>>>()?;
+        let scope = Scope::new(vec![table_scope_item(table, &table.name)], None);
+        let mut binder = Binder::new(cat);
+        let mut agg = AggCtx::default();
+        let mut checks = Vec::new();
+        for (name, e) in &table.checks {
+            let bound = binder.bind_plain(e, &scope, &mut agg)?;
+            let label = name.clone().unwrap_or_else(|| check_text(e));
+            checks.push((label, bound));
+        }
+        Ok(TableWriter {
+            table: table.clone(),
+            indexes,
+            checks,
+        })
+    }
+
+    /// The key values of index `i` for `row`, or `None` when the row is
+    /// outside a partial index.
+    pub(crate) fn index_values(
+        &self,
+        ctx: &ExecCtx,
+        i: usize,
+        row: &[Value],
+    ) -> Result<Option<Vec<Value>>> {
+        index_values(ctx, &self.indexes[i], row)
+    }
+
+    /// NOT NULL and CHECK constraints. `Ok(false)` is never returned; a
+    /// violation is an error.
+    pub(crate) fn check_row(&self, ctx: &ExecCtx, row: &[Value]) -> Result<()> {
+        for (i, c) in self.table.columns.iter().enumerate() {
+            if c.not_null && row[i].is_null() && Some(i) != self.table.rowid_alias {
+                return Err(constraint(
+                    ConstraintKind::NotNull,
+                    format!("NOT NULL constraint failed: {}.{}", self.table.name, c.name),
+                ));
+            }
+        }
+        let env = Env::new(row, None);
+        for (label, e) in &self.checks {
+            if ctx.eval(e, &env)?.is_true() == Some(false) {
+                return Err(constraint(
+                    ConstraintKind::Check,
+                    format!("CHECK constraint failed: {label}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The first uniqueness conflict of `row` (with rowid `rowid`) against
+    /// rows other than `own` (the row being updated).
+    pub(crate) fn find_conflicts(
+        &self,
+        ctx: &ExecCtx,
+        row: &[Value],
+        rowid: i64,
+        own: Option<i64>,
+    ) -> Result<Vec<Conflict>> {
+        let mut out = Vec::new();
+        if own != Some(rowid)
+            && ctx
+                .kv
+                .get(&self.table.tree, &keycode::encode_rowid(rowid))?
+                .is_some()
+        {
+            out.push(Conflict { index: None, rowid });
+        }
+        for (i, plan) in self.indexes.iter().enumerate() {
+            if !plan.index.unique {
+                continue;
+            }
+            let Some(vals) = index_values(ctx, plan, row)? else {
+                continue;
+            };
+            if vals.iter().any(Value::is_null) {
+                continue;
+            }
+            let prefix = keycode::encode_key(&vals, &plan.cols);
+            let (lo, hi) = index_prefix_range(&prefix);
+            for (k, _) in ctx.kv.scan(&plan.index.tree, lo, hi, false, Some(2))? {
+                let other = index_key_rowid(&k)?;
+                if Some(other) != own {
+                    out.push(Conflict {
+                        index: Some(i),
+                        rowid: other,
+                    });
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The error for a conflict.
+    pub(crate) fn conflict_error(&self, c: &Conflict) -> Error {
+        match c.index {
+            None => {
+                let col = match self.table.rowid_alias {
+                    Some(a) => format!("{}.{}", self.table.name, self.table.columns[a].name),
+                    None => format!("{}.rowid", self.table.name),
+                };
+                constraint(
+                    ConstraintKind::PrimaryKey,
+                    format!("UNIQUE constraint failed: {col}"),
+                )
+            }
+            Some(i) => {
+                let ix = &self.indexes[i].index;
+                let kind = if ix.origin == crate::sql::catalog::IndexOrigin::PrimaryKey {
+                    ConstraintKind::PrimaryKey
+                } else {
+                    ConstraintKind::Unique
+                };
+                constraint(kind, unique_message(&self.table, ix))
+            }
+        }
+    }
+
+    /// Writes a new row (`row` has every column then the rowid) and its
+    /// index entries.
+    pub(crate) fn insert(
+        &self,
+        kv: &mut dyn Kv,
+        index_vals: &[Option<Vec<Value>>],
+        row: &[Value],
+    ) -> Result<()> {
+        let n = self.table.columns.len();
+        let Value::Integer(rowid) = row[n] else {
+            return Err(crate::sql_err!("internal: row without an integer rowid"));
+        };
+        let mut stored = row[..n].to_vec();
+        if let Some(a) = self.table.rowid_alias {
+            stored[a] = Value::Null;
+        }
+        kv.insert(
+            &self.table.tree,
+            &keycode::encode_rowid(rowid),
+            &record::encode(&stored),
+        )?;
+        for (plan, vals) in self.indexes.iter().zip(index_vals) {
+            if let Some(v) = vals {
+                kv.insert(&plan.index.tree, &index_key(v, &plan.cols, rowid), &[])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes a row and its index entries.
+    pub(crate) fn delete(
+        &self,
+        kv: &mut dyn Kv,
+        index_vals: &[Option<Vec<Value>>],
+        rowid: i64,
+    ) -> Result<()> {
+        kv.remove(&self.table.tree, &keycode::encode_rowid(rowid))?;
+        for (plan, vals) in self.indexes.iter().zip(index_vals) {
+            if let Some(v) = vals {
+                kv.remove(&plan.index.tree, &index_key(v, &plan.cols, rowid))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every index's key values for `row`.
+    pub(crate) fn all_index_values(
+        &self,
+        ctx: &ExecCtx,
+        row: &[Value],
+    ) -> Result<Vec<Option<Vec<Value>>>> {
+        (0..self.indexes.len())
+            .map(|i| self.index_values(ctx, i, row))
+            .collect()
+    }
+
+    /// Reads the row with `rowid`.
+    pub(crate) fn read(&self, kv: &dyn Kv, rowid: i64) -> Result<Option<Row>> {
+        let key = keycode::encode_rowid(rowid);
+        match kv.get(&self.table.tree, &key)? {
+            Some(v) => Ok(Some(table_row(&self.table, &key, &v)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The largest rowid in the table, if any.
+    pub(crate) fn max_rowid(&self, kv: &dyn Kv) -> Result<Option<i64>> {
+        let last = kv.scan(
+            &self.table.tree,
+            Bound::Unbounded,
+            Bound::Unbounded,
+            true,
+            Some(1),
+        )?;
+        match last.first() {
+            Some((k, _)) => Ok(Some(keycode::decode_rowid(k)?)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The key values of an index for `row`, or `None` outside a partial index.
+pub(crate) fn index_values(
+    ctx: &ExecCtx,
+    plan: &IndexPlan,
+    row: &[Value],
+) -> Result<Option<Vec<Value>>> {
+    let env = Env::new(row, None);
+    if let Some(p) = &plan.predicate {
+        if ctx.eval(p, &env)?.is_true() != Some(true) {
+            return Ok(None);
+        }
+    }
+    let mut vals = Vec::with_capacity(plan.exprs.len());
+    for e in &plan.exprs {
+        vals.push(ctx.eval(e, &env)?);
+    }
+    Ok(Some(vals))
+}
+
+/// A CHECK constraint's label when it has no name: its expression as
+/// SQLite would print it is not available without the renderer, so a
+/// compact form of the expression's column names is used.
+fn check_text(e: &crate::sql::ast::Expr) -> String {
+    let mut names = Vec::new();
+    crate::sql::binder::expr::visit(e, &mut |x| {
+        if let crate::sql::ast::ExprKind::Column(c) = &x.kind {
+            names.push(c.column.clone());
+        }
+    });
+    if names.is_empty() {
+        "CHECK".to_string()
+    } else {
+        names.join(", ")
+    }
+}

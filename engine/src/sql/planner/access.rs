@@ -1,0 +1,360 @@
+//! Access path selection for one FROM item: rowid lookups and ranges, index
+//! equality prefixes (with IN lists) followed by a range on the next column,
+//! or a full scan; plus the row estimates the join order is chosen by.
+//!
+//! An index is usable for `col op value` only when comparing in the index's
+//! order gives the comparison's answer: same collation, and the affinity
+//! conversion the comparison applies leaves the column's stored values
+//! unchanged (numeric conversion on a numeric column, text on a text column,
+//! none at all). The probe value is converted the way the comparison
+//! converts it. Access paths only narrow: the level still evaluates every
+//! conjunct, so a path may return extra rows, never miss one.
+
+use std::rc::Rc;
+
+use super::plan::{local_slots, Access, CmpInfo, Expr, FromItem, Source};
+use crate::sql::ast::BinaryOp;
+use crate::sql::catalog::{Index, Table};
+use crate::sql::value::Affinity;
+
+/// A usable comparison of one of the item's columns with a value computable
+/// from already bound rows.
+#[derive(Clone, Debug)]
+struct Term {
+    /// Column number in the table, or `None` for the rowid.
+    column: Option<usize>,
+    kind: TermKind,
+    /// The conversion the comparison applies to the value.
+    conversion: Option<Affinity>,
+    cmp: CmpInfo,
+}
+
+#[derive(Clone, Debug)]
+enum TermKind {
+    Eq(Expr),
+    In(Vec<Expr>),
+    Lower(Expr, bool),
+    Upper(Expr, bool),
+}
+
+/// Picks the access path for `items[item]` given the usable conjuncts and
+/// which items are bound (the item itself excluded from "computable").
+pub(crate) fn choose_access(
+    items: &[FromItem],
+    item: usize,
+    conjuncts: &[&Expr],
+    bound: &[bool],
+) -> Access {
+    let Source::Table(table) = &items[item].source else {
+        return Access::Scan;
+    };
+    let it = &items[item];
+    let computable = |e: &Expr| {
+        let mut ok = true;
+        local_slots(e, &mut |slot| {
+            let owner = items
+                .iter()
+                .position(|x| slot >= x.offset && slot < x.offset + x.width);
+            match owner {
+                Some(o) if o != item && bound[o] => {}
+                _ => ok = false,
+            }
+        });
+        ok
+    };
+    let column_of = |e: &Expr| -> Option<Option<usize>> {
+        match e {
+            Expr::Column { level: 0, index }
+                if *index >= it.offset && *index < it.offset + it.width =>
+            {
+                let c = index - it.offset;
+                if c == table.columns.len() || Some(c) == table.rowid_alias {
+                    Some(None)
+                } else {
+                    Some(Some(c))
+                }
+            }
+            _ => None,
+        }
+    };
+    let mut terms = Vec::new();
+    for e in conjuncts {
+        collect_terms(e, table, &column_of, &computable, &mut terms);
+    }
+    best_access(table, &items[item], &terms)
+}
+
+type ColumnOf<'a> = dyn Fn(&Expr) -> Option<Option<usize>> + 'a;
+
+fn collect_terms(
+    e: &Expr,
+    table: &Table,
+    column_of: &ColumnOf,
+    computable: &dyn Fn(&Expr) -> bool,
+    out: &mut Vec<Term>,
+) {
+    match e {
+        Expr::Compare {
+            op,
+            left,
+            right,
+            cmp,
+        } => {
+            let (col, val, op, cmp) = match (column_of(left), column_of(right)) {
+                (Some(c), _) if computable(right) => (c, right.as_ref(), *op, *cmp),
+                (_, Some(c)) if computable(left) => (c, left.as_ref(), flip(*op), swap(*cmp)),
+                _ => return,
+            };
+            let Some(conversion) = index_conversion(table, col, &cmp) else {
+                return;
+            };
+            let kind = match op {
+                BinaryOp::Eq | BinaryOp::Is => TermKind::Eq(val.clone()),
+                BinaryOp::Gt => TermKind::Lower(val.clone(), false),
+                BinaryOp::Ge => TermKind::Lower(val.clone(), true),
+                BinaryOp::Lt => TermKind::Upper(val.clone(), false),
+                BinaryOp::Le => TermKind::Upper(val.clone(), true),
+                _ => return,
+            };
+            out.push(Term {
+                column: col,
+                kind,
+                conversion,
+                cmp,
+            });
+        }
+        Expr::Between {
+            negated: false,
+            expr,
+            low,
+            high,
+            low_cmp,
+            high_cmp,
+        } => {
+            let Some(col) = column_of(expr) else { return };
+            if computable(low) {
+                if let Some(conversion) = index_conversion(table, col, low_cmp) {
+                    out.push(Term {
+                        column: col,
+                        kind: TermKind::Lower((**low).clone(), true),
+                        conversion,
+                        cmp: *low_cmp,
+                    });
+                }
+            }
+            if computable(high) {
+                if let Some(conversion) = index_conversion(table, col, high_cmp) {
+                    out.push(Term {
+                        column: col,
+                        kind: TermKind::Upper((**high).clone(), true),
+                        conversion,
+                        cmp: *high_cmp,
+                    });
+                }
+            }
+        }
+        Expr::InList {
+            negated: false,
+            expr,
+            list,
+            cmp,
+        } => {
+            let Some(col) = column_of(expr) else { return };
+            if list.is_empty() || !list.iter().all(computable) {
+                return;
+            }
+            let Some(first) = cmp.first() else { return };
+            if cmp.iter().any(|c| c != first) {
+                return;
+            }
+            let Some(conversion) = index_conversion(table, col, first) else {
+                return;
+            };
+            out.push(Term {
+                column: col,
+                kind: TermKind::In(list.clone()),
+                conversion,
+                cmp: *first,
+            });
+        }
+        _ => {}
+    }
+}
+
+fn flip(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Lt => BinaryOp::Gt,
+        BinaryOp::Le => BinaryOp::Ge,
+        BinaryOp::Gt => BinaryOp::Lt,
+        BinaryOp::Ge => BinaryOp::Le,
+        other => other,
+    }
+}
+
+fn swap(c: CmpInfo) -> CmpInfo {
+    CmpInfo {
+        left_affinity: c.right_affinity,
+        right_affinity: c.left_affinity,
+        collation: c.collation,
+    }
+}
+
+/// The conversion a comparison (column on the left) applies to its value,
+/// if comparing in stored order is valid: `Some(None)` no conversion,
+/// `Some(Some(aff))` convert the probe with `aff`, `None` unusable.
+fn index_conversion(table: &Table, col: Option<usize>, cmp: &CmpInfo) -> Option<Option<Affinity>> {
+    let col_aff = match col {
+        None => Affinity::Integer,
+        Some(c) => table.columns[c].affinity,
+    };
+    let effective = match (cmp.left_affinity, cmp.right_affinity) {
+        (Some(x), Some(y)) if x.is_numeric() || y.is_numeric() => Some(Affinity::Numeric),
+        (Some(_), Some(_)) => None,
+        (Some(x), None) | (None, Some(x)) => Some(x),
+        (None, None) => None,
+    };
+    match effective {
+        None | Some(Affinity::Blob) => Some(None),
+        Some(a) if a.is_numeric() && col_aff.is_numeric() => Some(Some(Affinity::Numeric)),
+        Some(Affinity::Text) if col_aff == Affinity::Text => Some(Some(Affinity::Text)),
+        _ => None,
+    }
+}
+
+fn best_access(table: &Rc<Table>, item: &FromItem, terms: &[Term]) -> Access {
+    let rowid_terms: Vec<&Term> = terms.iter().filter(|t| t.column.is_none()).collect();
+    if let Some(t) = rowid_terms
+        .iter()
+        .find(|t| matches!(t.kind, TermKind::Eq(_) | TermKind::In(_)))
+    {
+        return match &t.kind {
+            TermKind::Eq(v) => Access::RowidEq(vec![v.clone()]),
+            TermKind::In(list) => Access::RowidEq(list.clone()),
+            _ => Access::Scan,
+        };
+    }
+    let mut best = Access::Scan;
+    let mut best_rows = item.rows;
+    for index in &table_indexes(item) {
+        if let Some((access, rows)) = index_access(index, item, terms) {
+            if rows < best_rows {
+                best = access;
+                best_rows = rows;
+            }
+        }
+    }
+    if !rowid_terms.is_empty() {
+        let (lo, hi) = range_of(&rowid_terms);
+        if (lo.is_some() || hi.is_some()) && item.rows / 4.0 < best_rows {
+            return Access::RowidRange { lo, hi };
+        }
+    }
+    best
+}
+
+fn table_indexes(item: &FromItem) -> Vec<Rc<Index>> {
+    item.indexes.clone()
+}
+
+fn range_of(terms: &[&Term]) -> (Option<(Expr, bool)>, Option<(Expr, bool)>) {
+    let mut lo = None;
+    let mut hi = None;
+    for t in terms {
+        match &t.kind {
+            TermKind::Lower(v, inc) if lo.is_none() => lo = Some((v.clone(), *inc)),
+            TermKind::Upper(v, inc) if hi.is_none() => hi = Some((v.clone(), *inc)),
+            _ => {}
+        }
+    }
+    (lo, hi)
+}
+
+/// The best use of `index` for these terms and its estimated rows.
+fn index_access(index: &Rc<Index>, item: &FromItem, terms: &[Term]) -> Option<(Access, f64)> {
+    if index.predicate.is_some() {
+        return None;
+    }
+    let mut eq = Vec::new();
+    let mut affinities = Vec::new();
+    let mut lo = None;
+    let mut hi = None;
+    for ic in &index.columns {
+        let col = ic.column?;
+        let here: Vec<&Term> = terms
+            .iter()
+            .filter(|t| t.column == Some(col) && t.cmp.collation == ic.collation)
+            .collect();
+        let conv = here
+            .first()
+            .and_then(|t| t.conversion)
+            .unwrap_or(Affinity::Blob);
+        if let Some(t) = here
+            .iter()
+            .find(|t| matches!(t.kind, TermKind::Eq(_) | TermKind::In(_)))
+        {
+            let values = match &t.kind {
+                TermKind::Eq(v) => vec![v.clone()],
+                TermKind::In(list) => list.clone(),
+                _ => Vec::new(),
+            };
+            eq.push(values);
+            affinities.push(t.conversion.unwrap_or(Affinity::Blob));
+            continue;
+        }
+        let (l, h) = range_of(&here);
+        if l.is_some() || h.is_some() {
+            lo = l;
+            hi = h;
+            affinities.push(conv);
+        }
+        break;
+    }
+    if eq.is_empty() && lo.is_none() && hi.is_none() {
+        return None;
+    }
+    let full_unique = index.unique && eq.len() == index.columns.len();
+    let fanout: f64 = eq.iter().map(|v| v.len() as f64).product();
+    let mut rows = if full_unique {
+        fanout
+    } else {
+        (item.rows / 10f64.powi(eq.len() as i32)).max(1.0) * fanout
+    };
+    if lo.is_some() || hi.is_some() {
+        rows = (rows / 4.0).max(1.0);
+    }
+    Some((
+        Access::Index {
+            index: index.clone(),
+            eq,
+            affinities,
+            lo,
+            hi,
+            covering: false,
+        },
+        rows,
+    ))
+}
+
+/// Estimated rows one probe of this access path yields.
+pub(crate) fn estimate_rows(item: &FromItem, access: &Access) -> f64 {
+    match access {
+        Access::Scan => item.rows.max(1.0),
+        Access::RowidEq(v) => v.len() as f64,
+        Access::RowidRange { .. } => (item.rows / 4.0).max(1.0),
+        Access::Index {
+            index, eq, lo, hi, ..
+        } => {
+            let fanout: f64 = eq.iter().map(|v| v.len() as f64).product();
+            let mut rows = if index.unique && eq.len() == index.columns.len() {
+                fanout
+            } else {
+                (item.rows / 10f64.powi(eq.len() as i32)).max(1.0) * fanout
+            };
+            if lo.is_some() || hi.is_some() {
+                rows = (rows / 4.0).max(1.0);
+            }
+            rows
+        }
+        Access::Hash { .. } => 2.0,
+    }
+}

@@ -1,0 +1,159 @@
+//! Join planning: the order in which FROM items are bound (one nested-loop
+//! level each), the access path of each level, and where each WHERE/ON
+//! conjunct is evaluated (as early as the rows it reads are bound).
+//!
+//! Order: with only inner joins, greedy by estimated rows per probe: at
+//! each step the item whose best access path (given the items already
+//! bound) yields the fewest rows goes next, ties in FROM order. A
+//! `CROSS JOIN` or any LEFT JOIN keeps the written order (SQLite keeps the
+//! order of LEFT JOIN; we keep the whole FROM order then, a simplification
+//! that costs speed, never correctness).
+
+use super::access::{choose_access, estimate_rows};
+use super::plan::{local_slots, Access, Expr, From, FromItem, Level};
+use crate::sql::catalog::Catalog;
+use crate::Result;
+
+/// One WHERE or ON conjunct, with the FROM items it reads.
+#[derive(Clone, Debug)]
+pub(crate) struct Conjunct {
+    pub expr: Expr,
+    /// For an ON conjunct of a LEFT JOIN: the joined item.
+    pub on: Option<usize>,
+    /// FROM items whose columns it reads (sorted, unique).
+    pub items: Vec<usize>,
+}
+
+impl Conjunct {
+    pub(crate) fn new(expr: Expr, on: Option<usize>, items: &[FromItem]) -> Conjunct {
+        let mut refs = Vec::new();
+        local_slots(&expr, &mut |slot| {
+            if let Some(i) = items
+                .iter()
+                .position(|it| slot >= it.offset && slot < it.offset + it.width)
+            {
+                refs.push(i);
+            }
+        });
+        refs.sort_unstable();
+        refs.dedup();
+        Conjunct {
+            expr,
+            on,
+            items: refs,
+        }
+    }
+}
+
+/// Plans a FROM clause. Returns the plan and the conjuncts that read no
+/// FROM item (evaluated once, before the join).
+pub(crate) fn plan_from(
+    catalog: &Catalog,
+    items: Vec<FromItem>,
+    conjuncts: Vec<Conjunct>,
+    width: usize,
+) -> Result<(From, Vec<Expr>)> {
+    let _ = catalog;
+    let mut constant = Vec::new();
+    let mut pending = Vec::new();
+    for c in conjuncts {
+        if c.items.is_empty() && c.on.is_none() {
+            constant.push(c.expr);
+        } else {
+            pending.push(c);
+        }
+    }
+    let fixed_order = items.iter().any(|i| i.left_join);
+    let n = items.len();
+    let mut bound = vec![false; n];
+    let mut levels = Vec::with_capacity(n);
+    for step in 0..n {
+        let next = if fixed_order {
+            step
+        } else {
+            pick_next(&items, &pending, &bound)
+        };
+        bound[next] = true;
+        let (on, filters): (Vec<Conjunct>, Vec<Conjunct>) = {
+            let mut here = Vec::new();
+            let mut rest = Vec::new();
+            for c in pending.drain(..) {
+                if c.items.iter().all(|&i| bound[i]) && c.on.is_none_or(|j| bound[j]) {
+                    here.push(c);
+                } else {
+                    rest.push(c);
+                }
+            }
+            pending = rest;
+            here.into_iter().partition(|c| c.on == Some(next))
+        };
+        let usable: Vec<&Expr> = if items[next].left_join {
+            on.iter().map(|c| &c.expr).collect()
+        } else {
+            filters.iter().map(|c| &c.expr).collect()
+        };
+        let access = choose_access(&items, next, &usable, &bound);
+        let (on_exprs, mut filter_exprs): (Vec<Expr>, Vec<Expr>) = (
+            on.into_iter().map(|c| c.expr).collect(),
+            filters.into_iter().map(|c| c.expr).collect(),
+        );
+        if !items[next].left_join {
+            // An ON conjunct of an inner join is an ordinary filter.
+            filter_exprs.extend(on_exprs.iter().cloned());
+            levels.push(Level {
+                item: next,
+                access,
+                on: Vec::new(),
+                filters: filter_exprs,
+            });
+        } else {
+            levels.push(Level {
+                item: next,
+                access,
+                on: on_exprs,
+                filters: filter_exprs,
+            });
+        }
+    }
+    // Conjuncts left over (an ON naming a later item): evaluate at the end.
+    if let Some(last) = levels.last_mut() {
+        last.filters.extend(pending.into_iter().map(|c| c.expr));
+    } else {
+        constant.extend(pending.into_iter().map(|c| c.expr));
+    }
+    Ok((
+        From {
+            items,
+            levels,
+            width,
+        },
+        constant,
+    ))
+}
+
+/// The unbound item with the cheapest access path given `bound`.
+fn pick_next(items: &[FromItem], pending: &[Conjunct], bound: &[bool]) -> usize {
+    let mut best: Option<(f64, usize)> = None;
+    for i in 0..items.len() {
+        if bound[i] {
+            continue;
+        }
+        let mut trial = bound.to_vec();
+        trial[i] = true;
+        let usable: Vec<&Expr> = pending
+            .iter()
+            .filter(|c| c.on.is_none() && c.items.contains(&i) && c.items.iter().all(|&j| trial[j]))
+            .map(|c| &c.expr)
+            .collect();
+        let access = choose_access(items, i, &usable, &trial);
+        let mut cost = estimate_rows(&items[i], &access);
+        // Prefer items constrained by something already bound.
+        if matches!(access, Access::Scan) && !usable.is_empty() {
+            cost *= 0.5;
+        }
+        if best.is_none_or(|(c, _)| cost < c) {
+            best = Some((cost, i));
+        }
+    }
+    best.map_or(0, |(_, i)| i)
+}

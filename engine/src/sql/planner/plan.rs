@@ -1,0 +1,497 @@
+//! The bound, planned form of a statement: what the binder and planner
+//! produce and the executor runs.
+//!
+//! Row layout: a SELECT core's FROM clause produces one flat row, the
+//! concatenation of every FROM item's columns in FROM order (a table item
+//! contributes its columns followed by its rowid). The join order may
+//! differ from FROM order; slots stay where FROM order put them. A
+//! [`Expr::Column`] names a slot of the row `level` scopes out (0 is the
+//! current query, 1 the query enclosing a subquery, ...).
+
+use std::rc::Rc;
+
+use crate::sql::ast;
+use crate::sql::catalog::{Index, Table};
+use crate::sql::value::{Affinity, BinaryOp as ArithOp, Collation, Value};
+
+/// A bound expression.
+#[derive(Clone, Debug)]
+pub(crate) enum Expr {
+    Literal(Value),
+    /// A slot of a row in scope (see the module doc).
+    Column {
+        level: usize,
+        index: usize,
+    },
+    /// A parameter, 0-based.
+    Param(usize),
+    Unary(ast::UnaryOp, Box<Expr>),
+    /// AND / OR (three-valued).
+    Logic {
+        and: bool,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    /// A comparison: `=, <>, <, <=, >, >=, IS, IS NOT`, with the affinity to
+    /// apply to each operand and the collation (SQLite's rules, decided at
+    /// bind time).
+    Compare {
+        op: ast::BinaryOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+        cmp: CmpInfo,
+    },
+    /// Arithmetic, bitwise and concatenation operators.
+    Arith {
+        op: ArithOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    IsNull {
+        negated: bool,
+        expr: Box<Expr>,
+    },
+    Like {
+        op: ast::LikeOp,
+        negated: bool,
+        expr: Box<Expr>,
+        pattern: Box<Expr>,
+        escape: Option<Box<Expr>>,
+    },
+    Between {
+        negated: bool,
+        expr: Box<Expr>,
+        low: Box<Expr>,
+        high: Box<Expr>,
+        low_cmp: CmpInfo,
+        high_cmp: CmpInfo,
+    },
+    InList {
+        negated: bool,
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        cmp: Vec<CmpInfo>,
+    },
+    /// `expr IN (subquery)`; `expr` may be a row value.
+    InQuery {
+        negated: bool,
+        expr: Box<Expr>,
+        query: Rc<SubqueryPlan>,
+        cmp: Vec<CmpInfo>,
+    },
+    Exists(Rc<SubqueryPlan>),
+    /// A scalar subquery (its first row's values; a row value when it has
+    /// several columns).
+    Scalar(Rc<SubqueryPlan>),
+    Case {
+        operand: Option<Box<Expr>>,
+        when_then: Vec<(Expr, Expr)>,
+        else_expr: Option<Box<Expr>>,
+        cmp: CmpInfo,
+    },
+    Cast {
+        expr: Box<Expr>,
+        affinity: Affinity,
+    },
+    /// A scalar function call, by lowercase name.
+    Function {
+        name: String,
+        args: Vec<Expr>,
+    },
+    /// The value of aggregate number `n` of the current core.
+    Aggregate(usize),
+    /// The value of window function number `n` of the current core.
+    Window(usize),
+    /// A row value `(a, b, ...)`.
+    Row(Vec<Expr>),
+}
+
+/// How two operands are compared: the affinity applied to each before
+/// comparing, and the collation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CmpInfo {
+    pub left_affinity: Option<Affinity>,
+    pub right_affinity: Option<Affinity>,
+    pub collation: Collation,
+}
+
+impl CmpInfo {
+    /// No conversion, binary collation.
+    pub(crate) const PLAIN: CmpInfo = CmpInfo {
+        left_affinity: None,
+        right_affinity: None,
+        collation: Collation::Binary,
+    };
+}
+
+/// A subquery with its plan and whether it reads the enclosing rows.
+#[derive(Debug)]
+pub(crate) struct SubqueryPlan {
+    /// Unique within a statement: the key of its cached result.
+    pub id: usize,
+    pub query: Query,
+    /// True when it references a column of an enclosing query; otherwise
+    /// its result is computed once per statement execution.
+    pub correlated: bool,
+}
+
+/// A full query: a body (core or compound), ORDER BY, LIMIT/OFFSET.
+#[derive(Clone, Debug)]
+pub(crate) struct Query {
+    pub body: Body,
+    /// Sort keys over the body's output columns (which may include hidden
+    /// sort-only columns past `columns.len()`).
+    pub order_by: Vec<SortKey>,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    /// The visible result column names.
+    pub columns: Vec<String>,
+    /// Declared types of the visible columns (empty for expressions).
+    pub decl_types: Vec<String>,
+}
+
+/// One ORDER BY key over output column `column`.
+#[derive(Clone, Debug)]
+pub(crate) struct SortKey {
+    pub column: usize,
+    pub desc: bool,
+    pub nulls_first: bool,
+    pub collation: Collation,
+}
+
+/// What produces a query's rows.
+#[derive(Clone, Debug)]
+pub(crate) enum Body {
+    Core(Box<Core>),
+    /// Rows of constant expressions (VALUES).
+    Values(Vec<Vec<Expr>>),
+    Compound {
+        op: ast::CompoundOperator,
+        left: Box<Body>,
+        right: Box<Body>,
+    },
+    /// A recursive CTE: `initial` then `step` repeated over the rows the
+    /// previous iteration added (read through the CTE's working table).
+    Recursive {
+        cte: usize,
+        initial: Box<Body>,
+        step: Box<Body>,
+        union_all: bool,
+    },
+}
+
+/// One SELECT core.
+#[derive(Clone, Debug)]
+pub(crate) struct Core {
+    pub from: From,
+    /// Conjuncts not attached to any join level (only constant ones).
+    pub filter: Vec<Expr>,
+    pub aggregate: Option<Aggregation>,
+    pub windows: Vec<WindowCall>,
+    /// Output expressions: visible columns, then hidden sort columns.
+    pub output: Vec<Expr>,
+    /// Number of visible columns.
+    pub visible: usize,
+    pub distinct: bool,
+}
+
+/// GROUP BY, aggregates and HAVING of a core.
+#[derive(Clone, Debug)]
+pub(crate) struct Aggregation {
+    pub group_by: Vec<Expr>,
+    pub calls: Vec<AggCall>,
+    pub having: Option<Expr>,
+}
+
+/// One aggregate function call.
+#[derive(Clone, Debug)]
+pub(crate) struct AggCall {
+    /// Lowercase function name.
+    pub name: String,
+    pub args: Vec<Expr>,
+    pub distinct: bool,
+    /// `count(*)`.
+    pub star: bool,
+    pub filter: Option<Expr>,
+    /// Collation for DISTINCT/min/max comparisons (of the first argument).
+    pub collation: Collation,
+}
+
+/// One window function call.
+#[derive(Clone, Debug)]
+pub(crate) struct WindowCall {
+    pub name: String,
+    pub args: Vec<Expr>,
+    pub partition_by: Vec<Expr>,
+    pub order_by: Vec<(Expr, bool, bool, Collation)>,
+    pub frame: Frame,
+    pub filter: Option<Expr>,
+    pub distinct: bool,
+    pub star: bool,
+}
+
+/// A window frame, with bounds already bound.
+#[derive(Clone, Debug)]
+pub(crate) struct Frame {
+    pub units: ast::FrameUnits,
+    pub start: FrameBound,
+    pub end: FrameBound,
+    pub exclude: ast::FrameExclude,
+}
+
+/// One end of a frame.
+#[derive(Clone, Debug)]
+pub(crate) enum FrameBound {
+    UnboundedPreceding,
+    Preceding(Expr),
+    CurrentRow,
+    Following(Expr),
+    UnboundedFollowing,
+}
+
+/// A FROM clause: its items (in FROM order) and the join plan.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct From {
+    pub items: Vec<FromItem>,
+    /// Execution order: one level per item.
+    pub levels: Vec<Level>,
+    /// Width of the flat row.
+    pub width: usize,
+}
+
+/// One item of a FROM clause.
+#[derive(Clone, Debug)]
+pub(crate) struct FromItem {
+    /// The name it is referenced by (alias or table name).
+    pub name: String,
+    pub source: Source,
+    /// First slot of the item's columns in the flat row.
+    pub offset: usize,
+    /// Number of slots (for a table: columns + 1 for the rowid).
+    pub width: usize,
+    /// Joined with LEFT JOIN semantics.
+    pub left_join: bool,
+    /// Estimated number of rows (the planner's statistics).
+    pub rows: f64,
+    /// The table's indexes (empty for other sources).
+    pub indexes: Vec<Rc<Index>>,
+}
+
+/// Where a FROM item's rows come from.
+#[derive(Clone, Debug)]
+pub(crate) enum Source {
+    Table(Rc<Table>),
+    /// A subquery, view or non-recursive CTE: materialized once per
+    /// execution of the core (or per outer row when correlated).
+    Query {
+        query: Rc<SubqueryPlan>,
+    },
+    /// The working table of recursive CTE number `n`.
+    CteWorking(usize),
+}
+
+/// One level of the nested-loop join.
+#[derive(Clone, Debug)]
+pub(crate) struct Level {
+    /// The FROM item this level binds.
+    pub item: usize,
+    pub access: Access,
+    /// For a LEFT JOIN item: the ON conjuncts deciding whether a row
+    /// matches. For other items: empty.
+    pub on: Vec<Expr>,
+    /// Conjuncts evaluated once this level's row (or NULL row) is bound.
+    pub filters: Vec<Expr>,
+}
+
+/// How a level finds its candidate rows. Every access path returns a
+/// superset of the matching rows; the level's filters decide, so an access
+/// path only has to be conservative.
+#[derive(Clone, Debug)]
+pub(crate) enum Access {
+    Scan,
+    /// The rows whose rowid equals one of the values.
+    RowidEq(Vec<Expr>),
+    /// Rowids in a range.
+    RowidRange {
+        lo: Option<(Expr, bool)>,
+        hi: Option<(Expr, bool)>,
+    },
+    /// An index: equality on a prefix of its columns (each with one or more
+    /// candidate values, an IN list), then an optional range on the next.
+    Index {
+        index: Rc<Index>,
+        eq: Vec<Vec<Expr>>,
+        /// Affinity applied to each probe value (the column's).
+        affinities: Vec<Affinity>,
+        lo: Option<(Expr, bool)>,
+        hi: Option<(Expr, bool)>,
+        /// Every column the query needs is in the index.
+        covering: bool,
+    },
+    /// Hash join: build a table of the item's rows keyed by `build` (over
+    /// the item's own row), probe it with `probe` (over bound rows).
+    Hash {
+        build: Vec<Expr>,
+        probe: Vec<Expr>,
+        affinities: Vec<Affinity>,
+    },
+}
+
+/// Calls `f(slot)` for every column reference of `e` to the current
+/// query's row (level 0), including references from inside correlated
+/// subqueries. The planner uses it to find which FROM items a conjunct
+/// needs.
+pub(crate) fn local_slots(e: &Expr, f: &mut dyn FnMut(usize)) {
+    walk(e, 0, f);
+}
+
+/// Walks `e` as seen from `level` scopes inside the current query.
+fn walk(e: &Expr, level: usize, f: &mut dyn FnMut(usize)) {
+    match e {
+        Expr::Literal(_) | Expr::Param(_) | Expr::Aggregate(_) | Expr::Window(_) => {}
+        Expr::Column { level: l, index } => {
+            if *l == level {
+                f(*index)
+            }
+        }
+        Expr::Unary(_, a) | Expr::Cast { expr: a, .. } | Expr::IsNull { expr: a, .. } => {
+            walk(a, level, f)
+        }
+        Expr::Logic { left, right, .. }
+        | Expr::Compare { left, right, .. }
+        | Expr::Arith { left, right, .. } => {
+            walk(left, level, f);
+            walk(right, level, f);
+        }
+        Expr::Like {
+            expr,
+            pattern,
+            escape,
+            ..
+        } => {
+            walk(expr, level, f);
+            walk(pattern, level, f);
+            if let Some(x) = escape {
+                walk(x, level, f);
+            }
+        }
+        Expr::Between {
+            expr, low, high, ..
+        } => {
+            walk(expr, level, f);
+            walk(low, level, f);
+            walk(high, level, f);
+        }
+        Expr::InList { expr, list, .. } => {
+            walk(expr, level, f);
+            list.iter().for_each(|x| walk(x, level, f));
+        }
+        Expr::InQuery { expr, query, .. } => {
+            walk(expr, level, f);
+            if query.correlated {
+                walk_query(&query.query, level + 1, f);
+            }
+        }
+        Expr::Exists(q) | Expr::Scalar(q) => {
+            if q.correlated {
+                walk_query(&q.query, level + 1, f);
+            }
+        }
+        Expr::Case {
+            operand,
+            when_then,
+            else_expr,
+            ..
+        } => {
+            if let Some(x) = operand {
+                walk(x, level, f);
+            }
+            for (w, t) in when_then {
+                walk(w, level, f);
+                walk(t, level, f);
+            }
+            if let Some(x) = else_expr {
+                walk(x, level, f);
+            }
+        }
+        Expr::Function { args, .. } | Expr::Row(args) => {
+            args.iter().for_each(|x| walk(x, level, f))
+        }
+    }
+}
+
+/// Walks every expression of a query (conservatively: all of them).
+fn walk_query(q: &Query, level: usize, f: &mut dyn FnMut(usize)) {
+    walk_body(&q.body, level, f);
+    for x in q.limit.iter().chain(q.offset.iter()) {
+        walk(x, level, f);
+    }
+}
+
+fn walk_body(b: &Body, level: usize, f: &mut dyn FnMut(usize)) {
+    match b {
+        Body::Core(c) => {
+            for item in &c.from.items {
+                if let Source::Query { query } = &item.source {
+                    if query.correlated {
+                        walk_query(&query.query, level + 1, f);
+                    }
+                }
+            }
+            for lv in &c.from.levels {
+                lv.on
+                    .iter()
+                    .chain(lv.filters.iter())
+                    .for_each(|x| walk(x, level, f));
+                match &lv.access {
+                    Access::RowidEq(v) => v.iter().for_each(|x| walk(x, level, f)),
+                    Access::RowidRange { lo, hi } | Access::Index { lo, hi, .. } => {
+                        for (x, _) in lo.iter().chain(hi.iter()) {
+                            walk(x, level, f);
+                        }
+                        if let Access::Index { eq, .. } = &lv.access {
+                            eq.iter().flatten().for_each(|x| walk(x, level, f));
+                        }
+                    }
+                    Access::Hash { build, probe, .. } => build
+                        .iter()
+                        .chain(probe.iter())
+                        .for_each(|x| walk(x, level, f)),
+                    Access::Scan => {}
+                }
+            }
+            c.filter
+                .iter()
+                .chain(c.output.iter())
+                .for_each(|x| walk(x, level, f));
+            if let Some(a) = &c.aggregate {
+                a.group_by
+                    .iter()
+                    .chain(a.having.iter())
+                    .for_each(|x| walk(x, level, f));
+                for call in &a.calls {
+                    call.args
+                        .iter()
+                        .chain(call.filter.iter())
+                        .for_each(|x| walk(x, level, f));
+                }
+            }
+            for w in &c.windows {
+                w.args
+                    .iter()
+                    .chain(w.partition_by.iter())
+                    .for_each(|x| walk(x, level, f));
+                w.order_by.iter().for_each(|(x, ..)| walk(x, level, f));
+            }
+        }
+        Body::Values(rows) => rows.iter().flatten().for_each(|x| walk(x, level, f)),
+        Body::Compound { left, right, .. } => {
+            walk_body(left, level, f);
+            walk_body(right, level, f);
+        }
+        Body::Recursive { initial, step, .. } => {
+            walk_body(initial, level, f);
+            walk_body(step, level, f);
+        }
+    }
+}
