@@ -34,4 +34,244 @@ export const tests = [
       assert.equal(r.size, 0, "the contract leaves the file empty");
     },
   },
+  {
+    // One tab: schema, writes, queries, errors with codes; reload: data
+    // present; browser restarted on the same profile: data present.
+    name: "one tab: open, exec, query, reload, restart",
+    async run(env) {
+      const name = freshName("one");
+      const tab = await env.tab();
+      const first = await must(tab, async (name) => {
+        const db = await tinyjoin.open(name);
+        await db.exec("CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT UNIQUE, body BLOB)");
+        await db.transaction(async (tx) => {
+          await tx.run("INSERT INTO note(title, body) VALUES (?, ?)", ["a", new Uint8Array([1, 2, 3])]);
+          await tx.run("INSERT INTO note(title, body) VALUES (?, ?)", ["b", null]);
+        });
+        const dup = await window.attempt(() => db.run("INSERT INTO note(title) VALUES ('a')"));
+        const syntax = await window.attempt(() => db.query("SELECT * FORM note"));
+        const r = await db.query("SELECT id, title, body FROM note WHERE id > ? ORDER BY id", [0]);
+        window.db = db;
+        return { role: db.role, dup: dup.code, syntax: [syntax.code, typeof syntax.message], columns: r.columns, rows: r.rows.map((row) => [row[0], row[1], row[2] === null ? null : Array.from(row[2])]) };
+      }, name);
+      assert.equal(first.role, "owner");
+      assert.equal(first.dup, "CONSTRAINT_UNIQUE");
+      assert.deepEqual(first.syntax, ["SQL_SYNTAX", "string"]);
+      assert.deepEqual(first.columns, ["id", "title", "body"]);
+      assert.deepEqual(first.rows, [[1, "a", [1, 2, 3]], [2, "b", null]]);
+      const readBack = (page) => must(page, async (name) => {
+        const db = await tinyjoin.open(name);
+        const r = await db.query("SELECT title FROM note ORDER BY id");
+        await db.close();
+        return r.rows.map((row) => row[0]);
+      }, name);
+      await env.reload(tab);
+      assert.deepEqual(await readBack(tab), ["a", "b"], "after reload");
+      await env.restartBrowser();
+      assert.deepEqual(await readBack(await env.tab()), ["a", "b"], "after a browser restart");
+    },
+  },
+  {
+    // Three tabs of one name: exactly one owner; identical results for the
+    // same query in every tab; a write committed in any tab is visible in all.
+    name: "three tabs: one owner, same results, writes visible everywhere",
+    async run(env) {
+      const name = freshName("three");
+      const tabs = [await env.tab(), await env.tab(), await env.tab()];
+      const roles = [];
+      for (const t of tabs) roles.push(await must(t, async (name) => ((window.db = await tinyjoin.open(name)), window.db.role), name));
+      assert.deepEqual([...roles].sort(), ["follower", "follower", "owner"]);
+      await must(tabs[0], () => window.db.exec("CREATE TABLE IF NOT EXISTS kv(k TEXT PRIMARY KEY, v INTEGER)"));
+      for (let i = 0; i < 3; i++) await must(tabs[i], (i) => window.db.run("INSERT INTO kv VALUES (?, ?)", [`k${i}`, i]), i);
+      const results = [];
+      for (const t of tabs) results.push(await must(t, async () => (await window.db.query("SELECT k, v FROM kv ORDER BY k")).rows));
+      assert.deepEqual(results[0], [["k0", 0], ["k1", 1], ["k2", 2]]);
+      assert.deepEqual(results[1], results[0]);
+      assert.deepEqual(results[2], results[0]);
+    },
+  },
+  {
+    // Contention: three tabs each run N transactions that read a counter and
+    // write it back +1: the final value is exactly 3N (no lost update, no deadlock).
+    name: "contention: 3 tabs x 100 read-modify-write transactions",
+    async run(env) {
+      const name = freshName("counter");
+      const N = 100;
+      const tabs = [await env.tab(), await env.tab(), await env.tab()];
+      for (const t of tabs) await must(t, async (name) => void (window.db = await tinyjoin.open(name)), name);
+      await must(tabs[0], () => window.db.batch(["CREATE TABLE c(id INTEGER PRIMARY KEY, n INTEGER)", "INSERT INTO c VALUES (1, 0)"]));
+      await Promise.all(
+        tabs.map((t) =>
+          must(t, async (N) => {
+            for (let i = 0; i < N; i++) {
+              await window.db.transaction(async (tx) => {
+                const n = (await tx.query("SELECT n FROM c WHERE id = 1")).rows[0][0];
+                await tx.run("UPDATE c SET n = ? WHERE id = 1", [n + 1]);
+              });
+            }
+          }, N),
+        ),
+      );
+      const n = await must(tabs[1], async () => (await window.db.query("SELECT n FROM c")).rows[0][0]);
+      assert.equal(n, 3 * N);
+    },
+  },
+  {
+    // The owner's tab is closed in the middle of a follower's transaction:
+    // that transaction rejects with OWNER_LOST and is absent; a follower
+    // becomes owner; committed data is present; reads go on.
+    name: "owner tab closed: failover, OWNER_LOST for the open transaction, committed data kept",
+    async run(env) {
+      const name = freshName("failover");
+      const owner = await env.tab();
+      const f1 = await env.tab();
+      const f2 = await env.tab();
+      await must(owner, async (name) => {
+        window.db = await tinyjoin.open(name);
+        await window.db.exec("CREATE TABLE t(v TEXT)");
+        await window.db.run("INSERT INTO t VALUES ('committed')");
+      }, name);
+      for (const f of [f1, f2]) {
+        const role = await must(f, async (name) => {
+          window.db = await tinyjoin.open(name);
+          window.roles = [];
+          window.db.onRoleChange((r) => window.roles.push(r));
+          return window.db.role;
+        }, name);
+        assert.equal(role, "follower");
+      }
+      // f1 opens a transaction and writes, then waits for a signal that never comes before the owner dies.
+      await must(f1, () => {
+        window.txOutcome = new Promise((resolve) => {
+          let entered;
+          window.entered = new Promise((r) => (entered = r));
+          window.db
+            .transaction(async (tx) => {
+              await tx.run("INSERT INTO t VALUES ('uncommitted')");
+              entered();
+              await new Promise((r) => (window.proceed = r));
+              await tx.run("INSERT INTO t VALUES ('after')");
+            })
+            .then(() => resolve("committed"), (e) => resolve(e.code));
+        });
+        return window.entered;
+      });
+      await owner.close();
+      await must(f1, () => window.proceed());
+      assert.equal(await must(f1, () => window.txOutcome), "OWNER_LOST");
+      const after = [];
+      for (const f of [f1, f2]) after.push(await must(f, async () => ({ role: window.db.role, rows: (await window.db.query("SELECT v FROM t")).rows })));
+      assert.deepEqual(after.map((a) => a.role).sort(), ["follower", "owner"]);
+      for (const a of after) assert.deepEqual(a.rows, [["committed"]]);
+      await must(f2, () => window.db.run("INSERT INTO t VALUES ('new owner works')"));
+      assert.deepEqual(await must(f1, async () => (await window.db.query("SELECT count(*) FROM t")).rows[0][0]), 2);
+    },
+  },
+  {
+    // A follower's tab is closed in the middle of its transaction: the owner
+    // rolls it back, and another tab's transaction (queued behind it) proceeds.
+    name: "follower tab closed mid-transaction: rolled back, others proceed",
+    async run(env) {
+      const name = freshName("follower-dies");
+      const owner = await env.tab();
+      const dying = await env.tab();
+      const other = await env.tab();
+      await must(owner, async (name) => {
+        window.db = await tinyjoin.open(name);
+        await window.db.exec("CREATE TABLE t(v TEXT)");
+      }, name);
+      for (const f of [dying, other]) await must(f, async (name) => void (window.db = await tinyjoin.open(name)), name);
+      await must(dying, () => {
+        let entered;
+        window.entered = new Promise((r) => (entered = r));
+        window.db.transaction(async (tx) => {
+          await tx.run("INSERT INTO t VALUES ('from the dead')");
+          entered();
+          await new Promise(() => undefined);
+        });
+        return window.entered;
+      });
+      await must(other, () => {
+        window.queued = window.db.transaction((tx) => tx.run("INSERT INTO t VALUES ('alive')"));
+      });
+      await dying.close();
+      await must(other, () => window.queued);
+      assert.deepEqual(await must(owner, async () => (await window.db.query("SELECT v FROM t")).rows), [["alive"]]);
+    },
+  },
+  {
+    // Bad input from a tab: garbage on the channel, unknown kinds, truncated
+    // messages, invalid UTF-8, a huge parameter: the owner keeps serving, and
+    // a huge parameter through the API is a typed error or works.
+    name: "bad input on the channel: the owner keeps serving",
+    async run(env) {
+      const name = freshName("bad-input");
+      const owner = await env.tab();
+      const rogue = await env.tab();
+      await must(owner, async (name) => {
+        window.db = await tinyjoin.open(name);
+        await window.db.exec("CREATE TABLE t(v)");
+      }, name);
+      await must(rogue, async (name) => {
+        const ch = new BroadcastChannel(`tinyjoin:${name}`);
+        ch.postMessage("hello");
+        ch.postMessage({ kind: "query" });
+        ch.postMessage(new Uint8Array([0x54, 1, 0x7f, 1, 0, 0, 0, 1, 0x41, 1, 0, 0, 0]));
+        ch.postMessage(new Uint8Array([0x54, 1, 0x03, 1, 0, 0, 0, 1, 0x41, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]));
+        ch.postMessage(new Uint8Array([0x54, 1, 0x04, 1, 0, 0, 0, 1, 0x41, 1, 0, 0, 0, 2, 0, 0, 0, 0xff, 0xfe]));
+        ch.postMessage(new Uint8Array(0));
+        ch.close();
+      }, name);
+      const big = await must(rogue, async (name) => {
+        window.db = await tinyjoin.open(name);
+        const r = await window.attempt(() => window.db.run("INSERT INTO t VALUES (?)", ["x".repeat(4 << 20)]));
+        return r.ok ? "ok" : r.code;
+      }, name);
+      assert.ok(big === "ok" || big === "BATCH_LIMIT_EXCEEDED" || big === "TOO_LARGE", big);
+      await must(owner, () => window.db.run("INSERT INTO t VALUES ('still serving')"));
+      const n = await must(rogue, async () => (await window.db.query("SELECT count(*) FROM t WHERE v = 'still serving'")).rows[0][0]);
+      assert.equal(n, 1);
+    },
+  },
+  {
+    // 5,000 rows of 1 KiB in one transaction commit under the default 16 MiB
+    // batch limit, and the memory storage is private to its client.
+    name: "5,000 x 1 KiB in one transaction; memory storage",
+    async run(env) {
+      const name = freshName("bulk");
+      const tab = await env.tab();
+      const r = await must(tab, async (name) => {
+        const db = await tinyjoin.open(name);
+        await db.exec("CREATE TABLE big(id INTEGER PRIMARY KEY, payload TEXT)");
+        const payload = "p".repeat(1024);
+        await db.transaction(async (tx) => {
+          const stmt = "INSERT INTO big(payload) VALUES (?)";
+          for (let i = 0; i < 5000; i++) await tx.run(stmt, [payload]);
+        });
+        const n = (await db.query("SELECT count(*), sum(length(payload)) FROM big")).rows[0];
+        const mem = await tinyjoin.open(name, { storage: "memory" });
+        const memTables = await window.attempt(() => mem.query("SELECT count(*) FROM big"));
+        await mem.exec("CREATE TABLE only_here(x)");
+        await mem.close();
+        return { n, memRole: mem.role, memTables: memTables.code };
+      }, name);
+      assert.deepEqual(r.n, [5000, 5000 * 1024]);
+      assert.equal(r.memRole, "owner");
+      assert.equal(r.memTables, "SQL_ERROR", "the memory database is its own: no table big there");
+    },
+  },
+  {
+    // Fail closed: without OPFS, open rejects with STORAGE_UNAVAILABLE and
+    // never falls back to memory.
+    name: "no OPFS: STORAGE_UNAVAILABLE",
+    async run(env) {
+      const tab = await env.tab();
+      const r = await inPage(tab, async () => {
+        Object.defineProperty(navigator, "storage", { value: undefined, configurable: true });
+        return tinyjoin.open("no-opfs");
+      });
+      assert.equal(r.ok, false);
+      assert.equal(r.code, "STORAGE_UNAVAILABLE");
+    },
+  },
 ];
