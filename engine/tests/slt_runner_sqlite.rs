@@ -20,7 +20,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 use tinyjoin_engine::slt::{
     format_fixed3, format_real_as_text, render, run_cli, run_files, ColumnType, FileReport,
-    QueryOutcome, SltEngine, SltValue,
+    QueryOutcome, RunOptions, SltEngine, SltValue,
 };
 
 /// SQLite as an `SltEngine`: one in-memory database per file.
@@ -118,7 +118,7 @@ fn run_on_sqlite(names: &[&str]) -> Vec<FileReport> {
     let expected = readme_counts(&corpus);
     let files: Vec<PathBuf> = names.iter().map(|n| corpus.join(n)).collect();
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let reports = run_files(&files, jobs, Sqlite::open, |_| {});
+    let reports = run_files(&files, jobs, RunOptions::default(), Sqlite::open, |_| {});
     for (name, report) in names.iter().zip(&reports) {
         let first = report
             .failures
@@ -337,4 +337,21 @@ fn command_line_with_known_failures() {
 
     let (code, out) = cli(&[known, &scratch.0.join("missing.txt"), &scratch.0]);
     assert_eq!(code, 2, "{out}");
+
+    // sum() overflows at run time; the expected result is empty. The
+    // harness's rule passes it, with a note; --strict-errors fails it.
+    let overflow = "statement ok\nCREATE TABLE t(x INTEGER)\n\n\
+                    statement ok\nINSERT INTO t VALUES(9223372036854775807),(1)\n\n\
+                    query I\nSELECT sum(x) FROM t\n----\n";
+    std::fs::write(scratch.0.join("good.test"), overflow).expect("write");
+    let file = scratch.0.join("good.test");
+    let (code, out) = cli(&[known, &list, &file]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("good.test:7 passed although its result ended with an error"),
+        "{out}"
+    );
+    let (code, out) = cli(&[known, &list, Path::new("--strict-errors"), &file]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.ends_with("2 passed, 1 failed, 0 skipped\n"), "{out}");
 }

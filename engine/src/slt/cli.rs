@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! tinyjoin-slt [--known-failures FILE] [--write-known-failures FILE]
-//!              [--jobs N] [--show N] PATH...
+//!              [--jobs N] [--show N] [--strict-errors] PATH...
 //! ```
 //!
 //! PATHs are files or folders (searched for `*.test`). Files are named
@@ -15,6 +15,12 @@
 //! `N passed, N failed, N skipped`. The exit code is 0 only when every
 //! failure is listed and no entry is stale (or when the list was just
 //! rewritten with `--write-known-failures`), 2 for a usage error.
+//!
+//! `--strict-errors` fails a query whose result ended with an engine error
+//! (see [`RunOptions::strict_errors`]); without it such a query is judged
+//! by the rows it produced, as in the reference harness, and listed as a
+//! note, because an engine that returns no rows with its error passes
+//! every query expected to be empty that it fails to run.
 
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
@@ -24,7 +30,7 @@ use std::time::Instant;
 use super::corpus::{collect_test_files, run_files};
 use super::engine::SltEngine;
 use super::known::KnownFailures;
-use super::run::{pass_rate, FileReport};
+use super::run::{pass_rate, FileReport, RunOptions};
 
 /// The list read when `--known-failures` is not given, relative to the
 /// directory the runner is started in (the repository root).
@@ -34,7 +40,7 @@ const DEFAULT_SHOWN_FAILURES: usize = 3;
 /// Characters of a failing record's SQL that are shown.
 const SHOWN_SQL_CHARS: usize = 160;
 
-const USAGE: &str = "usage: tinyjoin-slt [--known-failures FILE] [--write-known-failures FILE] [--jobs N] [--show N] PATH...";
+const USAGE: &str = "usage: tinyjoin-slt [--known-failures FILE] [--write-known-failures FILE] [--jobs N] [--show N] [--strict-errors] PATH...";
 
 /// Exit code for a run with an unexpected failure or a stale entry.
 const EXIT_FAILED: i32 = 1;
@@ -46,6 +52,7 @@ struct Options {
     write_known_failures: Option<PathBuf>,
     jobs: usize,
     show: usize,
+    run: RunOptions,
     paths: Vec<PathBuf>,
 }
 
@@ -56,6 +63,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         write_known_failures: None,
         jobs,
         show: DEFAULT_SHOWN_FAILURES,
+        run: RunOptions::default(),
         paths: Vec::new(),
     };
     let mut args = args.iter();
@@ -70,6 +78,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--write-known-failures" => options.write_known_failures = Some(value(arg)?.into()),
             "--jobs" => options.jobs = value(arg)?.parse().map_err(|e| format!("--jobs: {e}"))?,
             "--show" => options.show = value(arg)?.parse().map_err(|e| format!("--show: {e}"))?,
+            "--strict-errors" => options.run.strict_errors = true,
             "-h" | "--help" => return Err(String::new()),
             flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
             path => options.paths.push(path.into()),
@@ -123,7 +132,7 @@ where
         .collect();
     let started = Instant::now();
     let out = Mutex::new(out);
-    let reports = run_files(&files, options.jobs, make_engine, |report| {
+    let reports = run_files(&files, options.jobs, options.run, make_engine, |report| {
         let text = file_summary(report, &known, options.show);
         let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
         let _ = out.write_all(text.as_bytes());
@@ -140,6 +149,13 @@ where
         for (path, line, reason) in &verdict.stale {
             text.push_str(&format!("  {path}:{line}  {reason}\n"));
         }
+    }
+    let ended_by_error: usize = reports.iter().map(|r| r.ended_by_error.len()).sum();
+    if ended_by_error > 0 {
+        text.push_str(&format!(
+            "{ended_by_error} queries passed although their result ended with an error \
+             (--strict-errors fails them)\n"
+        ));
     }
     text.push_str(&format!(
         "{} files in {:.1}s, {:.2}% passed; {} unexpected failures, {} known, {} stale entries\n",

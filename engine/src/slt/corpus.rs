@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::thread;
 
 use super::engine::SltEngine;
-use super::run::{run_script, FileReport};
+use super::run::{run_script, FileReport, RunOptions};
 
 /// The extension of sqllogictest files.
 const TEST_EXTENSION: &str = "test";
@@ -51,6 +51,7 @@ fn collect_dir(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
 /// `path.display()` shows it.
 pub fn run_file<E: SltEngine>(
     path: &Path,
+    options: RunOptions,
     make_engine: impl FnOnce() -> Result<E, String>,
 ) -> FileReport {
     let name = path.display().to_string();
@@ -61,7 +62,7 @@ pub fn run_file<E: SltEngine>(
         Err(e) => return FileReport::broken(&name, format!("cannot read the file: {e}")),
     };
     match make_engine() {
-        Ok(mut engine) => run_script(&name, &text, &mut engine),
+        Ok(mut engine) => run_script(&name, &text, &mut engine, options),
         Err(e) => FileReport::broken(&name, format!("cannot create an engine: {e}")),
     }
 }
@@ -72,6 +73,7 @@ pub fn run_file<E: SltEngine>(
 pub fn run_files<E, F>(
     files: &[PathBuf],
     jobs: usize,
+    options: RunOptions,
     make_engine: F,
     on_done: impl Fn(&FileReport) + Sync,
 ) -> Vec<FileReport>
@@ -87,7 +89,7 @@ where
             scope.spawn(|| loop {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(path) = files.get(index) else { break };
-                let report = run_file(path, &make_engine);
+                let report = run_file(path, options, &make_engine);
                 on_done(&report);
                 // A poisoned lock only means another worker panicked in
                 // `on_done`; the slots are still plain data.

@@ -112,6 +112,16 @@ pub fn pass_rate(passed: usize, failed: usize) -> f64 {
     }
 }
 
+/// How strictly a file is judged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Fail a query whose result ended with an engine error, instead of
+    /// keeping the rows so far as the reference harness does. Meant for
+    /// engines that return no rows with an error: for them a query expected
+    /// to return nothing passes on any run-time error, a bug included.
+    pub strict_errors: bool,
+}
+
 /// The label a query's result hashed to first, and where.
 struct LabelSeen {
     hash: String,
@@ -119,10 +129,16 @@ struct LabelSeen {
 }
 
 /// Runs the file `text` (named `path` in the report) against `engine`.
-pub fn run_script(path: &str, text: &str, engine: &mut dyn SltEngine) -> FileReport {
+pub fn run_script(
+    path: &str,
+    text: &str,
+    engine: &mut dyn SltEngine,
+    options: RunOptions,
+) -> FileReport {
     let started = Instant::now();
     let mut run = ScriptRun {
         engine,
+        options,
         hash_threshold: DEFAULT_HASH_THRESHOLD,
         labels: HashMap::new(),
         report: FileReport {
@@ -202,6 +218,7 @@ type Verdict = Result<(), (String, String)>;
 
 struct ScriptRun<'e> {
     engine: &'e mut dyn SltEngine,
+    options: RunOptions,
     hash_threshold: i64,
     labels: HashMap<String, LabelSeen>,
     report: FileReport,
@@ -230,6 +247,10 @@ impl ScriptRun<'_> {
         let engine = &mut *self.engine;
         let outcome = guarded(|| engine.run_query(&query.sql))?
             .map_err(|e| (format!("query failed: {e}"), String::new()))?;
+        if let (true, Some(error)) = (self.options.strict_errors, &outcome.error) {
+            let reason = format!("the result ended with an error (--strict-errors): {error}");
+            return Err((reason, String::new()));
+        }
         let values = rendered_values(query, &outcome)?;
         let hash = hash_values(&values);
         let actual: Vec<String> =
@@ -439,7 +460,7 @@ mod tests {
     }
 
     fn run(fake: &mut Fake, text: &str) -> FileReport {
-        run_script("t.test", text, fake)
+        run_script("t.test", text, fake, RunOptions::default())
     }
 
     fn failing_lines(report: &FileReport) -> Vec<usize> {
@@ -584,6 +605,11 @@ mod tests {
         assert_eq!(failing_lines(&report), vec![6]);
         assert!(report.failures[0].detail.contains("overflow"));
         assert_eq!(report.ended_by_error, vec![(1, "overflow".to_string())]);
+        let strict = RunOptions {
+            strict_errors: true,
+        };
+        let report = run_script("t.test", "query I\nq\n----\n1\n", &mut fake, strict);
+        assert_eq!(failing_lines(&report), vec![1]);
     }
 
     #[test]
