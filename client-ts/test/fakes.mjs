@@ -8,8 +8,9 @@
 // "SQL" understood by the fake: `INSERT <text>` appends a row, `SELECT`
 // returns all rows (column "v"), `FAIL` fails with SQL_SYNTAX at position 0.
 
-import { decodeRequest, encodeResponse } from "../dist/protocol.js";
-import { clientLock, channelName } from "../dist/names.js";
+await import("./dist.mjs");
+const { decodeRequest, encodeResponse } = await import("../dist/protocol.js");
+const { clientLock, channelName } = await import("../dist/names.js");
 
 /** Waits until every queued microtask and immediate has run. */
 export const settle = () => new Promise((r) => setImmediate(r));

@@ -3,8 +3,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import * as P from "../dist/protocol.js";
-import { isErrorCode, CLIENT_CODES } from "../dist/errors.js";
+// dist/ is compiled on demand first (dist.mjs), so the imports of it are dynamic.
+await import("./dist.mjs");
+const P = await import("../dist/protocol.js");
+const { isErrorCode, CLIENT_CODES } = await import("../dist/errors.js");
 
 const spec = readFileSync(new URL("../../worker/PROTOCOL.md", import.meta.url), "utf8");
 const vectors = new Map(

@@ -3,10 +3,12 @@
 // the browser, with Web Locks, BroadcastChannel and the owner faked.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { connect } from "../dist/connect.js";
-import { resolveOptions } from "../dist/options.js";
-import { TinyJoinError } from "../dist/errors.js";
-import { World, settle } from "./fakes.mjs";
+// dist/ is compiled on demand first (dist.mjs), so the imports of it are dynamic.
+await import("./dist.mjs");
+const { connect } = await import("../dist/connect.js");
+const { resolveOptions } = await import("../dist/options.js");
+const { TinyJoinError } = await import("../dist/errors.js");
+const { World, settle } = await import("./fakes.mjs");
 
 const opts = resolveOptions("db", { openTimeoutMs: 5000 });
 const openIn = (tab, name = "db") => connect(tab.platform, name, opts, true);

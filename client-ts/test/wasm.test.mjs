@@ -1,0 +1,93 @@
+// Real-WASM contract tests in Node: the built wasm (dist/wasm, from
+// scripts/build-wasm) with a memory device, driven through the whole
+// client-facing API of `tinyjoin/worker` (the same Client as `open()`).
+// Skipped when the wasm is not built yet; scripts/test-browser builds it and
+// runs these again.
+import { wasmBuilt } from "./dist.mjs";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+const skip = wasmBuilt ? false : "the wasm is not built (run scripts/build-wasm)";
+
+async function openMem(options = {}) {
+  const { default: init } = await import("../dist/wasm/tinyjoin_worker.js");
+  // Node's fetch cannot read file: URLs; hand the bytes over once, later init() calls reuse them.
+  await init({ module_or_path: readFileSync(new URL("../dist/wasm/tinyjoin_worker_bg.wasm", import.meta.url)) });
+  const { openInWorker } = await import("../dist/worker.js");
+  return openInWorker("node", { storage: "memory", ...options });
+}
+
+test("values round-trip with their types", { skip }, async () => {
+  const db = await openMem();
+  await db.exec("CREATE TABLE v(i INTEGER, r REAL, t TEXT, b BLOB, n)");
+  const big = 2n ** 60n;
+  await db.run("INSERT INTO v VALUES (?, ?, ?, ?, ?)", [42, 1.5, "héllo ✓", new Uint8Array([0, 255]), null]);
+  await db.run("INSERT INTO v VALUES (?, ?, ?, ?, ?)", [big, -0.25, "", new Uint8Array(0), true]);
+  const r = await db.query("SELECT i, r, t, b, n, typeof(i), typeof(n) FROM v ORDER BY rowid");
+  assert.deepEqual(r.columns, ["i", "r", "t", "b", "n", "typeof(i)", "typeof(n)"]);
+  assert.deepEqual(r.rows, [
+    [42, 1.5, "héllo ✓", new Uint8Array([0, 255]), null, "integer", "null"],
+    [big, -0.25, "", new Uint8Array(0), 1, "integer", "integer"],
+  ]);
+  await db.close();
+});
+
+test("named parameters, rows as objects, bigint mode", { skip }, async () => {
+  const db = await openMem({ rows: "object", integers: "bigint" });
+  const r = await db.query("SELECT :a AS a, @b AS b, $c AS c", { a: 1, "@b": "x", $c: null });
+  assert.deepEqual(r.rows, [{ a: 1n, b: "x", c: null }]);
+  await db.close();
+});
+
+test("prepare, run, finalize; batch is atomic; transactions commit and roll back", { skip }, async () => {
+  const db = await openMem();
+  await db.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT UNIQUE)");
+  const ins = await db.prepare("INSERT INTO t(v) VALUES (?)");
+  assert.equal(ins.paramCount, 1);
+  const r1 = await ins.run(["a"]);
+  assert.equal(r1.changes, 1);
+  assert.equal(r1.lastInsertRowid, 1);
+  await ins.finalize();
+  await assert.rejects(ins.run(["b"]), (e) => e.code === "MISUSE");
+
+  const res = await db.batch([["INSERT INTO t(v) VALUES (?)", ["b"]], { sql: "SELECT count(*) FROM t" }]);
+  assert.deepEqual(res[1].rows, [[2]]);
+  await assert.rejects(db.batch([["INSERT INTO t(v) VALUES (?)", ["c"]], ["INSERT INTO t(v) VALUES (?)", ["a"]]]), (e) => e.code === "CONSTRAINT_UNIQUE");
+
+  await db.transaction(async (tx) => {
+    await tx.run("INSERT INTO t(v) VALUES ('d')");
+    assert.deepEqual((await tx.query("SELECT count(*) FROM t")).rows, [[3]], "a transaction sees its own writes");
+  });
+  await assert.rejects(
+    db.transaction(async (tx) => {
+      await tx.run("INSERT INTO t(v) VALUES ('e')");
+      throw new Error("callback failed");
+    }),
+    /callback failed/,
+  );
+  assert.deepEqual((await db.query("SELECT v FROM t ORDER BY id")).rows, [["a"], ["b"], ["d"]]);
+  await db.close();
+});
+
+test("errors carry stable codes and positions", { skip }, async () => {
+  const db = await openMem();
+  await db.exec("CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE c(p INTEGER NOT NULL REFERENCES p(id))");
+  const syntax = await db.query("SELECT * FORM p").catch((e) => e);
+  assert.equal(syntax.name, "TinyJoinError");
+  assert.equal(syntax.code, "SQL_SYNTAX");
+  assert.equal(typeof syntax.position, "number");
+  assert.equal((await db.run("INSERT INTO c VALUES (NULL)").catch((e) => e)).code, "CONSTRAINT_NOT_NULL");
+  assert.equal((await db.run("INSERT INTO c VALUES (7)").catch((e) => e)).code, "CONSTRAINT_FOREIGN_KEY");
+  assert.equal((await db.query("SELECT nope FROM p").catch((e) => e)).code, "SQL_ERROR");
+  await db.close();
+  assert.equal((await db.query("SELECT 1").catch((e) => e)).code, "CLOSED");
+});
+
+test("migrations apply once, in order; exportBytes gives a database file", { skip }, async () => {
+  const db = await openMem({ migrations: ["CREATE TABLE m(x)", "INSERT INTO m VALUES (1)"] });
+  assert.deepEqual((await db.query("SELECT x FROM m")).rows, [[1]]);
+  const bytes = await db.exportBytes();
+  assert.ok(bytes.length >= 4096 && bytes.length % 4096 === 0, `export of ${bytes.length} bytes`);
+  await db.close();
+});
