@@ -1,0 +1,206 @@
+//! SQLite's built-in scalar functions, with SQLite's argument conversions,
+//! NULL handling and edge cases (transcribed from SQLite's func.c).
+//!
+//! The executor resolves a call by name with [`scalar`], checks the
+//! argument count at bind time with [`ScalarFn::check_arity`], and
+//! evaluates with [`ScalarFn::call`]. Names that are aggregates when called
+//! with one argument (`min`, `max`) must be looked up in
+//! [`crate::sql::aggregate`] first; here they are the multi-argument scalar
+//! forms. `coalesce`, `ifnull` and `iif` are provided as plain functions of
+//! evaluated arguments; an executor that wants SQLite's short-circuit
+//! evaluation treats them as special forms with the same results.
+//! Operators with function spellings: `x LIKE p ESCAPE e` is `like(p, x, e)`,
+//! `x GLOB p` is `glob(p, x)`.
+//!
+//! - `text`: length, lower/upper, substr, trim, replace, instr, hex, unhex,
+//!   quote, char, unicode, concat.
+//! - `misc`: abs, round, sign, min/max, null handling, typeof, random.
+//! - `printf`: printf/format.
+//! - `pattern`: LIKE and GLOB matching.
+//!
+//! Not provided (by decision): date/time functions, math functions (the
+//! oracle SQLite is built without SQLITE_ENABLE_MATH_FUNCTIONS), and the
+//! connection-state functions (changes, total_changes, last_insert_rowid),
+//! which belong to the executor.
+
+mod misc;
+mod pattern;
+mod printf;
+mod text;
+
+use crate::sql::value::{Collation, Value};
+use crate::{sql_err, Result};
+
+/// The signature of every scalar function: evaluated arguments and the
+/// collating sequence of the call (used by min, max and nullif only).
+pub(crate) type ScalarImpl = fn(&[Value], Collation) -> Result<Value>;
+
+/// A built-in scalar function.
+#[derive(Clone, Copy)]
+pub(crate) struct ScalarFn {
+    /// Lower-case name.
+    pub name: &'static str,
+    min_args: usize,
+    /// `None` for any number from `min_args` on.
+    max_args: Option<usize>,
+    deterministic: bool,
+    imp: ScalarImpl,
+}
+
+impl std::fmt::Debug for ScalarFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ScalarFn({})", self.name)
+    }
+}
+
+impl ScalarFn {
+    /// `Error::Sql("wrong number of arguments to function X()")` unless
+    /// `count` arguments are allowed.
+    pub(crate) fn check_arity(&self, count: usize) -> Result<()> {
+        if count < self.min_args || self.max_args.is_some_and(|max| count > max) {
+            return Err(sql_err!(
+                "wrong number of arguments to function {}()",
+                self.name
+            ));
+        }
+        Ok(())
+    }
+
+    /// False for functions whose result differs between calls with the same
+    /// arguments (random, randomblob): never constant-fold or index them.
+    pub(crate) fn is_deterministic(&self) -> bool {
+        self.deterministic
+    }
+
+    /// Evaluates the function (checking the argument count first).
+    pub(crate) fn call(&self, args: &[Value], collation: Collation) -> Result<Value> {
+        self.check_arity(args.len())?;
+        (self.imp)(args, collation)
+    }
+}
+
+const fn f(
+    name: &'static str,
+    min_args: usize,
+    max_args: Option<usize>,
+    imp: ScalarImpl,
+) -> ScalarFn {
+    ScalarFn {
+        name,
+        min_args,
+        max_args,
+        deterministic: true,
+        imp,
+    }
+}
+
+const fn volatile(
+    name: &'static str,
+    min_args: usize,
+    max_args: Option<usize>,
+    imp: ScalarImpl,
+) -> ScalarFn {
+    ScalarFn {
+        name,
+        min_args,
+        max_args,
+        deterministic: false,
+        imp,
+    }
+}
+
+static FUNCTIONS: &[ScalarFn] = &[
+    f("abs", 1, Some(1), misc::abs),
+    f("char", 0, None, text::char),
+    f("coalesce", 2, None, misc::coalesce),
+    f("concat", 1, None, text::concat),
+    f("concat_ws", 2, None, text::concat_ws),
+    f("format", 0, None, printf::printf),
+    f("glob", 2, Some(2), pattern::glob),
+    f("hex", 1, Some(1), text::hex),
+    f("ifnull", 2, Some(2), misc::coalesce),
+    f("iif", 3, Some(3), misc::iif),
+    f("instr", 2, Some(2), text::instr),
+    f("length", 1, Some(1), text::length),
+    f("like", 2, Some(3), pattern::like),
+    f("likelihood", 2, Some(2), misc::first),
+    f("likely", 1, Some(1), misc::first),
+    f("lower", 1, Some(1), text::lower),
+    f("ltrim", 1, Some(2), text::ltrim),
+    f("max", 2, None, misc::max),
+    f("min", 2, None, misc::min),
+    f("nullif", 2, Some(2), misc::nullif),
+    f("octet_length", 1, Some(1), text::octet_length),
+    f("printf", 0, None, printf::printf),
+    f("quote", 1, Some(1), text::quote),
+    volatile("random", 0, Some(0), misc::random),
+    volatile("randomblob", 1, Some(1), misc::randomblob),
+    f("replace", 3, Some(3), text::replace),
+    f("round", 1, Some(2), misc::round),
+    f("rtrim", 1, Some(2), text::rtrim),
+    f("sign", 1, Some(1), misc::sign),
+    f("substr", 2, Some(3), text::substr),
+    f("substring", 2, Some(3), text::substr),
+    f("trim", 1, Some(2), text::trim),
+    f("typeof", 1, Some(1), misc::type_of),
+    f("unhex", 1, Some(2), text::unhex),
+    f("unicode", 1, Some(1), text::unicode),
+    f("unlikely", 1, Some(1), misc::first),
+    f("upper", 1, Some(1), text::upper),
+    f("zeroblob", 1, Some(1), misc::zeroblob),
+];
+
+/// Looks a scalar function up by name (any case).
+pub(crate) fn scalar(name: &str) -> Option<ScalarFn> {
+    let lower = name.to_ascii_lowercase();
+    FUNCTIONS.iter().find(|f| f.name == lower).copied()
+}
+
+/// SQLite's `sqlite3_value_int`: the integer view truncated to 32 bits, as
+/// SQLite's C code reads some arguments (substr positions, round digits).
+fn arg_i32(v: &Value) -> i64 {
+    i64::from(v.to_i64() as i32)
+}
+
+/// SQLite's `sqlite3_value_text` as bytes: `None` for NULL, numbers rendered.
+fn arg_text(v: &Value) -> Option<Vec<u8>> {
+    match v {
+        Value::Null => None,
+        Value::Text(s) => Some(s.as_bytes().to_vec()),
+        Value::Blob(b) => Some(b.clone()),
+        other => other.to_text().map(String::into_bytes),
+    }
+}
+
+/// Text result from bytes built by byte-level SQLite algorithms.
+fn text_result(bytes: Vec<u8>) -> Value {
+    match String::from_utf8(bytes) {
+        Ok(s) => Value::Text(s),
+        Err(e) => Value::text_from_bytes(e.as_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_is_case_insensitive_and_checks_arity() {
+        let substr = scalar("SUBSTR").unwrap();
+        assert!(substr.check_arity(2).is_ok());
+        let err = substr.check_arity(1).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "wrong number of arguments to function substr()"
+        );
+        assert!(scalar("no_such_function").is_none());
+        assert!(!scalar("random").unwrap().is_deterministic());
+    }
+
+    #[test]
+    fn the_table_is_sorted_and_unique() {
+        for w in FUNCTIONS.windows(2) {
+            assert!(w[0].name < w[1].name, "{} before {}", w[0].name, w[1].name);
+        }
+    }
+}

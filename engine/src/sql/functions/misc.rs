@@ -1,0 +1,235 @@
+//! Numeric and NULL-handling scalar functions: abs, round, sign, min/max,
+//! coalesce/ifnull, nullif, iif, typeof, likely/unlikely, random,
+//! randomblob, zeroblob.
+
+use std::cell::Cell;
+use std::cmp::Ordering;
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+
+use super::arg_i32;
+use crate::sql::value::{compare, parse_real, Collation, RealSyntax, Value};
+use crate::{Error, Result};
+
+/// SQLite's SQLITE_MAX_LENGTH: the largest string or blob a function makes.
+const MAX_LENGTH: i64 = 1_000_000_000;
+
+pub(super) fn abs(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(match &args[0] {
+        Value::Null => Value::Null,
+        Value::Integer(i) => Value::Integer(
+            i.checked_abs()
+                .ok_or_else(|| crate::sql_err!("integer overflow"))?,
+        ),
+        other => {
+            // Not f64::abs: SQLite negates only values below zero, so -0.0 stays.
+            let r = other.to_f64();
+            Value::Real(if r < 0.0 { -r } else { r })
+        }
+    })
+}
+
+/// `round(x[, n])`: SQLite rounds half away from zero for n = 0 with
+/// `(i64)(x ± 0.5)`, and otherwise prints `%.nf` and reads it back.
+pub(super) fn round(args: &[Value], _: Collation) -> Result<Value> {
+    let mut n = 0;
+    if let Some(digits) = args.get(1) {
+        if digits.is_null() {
+            return Ok(Value::Null);
+        }
+        n = arg_i32(digits).clamp(0, 30) as i32;
+    }
+    if args[0].is_null() {
+        return Ok(Value::Null);
+    }
+    let r = args[0].to_f64();
+    Ok(Value::Real(round_real(r, n)))
+}
+
+fn round_real(r: f64, n: i32) -> f64 {
+    if !(-4_503_599_627_370_496.0..=4_503_599_627_370_496.0).contains(&r) {
+        return r; // no fractional part (or not finite)
+    }
+    if n == 0 {
+        return ((r + if r < 0.0 { -0.5 } else { 0.5 }) as i64) as f64;
+    }
+    parse_real(&fixed_point(r, n)).0
+}
+
+/// `printf("%!.*f", n, r)`.
+fn fixed_point(r: f64, n: i32) -> Vec<u8> {
+    let flags = super::printf::Flags {
+        alt2: true,
+        ..Default::default()
+    };
+    super::printf::format_real(r, b'f', i64::from(n), flags, 0)
+}
+
+/// `sign(x)`: -1, 0 or 1 for numbers and numeric text, else NULL.
+pub(super) fn sign(args: &[Value], _: Collation) -> Result<Value> {
+    let x = match &args[0] {
+        Value::Integer(i) => *i as f64,
+        Value::Real(r) => *r,
+        Value::Text(s) => match parse_real(s.as_bytes()) {
+            (r, RealSyntax::Integer | RealSyntax::Fractional) => r,
+            _ => return Ok(Value::Null),
+        },
+        _ => return Ok(Value::Null),
+    };
+    Ok(Value::Integer(if x < 0.0 {
+        -1
+    } else if x > 0.0 {
+        1
+    } else {
+        0
+    }))
+}
+
+/// Multi-argument `min`: NULL if any argument is NULL; on ties the later
+/// argument wins (observable as `min(1, 1.0)` = 1.0).
+pub(super) fn min(args: &[Value], collation: Collation) -> Result<Value> {
+    best(args, collation, |o| o != Ordering::Less)
+}
+
+/// Multi-argument `max`: NULL if any argument is NULL; on ties the first wins.
+pub(super) fn max(args: &[Value], collation: Collation) -> Result<Value> {
+    best(args, collation, |o| o == Ordering::Less)
+}
+
+fn best(args: &[Value], collation: Collation, replace: impl Fn(Ordering) -> bool) -> Result<Value> {
+    let mut best = &args[0];
+    if best.is_null() {
+        return Ok(Value::Null);
+    }
+    for v in &args[1..] {
+        if v.is_null() {
+            return Ok(Value::Null);
+        }
+        if replace(compare(best, v, collation)) {
+            best = v;
+        }
+    }
+    Ok(best.clone())
+}
+
+/// `coalesce(...)` and `ifnull(a, b)`: the first non-NULL argument.
+pub(super) fn coalesce(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(args
+        .iter()
+        .find(|v| !v.is_null())
+        .cloned()
+        .unwrap_or(Value::Null))
+}
+
+/// `nullif(a, b)`: NULL when a equals b (by the total order, collation
+/// aware), else a.
+pub(super) fn nullif(args: &[Value], collation: Collation) -> Result<Value> {
+    if compare(&args[0], &args[1], collation) == Ordering::Equal {
+        Ok(Value::Null)
+    } else {
+        Ok(args[0].clone())
+    }
+}
+
+/// `iif(c, a, b)`: a when c is true, else b (NULL counts as false).
+pub(super) fn iif(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(if args[0].is_true() == Some(true) {
+        args[1].clone()
+    } else {
+        args[2].clone()
+    })
+}
+
+pub(super) fn type_of(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(Value::Text(args[0].type_name().to_string()))
+}
+
+/// `likely(x)`, `unlikely(x)`, `likelihood(x, p)`: planner hints; x.
+pub(super) fn first(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(args[0].clone())
+}
+
+thread_local! {
+    static RANDOM_STATE: Cell<u64> = Cell::new(seed());
+}
+
+/// A per-thread seed from the standard library's hash randomisation (no
+/// OS dependency, so it works on wasm32 too, where it may be fixed).
+fn seed() -> u64 {
+    let mut h = RandomState::new().build_hasher();
+    h.write_usize(&h as *const _ as usize);
+    h.finish() | 1
+}
+
+/// xorshift64*: fast, not cryptographic (neither is SQLite's random()).
+fn next_random() -> u64 {
+    RANDOM_STATE.with(|state| {
+        let mut x = state.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        state.set(x);
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    })
+}
+
+/// `random()`: a random i64 (never i64::MIN, as in SQLite).
+pub(super) fn random(_: &[Value], _: Collation) -> Result<Value> {
+    let r = next_random() as i64;
+    Ok(Value::Integer(if r < 0 { -(r & i64::MAX) } else { r }))
+}
+
+fn blob_len(v: &Value) -> Result<usize> {
+    let n = v.to_i64();
+    if n > MAX_LENGTH {
+        return Err(Error::TooLarge("string or blob too big".to_string()));
+    }
+    Ok(n.max(0) as usize)
+}
+
+/// `randomblob(n)`: n random bytes (at least 1).
+pub(super) fn randomblob(args: &[Value], _: Collation) -> Result<Value> {
+    let n = blob_len(&args[0])?.max(1);
+    let mut bytes = Vec::with_capacity(n + 8);
+    while bytes.len() < n {
+        bytes.extend_from_slice(&next_random().to_le_bytes());
+    }
+    bytes.truncate(n);
+    Ok(Value::Blob(bytes))
+}
+
+/// `zeroblob(n)`: n zero bytes (negative n is 0).
+pub(super) fn zeroblob(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(Value::Blob(vec![0; blob_len(&args[0])?]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_follows_sqlite() {
+        assert_eq!(round_real(2.5, 0), 3.0);
+        assert_eq!(round_real(-2.5, 0), -3.0);
+        assert_eq!(round_real(1.005, 2), 1.0);
+        assert_eq!(round_real(1.235, 2), 1.24);
+    }
+
+    #[test]
+    fn random_never_returns_min() {
+        for _ in 0..1000 {
+            assert_ne!(
+                random(&[], Collation::Binary).unwrap(),
+                Value::Integer(i64::MIN)
+            );
+        }
+        assert_eq!(
+            randomblob(&[Value::Integer(0)], Collation::Binary)
+                .unwrap()
+                .to_bytes()
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+}
