@@ -11,9 +11,19 @@
 //! Depth: every recursive descent into an expression or query goes through
 //! [`Parser::enter`], and every expression node built by the iterative
 //! operator loop counts as one level too, so the height of every tree the
-//! parser builds is at most [`MAX_DEPTH`]. That bounds both the parser's own
-//! stack use and every later recursive walk (binding, evaluation, rendering,
-//! drop). SQLite's own limit (SQLITE_MAX_EXPR_DEPTH) is also 1000.
+//! parser builds is at most [`MAX_DEPTH`] (SQLite's SQLITE_MAX_EXPR_DEPTH is
+//! also 1000). That bounds every later recursive walk over the tree
+//! (binding, evaluation, rendering, drop).
+//!
+//! Stack: a level of nesting costs the parser between ~0.6 and ~5 KiB of
+//! stack in a release build and up to ~20 KiB in an unoptimised one (a
+//! scalar subquery), so a depth bound alone cannot keep a 1 MiB stack (a
+//! wasm32 default) safe in every build. [`Parser::enter`] therefore also
+//! measures the stack used since the statement's parse began, by comparing
+//! the addresses of locals, and fails past [`MAX_PARSER_STACK`]. Both limits
+//! produce the same typed error. (On a platform whose stack grew upwards the
+//! measurement would read 0 and only the depth bound would apply; wasm32
+//! and every native target TinyJoin builds for grow downwards.)
 
 use std::collections::HashMap;
 
@@ -23,6 +33,11 @@ use crate::sql::lexer::{self, Keyword, Lexer, Token, TokenKind};
 
 /// The deepest nesting of expressions and queries the parser accepts.
 pub(crate) const MAX_DEPTH: u32 = 1000;
+
+/// The most stack, in bytes, the parser may use for one statement: a third
+/// of a 1 MiB stack, leaving the rest to the caller and to later walks over
+/// the tree.
+pub(crate) const MAX_PARSER_STACK: usize = 384 << 10;
 
 /// The longest statement, in bytes, the parser accepts (SQLite's default
 /// SQLITE_MAX_SQL_LENGTH is 1e9; a smaller bound keeps a runaway statement
@@ -38,6 +53,8 @@ pub(crate) struct Parser<'a> {
     tokens: Vec<Token>,
     next: usize,
     depth: u32,
+    /// [`stack_address`] when the statement's parse began.
+    stack_base: usize,
     /// Parameter slots so far: `params[i]` is parameter `i + 1`'s name.
     pub(super) params: Vec<Option<String>>,
     /// Named parameters seen so far, to their index (a map, so a statement
@@ -75,7 +92,15 @@ impl<'a> Parser<'a> {
             // lookahead past it in bounds.
             tokens.push(Token { kind: TokenKind::Eof, start: last.end, end: last.end });
         }
-        Ok(Some(Parser { sql, tokens, next: 0, depth: 0, params: Vec::new(), param_index: HashMap::new() }))
+        Ok(Some(Parser {
+            sql,
+            tokens,
+            next: 0,
+            depth: 0,
+            stack_base: stack_address(),
+            params: Vec::new(),
+            param_index: HashMap::new(),
+        }))
     }
 
     // --- lookahead ------------------------------------------------------
@@ -221,7 +246,8 @@ impl<'a> Parser<'a> {
 
     // --- depth ------------------------------------------------------------
 
-    /// Enters one level of nesting; fails past [`MAX_DEPTH`].
+    /// Enters one level of nesting; fails past [`MAX_DEPTH`] levels or
+    /// [`MAX_PARSER_STACK`] bytes of stack.
     pub(super) fn enter(&mut self) -> Result<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -229,6 +255,9 @@ impl<'a> Parser<'a> {
                 self.pos(),
                 format!("expression tree is too large (maximum depth {MAX_DEPTH})"),
             ));
+        }
+        if self.stack_base.saturating_sub(stack_address()) > MAX_PARSER_STACK {
+            return Err(self.error_at(self.pos(), "expression tree is too large (nested too deeply)"));
         }
         Ok(())
     }
@@ -323,4 +352,12 @@ impl<'a> Parser<'a> {
         self.param_index.insert(text, index);
         Ok((index, Some(text.to_string())))
     }
+}
+
+/// The address of a local of the caller's frame: comparing two such
+/// addresses measures the stack used between them (stacks grow downwards).
+#[inline(never)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
 }

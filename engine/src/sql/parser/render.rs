@@ -3,11 +3,12 @@
 //! stored definitions and comparing expressions (index matching).
 //!
 //! Rules that make the round trip exact:
-//! - Every operand that is not atomic (a literal, parameter, column, call,
-//!   CAST, CASE, subquery, EXISTS or row value) is parenthesised. Parentheses
-//!   create no node, so this never changes the tree, and the output does not
-//!   depend on precedence subtleties. A negative literal counts as
-//!   non-atomic, so `-` never meets `-` (which would start a comment).
+//! - An operand is parenthesised when its operator binds more loosely than
+//!   the level its parent's parser reads it at (the left operand of a
+//!   left-associative operator at the same level needs none, the right one
+//!   does). Parentheses create no node, so they never change the tree.
+//!   Nested prefix operators and negative literals are always
+//!   parenthesised, so `-` never meets `-` (which would start a comment).
 //! - Identifiers are written bare when they are plain words that are not
 //!   keywords (nor TRUE/FALSE), otherwise in double quotes. An unqualified
 //!   column that was not written in double quotes but needs quoting gets
@@ -89,31 +90,86 @@ impl Display for QualifiedName {
 // Expressions
 // ---------------------------------------------------------------------------
 
-/// Whether `e` needs no parentheses as an operand.
-fn is_atomic(e: &Expr) -> bool {
+/// The binding level of the node at the top of `e`, on the scale of the
+/// parser's operator table (`expr.rs`): 1 (OR) to 11 (prefix `-`), and
+/// [`LEVEL_ATOM`] for everything that needs no parentheses anywhere.
+fn level(e: &Expr) -> u8 {
     match &e.kind {
-        ExprKind::Literal(Literal::Integer(v)) => *v >= 0,
-        ExprKind::Literal(Literal::Real(v)) => v.is_sign_positive(),
-        ExprKind::Literal(_)
-        | ExprKind::Param { .. }
-        | ExprKind::Column(_)
-        | ExprKind::Function(_)
-        | ExprKind::Cast { .. }
-        | ExprKind::Case { .. }
-        | ExprKind::Subquery(_)
-        | ExprKind::Exists(_)
-        | ExprKind::Row(_) => true,
-        _ => false,
+        ExprKind::Binary { op, .. } => binary_level(*op),
+        ExprKind::Like { .. }
+        | ExprKind::Between { .. }
+        | ExprKind::InList { .. }
+        | ExprKind::InSelect { .. }
+        | ExprKind::InTable { .. }
+        | ExprKind::IsNull { .. } => 4,
+        ExprKind::Unary { op: UnaryOp::Not, .. } => 3,
+        ExprKind::Unary { .. } => 11,
+        ExprKind::Collate { .. } => 10,
+        ExprKind::Literal(Literal::Integer(v)) if *v < 0 => 11,
+        ExprKind::Literal(Literal::Real(v)) if v.is_sign_negative() => 11,
+        _ => LEVEL_ATOM,
     }
 }
 
-/// Writes `e` as an operand: parenthesised unless atomic.
-fn operand(f: &mut Formatter<'_>, e: &Expr) -> R {
-    if is_atomic(e) {
-        write!(f, "{e}")
-    } else {
-        write!(f, "({e})")
+/// The level of literals, columns, calls, CASE, CAST, subqueries, rows.
+const LEVEL_ATOM: u8 = 12;
+
+fn binary_level(op: BinaryOp) -> u8 {
+    match op {
+        BinaryOp::Or => 1,
+        BinaryOp::And => 2,
+        BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Is | BinaryOp::IsNot => 4,
+        BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => 5,
+        BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::ShiftLeft | BinaryOp::ShiftRight => 6,
+        BinaryOp::Add | BinaryOp::Sub => 7,
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 8,
+        BinaryOp::Concat | BinaryOp::JsonArrow | BinaryOp::JsonArrow2 => 9,
     }
+}
+
+/// Writes `e` as an operand that the parser reads at level `min` (it takes
+/// every operator binding at least that tightly): parenthesised when its
+/// own operator binds more loosely.
+fn operand(f: &mut Formatter<'_>, e: &Expr, min: u8) -> R {
+    if level(e) < min {
+        write!(f, "({e})")
+    } else {
+        write!(f, "{e}")
+    }
+}
+
+/// Writes the operand of a prefix operator. Nested prefix operators and
+/// negative literals are parenthesised so that `-` never meets `-` (which
+/// would start a comment).
+fn prefix_operand(f: &mut Formatter<'_>, e: &Expr, min: u8) -> R {
+    if level(e) < min || level(e) == 11 {
+        write!(f, "({e})")
+    } else {
+        write!(f, "{e}")
+    }
+}
+
+/// Writes a binary operator node. A left-deep chain of operators of one
+/// level (`a + b + c + ...`, which the parser builds iteratively, up to
+/// `MAX_DEPTH` high) is written iteratively and without parentheses, so
+/// that rendering and re-parsing it costs no stack per link.
+fn binary(f: &mut Formatter<'_>, op: BinaryOp, left: &Expr, right: &Expr) -> R {
+    let chain_level = binary_level(op);
+    let mut links = vec![(op, right)];
+    let mut bottom = left;
+    while let ExprKind::Binary { op, left, right } = &bottom.kind {
+        if binary_level(*op) != chain_level {
+            break;
+        }
+        links.push((*op, right));
+        bottom = left;
+    }
+    operand(f, bottom, chain_level)?;
+    for (op, right) in links.iter().rev() {
+        write!(f, " {} ", op.as_str())?;
+        operand(f, right, chain_level + 1)?;
+    }
+    Ok(())
 }
 
 impl Display for Literal {
@@ -227,42 +283,38 @@ impl Display for Expr {
                     UnaryOp::BitNot => "~",
                     UnaryOp::Not => "NOT ",
                 })?;
-                operand(f, expr)
+                prefix_operand(f, expr, level(self))
             }
-            ExprKind::Binary { op, left, right } => {
-                operand(f, left)?;
-                write!(f, " {} ", op.as_str())?;
-                operand(f, right)
-            }
+            ExprKind::Binary { op, left, right } => binary(f, *op, left, right),
             ExprKind::Like { op, negated, expr, pattern, escape } => {
-                operand(f, expr)?;
+                operand(f, expr, 4)?;
                 write!(f, " {}{} ", not(*negated), op.as_str())?;
-                operand(f, pattern)?;
+                operand(f, pattern, 5)?;
                 if let Some(escape) = escape {
                     f.write_str(" ESCAPE ")?;
-                    operand(f, escape)?;
+                    operand(f, escape, 5)?;
                 }
                 Ok(())
             }
             ExprKind::Between { negated, expr, low, high } => {
-                operand(f, expr)?;
+                operand(f, expr, 4)?;
                 write!(f, " {}BETWEEN ", not(*negated))?;
-                operand(f, low)?;
+                operand(f, low, 5)?;
                 f.write_str(" AND ")?;
-                operand(f, high)
+                operand(f, high, 5)
             }
             ExprKind::InList { negated, expr, list } => {
-                operand(f, expr)?;
+                operand(f, expr, 4)?;
                 write!(f, " {}IN (", not(*negated))?;
                 exprs(f, list)?;
                 f.write_char(')')
             }
             ExprKind::InSelect { negated, expr, select } => {
-                operand(f, expr)?;
+                operand(f, expr, 4)?;
                 write!(f, " {}IN ({select})", not(*negated))
             }
             ExprKind::InTable { negated, expr, table, args } => {
-                operand(f, expr)?;
+                operand(f, expr, 4)?;
                 write!(f, " {}IN {table}", not(*negated))?;
                 if let Some(args) = args {
                     f.write_char('(')?;
@@ -272,7 +324,7 @@ impl Display for Expr {
                 Ok(())
             }
             ExprKind::IsNull { negated, expr } => {
-                operand(f, expr)?;
+                operand(f, expr, 4)?;
                 write!(f, " IS {}NULL", not(*negated))
             }
             ExprKind::Cast { expr, type_name } => write!(f, "CAST({expr} AS {type_name})"),
@@ -293,7 +345,7 @@ impl Display for Expr {
             ExprKind::Subquery(select) => write!(f, "({select})"),
             ExprKind::Function(call) => write!(f, "{call}"),
             ExprKind::Collate { expr, collation } => {
-                operand(f, expr)?;
+                operand(f, expr, 10)?;
                 f.write_str(" COLLATE ")?;
                 ident(f, collation)
             }
@@ -404,12 +456,12 @@ impl Display for FrameBound {
         match self {
             FrameBound::UnboundedPreceding => f.write_str("UNBOUNDED PRECEDING"),
             FrameBound::Preceding(e) => {
-                operand(f, e)?;
+                operand(f, e, LEVEL_ATOM)?;
                 f.write_str(" PRECEDING")
             }
             FrameBound::CurrentRow => f.write_str("CURRENT ROW"),
             FrameBound::Following(e) => {
-                operand(f, e)?;
+                operand(f, e, LEVEL_ATOM)?;
                 f.write_str(" FOLLOWING")
             }
             FrameBound::UnboundedFollowing => f.write_str("UNBOUNDED FOLLOWING"),

@@ -5,5 +5,6 @@
 
 mod corpus;
 mod expressions;
+mod limits;
 mod statements;
 mod support;

@@ -1,6 +1,6 @@
 //! Helpers shared by the parser tests.
 
-use crate::sql::ast::{Expr, ResultColumn, SelectCore, Statement};
+use crate::sql::ast::{Expr, ExprKind, ResultColumn, SelectCore, Statement, UnaryOp};
 use crate::sql::parser::parse;
 
 /// The one statement in `sql`, or a panic naming the error.
@@ -20,10 +20,63 @@ pub(super) fn expr(e: &str) -> Expr {
     }
 }
 
-/// `e` parsed and rendered: every nested operator parenthesised, which
-/// shows how the parser grouped it.
+/// `e` parsed and written back with every operator node in parentheses,
+/// which shows how the parser grouped it.
 pub(super) fn grouped(e: &str) -> String {
-    expr(e).to_string()
+    let full = parenthesised(&expr(e));
+    match full.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
+        Some(inner) if is_operator(&expr(e)) => inner.to_string(),
+        _ => full,
+    }
+}
+
+fn is_operator(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Binary { .. }
+            | ExprKind::Unary { .. }
+            | ExprKind::Like { .. }
+            | ExprKind::Between { .. }
+            | ExprKind::InList { .. }
+            | ExprKind::IsNull { .. }
+            | ExprKind::Collate { .. }
+    )
+}
+
+fn parenthesised(e: &Expr) -> String {
+    let not = |negated: bool| if negated { "NOT " } else { "" };
+    match &e.kind {
+        ExprKind::Binary { op, left, right } => {
+            format!("({} {} {})", parenthesised(left), op.as_str(), parenthesised(right))
+        }
+        ExprKind::Unary { op, expr } => {
+            let symbol = match op {
+                UnaryOp::Neg => "-",
+                UnaryOp::Plus => "+",
+                UnaryOp::BitNot => "~",
+                UnaryOp::Not => "NOT ",
+            };
+            format!("({symbol}{})", parenthesised(expr))
+        }
+        ExprKind::Like { op, negated, expr, pattern, escape } => {
+            let escape = escape.as_ref().map(|e| format!(" ESCAPE {}", parenthesised(e))).unwrap_or_default();
+            format!("({} {}{} {}{escape})", parenthesised(expr), not(*negated), op.as_str(), parenthesised(pattern))
+        }
+        ExprKind::Between { negated, expr, low, high } => format!(
+            "({} {}BETWEEN {} AND {})",
+            parenthesised(expr),
+            not(*negated),
+            parenthesised(low),
+            parenthesised(high)
+        ),
+        ExprKind::InList { negated, expr, list } => {
+            let items: Vec<String> = list.iter().map(parenthesised).collect();
+            format!("({} {}IN ({}))", parenthesised(expr), not(*negated), items.join(", "))
+        }
+        ExprKind::IsNull { negated, expr } => format!("({} IS {}NULL)", parenthesised(expr), not(*negated)),
+        ExprKind::Collate { expr, collation } => format!("({} COLLATE {collation})", parenthesised(expr)),
+        _ => e.to_string(),
+    }
 }
 
 /// The syntax error for `sql`, as (message, position).
