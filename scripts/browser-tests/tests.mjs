@@ -274,4 +274,61 @@ export const tests = [
       assert.equal(r.code, "STORAGE_UNAVAILABLE");
     },
   },
+  {
+    // The owner's tab is closed while a follower commits in a loop, at a
+    // random instant, several times over (each time the follower becomes
+    // owner and a new tab follows): every commit's promise either resolved
+    // and its row is there, or rejected with OWNER_LOST and it is not —
+    // never both, never neither.
+    name: "owner closed during follower commits: each commit resolves and is present, or rejects and is absent",
+    async run(env) {
+      const name = freshName("commit-race");
+      let owner = await env.tab();
+      await must(owner, async (name) => {
+        window.db = await tinyjoin.open(name);
+        await window.db.exec("CREATE TABLE t(id TEXT PRIMARY KEY)");
+      }, name);
+      const outcomes = { resolved: [], rejected: [] };
+      for (let round = 0; round < 5; round++) {
+        const follower = await env.tab();
+        await must(follower, async ({ name, round }) => {
+          window.db = await tinyjoin.open(name);
+          window.outcomes = { resolved: [], rejected: [], other: [] };
+          window.stop = false;
+          window.loop = (async () => {
+            for (let i = 0; !window.stop; i++) {
+              const id = `r${round}-${i}`;
+              try {
+                await window.db.transaction((tx) => tx.run("INSERT INTO t VALUES (?)", [id]));
+                window.outcomes.resolved.push(id);
+              } catch (e) {
+                (e.code === "OWNER_LOST" ? window.outcomes.rejected : window.outcomes.other).push(`${id}:${e.code}`);
+              }
+            }
+          })();
+        }, { name, round });
+        const k = 1 + Math.floor(Math.random() * 20);
+        await follower.waitForFunction((k) => window.outcomes.resolved.length >= k, k);
+        await owner.close();
+        // The loop goes on against the new owner (this very tab); stop after a few more commits.
+        await follower.waitForFunction(() => window.db.role === "owner" && window.outcomes.resolved.length > 0);
+        const before = await must(follower, () => window.outcomes.resolved.length);
+        await follower.waitForFunction((n) => window.outcomes.resolved.length >= n + 3, before);
+        const o = await must(follower, async () => {
+          window.stop = true;
+          await window.loop;
+          return window.outcomes;
+        });
+        assert.deepEqual(o.other, [], "no other error than OWNER_LOST");
+        outcomes.resolved.push(...o.resolved);
+        outcomes.rejected.push(...o.rejected.map((r) => r.split(":")[0]));
+        owner = follower;
+      }
+      const present = new Set(await must(owner, async () => (await window.db.query("SELECT id FROM t")).rows.map((r) => r[0])));
+      for (const id of outcomes.resolved) assert.ok(present.has(id), `${id} resolved but is absent`);
+      for (const id of outcomes.rejected) assert.ok(!present.has(id), `${id} rejected but is present`);
+      assert.equal(present.size, outcomes.resolved.length, "nothing is present that did not resolve");
+      console.log(`    ${outcomes.resolved.length} commits resolved, ${outcomes.rejected.length} rejected with OWNER_LOST`);
+    },
+  },
 ];
