@@ -10,7 +10,7 @@
 
 import { createServer } from "node:http";
 import { readFile, mkdtemp, rm } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import { tmpdir } from "node:os";
 import { chromium } from "playwright-core";
@@ -65,6 +65,22 @@ async function launch(userDataDir) {
   });
 }
 
+/** Main browser processes (no --type=) started with this user-data dir. */
+function browserPids(userDataDir) {
+  const pids = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmd;
+    try {
+      cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+    } catch {
+      continue;
+    }
+    if (cmd.some((a) => a === `--user-data-dir=${userDataDir}`) && !cmd.some((a) => a.startsWith("--type="))) pids.push(Number(entry));
+  }
+  return pids;
+}
+
 function withTimeout(promise, ms, what) {
   let timer;
   const t = new Promise((_, reject) => {
@@ -99,6 +115,15 @@ async function main() {
     async reload(page) {
       await page.reload();
       await page.waitForFunction(() => window.harnessReady === true);
+    },
+    /** SIGKILLs the browser's main process (no unload, no cleanup) and relaunches on the same profile. */
+    async killBrowser() {
+      const closed = new Promise((resolve) => context.once("close", resolve));
+      const pids = browserPids(userDataDir);
+      if (pids.length === 0) throw new Error("no browser process found to kill");
+      for (const pid of pids) process.kill(pid, "SIGKILL");
+      await closed;
+      context = await launch(userDataDir);
     },
     async restartBrowser() {
       await context.close();
