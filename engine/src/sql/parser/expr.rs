@@ -19,9 +19,11 @@
 //!
 //! All infix operators associate to the left. A prefix operator's operand
 //! is parsed at the operator's own level, so `NOT a = b` is `NOT (a = b)`
-//! and `-a COLLATE x` is `(-a) COLLATE x`, as in SQLite. The operands of
+//! and `-a COLLATE x` is `(-a) COLLATE x`, as in SQLite. The upper bound of
 //! BETWEEN and the pattern of LIKE are parsed one level above equality, so
-//! `a BETWEEN b AND c` never reads `AND` as a conjunction.
+//! `a BETWEEN b AND c` never reads `AND` as a conjunction; the lower bound
+//! also takes equality-level operators (see `negatable_operator`). A test
+//! checks this grouping against SQLite itself on random expressions.
 
 use crate::error::Result;
 use crate::sql::ast::{
@@ -178,7 +180,11 @@ impl<'a> Parser<'a> {
             }
             TokenKind::Keyword(Keyword::Between) => {
                 self.advance();
-                let low = self.expr_at(LEVEL_EQUALITY + 1)?;
+                // SQLite's LALR parser shifts any operator but AND into the
+                // lower bound (`a BETWEEN b = c AND d`), so the lower bound
+                // takes equality-level operators; the upper bound does not
+                // (`a BETWEEN b AND c = d` is `(a BETWEEN b AND c) = d`).
+                let low = self.expr_at(LEVEL_EQUALITY)?;
                 self.expect_kw(Keyword::And)?;
                 let high = self.expr_at(LEVEL_EQUALITY + 1)?;
                 let kind = ExprKind::Between { negated, expr: Box::new(lhs), low: Box::new(low), high: Box::new(high) };

@@ -299,7 +299,7 @@ impl Display for Expr {
             ExprKind::Between { negated, expr, low, high } => {
                 operand(f, expr, 4)?;
                 write!(f, " {}BETWEEN ", not(*negated))?;
-                operand(f, low, 5)?;
+                operand(f, low, 4)?;
                 f.write_str(" AND ")?;
                 operand(f, high, 5)
             }

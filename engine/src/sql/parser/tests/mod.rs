@@ -6,5 +6,6 @@
 mod corpus;
 mod expressions;
 mod limits;
+mod precedence_vs_sqlite;
 mod statements;
 mod support;

@@ -43,6 +43,25 @@ fn is_operator(e: &Expr) -> bool {
     )
 }
 
+/// `SELECT e1, e2, ...` of `sql` with each expression written by
+/// [`parenthesised`]; an error when `sql` does not parse.
+pub(super) fn parenthesised_statement(sql: &str) -> crate::Result<String> {
+    let mut statements = parse(sql)?;
+    let Some(Statement::Select(select)) = statements.pop() else { panic!("not a select: {sql}") };
+    let SelectCore::Select(core) = select.first else { panic!("not a select core: {sql}") };
+    let columns: Vec<String> = core
+        .columns
+        .iter()
+        .map(|c| match c {
+            ResultColumn::Expr { expr, .. } => parenthesised(expr),
+            other => other.to_string(),
+        })
+        .collect();
+    let from = core.from.map(|f| format!(" FROM {f}")).unwrap_or_default();
+    Ok(format!("SELECT {}{from}", columns.join(", ")))
+}
+
+/// `e` with every operator node parenthesised (other nodes as rendered).
 fn parenthesised(e: &Expr) -> String {
     let not = |negated: bool| if negated { "NOT " } else { "" };
     match &e.kind {
