@@ -269,3 +269,22 @@ fn sorted_appends_fill_pages() {
     println!("pages {} free {} fill {:.2}", report.pages, report.free_pages, payload as f64 / used as f64);
     assert!(payload as f64 / used as f64 > 0.9, "sorted appends left pages under-filled");
 }
+
+/// Writes seed files for the `open_store` fuzz target when
+/// `TINYJOIN_FUZZ_SEEDS` names a folder (otherwise does nothing).
+#[test]
+fn write_fuzz_seeds() {
+    let Ok(dir) = std::env::var("TINYJOIN_FUZZ_SEEDS") else { return };
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(format!("{dir}/multi_tree"), multi_tree_file()).unwrap();
+    let dev = MemoryDevice::new();
+    let store = Store::open(Box::new(dev.clone()), opts()).unwrap();
+    std::fs::write(format!("{dir}/empty"), dev.to_bytes()).unwrap();
+    let mut t = store.write().unwrap();
+    t.create_tree("t").unwrap();
+    for i in 0..300u32 {
+        t.insert("t", &i.to_be_bytes(), &[i as u8; 20]).unwrap();
+    }
+    t.commit().unwrap();
+    std::fs::write(format!("{dir}/small"), dev.to_bytes()).unwrap();
+}
