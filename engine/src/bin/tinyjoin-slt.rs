@@ -2,8 +2,13 @@
 //!
 //! ```text
 //! cargo run --release -p tinyjoin-engine --bin tinyjoin-slt -- \
-//!     [--known-failures FILE] [--write-known-failures FILE] [--jobs N] PATH...
+//!     [--known-failures FILE] [--write-known-failures FILE] [--jobs N]
+//!     [--show N] [--strict-errors] PATH...
 //! ```
+//!
+//! Run from the repository root, so that the default known-failures list
+//! (`engine/tests/slt-known-failures.txt`) is found and paths are named
+//! as in it (`../shared/sqllogictest/...`).
 //!
 //! The runner itself (rules, report, known failures) is
 //! `tinyjoin_engine::slt`; this file is only the adapter from TinyJoin's
@@ -12,9 +17,11 @@
 //!
 //! A query is prepared first: a failure there (syntax, unknown table or
 //! column) fails the record, as in the reference harness. An error from
-//! running the prepared statement ends its result set; TinyJoin returns no
-//! rows with the error, so the result is empty (the harness would keep the
-//! rows produced before the error, which can only make us stricter).
+//! running the prepared statement ends its result set. TinyJoin returns no
+//! rows with an error, so that result is empty: stricter than the harness
+//! when rows came before the error, but a query expected to return nothing
+//! then passes whatever the error. The runner lists those queries in a note;
+//! `--strict-errors` fails them instead.
 
 use std::process::ExitCode;
 
