@@ -13,6 +13,7 @@
 //! - `value`: SQL values and SQLite's typing rules (affinity, comparison,
 //!   arithmetic, CAST, number ⇄ text).
 //! - `record`: the row encoding stored as B+tree values (on-disk format).
+//! - `aggregate`: aggregate accumulators (count, sum, avg, min, group_concat...).
 //! - `functions`: SQLite's built-in scalar functions.
 //! - `keycode`: order-preserving index key encoding (on-disk format).
 //! - `catalog`: tables, indexes, views and their persistence layout.
@@ -27,6 +28,7 @@ pub(crate) mod exec;
 pub(crate) mod planner;
 pub(crate) mod lexer;
 pub(crate) mod parser;
+pub(crate) mod aggregate;
 pub(crate) mod functions;
 pub(crate) mod keycode;
 pub(crate) mod record;
