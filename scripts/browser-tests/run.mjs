@@ -17,6 +17,7 @@ import { chromium } from "playwright-core";
 import { tests } from "./tests.mjs";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
+// Tests may add mounts (env.mount) for directories they build.
 const MOUNTS = { "/pkg/": join(ROOT, "client-ts"), "/t/": join(ROOT, "scripts/browser-tests/pages") };
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
 // Every response carries the restrictive policy the package must work under.
@@ -105,6 +106,22 @@ async function main() {
   // What a test gets: tabs of the one context, and a way to restart the browser on the same profile.
   const env = {
     origin,
+    root: ROOT,
+    /** Serves `dir` at `/<prefix>/`. */
+    mount(prefix, dir) {
+      MOUNTS[`/${prefix}/`] = dir;
+    },
+    /** A tab on an arbitrary served path; resolves once `ready()` is true in it. */
+    async page(path, ready) {
+      const page = await context.newPage();
+      page.on("pageerror", (e) => console.log(`    [page error] ${e.message}`));
+      // Every URL the page and its Workers request, from the first one on.
+      page.requestsSeen = [];
+      context.on("request", (r) => page.requestsSeen.push(r.url()));
+      await page.goto(`${origin}${path}`);
+      await page.waitForFunction(ready);
+      return page;
+    },
     async tab() {
       const page = await context.newPage();
       page.on("pageerror", (e) => console.log(`    [page error] ${e.message}`));

@@ -1,6 +1,10 @@
 // The browser tests (run.mjs runs them in order, each with fresh tabs).
 // Each test's first comment says what it covers. Helpers at the top.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, copyFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
 
 let dbCounter = 0;
 /** A database name unique to this run, so tests never see each other's data. */
@@ -466,6 +470,48 @@ export const tests = [
       const present = new Set(await must(writer, async () => (await window.db.query("SELECT id FROM t")).rows.map((r) => r[0])));
       for (const id of done) assert.ok(present.has(id), `${id} resolved but is missing`);
       console.log(`    ${done.length} writes during the storm; typed open failures: ${typedOpenErrors.join(", ") || "none"}`);
+    },
+  },
+  {
+    // The packed package (npm pack) installed into a temporary consumer app,
+    // used (a) bundled by esbuild and (b) from a plain <script type=module>,
+    // under `script-src 'self' 'wasm-unsafe-eval'`, with no request leaving
+    // the local server.
+    name: "npm pack: consumer app, bundled and plain, under a restrictive CSP",
+    async run(env) {
+      const dir = mkdtempSync(join(tmpdir(), "tinyjoin-consumer-"));
+      try {
+        const pkgDir = join(env.root, "client-ts");
+        const tgz = execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: pkgDir, encoding: "utf8" }).trim().split("\n").pop();
+        writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+        execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--silent", join(dir, tgz)], { cwd: dir });
+        const app = `import { open } from "tinyjoin";
+          const db = await open("consumer-" + Date.now());
+          await db.exec("CREATE TABLE t(x)");
+          await db.run("INSERT INTO t VALUES (?)", ["bundled"]);
+          window.result = { role: db.role, rows: (await db.query("SELECT x FROM t")).rows };`;
+        writeFileSync(join(dir, "app.js"), app);
+        const esbuild = join(env.root, "node_modules/.bin/esbuild");
+        const dist = join(dir, "node_modules/tinyjoin/dist");
+        execFileSync(esbuild, ["app.js", "--bundle", "--format=esm", "--log-level=error", "--outfile=out/app.js"], { cwd: dir });
+        // The documented recipe for esbuild: bundle the owner Worker too, and put the wasm beside it.
+        execFileSync(esbuild, [join(dist, "owner-worker.js"), "--bundle", "--format=esm", "--log-level=error", "--outfile=out/owner-worker.js"], { cwd: dir });
+        copyFileSync(join(dist, "wasm/tinyjoin_worker_bg.wasm"), join(dir, "out/tinyjoin_worker_bg.wasm"));
+        writeFileSync(join(dir, "out/index.html"), '<!doctype html><meta charset="utf-8"><script type="module" src="./app.js"></script>');
+        writeFileSync(join(dir, "plain.html"), '<!doctype html><meta charset="utf-8"><script type="module" src="./plain.js"></script>');
+        writeFileSync(join(dir, "plain.js"), app.replace('from "tinyjoin"', 'from "./node_modules/tinyjoin/dist/index.js"').replace('"bundled"', '"plain"'));
+        env.mount("consumer", dir);
+        for (const [path, want] of [["/consumer/out/index.html", "bundled"], ["/consumer/plain.html", "plain"]]) {
+          const page = await env.page(path, () => window.result !== undefined);
+          const result = await page.evaluate(() => window.result);
+          assert.deepEqual(result, { role: "owner", rows: [[want]] }, path);
+          assert.ok(page.requestsSeen.some((u) => u.endsWith(".wasm")), "the wasm was fetched (and seen)");
+          for (const url of page.requestsSeen) assert.ok(url.startsWith(env.origin), `request left the local server: ${url}`);
+          await page.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   },
 ];
