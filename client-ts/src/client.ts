@@ -201,6 +201,11 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
     return this.session.clientId;
   }
 
+  /** The epoch of the owner this client talks to (grows with each election). */
+  get epoch(): number {
+    return this.session.epoch;
+  }
+
   /** Calls `listener` whenever this client's role changes; returns an unsubscribe function. */
   onRoleChange(listener: (role: Role) => void): () => void {
     return this.session.onRoleChange(listener);
