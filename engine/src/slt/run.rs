@@ -5,7 +5,8 @@
 //! remembered for the file only. For each query the runner
 //!
 //! 1. runs it (a prepare error fails the record; a run-time error after
-//!    some rows just ends the result, as in the reference harness),
+//!    some rows just ends the result, as in the reference harness, unless
+//!    [`RunOptions::strict_errors`] asks to fail it),
 //! 2. checks the column count against the type string,
 //! 3. renders every value by its column's letter (`format`),
 //! 4. sorts as the sort mode says, byte-wise like `strcmp`,
