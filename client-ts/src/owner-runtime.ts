@@ -55,6 +55,7 @@ export async function startOwnerRuntime(
   options: OwnerOptions,
   shared: boolean,
   toClient: (bytes: Uint8Array) => void,
+  onFatal: (err: TinyJoinError) => void,
 ): Promise<OwnerRuntime> {
   await init();
   let handle: SyncAccessHandle | null = null;
@@ -95,16 +96,51 @@ export async function startOwnerRuntime(
     void navigator.locks
       .request(clientLock(name, id), { signal: watchAbort.signal }, () => {
         watched.delete(id);
-        if (!stopped) dispatch(owner.clientGone(id));
+        guarded(() => owner.clientGone(id));
       })
       .catch(() => undefined);
+  };
+
+  /**
+   * Runs one call into the wasm. A throw here is a trap (a bug: the Rust side
+   * answers bad input with typed errors), after which the instance cannot be
+   * trusted: the owner stops and reports, so its client fails and releases
+   * the election for another tab. Nothing throws out of an event listener.
+   */
+  const guarded = (f: () => Uint8Array): void => {
+    if (stopped) return;
+    let list: Uint8Array;
+    try {
+      list = f();
+    } catch (e) {
+      const err = wasmError(e);
+      stop();
+      onFatal(new TinyJoinError("WORKER_FAILED", `the owner's engine failed: ${err.message}`));
+      return;
+    }
+    dispatch(list);
+  };
+
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    watchAbort.abort();
+    channel?.close();
+    try {
+      owner.free();
+    } finally {
+      handle?.close();
+    }
   };
 
   if (shared) {
     channel = new BroadcastChannel(channelName(name));
     channel.onmessage = (ev: MessageEvent<unknown>) => {
       // Anything but bytes has no envelope to answer: it is dropped, and the owner keeps serving.
-      if (!stopped && ev.data instanceof Uint8Array) dispatch(owner.handle(ev.data));
+      if (ev.data instanceof Uint8Array) {
+        const bytes = ev.data;
+        guarded(() => owner.handle(bytes));
+      }
     };
     channel.postMessage(owner.ready());
   }
@@ -112,15 +148,8 @@ export async function startOwnerRuntime(
   return {
     epoch: owner.epoch,
     request(bytes: Uint8Array): void {
-      if (!stopped) dispatch(owner.handle(bytes));
+      guarded(() => owner.handle(bytes));
     },
-    stop(): void {
-      if (stopped) return;
-      stopped = true;
-      watchAbort.abort();
-      channel?.close();
-      owner.free();
-      handle?.close();
-    },
+    stop,
   };
 }

@@ -27,8 +27,13 @@ scope.onmessage = (ev: MessageEvent<unknown>) => {
     case "start":
       if (starting) return;
       starting = true;
-      startOwnerRuntime(msg.name, msg.clientId, msg.options, msg.options.storage === "opfs", (bytes) =>
-        scope.postMessage({ type: "response", bytes }, [bytes.buffer]),
+      startOwnerRuntime(
+        msg.name,
+        msg.clientId,
+        msg.options,
+        msg.options.storage === "opfs",
+        (bytes) => scope.postMessage({ type: "response", bytes }, [bytes.buffer]),
+        (err) => scope.postMessage({ type: "failed", code: err.code, message: err.message }),
       ).then(
         (rt) => {
           runtime = rt;
@@ -41,13 +46,7 @@ scope.onmessage = (ev: MessageEvent<unknown>) => {
       );
       return;
     case "request":
-      try {
-        runtime?.request(msg.bytes);
-      } catch (e) {
-        // A panic or trap in the wasm: this owner cannot go on.
-        const err = wasmError(e);
-        scope.postMessage({ type: "failed", code: "WORKER_FAILED", message: err.message });
-      }
+      runtime?.request(msg.bytes);
       return;
     case "stop":
       runtime?.stop();

@@ -37,7 +37,14 @@ function inWorkerPlatform(): Platform {
         onfailure: null,
         terminate: async () => runtime.stop(),
       };
-      const runtime = await startOwnerRuntime(name, clientId, options, false, (bytes) => port.onmessage?.(bytes));
+      const runtime = await startOwnerRuntime(
+        name,
+        clientId,
+        options,
+        false,
+        (bytes) => port.onmessage?.(bytes),
+        (err) => port.onfailure?.(err.code, err.message),
+      );
       return port;
     },
   };
