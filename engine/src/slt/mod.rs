@@ -38,5 +38,5 @@ pub use md5::Md5;
 pub use parse::{parse, ColumnType, Condition, Query, Record, RecordKind, SortMode};
 pub use run::{
     hash_values, pass_rate, run_script, Failure, FileReport, RunOptions, DEFAULT_HASH_THRESHOLD,
-    DIALECT,
+    DIALECT, SLOW_RECORD,
 };
