@@ -355,6 +355,25 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
     }
   }
 
+  /**
+   * Replaces the database with `bytes` (a database file, e.g. from
+   * `exportBytes`). The owner validates them fully first: a bad file rejects
+   * with CORRUPT and changes nothing. Every client's prepared statements are
+   * re-prepared on next use.
+   */
+  async importBytes(bytes: Uint8Array): Promise<void> {
+    if (!(bytes instanceof Uint8Array)) throw new TinyJoinError("INVALID_ARGUMENT", "importBytes takes a Uint8Array");
+    for (;;) {
+      try {
+        // Replacing with the same bytes twice is harmless, so a lost request is simply re-sent.
+        await this.session.call({ kind: "import", bytes });
+        return;
+      } catch (e) {
+        if (!(e instanceof LostInFlight)) throw e;
+      }
+    }
+  }
+
   /** Closes the client: rolls back its open transaction, releases its locks (and, if owner, the file). */
   close(): Promise<void> {
     return this.session.close();

@@ -30,6 +30,7 @@ export const RequestKind = {
   TxnStatus: 0x0b,
   Export: 0x0c,
   Close: 0x0d,
+  Import: 0x0e,
 } as const;
 
 /** Response kinds (owner → client). */
@@ -80,7 +81,8 @@ export type Request =
   | { readonly kind: "rollback"; readonly txn: string }
   | { readonly kind: "txnStatus"; readonly txn: string }
   | { readonly kind: "export" }
-  | { readonly kind: "close" };
+  | { readonly kind: "close" }
+  | { readonly kind: "import"; readonly bytes: Uint8Array };
 
 export type RequestKindName = Request["kind"];
 
@@ -320,6 +322,10 @@ export function encodeRequest(env: Envelope, req: Request): Uint8Array {
       break;
     case "close":
       header(w, RequestKind.Close, env);
+      break;
+    case "import":
+      header(w, RequestKind.Import, env);
+      w.bytes(req.bytes);
       break;
   }
   return w.finish();
@@ -670,6 +676,9 @@ export function decodeRequest(bytes: Uint8Array): { envelope: Envelope; request:
         break;
       case RequestKind.Close:
         req = { kind: "close" };
+        break;
+      case RequestKind.Import:
+        req = { kind: "import", bytes: r.bytes().slice() };
         break;
       default:
         throw new Malformed(`unknown request kind ${kind}`);

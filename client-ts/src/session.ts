@@ -273,6 +273,11 @@ export class Session {
     }
     const { envelope, response } = decoded;
     if (envelope.client !== this.clientId) return;
+    if (response.kind === "ready") {
+      // Our own owner reopened under a new epoch (an import): re-open with it.
+      if (this.connected && envelope.epoch > this.epoch) this.ownerLost(this.epoch);
+      return;
+    }
     if (envelope.request === this.openRequest) {
       if (response.kind === "opened" && (!this.connected || envelope.epoch >= this.epoch)) this.onOpened(envelope.epoch, response.owner);
       else if (response.kind === "failed") this.fail(fromWire(response.error.code, response.error.message, response.error.position));
@@ -337,6 +342,8 @@ export class Session {
     }
     if (this.role !== "owner") {
       this.setRole("follower");
+      this.sendOpen();
+    } else if (this.port !== null) {
       this.sendOpen();
     }
   }

@@ -76,6 +76,7 @@ const requestVectors = {
   batch: { kind: "batch", txn: "b", items: [{ sql: "INSERT INTO t VALUES (?)", params: { tag: "positional", values: [1] } }] },
   commit: { kind: "commit", txn: "t-1" },
   txn_status: { kind: "txnStatus", txn: "t-1" },
+  import: { kind: "import", bytes: new Uint8Array([1, 2, 3]) },
 };
 
 const responseVectors = {

@@ -84,6 +84,29 @@ test("errors carry stable codes and positions", { skip }, async () => {
   assert.equal((await db.query("SELECT 1").catch((e) => e)).code, "CLOSED");
 });
 
+test("importBytes validates, then replaces the database; statements re-prepare", { skip }, async () => {
+  const src = await openMem();
+  await src.exec("CREATE TABLE t(v TEXT)");
+  await src.run("INSERT INTO t VALUES ('imported')");
+  const file = await src.exportBytes();
+  await src.close();
+
+  const db = await openMem();
+  await db.exec("CREATE TABLE t(v TEXT); CREATE TABLE gone(x)");
+  await db.run("INSERT INTO t VALUES ('old')");
+  const stmt = await db.prepare("SELECT v FROM t");
+  const bad = file.slice();
+  bad[bad.length - 50] ^= 0xff;
+  await assert.rejects(db.importBytes(bad), (e) => e.code === "CORRUPT");
+  assert.deepEqual((await stmt.run()).rows, [["old"]], "a rejected import changes nothing");
+  const epoch = db.epoch;
+  await db.importBytes(file);
+  assert.deepEqual((await stmt.run()).rows, [["imported"]], "the statement re-prepares at the new epoch");
+  assert.ok(db.epoch > epoch);
+  assert.equal((await db.query("SELECT * FROM gone").catch((e) => e)).code, "SQL_ERROR");
+  await db.close();
+});
+
 test("migrations apply once, in order; exportBytes gives a database file", { skip }, async () => {
   const db = await openMem({ migrations: ["CREATE TABLE m(x)", "INSERT INTO m VALUES (1)"] });
   assert.deepEqual((await db.query("SELECT x FROM m")).rows, [[1]]);

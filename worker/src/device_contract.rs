@@ -163,8 +163,10 @@ impl Checker<'_> {
         Ok(())
     }
     fn empty_calls(&mut self) -> Result<(), String> {
+        // Zero-length calls succeed; whether an empty write past the end grows
+        // the device is left open by the contract, so it is made at the end.
         let len = self.call("len()", |d| d.len())?;
-        self.write(len + 100, &[])?;
+        self.write(len, &[])?;
         self.read(len + 100, 0)?;
         self.expect_len(len)?;
         self.passed += 1;

@@ -149,6 +149,12 @@ pub struct Owner {
     clients: HashMap<String, ClientState>,
     queue: VecDeque<(Envelope, Request)>,
     commits_since_prune: u32,
+    opts: OwnerOptions,
+    /// A validated import, applied right after its DONE reply is out (so that
+    /// reply carries the epoch the importer knows).
+    pending_import: Option<Vec<u8>>,
+    /// Set when an import could not be applied: every request fails with it.
+    poisoned: Option<WireError>,
 }
 
 /// Whether a statement only reads, judged before running it: a statement
@@ -236,14 +242,9 @@ impl Owner {
     /// Opens the database on `device` (creating it if empty), bumps the epoch.
     pub fn open(device: Box<dyn Device>, local: &str, opts: &OwnerOptions) -> Result<Owner> {
         let device = SharedDevice(Rc::new(RefCell::new(device)));
-        let db_opts = DbOptions {
-            cache_pages: opts.cache_pages,
-            batch_limit_bytes: opts.batch_limit_bytes,
-            validation: opts.validation,
-        };
-        let db = Database::open(Box::new(device.clone()), db_opts)?;
+        let db = Database::open(Box::new(device.clone()), Self::db_options(opts))?;
         let mut auto = db.connect();
-        let epoch = Self::bump_epoch(&mut auto)?;
+        let epoch = Self::bump_epoch(&mut auto, 0)?;
         Ok(Owner {
             db,
             device,
@@ -255,6 +256,9 @@ impl Owner {
             clients: HashMap::new(),
             queue: VecDeque::new(),
             commits_since_prune: 0,
+            opts: opts.clone(),
+            pending_import: None,
+            poisoned: None,
         })
     }
 
@@ -263,7 +267,17 @@ impl Owner {
         Self::open(Box::new(MemoryDevice::new()), local, opts)
     }
 
-    fn bump_epoch(conn: &mut Connection) -> Result<u32> {
+    fn db_options(opts: &OwnerOptions) -> DbOptions {
+        DbOptions {
+            cache_pages: opts.cache_pages,
+            batch_limit_bytes: opts.batch_limit_bytes,
+            validation: opts.validation,
+        }
+    }
+
+    /// Sets the stored epoch to one more than both the stored one and
+    /// `at_least` (an import brings the epoch of another file), and commits.
+    fn bump_epoch(conn: &mut Connection, at_least: u32) -> Result<u32> {
         conn.execute_batch(&format!(
             "CREATE TABLE IF NOT EXISTS {META_TABLE}(key TEXT PRIMARY KEY, value INTEGER NOT NULL);\
              CREATE TABLE IF NOT EXISTS {COMMITS_TABLE}(seq INTEGER PRIMARY KEY, txn TEXT NOT NULL UNIQUE);"
@@ -278,10 +292,13 @@ impl Owner {
                 Some(Value::Integer(e)) => *e,
                 _ => 0,
             };
-            let epoch = u32::try_from(old.saturating_add(1)).map_err(|_| Error::Corrupt {
-                page: 0,
-                detail: format!("owner epoch {old} out of range"),
-            })?;
+            let epoch =
+                u32::try_from(old.max(i64::from(at_least)).saturating_add(1)).map_err(|_| {
+                    Error::Corrupt {
+                        page: 0,
+                        detail: format!("owner epoch {old} out of range"),
+                    }
+                })?;
             conn.execute(
                 &format!("INSERT OR REPLACE INTO {META_TABLE}(key, value) VALUES ('epoch', ?)"),
                 &DbParams::Positional(vec![Value::Integer(i64::from(epoch))]),
@@ -385,6 +402,10 @@ impl Owner {
     }
 
     fn dispatch(&mut self, env: Envelope, req: Request, out: &mut Vec<Reply>) {
+        if let Some(e) = &self.poisoned {
+            out.push(self.reply(&env.client, env.request, &Response::Failed(e.clone())));
+            return;
+        }
         if !matches!(req, Request::Open) && env.epoch != self.epoch {
             let e = WireError::new(
                 code::STALE_EPOCH,
@@ -410,6 +431,7 @@ impl Owner {
             Ok(Outcome::Wait) => self.queue.push_back((env, req)),
             Err(e) => out.push(self.reply(&env.client, env.request, &Response::Failed(e))),
         }
+        self.apply_import(out);
     }
 
     /// Runs queued requests in order while the write slot is free.
@@ -426,6 +448,7 @@ impl Owner {
                 }
                 Err(e) => out.push(self.reply(&env.client, env.request, &Response::Failed(e))),
             }
+            self.apply_import(out);
         }
     }
 
@@ -515,7 +538,82 @@ impl Owner {
                 self.end_client(client);
                 Ok(Outcome::Reply(Response::Done))
             }
+            Request::Import { bytes } => {
+                if let Some(s) = self.slot_busy(client, None) {
+                    return s;
+                }
+                Self::validate_import(bytes, &self.opts).map_err(|e| WireError::from(&e))?;
+                self.pending_import = Some(bytes.clone());
+                Ok(Outcome::Reply(Response::Done))
+            }
         }
+    }
+
+    /// Opens `bytes` as a database in memory and runs the full check on it.
+    fn validate_import(bytes: &[u8], opts: &OwnerOptions) -> Result<()> {
+        let full = OwnerOptions {
+            validation: Validation::Full,
+            ..opts.clone()
+        };
+        let db = Database::open(
+            Box::new(MemoryDevice::from_bytes(bytes.to_vec())),
+            Self::db_options(&full),
+        )?;
+        let report = db.check()?;
+        match report.problems.first() {
+            None => Ok(()),
+            Some(p) => Err(Error::Corrupt {
+                page: p.page,
+                detail: format!(
+                    "the imported file fails validation: {} ({} problems in all)",
+                    p.detail,
+                    report.problems.len()
+                ),
+            }),
+        }
+    }
+
+    /// Replaces the file with a validated import and reopens it under a new
+    /// epoch; every client learns it from READY (ours by postMessage too).
+    /// If rewriting or reopening fails, the owner cannot go on: the error is
+    /// kept and every later request fails with it, so clients see a typed
+    /// error rather than a half-replaced file.
+    fn apply_import(&mut self, out: &mut Vec<Reply>) {
+        let Some(bytes) = self.pending_import.take() else {
+            return;
+        };
+        self.release_writer();
+        for c in self.clients.values_mut() {
+            c.stmts.clear();
+        }
+        let r = (|| -> Result<()> {
+            {
+                let mut dev = self.device.0.borrow_mut();
+                dev.truncate(0)?;
+                dev.write_at(0, &bytes)?;
+                dev.flush()?;
+            }
+            let db = Database::open(Box::new(self.device.clone()), Self::db_options(&self.opts))?;
+            let mut auto = db.connect();
+            self.epoch = Self::bump_epoch(&mut auto, self.epoch)?;
+            self.db = db;
+            self.auto = Some(auto);
+            Ok(())
+        })();
+        if let Err(e) = r {
+            self.auto = None;
+            self.poisoned = Some(WireError::from(&e));
+            return;
+        }
+        let ready = self.ready();
+        out.push(Reply {
+            route: Route::Channel,
+            bytes: ready.clone(),
+        });
+        out.push(Reply {
+            route: Route::Local,
+            bytes: ready,
+        });
     }
 
     fn prepare(&mut self, client: &str, sql: &str) -> Served {
@@ -1230,6 +1328,57 @@ mod tests {
         assert_eq!(
             rows(one(&mut copy, LOCAL, 1, query("SELECT v FROM t", None))),
             vec![vec![WireValue::Text("exported".into())]]
+        );
+    }
+
+    #[test]
+    fn import_replaces_the_database_after_validation() {
+        let mut src = setup();
+        one(
+            &mut src,
+            "a",
+            1,
+            query("INSERT INTO t(v) VALUES ('from the import')", Some("w")),
+        );
+        let Response::Bytes(good) = one(&mut src, "a", 2, Request::Export) else {
+            panic!("bytes")
+        };
+
+        let mut o = setup();
+        one(
+            &mut o,
+            "a",
+            1,
+            query("INSERT INTO t(v) VALUES ('old 1'), ('old 2')", Some("w")),
+        );
+        let mut bad = good.clone();
+        let last = bad.len() - 100;
+        bad[last] ^= 0xff;
+        let e = failed(one(&mut o, "a", 2, Request::Import { bytes: bad }));
+        assert_eq!(e.code, "CORRUPT", "{e:?}");
+        assert_eq!(count(&mut o), 2, "a failed import changes nothing");
+
+        let before = o.epoch();
+        let out = send(&mut o, "a", 3, Request::Import { bytes: good });
+        assert_eq!(
+            (out[0].1.epoch, &out[0].2),
+            (before, &Response::Done),
+            "DONE in the epoch the importer knows"
+        );
+        assert!(o.epoch() > before);
+        let ready: Vec<Route> = out[1..]
+            .iter()
+            .filter(|(_, _, r)| matches!(r, Response::Ready { .. }))
+            .map(|(r, _, _)| *r)
+            .collect();
+        assert_eq!(
+            ready,
+            vec![Route::Channel, Route::Local],
+            "every client learns the new epoch"
+        );
+        assert_eq!(
+            rows(one(&mut o, "b", 1, query("SELECT v FROM t", None))),
+            vec![vec![WireValue::Text("from the import".into())]]
         );
     }
 }

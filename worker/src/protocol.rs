@@ -51,6 +51,7 @@ pub mod kind {
     pub const TXN_STATUS: u8 = 0x0B;
     pub const EXPORT: u8 = 0x0C;
     pub const CLOSE: u8 = 0x0D;
+    pub const IMPORT: u8 = 0x0E;
     pub const READY: u8 = 0x40;
     pub const OPENED: u8 = 0x41;
     pub const DONE: u8 = 0x42;
@@ -76,6 +77,7 @@ pub mod kind {
         ("TXN_STATUS", TXN_STATUS),
         ("EXPORT", EXPORT),
         ("CLOSE", CLOSE),
+        ("IMPORT", IMPORT),
         ("READY", READY),
         ("OPENED", OPENED),
         ("DONE", DONE),
@@ -212,6 +214,9 @@ pub enum Request {
     Export,
     /// The client leaves; its open transaction is rolled back.
     Close,
+    /// Replaces the database with `bytes` (a database file), after
+    /// validating them fully.
+    Import { bytes: Vec<u8> },
 }
 
 /// The rows and counters of one statement.
@@ -452,6 +457,7 @@ pub fn encode_request(env: &Envelope, req: &Request) -> Vec<u8> {
             w.params(params);
         }
         Request::Finalize { stmt } => w.u32(*stmt),
+        Request::Import { bytes } => w.bytes(bytes),
         Request::Batch { txn, items } => {
             w.short_str(txn);
             w.len(items.len());
@@ -484,6 +490,7 @@ pub fn request_kind(req: &Request) -> u8 {
         Request::TxnStatus { .. } => kind::TXN_STATUS,
         Request::Export => kind::EXPORT,
         Request::Close => kind::CLOSE,
+        Request::Import { .. } => kind::IMPORT,
     }
 }
 
@@ -791,6 +798,9 @@ pub fn decode_request(bytes: &[u8]) -> std::result::Result<(Envelope, Request), 
             },
             kind::EXPORT => Request::Export,
             kind::CLOSE => Request::Close,
+            kind::IMPORT => Request::Import {
+                bytes: r.bytes()?.to_vec(),
+            },
             k => return Err(format!("unknown request kind {k:#04x}")),
         };
         r.end()?;
@@ -918,6 +928,7 @@ mod tests {
             Request::TxnStatus { txn: "t".into() },
             Request::Export,
             Request::Close,
+            Request::Import { bytes: vec![9; 10] },
         ]
     }
 

@@ -166,6 +166,15 @@ fn vectors() -> Vec<(&'static str, Vec<u8>)> {
             encode_request(&env, &Request::TxnStatus { txn: "t-1".into() }),
         ),
         (
+            "import",
+            encode_request(
+                &env,
+                &Request::Import {
+                    bytes: vec![1, 2, 3],
+                },
+            ),
+        ),
+        (
             "ready",
             encode_response(&env, &Response::Ready { owner: "o".into() }),
         ),
