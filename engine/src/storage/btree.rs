@@ -49,8 +49,8 @@ pub(crate) fn get(src: &dyn NodeSource, root: PageId, key: &[u8]) -> Result<Opti
     for _ in 0..=MAX_TREE_DEPTH {
         let node = src.node(id)?;
         match &*node {
-            Node::Branch(b) => id = b.children[b.child_index(key)],
-            Node::Leaf(l) => return Ok(l.search(key).ok().map(|i| l.entries[i].1.clone())),
+            Node::Branch(b) => id = b.children()[b.child_index(key)],
+            Node::Leaf(l) => return Ok(l.search(key).ok().map(|i| l.entries()[i].1.clone())),
         }
     }
     Err(corrupt!(root.0, "tree deeper than {MAX_TREE_DEPTH} levels"))
@@ -64,14 +64,14 @@ pub(crate) fn insert(
     value: LeafValue,
 ) -> Result<(PageId, Option<LeafValue>)> {
     if root.is_none() {
-        let leaf = Leaf { entries: vec![(key.to_vec(), value)] };
+        let leaf = Leaf::new(vec![(key.to_vec(), value)]);
         return Ok((st.alloc_node(Node::Leaf(leaf))?, None));
     }
     let (new_root, split, old) = insert_rec(st, root, key, value, true, 0)?;
     match split {
         None => Ok((new_root, old)),
         Some((sep, right)) => {
-            let b = Branch { keys: vec![sep], children: vec![new_root, right] };
+            let b = Branch::new(vec![sep], vec![new_root, right]);
             Ok((st.alloc_node(Node::Branch(b))?, old))
         }
     }
@@ -93,42 +93,38 @@ fn insert_rec(
     let node = st.node(id)?;
     if let Node::Branch(b) = &*node {
         let ci = b.child_index(key);
-        let last = ci == b.children.len() - 1;
-        let (child, split, old) = insert_rec(st, b.children[ci], key, value, rightmost && last, depth + 1)?;
+        let last = ci == b.children().len() - 1;
+        let (child, split, old) = insert_rec(st, b.children()[ci], key, value, rightmost && last, depth + 1)?;
         let (new_id, n) = st.make_mut(id)?;
         let Node::Branch(b) = n else { unreachable!("page {new_id:?} was a branch a moment ago") };
-        b.children[ci] = child;
+        b.set_child(ci, child);
         if let Some((sep, right)) = split {
-            b.keys.insert(ci, sep);
-            b.children.insert(ci + 1, right);
+            b.insert(ci, sep, right);
         }
         if b.encoded_size() <= PAGE_SIZE {
             return Ok((new_id, None, old));
         }
-        let at = if rightmost && last { b.keys.len() - 2 } else { branch_split_point(b) };
-        let right_keys = b.keys.split_off(at + 1);
-        let sep = b.keys.pop().expect("split point leaves a key to promote");
-        let right_children = b.children.split_off(at + 1);
-        let right = Branch { keys: right_keys, children: right_children };
+        let at = if rightmost && last { b.keys().len() - 2 } else { branch_split_point(b) };
+        let (sep, right) = b.split(at);
         let right_id = st.alloc_node(Node::Branch(right))?;
         return Ok((new_id, Some((sep, right_id)), old));
     }
     let (new_id, n) = st.make_mut(id)?;
     let Node::Leaf(l) = n else { unreachable!("page {new_id:?} was a leaf a moment ago") };
     let (pos, old) = match l.search(key) {
-        Ok(i) => (i, Some(std::mem::replace(&mut l.entries[i].1, value))),
+        Ok(i) => (i, Some(l.replace(i, value))),
         Err(i) => {
-            l.entries.insert(i, (key.to_vec(), value));
+            l.insert(i, key.to_vec(), value);
             (i, None)
         }
     };
     if l.encoded_size() <= PAGE_SIZE {
         return Ok((new_id, None, old));
     }
-    let appended = rightmost && old.is_none() && pos == l.entries.len() - 1;
-    let at = leaf_split_point(&l.entries, appended);
-    let right = Leaf { entries: l.entries.split_off(at) };
-    let sep = right.entries[0].0.clone();
+    let appended = rightmost && old.is_none() && pos == l.len() - 1;
+    let at = leaf_split_point(l.entries(), appended);
+    let right = l.split_off(at);
+    let sep = right.entries()[0].0.clone();
     let right_id = st.alloc_node(Node::Leaf(right))?;
     Ok((new_id, Some((sep, right_id)), old))
 }
@@ -168,17 +164,17 @@ fn split_point(sizes: &[usize], header: usize, fill_left: bool) -> usize {
 
 /// The key index to promote when splitting an overfull branch.
 fn branch_split_point(b: &Branch) -> usize {
-    let sizes: Vec<usize> = b.keys.iter().map(|k| super::node::branch_entry_size(k)).collect();
+    let sizes: Vec<usize> = b.keys().iter().map(|k| super::node::branch_entry_size(k)).collect();
     // Promoting key `m` leaves keys ..m on the left and m+1.. on the right.
     let total: usize = sizes.iter().sum();
     let mut prefix = 0;
     for (m, s) in sizes.iter().enumerate() {
         if m > 0 && prefix + s / 2 >= total / 2 {
-            return m.min(b.keys.len() - 2);
+            return m.min(b.keys().len() - 2);
         }
         prefix += s;
     }
-    b.keys.len() / 2
+    b.keys().len() / 2
 }
 
 /// Removes `key`; returns the new root (NONE when the tree became empty) and
@@ -193,8 +189,8 @@ pub(crate) fn remove(st: &mut dyn NodeStore, root: PageId, key: &[u8]) -> Result
     }
     let node = st.node(new_root)?;
     let collapsed = match &*node {
-        Node::Branch(b) if b.keys.is_empty() => Some(b.children[0]),
-        Node::Leaf(l) if l.entries.is_empty() => Some(PageId::NONE),
+        Node::Branch(b) if b.keys().is_empty() => Some(b.children()[0]),
+        Node::Leaf(l) if l.is_empty() => Some(PageId::NONE),
         _ => None,
     };
     match collapsed {
@@ -216,18 +212,18 @@ fn remove_rec(st: &mut dyn NodeStore, id: PageId, key: &[u8], depth: usize) -> R
             let Ok(i) = l.search(key) else { return Ok((id, None, false)) };
             let (new_id, n) = st.make_mut(id)?;
             let Node::Leaf(l) = n else { unreachable!("page {new_id:?} was a leaf a moment ago") };
-            let (_, old) = l.entries.remove(i);
+            let (_, old) = l.remove(i);
             Ok((new_id, Some(old), l.encoded_size() < UNDERFLOW_SIZE))
         }
         Node::Branch(b) => {
             let ci = b.child_index(key);
-            let (child, old, underflow) = remove_rec(st, b.children[ci], key, depth + 1)?;
+            let (child, old, underflow) = remove_rec(st, b.children()[ci], key, depth + 1)?;
             if old.is_none() {
                 return Ok((id, None, false));
             }
             let (new_id, n) = st.make_mut(id)?;
             let Node::Branch(b) = n else { unreachable!("page {new_id:?} was a branch a moment ago") };
-            b.children[ci] = child;
+            b.set_child(ci, child);
             if underflow {
                 rebalance(st, new_id, ci)?;
             }
@@ -244,38 +240,34 @@ fn rebalance(st: &mut dyn NodeStore, parent: PageId, ci: usize) -> Result<()> {
     let parent_node = st.node(parent)?;
     let Node::Branch(b) = &*parent_node else { return Err(corrupt!(parent.0, "expected a branch")) };
     let (li, ri) = if ci > 0 { (ci - 1, ci) } else { (ci, ci + 1) };
-    if ri >= b.children.len() {
+    if ri >= b.children().len() {
         return Ok(());
     }
-    let sep = b.keys[li].clone();
-    let (left_page, right_page) = (b.children[li], b.children[ri]);
+    let sep = b.keys()[li].clone();
+    let (left_page, right_page) = (b.children()[li], b.children()[ri]);
     drop(parent_node);
     let left = (*st.node(left_page)?).clone();
     let right = (*st.node(right_page)?).clone();
     let (new_left, split) = match (left, right) {
         (Node::Leaf(mut l), Node::Leaf(r)) => {
-            l.entries.extend(r.entries);
+            l.append(r);
             if l.encoded_size() <= PAGE_SIZE {
                 (Node::Leaf(l), None)
             } else {
-                let at = leaf_split_point(&l.entries, false);
-                let right = Leaf { entries: l.entries.split_off(at) };
-                let sep = right.entries[0].0.clone();
+                let at = leaf_split_point(l.entries(), false);
+                let right = l.split_off(at);
+                let sep = right.entries()[0].0.clone();
                 (Node::Leaf(l), Some((sep, Node::Leaf(right))))
             }
         }
         (Node::Branch(mut l), Node::Branch(r)) => {
-            l.keys.push(sep);
-            l.keys.extend(r.keys);
-            l.children.extend(r.children);
+            l.merge(sep, r);
             if l.encoded_size() <= PAGE_SIZE {
                 (Node::Branch(l), None)
             } else {
                 let m = branch_split_point(&l);
-                let rk = l.keys.split_off(m + 1);
-                let promoted = l.keys.pop().expect("branch split point leaves a key to promote");
-                let rc = l.children.split_off(m + 1);
-                (Node::Branch(l), Some((promoted, Node::Branch(Branch { keys: rk, children: rc }))))
+                let (promoted, right) = l.split(m);
+                (Node::Branch(l), Some((promoted, Node::Branch(right))))
             }
         }
         _ => return Err(corrupt!(parent.0, "siblings at different depths")),
@@ -295,16 +287,13 @@ fn rebalance(st: &mut dyn NodeStore, parent: PageId, ci: usize) -> Result<()> {
     }
     let (_, n) = st.make_mut(parent)?;
     let Node::Branch(b) = n else { unreachable!("parent was a branch above") };
-    b.children[li] = lid;
+    b.set_child(li, lid);
     match (rid, split) {
         (Some(rid), Some((sep, _))) => {
-            b.children[ri] = rid;
-            b.keys[li] = sep;
+            b.set_child(ri, rid);
+            b.set_key(li, sep);
         }
-        _ => {
-            b.keys.remove(li);
-            b.children.remove(ri);
-        }
+        _ => b.remove(li),
     }
     Ok(())
 }

@@ -104,8 +104,8 @@ impl Walker<'_> {
             }
             let Some(node) = self.read_node(id) else { continue };
             let keys: Vec<&[u8]> = match &node {
-                Node::Leaf(l) => l.entries.iter().map(|(k, _)| k.as_slice()).collect(),
-                Node::Branch(b) => b.keys.iter().map(|k| k.as_slice()).collect(),
+                Node::Leaf(l) => l.entries().iter().map(|(k, _)| k.as_slice()).collect(),
+                Node::Branch(b) => b.keys().iter().map(|k| k.as_slice()).collect(),
             };
             let below = lo.as_deref().is_some_and(|lo| keys.first().is_some_and(|k| *k < lo));
             let above = hi.as_deref().is_some_and(|hi| keys.last().is_some_and(|k| *k >= hi));
@@ -114,9 +114,9 @@ impl Walker<'_> {
             }
             match node {
                 Node::Branch(b) => {
-                    for (i, &child) in b.children.iter().enumerate().rev() {
-                        let clo = if i == 0 { lo.clone() } else { Some(b.keys[i - 1].clone()) };
-                        let chi = if i == b.keys.len() { hi.clone() } else { Some(b.keys[i].clone()) };
+                    for (i, &child) in b.children().iter().enumerate().rev() {
+                        let clo = if i == 0 { lo.clone() } else { Some(b.keys()[i - 1].clone()) };
+                        let chi = if i == b.keys().len() { hi.clone() } else { Some(b.keys()[i].clone()) };
                         stack.push((child, depth + 1, clo, chi));
                     }
                 }
@@ -124,11 +124,11 @@ impl Walker<'_> {
                     if *leaf_depth.get_or_insert(depth) != depth {
                         self.problem(id.0, format!("leaves of tree {name} at different depths"));
                     }
-                    if l.entries.is_empty() && depth > 0 {
+                    if l.is_empty() && depth > 0 {
                         self.problem(id.0, format!("empty non-root leaf in tree {name}"));
                     }
-                    count += l.entries.len() as u64;
-                    for (k, v) in l.entries {
+                    count += l.len() as u64;
+                    for (k, v) in l.into_entries() {
                         match v {
                             LeafValue::Overflow { len, first } => self.overflow(first, len),
                             LeafValue::Inline(v) if collect => out.push((k, v)),

@@ -35,7 +35,7 @@ impl Cursor {
                         Bound::Unbounded => 0,
                         Bound::Included(k) | Bound::Excluded(k) => b.child_index(k),
                     };
-                    id = b.children[i];
+                    id = b.children()[i];
                     c.path.push((node.clone(), i));
                 }
                 Node::Leaf(l) => {
@@ -67,15 +67,15 @@ impl Cursor {
             match &*node {
                 Node::Branch(b) => {
                     let i = match bound {
-                        Bound::Unbounded => b.children.len() - 1,
+                        Bound::Unbounded => b.children().len() - 1,
                         Bound::Included(k) | Bound::Excluded(k) => b.child_index(k),
                     };
-                    id = b.children[i];
+                    id = b.children()[i];
                     c.path.push((node.clone(), i));
                 }
                 Node::Leaf(l) => {
                     let i = match bound {
-                        Bound::Unbounded => l.entries.len(),
+                        Bound::Unbounded => l.len(),
                         Bound::Included(k) => l.search(k).map(|i| i + 1).unwrap_or_else(|i| i),
                         Bound::Excluded(k) => l.search(k).unwrap_or_else(|i| i),
                     };
@@ -91,8 +91,8 @@ impl Cursor {
         loop {
             let Some((node, i)) = self.path.last_mut() else { return Ok(None) };
             let Node::Leaf(l) = &**node else { return Err(corrupt!(0, "cursor path does not end in a leaf")) };
-            if *i < l.entries.len() {
-                let e = l.entries[*i].clone();
+            if *i < l.len() {
+                let e = l.entries()[*i].clone();
                 *i += 1;
                 return Ok(Some(e));
             }
@@ -110,7 +110,7 @@ impl Cursor {
             let Node::Leaf(l) = &**node else { return Err(corrupt!(0, "cursor path does not end in a leaf")) };
             if *i > 0 {
                 *i -= 1;
-                return Ok(Some(l.entries[*i].clone()));
+                return Ok(Some(l.entries()[*i].clone()));
             }
             if !self.step_leaf(src, false)? {
                 self.path.clear();
@@ -127,7 +127,7 @@ impl Cursor {
         loop {
             let Some((node, i)) = self.path.last_mut() else { return Ok(false) };
             let Node::Branch(b) = &**node else { return Err(corrupt!(0, "cursor path broken")) };
-            if forward && *i + 1 < b.children.len() {
+            if forward && *i + 1 < b.children().len() {
                 *i += 1;
                 break;
             }
@@ -141,18 +141,18 @@ impl Cursor {
         loop {
             let (node, i) = self.path.last().expect("climb stopped at a branch");
             let Node::Branch(b) = &**node else { unreachable!("climb stopped at a branch") };
-            let child = b.children[*i];
+            let child = b.children()[*i];
             if self.path.len() > MAX_TREE_DEPTH {
                 return Err(corrupt!(child.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
             }
             let n = src.node(child)?;
             match &*n {
                 Node::Branch(cb) => {
-                    let j = if forward { 0 } else { cb.children.len() - 1 };
+                    let j = if forward { 0 } else { cb.children().len() - 1 };
                     self.path.push((n.clone(), j));
                 }
                 Node::Leaf(l) => {
-                    let j = if forward { 0 } else { l.entries.len() };
+                    let j = if forward { 0 } else { l.len() };
                     self.path.push((n.clone(), j));
                     return Ok(true);
                 }

@@ -58,23 +58,20 @@ pub fn overflow_pages(len: u64) -> u64 {
     len.div_ceil(OVERFLOW_PAYLOAD_LEN as u64)
 }
 
-/// A leaf: sorted keys and their values.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A leaf: sorted keys and their values. The encoded size is kept up to
+/// date by every change, so the overflow check after an insert is O(1).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Leaf {
-    pub entries: Vec<(Vec<u8>, LeafValue)>,
+    entries: Vec<(Vec<u8>, LeafValue)>,
+    size: usize,
 }
 
-/// A branch: `keys.len() + 1` children.
+/// A branch: `keys.len() + 1` children, encoded size kept up to date.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Branch {
-    pub keys: Vec<Vec<u8>>,
-    pub children: Vec<PageId>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Node {
-    Leaf(Leaf),
-    Branch(Branch),
+    keys: Vec<Vec<u8>>,
+    children: Vec<PageId>,
+    size: usize,
 }
 
 pub fn leaf_entry_size(key: &[u8], value: &LeafValue) -> usize {
@@ -86,19 +83,94 @@ pub fn branch_entry_size(key: &[u8]) -> usize {
 }
 
 impl Leaf {
+    pub fn new(entries: Vec<(Vec<u8>, LeafValue)>) -> Leaf {
+        let size = LEAF_SLOTS_OFFSET + entries.iter().map(|(k, v)| leaf_entry_size(k, v)).sum::<usize>();
+        Leaf { entries, size }
+    }
+
+    pub fn entries(&self) -> &[(Vec<u8>, LeafValue)] {
+        &self.entries
+    }
+
+    pub fn into_entries(self) -> Vec<(Vec<u8>, LeafValue)> {
+        self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     pub fn encoded_size(&self) -> usize {
-        LEAF_SLOTS_OFFSET + self.entries.iter().map(|(k, v)| leaf_entry_size(k, v)).sum::<usize>()
+        self.size
     }
 
     /// Index of `key`, or where it would be inserted.
     pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
         self.entries.binary_search_by(|(k, _)| k.as_slice().cmp(key))
     }
+
+    pub fn insert(&mut self, i: usize, key: Vec<u8>, value: LeafValue) {
+        self.size += leaf_entry_size(&key, &value);
+        self.entries.insert(i, (key, value));
+    }
+
+    /// Replaces entry `i`'s value, returning the old one.
+    pub fn replace(&mut self, i: usize, value: LeafValue) -> LeafValue {
+        self.size = self.size + value.encoded_len() - self.entries[i].1.encoded_len();
+        std::mem::replace(&mut self.entries[i].1, value)
+    }
+
+    pub fn remove(&mut self, i: usize) -> (Vec<u8>, LeafValue) {
+        let e = self.entries.remove(i);
+        self.size -= leaf_entry_size(&e.0, &e.1);
+        e
+    }
+
+    /// Moves entries `at..` into a new leaf.
+    pub fn split_off(&mut self, at: usize) -> Leaf {
+        let right = Leaf::new(self.entries.split_off(at));
+        self.size -= right.size - LEAF_SLOTS_OFFSET;
+        right
+    }
+
+    /// Appends all of `other`'s entries (which sort after this leaf's).
+    pub fn append(&mut self, other: Leaf) {
+        self.size += other.size - LEAF_SLOTS_OFFSET;
+        self.entries.extend(other.entries);
+    }
+}
+
+impl Default for Leaf {
+    fn default() -> Leaf {
+        Leaf::new(Vec::new())
+    }
 }
 
 impl Branch {
+    pub fn new(keys: Vec<Vec<u8>>, children: Vec<PageId>) -> Branch {
+        debug_assert_eq!(keys.len() + 1, children.len());
+        let size = BRANCH_SLOTS_OFFSET + keys.iter().map(|k| branch_entry_size(k)).sum::<usize>();
+        Branch { keys, children, size }
+    }
+
+    pub fn keys(&self) -> &[Vec<u8>] {
+        &self.keys
+    }
+
+    pub fn children(&self) -> &[PageId] {
+        &self.children
+    }
+
+    pub fn set_child(&mut self, i: usize, id: PageId) {
+        self.children[i] = id;
+    }
+
     pub fn encoded_size(&self) -> usize {
-        BRANCH_SLOTS_OFFSET + self.keys.iter().map(|k| branch_entry_size(k)).sum::<usize>()
+        self.size
     }
 
     /// Index of the child whose key range holds `key`.
@@ -108,6 +180,51 @@ impl Branch {
             Err(i) => i,
         }
     }
+
+    /// Inserts separator `key` at `i` with `right` as child `i + 1`.
+    pub fn insert(&mut self, i: usize, key: Vec<u8>, right: PageId) {
+        self.size += branch_entry_size(&key);
+        self.keys.insert(i, key);
+        self.children.insert(i + 1, right);
+    }
+
+    /// Replaces separator `i`.
+    pub fn set_key(&mut self, i: usize, key: Vec<u8>) {
+        self.size = self.size + key.len() - self.keys[i].len();
+        self.keys[i] = key;
+    }
+
+    /// Removes separator `i` and child `i + 1`.
+    pub fn remove(&mut self, i: usize) {
+        let k = self.keys.remove(i);
+        self.size -= branch_entry_size(&k);
+        self.children.remove(i + 1);
+    }
+
+    /// Splits around separator `m`: this branch keeps keys `..m`, the
+    /// returned key is promoted, the new branch gets keys `m + 1..`.
+    pub fn split(&mut self, m: usize) -> (Vec<u8>, Branch) {
+        let right_keys = self.keys.split_off(m + 1);
+        let promoted = self.keys.pop().expect("split point within the keys");
+        let right_children = self.children.split_off(m + 1);
+        let right = Branch::new(right_keys, right_children);
+        self.size -= right.size - BRANCH_SLOTS_OFFSET + branch_entry_size(&promoted);
+        (promoted, right)
+    }
+
+    /// Appends separator `sep` and all of `other` (whose keys sort after).
+    pub fn merge(&mut self, sep: Vec<u8>, other: Branch) {
+        self.size += branch_entry_size(&sep) + other.size - BRANCH_SLOTS_OFFSET;
+        self.keys.push(sep);
+        self.keys.extend(other.keys);
+        self.children.extend(other.children);
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    Leaf(Leaf),
+    Branch(Branch),
 }
 
 impl Node {
@@ -138,6 +255,7 @@ impl Node {
 }
 
 fn encode_leaf(l: &Leaf, b: &mut [u8]) {
+    debug_assert_eq!(l.size, Leaf::new(l.entries.clone()).size, "leaf size bookkeeping drifted");
     b[KIND_OFFSET] = KIND_LEAF;
     write_u16(b, COUNT_OFFSET, l.entries.len() as u16);
     let mut at = LEAF_SLOTS_OFFSET + SLOT_LEN * l.entries.len();
@@ -167,6 +285,7 @@ fn encode_leaf(l: &Leaf, b: &mut [u8]) {
 }
 
 fn encode_branch(br: &Branch, b: &mut [u8]) {
+    debug_assert_eq!(br.size, Branch::new(br.keys.clone(), br.children.clone()).size, "branch size drifted");
     b[KIND_OFFSET] = KIND_BRANCH;
     write_u16(b, COUNT_OFFSET, br.keys.len() as u16);
     write_u64(b, BRANCH_CHILD0_OFFSET, br.children[0].0);
@@ -225,7 +344,7 @@ fn decode_leaf(page: &[u8], id: PageId) -> Result<Leaf> {
         check_order(entries.last().map(|(k, _)| k.as_slice()), key, id)?;
         entries.push((key.to_vec(), value));
     }
-    Ok(Leaf { entries })
+    Ok(Leaf::new(entries))
 }
 
 fn decode_branch(page: &[u8], id: PageId) -> Result<Branch> {
@@ -249,7 +368,7 @@ fn decode_branch(page: &[u8], id: PageId) -> Result<Branch> {
     if children.iter().any(|c| c.0 < FIRST_DATA_PAGE) {
         return Err(corrupt!(id.0, "branch points at a superblock"));
     }
-    Ok(Branch { keys, children })
+    Ok(Branch::new(keys, children))
 }
 
 #[cfg(test)]
@@ -258,14 +377,10 @@ mod tests {
 
     #[test]
     fn leaf_round_trip() {
-        let leaf = Leaf {
-            entries: vec![
-                (b"a".to_vec(), LeafValue::Inline(b"one".to_vec())),
-                (b"b".to_vec(), LeafValue::Overflow { len: 9000, first: PageId(7) }),
-                (vec![], LeafValue::Inline(vec![])),
-            ][..2]
-                .to_vec(),
-        };
+        let leaf = Leaf::new(vec![
+            (b"a".to_vec(), LeafValue::Inline(b"one".to_vec())),
+            (b"b".to_vec(), LeafValue::Overflow { len: 9000, first: PageId(7) }),
+        ]);
         let mut page = [0u8; PAGE_SIZE];
         Node::Leaf(leaf.clone()).encode(&mut page, PageId(5));
         verify_page(&page, PageId(5)).unwrap();
@@ -275,7 +390,7 @@ mod tests {
 
     #[test]
     fn branch_round_trip() {
-        let br = Branch { keys: vec![b"k".to_vec(), b"m".to_vec()], children: vec![PageId(3), PageId(4), PageId(9)] };
+        let br = Branch::new(vec![b"k".to_vec(), b"m".to_vec()], vec![PageId(3), PageId(4), PageId(9)]);
         let mut page = [0u8; PAGE_SIZE];
         Node::Branch(br.clone()).encode(&mut page, PageId(2));
         assert_eq!(Node::decode(&page, PageId(2)).unwrap(), Node::Branch(br.clone()));

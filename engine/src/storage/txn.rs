@@ -159,9 +159,9 @@ impl WriteTxn {
             }
             let node = self.node(id)?;
             match &*node {
-                Node::Branch(b) => stack.extend(b.children.iter().map(|&c| (c, depth + 1))),
+                Node::Branch(b) => stack.extend(b.children().iter().map(|&c| (c, depth + 1))),
                 Node::Leaf(l) => {
-                    for (_, v) in &l.entries {
+                    for (_, v) in l.entries() {
                         self.free_value(v);
                     }
                 }
