@@ -179,6 +179,12 @@ impl Statement {
         &self.columns
     }
 
+    /// The rest of `sql` after this statement (when `sql` is the text it
+    /// was prepared from), for running a script statement by statement.
+    pub fn tail<'s>(&self, sql: &'s str) -> &'s str {
+        sql.get(self.parsed.end..).unwrap_or("")
+    }
+
     /// The number of parameters to bind (the largest parameter index).
     pub fn param_count(&self) -> usize {
         self.parsed.params.len()

@@ -215,7 +215,7 @@ pub(crate) fn table_from_ast(
         sql,
     };
     // (columns, origin) of every uniqueness constraint, in definition order.
-    let mut unique_sets: Vec<(Vec<(usize, bool, Option<String>)>, IndexOrigin)> = Vec::new();
+    let mut unique_sets: UniqueSets = Vec::new();
     for def in columns {
         if table.column_index(&def.name).is_some() {
             return Err(sql_err!("duplicate column name: {}", def.name));

@@ -167,11 +167,6 @@ impl<'p> Scope<'p> {
             .find(|(a, _)| a.eq_ignore_ascii_case(name))
             .map(|(_, e)| e.clone())
     }
-
-    /// Whether a table or alias `name` is in this scope.
-    pub(crate) fn has_item(&self, name: &str) -> bool {
-        self.items.iter().any(|i| i.name.eq_ignore_ascii_case(name))
-    }
 }
 
 fn display_name(table: Option<&str>, column: &str) -> String {

@@ -10,7 +10,7 @@ use super::scope::{Scope, ScopeColumn, ScopeItem};
 use super::{Binder, CteDef};
 use crate::sql::ast;
 use crate::sql::planner::join::{plan_from, Conjunct};
-use crate::sql::planner::plan::{Body, Core, Expr, From, FromItem, Query, SortKey, Source};
+use crate::sql::planner::plan::{Body, Core, Expr, FromItem, Query, SortKey, Source};
 use crate::sql::value::{Affinity, Collation, Value};
 use crate::{sql_err, Result};
 
@@ -58,6 +58,9 @@ struct BoundCore {
     /// ORDER BY keys when the core bound them itself (simple SELECT).
     order: Option<Vec<SortKey>>,
 }
+
+/// Join conditions of a FROM clause: (item index, ON/USING condition).
+type JoinConditions = Vec<(usize, ast::Expr)>;
 
 /// One FROM item during binding, before the scope exists.
 struct PendingItem {
@@ -483,7 +486,7 @@ impl Binder<'_> {
         &mut self,
         from: &ast::FromClause,
         parent: &Scope,
-    ) -> Result<(Vec<PendingItem>, Vec<(usize, ast::Expr)>)> {
+    ) -> Result<(Vec<PendingItem>, JoinConditions)> {
         let mut items = Vec::new();
         let mut conds = Vec::new();
         self.bind_from_item(&from.first, parent, false, &mut items, &mut conds)?;
@@ -620,6 +623,12 @@ impl Binder<'_> {
         {
             return self.bind_cte_ref(pos, shown, left_join);
         }
+        if ["sqlite_schema", "sqlite_master"]
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name))
+        {
+            return Ok(self.schema_source(shown, left_join));
+        }
         if let Some(table) = self.catalog.table(name) {
             let columns = table
                 .columns
@@ -681,6 +690,79 @@ impl Binder<'_> {
             });
         }
         Err(sql_err!("no such table: {name}"))
+    }
+
+    /// `sqlite_schema` (alias `sqlite_master`): one row per table, index and
+    /// view: (type, name, tbl_name, rootpage, sql). `rootpage` is 0:
+    /// TinyJoin names trees instead of numbering pages.
+    fn schema_source(&mut self, shown: String, left_join: bool) -> PendingItem {
+        let text = |s: &str| Expr::Literal(Value::Text(s.to_string()));
+        let mut rows = Vec::new();
+        for t in self.catalog.tables.values() {
+            rows.push(vec![
+                text("table"),
+                text(&t.name),
+                text(&t.name),
+                Expr::Literal(Value::Integer(0)),
+                text(&t.sql),
+            ]);
+        }
+        for ix in self.catalog.indexes.values() {
+            let table = self
+                .catalog
+                .tables
+                .get(&ix.table)
+                .map_or(ix.table.clone(), |t| t.name.clone());
+            let sql = ix.sql.as_deref().map_or(Expr::Literal(Value::Null), text);
+            rows.push(vec![
+                text("index"),
+                text(&ix.name),
+                text(&table),
+                Expr::Literal(Value::Integer(0)),
+                sql,
+            ]);
+        }
+        for v in self.catalog.views.values() {
+            rows.push(vec![
+                text("view"),
+                text(&v.name),
+                text(&v.name),
+                Expr::Literal(Value::Integer(0)),
+                text(&v.sql),
+            ]);
+        }
+        let names = ["type", "name", "tbl_name", "rootpage", "sql"];
+        let query = Query {
+            body: Body::Values(rows),
+            order_by: Vec::new(),
+            limit: None,
+            offset: None,
+            columns: names.iter().map(|n| n.to_string()).collect(),
+            decl_types: vec![
+                "TEXT".into(),
+                "TEXT".into(),
+                "TEXT".into(),
+                "INT".into(),
+                "TEXT".into(),
+            ],
+        };
+        let columns = query_columns(&query, &[None; 5]);
+        let id = self.next_subquery;
+        self.next_subquery += 1;
+        let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
+            id,
+            query,
+            correlated: false,
+        });
+        PendingItem {
+            name: shown,
+            source: Source::Query { query: sub },
+            columns,
+            has_rowid: false,
+            left_join,
+            rows: 10.0,
+            indexes: Vec::new(),
+        }
     }
 
     fn bind_cte_ref(&mut self, pos: usize, shown: String, left_join: bool) -> Result<PendingItem> {
@@ -1019,9 +1101,4 @@ fn select_mentions(select: &ast::Select, name: &str) -> bool {
     let needle = format!("name: {:?}", name);
     text.to_ascii_lowercase()
         .contains(&needle.to_ascii_lowercase())
-}
-
-/// A literal NULL (used for missing values).
-pub(crate) fn null_expr() -> Expr {
-    Expr::Literal(Value::Null)
 }

@@ -13,8 +13,7 @@ use super::scan::{index_key, key_columns, table_row};
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::catalog::{
-    self, index_from_ast, key, schema_record, table_from_ast, Catalog, Index, Table, View,
-    SCHEMA_TREE,
+    index_from_ast, key, schema_record, table_from_ast, Catalog, Index, Table, View, SCHEMA_TREE,
 };
 use crate::sql::parser;
 use crate::sql::record;
@@ -551,9 +550,4 @@ pub(crate) fn alter_table(
     }
     cat.tables.insert(new_key, Rc::new(t));
     Ok(())
-}
-
-/// Re-exported for DML: the catalog key of a name.
-pub(crate) fn catalog_key(name: &str) -> String {
-    catalog::key(name)
 }

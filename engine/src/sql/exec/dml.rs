@@ -429,6 +429,10 @@ fn upsert_update(
     let mut ex_item = table_scope_item(table, "excluded");
     ex_item.offset = table.columns.len() + 1;
     ex_item.rowid = Some(ex_item.offset + table.columns.len());
+    // Unqualified names mean the target row; `excluded.x` must be qualified.
+    for c in &mut ex_item.columns {
+        c.hidden = true;
+    }
     let scope = Scope::new(vec![table_scope_item(table, &table.name), ex_item], None);
     let mut binder = Binder::new(cat);
     let mut agg = AggCtx::default();

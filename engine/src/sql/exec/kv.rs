@@ -11,6 +11,7 @@
 //! in memory; the executor charges it to the statement's memory budget so a
 //! scan too large for the batch limit fails with `BatchLimitExceeded`.
 
+#[cfg(test)]
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
@@ -49,11 +50,13 @@ pub(crate) trait Kv {
 }
 
 /// An in-memory [`Kv`] for tests: a map of trees.
+#[cfg(test)]
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MemKv {
     trees: BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>,
 }
 
+#[cfg(test)]
 impl MemKv {
     fn tree(&self, tree: &str) -> Result<&BTreeMap<Vec<u8>, Vec<u8>>> {
         self.trees
@@ -68,6 +71,7 @@ impl MemKv {
     }
 }
 
+#[cfg(test)]
 impl Kv for MemKv {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         Ok(self.tree(tree)?.get(key).cloned())

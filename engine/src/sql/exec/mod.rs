@@ -37,6 +37,8 @@ pub(crate) mod scan;
 pub(crate) mod select;
 pub(crate) mod statement;
 pub(crate) mod store_kv;
+#[cfg(test)]
+mod tests;
 pub(crate) mod window;
 pub(crate) mod write;
 

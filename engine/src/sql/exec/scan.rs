@@ -7,7 +7,7 @@
 //! `keycode::encode_key(values, columns)` followed by the 8 raw bytes of
 //! `keycode::encode_rowid(rowid)`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
 use std::rc::Rc;
 
@@ -17,7 +17,7 @@ use crate::sql::catalog::{Index, Table};
 use crate::sql::keycode::{self, KeyColumn};
 use crate::sql::planner::plan::{Access, Expr, FromItem, Level, Source};
 use crate::sql::record;
-use crate::sql::value::{apply_affinity, Affinity, Value};
+use crate::sql::value::{apply_affinity, Affinity, Collation, Value};
 use crate::{corrupt, Result};
 
 /// A row of values.
@@ -159,33 +159,44 @@ impl ExecCtx<'_> {
         item: &FromItem,
         level: &Level,
         env: &Env,
-        cache: &mut Option<Rc<Vec<Row>>>,
+        lc: &mut LevelCache,
     ) -> Result<Rc<Vec<Row>>> {
-        let table = match &item.source {
-            Source::Table(t) => t,
-            Source::Query { query } => {
-                if let Some(rows) = cache {
-                    if !query.correlated {
-                        return Ok(rows.clone());
-                    }
+        if let Access::Hash {
+            build,
+            probe,
+            affinities,
+            collations,
+        } = &level.access
+        {
+            let rows = self.source_rows(item, env, &mut lc.rows)?;
+            if lc.hash.is_none() {
+                lc.hash = Some(hash_rows(&rows, build, collations));
+            }
+            let mut key = Vec::new();
+            for ((e, aff), coll) in probe.iter().zip(affinities).zip(collations) {
+                let v = convert(self.eval(e, env)?, *aff);
+                if v.is_null() {
+                    return Ok(Rc::new(Vec::new()));
                 }
-                let rows = Rc::new(self.run_query(&query.query, env.outer)?);
-                *cache = Some(rows.clone());
-                return Ok(rows);
+                keycode::append_value(
+                    &mut key,
+                    &v,
+                    KeyColumn {
+                        desc: false,
+                        collation: *coll,
+                    },
+                );
             }
-            Source::CteWorking(id) => {
-                return Ok(self.working.borrow().get(id).cloned().unwrap_or_default());
-            }
+            let hits = lc.hash.as_ref().and_then(|h| h.get(&key));
+            return Ok(Rc::new(hits.map_or_else(Vec::new, |ix| {
+                ix.iter().map(|&i| rows[i].clone()).collect()
+            })));
+        }
+        let Source::Table(table) = &item.source else {
+            return self.source_rows(item, env, &mut lc.rows);
         };
         match &level.access {
-            Access::Scan | Access::Hash { .. } => {
-                if let Some(rows) = cache {
-                    return Ok(rows.clone());
-                }
-                let rows = Rc::new(self.scan_table(table)?);
-                *cache = Some(rows.clone());
-                Ok(rows)
-            }
+            Access::Scan | Access::Hash { .. } => self.source_rows(item, env, &mut lc.rows),
             Access::RowidEq(values) => {
                 let mut out = Vec::new();
                 let mut seen = HashSet::new();
@@ -212,6 +223,27 @@ impl ExecCtx<'_> {
                 .index_rows(table, index, eq, affinities, lo.as_ref(), hi.as_ref(), env)
                 .map(Rc::new),
         }
+    }
+
+    /// Every row of a level's source, cached for the statement (tables,
+    /// uncorrelated subqueries) or per outer row (correlated subqueries).
+    fn source_rows(
+        &self,
+        item: &FromItem,
+        env: &Env,
+        cache: &mut Option<Rc<Vec<Row>>>,
+    ) -> Result<Rc<Vec<Row>>> {
+        let correlated = matches!(&item.source, Source::Query { query } if query.correlated);
+        if let (Some(rows), false) = (cache.as_ref(), correlated) {
+            return Ok(rows.clone());
+        }
+        let rows = match &item.source {
+            Source::Table(t) => Rc::new(self.scan_table(t)?),
+            Source::Query { query } => Rc::new(self.run_query(&query.query, env.outer)?),
+            Source::CteWorking(id) => self.working.borrow().get(id).cloned().unwrap_or_default(),
+        };
+        *cache = Some(rows.clone());
+        Ok(rows)
     }
 
     fn rowid_range(
@@ -288,7 +320,7 @@ impl ExecCtx<'_> {
         }
         let range_col = eq.len();
         let range_aff = affinities.get(range_col).copied().unwrap_or(Affinity::Blob);
-        let mut bound_value = |b: Option<&(Expr, bool)>| -> Result<Option<Option<(Value, bool)>>> {
+        let bound_value = |b: Option<&(Expr, bool)>| -> Result<Option<Option<(Value, bool)>>> {
             match b {
                 None => Ok(Some(None)),
                 Some((e, inc)) => {
@@ -322,6 +354,42 @@ impl ExecCtx<'_> {
         }
         Ok(out)
     }
+}
+
+/// What a join level keeps between probes: its source rows (when they do
+/// not depend on the outer rows) and its hash table.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LevelCache {
+    pub rows: Option<Rc<Vec<Row>>>,
+    pub hash: Option<HashMap<Vec<u8>, Vec<usize>>>,
+}
+
+/// Hashes rows by the key of their `build` columns (NULL keys left out:
+/// they never equal anything).
+fn hash_rows(
+    rows: &[Row],
+    build: &[usize],
+    collations: &[Collation],
+) -> HashMap<Vec<u8>, Vec<usize>> {
+    let mut map: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+    'rows: for (i, r) in rows.iter().enumerate() {
+        let mut key = Vec::new();
+        for (&c, coll) in build.iter().zip(collations) {
+            if r[c].is_null() {
+                continue 'rows;
+            }
+            keycode::append_value(
+                &mut key,
+                &r[c],
+                KeyColumn {
+                    desc: false,
+                    collation: *coll,
+                },
+            );
+        }
+        map.entry(key).or_default().push(i);
+    }
+    map
 }
 
 /// Key bounds for `prefix` + a range on the next column.

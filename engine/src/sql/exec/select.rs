@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use super::aggregate::Accumulator;
 use super::eval::Env;
-use super::scan::Row;
+use super::scan::{LevelCache, Row};
 use super::{row_size, ExecCtx};
 use crate::sql::ast::CompoundOperator;
 use crate::sql::keycode;
@@ -211,7 +211,7 @@ impl ExecCtx<'_> {
                 return Ok(());
             }
         }
-        let mut caches = vec![None; core.from.levels.len()];
+        let mut caches = vec![LevelCache::default(); core.from.levels.len()];
         self.join_level(core, 0, &mut row, outer, &mut caches, sink)?;
         Ok(())
     }
@@ -222,7 +222,7 @@ impl ExecCtx<'_> {
         depth: usize,
         row: &mut Vec<Value>,
         outer: Option<&Env>,
-        caches: &mut [Option<Rc<Vec<Row>>>],
+        caches: &mut [LevelCache],
         sink: &mut Sink,
     ) -> Result<bool> {
         let Some(level) = core.from.levels.get(depth) else {

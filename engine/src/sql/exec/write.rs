@@ -338,19 +338,8 @@ pub(crate) fn index_values(
     Ok(Some(vals))
 }
 
-/// A CHECK constraint's label when it has no name: its expression as
-/// SQLite would print it is not available without the renderer, so a
-/// compact form of the expression's column names is used.
+/// A CHECK constraint's label when it has no name: its expression, as
+/// SQLite's message shows it.
 fn check_text(e: &crate::sql::ast::Expr) -> String {
-    let mut names = Vec::new();
-    crate::sql::binder::expr::visit(e, &mut |x| {
-        if let crate::sql::ast::ExprKind::Column(c) = &x.kind {
-            names.push(c.column.clone());
-        }
-    });
-    if names.is_empty() {
-        "CHECK".to_string()
-    } else {
-        names.join(", ")
-    }
+    e.to_string()
 }

@@ -81,7 +81,10 @@ pub(crate) fn choose_access(
     for e in conjuncts {
         collect_terms(e, table, &column_of, &computable, &mut terms);
     }
-    best_access(table, &items[item], &terms)
+    match best_access(&items[item], &terms) {
+        Access::Scan => hash_access(table, &items[item], &terms),
+        other => other,
+    }
 }
 
 type ColumnOf<'a> = dyn Fn(&Expr) -> Option<Option<usize>> + 'a;
@@ -109,7 +112,7 @@ fn collect_terms(
                 return;
             };
             let kind = match op {
-                BinaryOp::Eq | BinaryOp::Is => TermKind::Eq(val.clone()),
+                BinaryOp::Eq => TermKind::Eq(val.clone()),
                 BinaryOp::Gt => TermKind::Lower(val.clone(), false),
                 BinaryOp::Ge => TermKind::Lower(val.clone(), true),
                 BinaryOp::Lt => TermKind::Upper(val.clone(), false),
@@ -221,7 +224,7 @@ fn index_conversion(table: &Table, col: Option<usize>, cmp: &CmpInfo) -> Option<
     }
 }
 
-fn best_access(table: &Rc<Table>, item: &FromItem, terms: &[Term]) -> Access {
+fn best_access(item: &FromItem, terms: &[Term]) -> Access {
     let rowid_terms: Vec<&Term> = terms.iter().filter(|t| t.column.is_none()).collect();
     if let Some(t) = rowid_terms
         .iter()
@@ -252,11 +255,49 @@ fn best_access(table: &Rc<Table>, item: &FromItem, terms: &[Term]) -> Access {
     best
 }
 
+/// A hash join on every `column = value` term, when no index serves.
+fn hash_access(table: &Table, item: &FromItem, terms: &[Term]) -> Access {
+    if item.rows < HASH_MIN_ROWS {
+        return Access::Scan;
+    }
+    let mut build = Vec::new();
+    let mut probe = Vec::new();
+    let mut affinities = Vec::new();
+    let mut collations = Vec::new();
+    for t in terms {
+        let (Some(c), TermKind::Eq(v)) = (t.column, &t.kind) else {
+            continue;
+        };
+        if build.contains(&c) || t.cmp.collation != table.columns[c].collation {
+            continue;
+        }
+        build.push(c);
+        probe.push(v.clone());
+        affinities.push(t.conversion.unwrap_or(Affinity::Blob));
+        collations.push(t.cmp.collation);
+    }
+    if build.is_empty() {
+        return Access::Scan;
+    }
+    Access::Hash {
+        build,
+        probe,
+        affinities,
+        collations,
+    }
+}
+
+/// Below this many rows a scan is as cheap as building a hash table.
+const HASH_MIN_ROWS: f64 = 8.0;
+
 fn table_indexes(item: &FromItem) -> Vec<Rc<Index>> {
     item.indexes.clone()
 }
 
-fn range_of(terms: &[&Term]) -> (Option<(Expr, bool)>, Option<(Expr, bool)>) {
+/// A range end: the value and whether it is included.
+type RangeEnd = Option<(Expr, bool)>;
+
+fn range_of(terms: &[&Term]) -> (RangeEnd, RangeEnd) {
     let mut lo = None;
     let mut hi = None;
     for t in terms {
@@ -314,13 +355,15 @@ fn index_access(index: &Rc<Index>, item: &FromItem, terms: &[Term]) -> Option<(A
     }
     let full_unique = index.unique && eq.len() == index.columns.len();
     let fanout: f64 = eq.iter().map(|v| v.len() as f64).product();
+    // Not clamped to 1: a longer equality prefix must win even on tiny
+    // tables (the estimate only ranks candidates).
     let mut rows = if full_unique {
-        fanout
+        fanout * 0.5
     } else {
-        (item.rows / 10f64.powi(eq.len() as i32)).max(1.0) * fanout
+        item.rows.max(1.0) / 10f64.powi(eq.len() as i32) * fanout
     };
     if lo.is_some() || hi.is_some() {
-        rows = (rows / 4.0).max(1.0);
+        rows /= 4.0;
     }
     Some((
         Access::Index {
@@ -355,6 +398,6 @@ pub(crate) fn estimate_rows(item: &FromItem, access: &Access) -> f64 {
             }
             rows
         }
-        Access::Hash { .. } => 2.0,
+        Access::Hash { build, .. } => (item.rows / 10f64.powi(build.len() as i32)).max(1.0),
     }
 }

@@ -328,12 +328,15 @@ pub(crate) enum Access {
         /// Every column the query needs is in the index.
         covering: bool,
     },
-    /// Hash join: build a table of the item's rows keyed by `build` (over
-    /// the item's own row), probe it with `probe` (over bound rows).
+    /// Hash join: the item's rows are hashed once by their `build` columns
+    /// (column numbers within the item); each probe looks up the converted
+    /// `probe` values (SQLite's equality: 1 and 1.0 are one key, text by
+    /// collation).
     Hash {
-        build: Vec<Expr>,
+        build: Vec<usize>,
         probe: Vec<Expr>,
         affinities: Vec<Affinity>,
+        collations: Vec<Collation>,
     },
 }
 
@@ -453,10 +456,7 @@ fn walk_body(b: &Body, level: usize, f: &mut dyn FnMut(usize)) {
                             eq.iter().flatten().for_each(|x| walk(x, level, f));
                         }
                     }
-                    Access::Hash { build, probe, .. } => build
-                        .iter()
-                        .chain(probe.iter())
-                        .for_each(|x| walk(x, level, f)),
+                    Access::Hash { probe, .. } => probe.iter().for_each(|x| walk(x, level, f)),
                     Access::Scan => {}
                 }
             }

@@ -1,0 +1,197 @@
+//! `tinyjoin`: the native shell over a database file.
+//!
+//! ```text
+//! tinyjoin FILE "SQL; SQL; ..."   run the statements, print rows
+//! tinyjoin FILE                   read statements and dot-commands from stdin
+//! ```
+//!
+//! Rows print like `sqlite3`'s default list mode: values separated by `|`,
+//! NULL as an empty string. Dot-commands: `.tables`, `.schema [TABLE]`,
+//! `.check` (full validation), `.dump` (SQL text that recreates the
+//! database). Errors go to stderr and make the exit status non-zero.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use tinyjoin_engine::storage::FileDevice;
+use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.first() else {
+        eprintln!("usage: tinyjoin FILE [SQL]");
+        return ExitCode::from(2);
+    };
+    let db = match FileDevice::open(path)
+        .and_then(|d| Database::open(Box::new(d), DbOptions::default()))
+    {
+        Ok(db) => db,
+        Err(e) => {
+            eprintln!("Error: cannot open {path}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut conn = db.connect();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let ok = match args.get(1) {
+        Some(sql) => run_input(&db, &mut conn, sql, &mut out),
+        None => {
+            let mut all_ok = true;
+            let mut pending = String::new();
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                if pending.trim().is_empty() && line.trim_start().starts_with('.') {
+                    all_ok &= run_input(&db, &mut conn, &line, &mut out);
+                    continue;
+                }
+                pending.push_str(&line);
+                pending.push('\n');
+                if line.trim_end().ends_with(';') {
+                    all_ok &= run_input(&db, &mut conn, &pending, &mut out);
+                    pending.clear();
+                }
+            }
+            if !pending.trim().is_empty() {
+                all_ok &= run_input(&db, &mut conn, &pending, &mut out);
+            }
+            all_ok
+        }
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Runs SQL text or one dot-command; reports errors on stderr.
+fn run_input(db: &Database, conn: &mut Connection, input: &str, out: &mut dyn Write) -> bool {
+    let trimmed = input.trim();
+    let result = if let Some(cmd) = trimmed.strip_prefix('.') {
+        dot_command(db, conn, cmd, out)
+    } else {
+        run_sql(conn, trimmed, out)
+    };
+    match result {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            false
+        }
+    }
+}
+
+fn render(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::Integer(i) => i.to_string(),
+        Value::Real(r) => tinyjoin_engine::sql::value::real_to_text(*r),
+        Value::Text(s) => s.clone(),
+        Value::Blob(b) => String::from_utf8_lossy(b).into_owned(),
+    }
+}
+
+/// SQL literal text of a value (for `.dump`).
+fn literal(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::Text(s) => format!("'{}'", s.replace('\'', "''")),
+        Value::Blob(b) => format!(
+            "X'{}'",
+            b.iter().map(|x| format!("{x:02X}")).collect::<String>()
+        ),
+        other => render(other),
+    }
+}
+
+/// Runs each statement of `sql`, printing the rows of those that return some.
+fn run_sql(conn: &mut Connection, sql: &str, out: &mut dyn Write) -> Result<(), String> {
+    let mut rest = sql;
+    while !rest.trim().is_empty() {
+        let mut stmt = conn.prepare(rest).map_err(|e| e.to_string())?;
+        let result = stmt
+            .execute(conn, &Params::None)
+            .map_err(|e| e.to_string())?;
+        for row in &result.rows {
+            let line: Vec<String> = row.iter().map(render).collect();
+            writeln!(out, "{}", line.join("|")).map_err(|e| e.to_string())?;
+        }
+        rest = stmt.tail(rest);
+    }
+    Ok(())
+}
+
+fn query(conn: &mut Connection, sql: &str) -> Result<Vec<Vec<Value>>, String> {
+    conn.execute(sql, &Params::None)
+        .map(|r| r.rows)
+        .map_err(|e| e.to_string())
+}
+
+fn dot_command(
+    db: &Database,
+    conn: &mut Connection,
+    cmd: &str,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let mut words = cmd.split_whitespace();
+    let w = |e: std::io::Error| e.to_string();
+    match words.next().unwrap_or("") {
+        "tables" => {
+            let rows = query(
+                conn,
+                "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY name",
+            )?;
+            let names: Vec<String> = rows.iter().map(|r| render(&r[0])).collect();
+            writeln!(out, "{}", names.join("  ")).map_err(w)
+        }
+        "schema" => {
+            let sql = match words.next() {
+                Some(t) => format!(
+                    "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND lower(tbl_name) = lower('{}') ORDER BY type DESC, name",
+                    t.replace('\'', "''")
+                ),
+                None => "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY type DESC, name".into(),
+            };
+            for r in query(conn, &sql)? {
+                writeln!(out, "{};", render(&r[0])).map_err(w)?;
+            }
+            Ok(())
+        }
+        "check" => {
+            let report = db.check().map_err(|e| e.to_string())?;
+            if report.problems.is_empty() {
+                writeln!(out, "ok").map_err(w)
+            } else {
+                for p in &report.problems {
+                    writeln!(out, "{p:?}").map_err(w)?;
+                }
+                Err(format!("{} problems found", report.problems.len()))
+            }
+        }
+        "dump" => dump(conn, out),
+        other => Err(format!("unknown command: .{other}")),
+    }
+}
+
+fn dump(conn: &mut Connection, out: &mut dyn Write) -> Result<(), String> {
+    let w = |e: std::io::Error| e.to_string();
+    writeln!(out, "BEGIN TRANSACTION;").map_err(w)?;
+    let tables = query(
+        conn,
+        "SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY name",
+    )?;
+    for t in &tables {
+        let name = render(&t[0]);
+        writeln!(out, "{};", render(&t[1])).map_err(w)?;
+        let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+        for row in query(conn, &format!("SELECT * FROM {quoted}"))? {
+            let values: Vec<String> = row.iter().map(literal).collect();
+            writeln!(out, "INSERT INTO {quoted} VALUES({});", values.join(",")).map_err(w)?;
+        }
+    }
+    for r in query(conn, "SELECT sql FROM sqlite_schema WHERE type IN ('index', 'view') AND sql IS NOT NULL ORDER BY type, name")? {
+        writeln!(out, "{};", render(&r[0])).map_err(w)?;
+    }
+    writeln!(out, "COMMIT;").map_err(w)
+}
