@@ -514,4 +514,30 @@ export const tests = [
       }
     },
   },
+  {
+    // tinyjoin/worker inside an application's own dedicated Worker, on OPFS:
+    // the same statements, values and errors; export then import round-trips.
+    name: "in-worker API on OPFS: batch, export, import, errors",
+    async run(env) {
+      const name = freshName("inworker");
+      const tab = await env.tab();
+      const r = await tab.evaluate(
+        (name) =>
+          new Promise((resolve) => {
+            const w = new Worker("/t/inworker-worker.js", { type: "module" });
+            w.onmessage = (ev) => {
+              w.terminate();
+              resolve(ev.data);
+            };
+            w.onerror = (ev) => resolve({ ok: false, message: ev.message });
+            w.postMessage(name);
+          }),
+        name,
+      );
+      assert.equal(r.ok, true, `${r.code}: ${r.message}`);
+      assert.deepEqual(r.rows, [["one"], ["two"]]);
+      assert.equal(r.err, "SQL_ERROR");
+      assert.ok(r.exported > 0);
+    },
+  },
 ];
