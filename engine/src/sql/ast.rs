@@ -57,27 +57,47 @@ pub(crate) enum Statement {
     /// `ALTER TABLE`.
     AlterTable(Box<AlterTable>),
     /// `BEGIN [DEFERRED|IMMEDIATE|EXCLUSIVE] [TRANSACTION]`.
-    Begin { mode: TransactionMode, pos: Position },
+    Begin {
+        mode: TransactionMode,
+        pos: Position,
+    },
     /// `COMMIT` or `END` [TRANSACTION].
     Commit { pos: Position },
     /// `ROLLBACK [TRANSACTION] [TO [SAVEPOINT] name]`. `savepoint` is the
     /// name after TO; `None` rolls back the whole transaction.
-    Rollback { savepoint: Option<Ident>, pos: Position },
+    Rollback {
+        savepoint: Option<Ident>,
+        pos: Position,
+    },
     /// `SAVEPOINT name`.
     Savepoint { name: Ident, pos: Position },
     /// `RELEASE [SAVEPOINT] name`.
     Release { name: Ident, pos: Position },
     /// `EXPLAIN stmt` (`query_plan: false`) or `EXPLAIN QUERY PLAN stmt`.
     /// `statement` is never itself an `Explain`.
-    Explain { query_plan: bool, statement: Box<Statement>, pos: Position },
+    Explain {
+        query_plan: bool,
+        statement: Box<Statement>,
+        pos: Position,
+    },
     /// `PRAGMA [schema.]name [= value | (value)]`.
     Pragma(Pragma),
     /// `ANALYZE [schema.][name]`.
-    Analyze { name: Option<QualifiedName>, pos: Position },
+    Analyze {
+        name: Option<QualifiedName>,
+        pos: Position,
+    },
     /// `VACUUM [schema] [INTO expr]`.
-    Vacuum { schema: Option<Ident>, into: Option<Expr>, pos: Position },
+    Vacuum {
+        schema: Option<Ident>,
+        into: Option<Expr>,
+        pos: Position,
+    },
     /// `REINDEX [[schema.]name]` (a collation, table or index name).
-    Reindex { name: Option<QualifiedName>, pos: Position },
+    Reindex {
+        name: Option<QualifiedName>,
+        pos: Position,
+    },
 }
 
 /// The locking mode of BEGIN. `Deferred` is also what a bare BEGIN means.
@@ -166,7 +186,10 @@ pub(crate) enum SelectCore {
     /// `VALUES (..), (..)`: every row has the same number of values (the
     /// parser checks this, like SQLite: "all VALUES must have the same
     /// number of terms").
-    Values { rows: Vec<Vec<Expr>>, pos: Position },
+    Values {
+        rows: Vec<Vec<Expr>>,
+        pos: Position,
+    },
 }
 
 /// `SELECT [DISTINCT|ALL] cols [FROM ..] [WHERE ..] [GROUP BY ..] [HAVING ..] [WINDOW ..]`.
@@ -192,7 +215,11 @@ pub(crate) enum ResultColumn {
     TableStar { table: Ident, pos: Position },
     /// `expr [[AS] alias]`. `text` is the expression's source text exactly as
     /// written (SQLite names an unaliased result column by it, e.g. `a+1`).
-    Expr { expr: Expr, alias: Option<Ident>, text: String },
+    Expr {
+        expr: Expr,
+        alias: Option<Ident>,
+        text: String,
+    },
 }
 
 /// A FROM clause: a left-deep sequence of joins. `first` is joined with
@@ -245,14 +272,29 @@ pub(crate) enum JoinConstraint {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum TableOrSubquery {
     /// A table, view or CTE: `[schema.]name [[AS] alias] [INDEXED BY i | NOT INDEXED]`.
-    Table { name: QualifiedName, alias: Option<Ident>, indexed: Option<Indexed> },
+    Table {
+        name: QualifiedName,
+        alias: Option<Ident>,
+        indexed: Option<Indexed>,
+    },
     /// A table-valued function such as `json_each(x) [AS alias]`.
-    Function { name: QualifiedName, args: Vec<Expr>, alias: Option<Ident> },
+    Function {
+        name: QualifiedName,
+        args: Vec<Expr>,
+        alias: Option<Ident>,
+    },
     /// `(select) [[AS] alias]`.
-    Subquery { select: Box<Select>, alias: Option<Ident>, pos: Position },
+    Subquery {
+        select: Box<Select>,
+        alias: Option<Ident>,
+        pos: Position,
+    },
     /// A parenthesised join `(a JOIN b ON ..)`; SQLite allows no alias here
     /// that matters, so none is kept.
-    Nested { from: Box<FromClause>, pos: Position },
+    Nested {
+        from: Box<FromClause>,
+        pos: Position,
+    },
 }
 
 /// `INDEXED BY name` or `NOT INDEXED`.
@@ -360,7 +402,10 @@ pub(crate) enum UpsertAction {
     Nothing,
     /// `DO UPDATE SET .. [WHERE ..]`. Inside, `excluded.col` names the row
     /// that failed to insert (an ordinary qualified column reference).
-    Update { sets: Vec<Assignment>, where_clause: Option<Expr> },
+    Update {
+        sets: Vec<Assignment>,
+        where_clause: Option<Expr>,
+    },
 }
 
 /// `col = expr` or `(a, b) = expr` (the expr is then a row value or a
@@ -463,13 +508,21 @@ pub(crate) struct ColumnConstraint {
 pub(crate) enum ColumnConstraintKind {
     /// `PRIMARY KEY [ASC|DESC] [ON CONFLICT ..] [AUTOINCREMENT]`. A column
     /// of type exactly `INTEGER` with this constraint (not DESC) is the rowid.
-    PrimaryKey { order: Option<SortOrder>, conflict: Option<ConflictResolution>, autoincrement: bool },
+    PrimaryKey {
+        order: Option<SortOrder>,
+        conflict: Option<ConflictResolution>,
+        autoincrement: bool,
+    },
     /// `NOT NULL [ON CONFLICT ..]`.
-    NotNull { conflict: Option<ConflictResolution> },
+    NotNull {
+        conflict: Option<ConflictResolution>,
+    },
     /// `NULL`: allowed and meaningless (SQLite accepts it).
     Null,
     /// `UNIQUE [ON CONFLICT ..]`.
-    Unique { conflict: Option<ConflictResolution> },
+    Unique {
+        conflict: Option<ConflictResolution>,
+    },
     /// `CHECK (expr)`.
     Check(Expr),
     /// `DEFAULT literal | signed-number | (expr) | identifier`. A bare
@@ -497,13 +550,23 @@ pub(crate) struct TableConstraint {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum TableConstraintKind {
     /// `PRIMARY KEY (cols) [ON CONFLICT ..]`.
-    PrimaryKey { columns: Vec<IndexedColumn>, conflict: Option<ConflictResolution>, autoincrement: bool },
+    PrimaryKey {
+        columns: Vec<IndexedColumn>,
+        conflict: Option<ConflictResolution>,
+        autoincrement: bool,
+    },
     /// `UNIQUE (cols) [ON CONFLICT ..]`.
-    Unique { columns: Vec<IndexedColumn>, conflict: Option<ConflictResolution> },
+    Unique {
+        columns: Vec<IndexedColumn>,
+        conflict: Option<ConflictResolution>,
+    },
     /// `CHECK (expr)`.
     Check(Expr),
     /// `FOREIGN KEY (cols) REFERENCES ...`.
-    ForeignKey { columns: Vec<Ident>, clause: ForeignKeyClause },
+    ForeignKey {
+        columns: Vec<Ident>,
+        clause: ForeignKeyClause,
+    },
 }
 
 /// `REFERENCES table [(cols)] [ON DELETE a] [ON UPDATE a] [MATCH n] [[NOT] DEFERRABLE [INITIALLY DEFERRED|IMMEDIATE]]`.
@@ -639,29 +702,73 @@ pub(crate) enum ExprKind {
     /// named parameter (`:a`, `@a`, `$a`) gets the next index the first time
     /// its name is seen and that same index afterwards. `name` includes the
     /// prefix character (`":a"`, `"?3"`); `None` for a bare `?`.
-    Param { index: u32, name: Option<String> },
+    Param {
+        index: u32,
+        name: Option<String>,
+    },
     /// A column reference, possibly qualified.
     Column(ColumnRef),
-    Unary { op: UnaryOp, expr: Box<Expr> },
-    Binary { op: BinaryOp, left: Box<Expr>, right: Box<Expr> },
+    Unary {
+        op: UnaryOp,
+        expr: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
     /// `expr [NOT] LIKE|GLOB|MATCH|REGEXP pattern [ESCAPE escape]`.
-    Like { op: LikeOp, negated: bool, expr: Box<Expr>, pattern: Box<Expr>, escape: Option<Box<Expr>> },
+    Like {
+        op: LikeOp,
+        negated: bool,
+        expr: Box<Expr>,
+        pattern: Box<Expr>,
+        escape: Option<Box<Expr>>,
+    },
     /// `expr [NOT] BETWEEN low AND high`.
-    Between { negated: bool, expr: Box<Expr>, low: Box<Expr>, high: Box<Expr> },
+    Between {
+        negated: bool,
+        expr: Box<Expr>,
+        low: Box<Expr>,
+        high: Box<Expr>,
+    },
     /// `expr [NOT] IN (list)`; the list may be empty (SQLite allows `IN ()`).
-    InList { negated: bool, expr: Box<Expr>, list: Vec<Expr> },
+    InList {
+        negated: bool,
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+    },
     /// `expr [NOT] IN (select)`.
-    InSelect { negated: bool, expr: Box<Expr>, select: Box<Select> },
+    InSelect {
+        negated: bool,
+        expr: Box<Expr>,
+        select: Box<Select>,
+    },
     /// `expr [NOT] IN [schema.]table` or `IN tablefn(args)`; `args` is
     /// `None` for a plain table.
-    InTable { negated: bool, expr: Box<Expr>, table: QualifiedName, args: Option<Vec<Expr>> },
+    InTable {
+        negated: bool,
+        expr: Box<Expr>,
+        table: QualifiedName,
+        args: Option<Vec<Expr>>,
+    },
     /// `expr IS NULL` (`negated: false`) / `expr IS NOT NULL` and their
     /// ISNULL, NOTNULL, NOT NULL spellings.
-    IsNull { negated: bool, expr: Box<Expr> },
+    IsNull {
+        negated: bool,
+        expr: Box<Expr>,
+    },
     /// `CAST(expr AS type)`.
-    Cast { expr: Box<Expr>, type_name: TypeName },
+    Cast {
+        expr: Box<Expr>,
+        type_name: TypeName,
+    },
     /// `CASE [operand] WHEN .. THEN .. [ELSE ..] END`; at least one WHEN.
-    Case { operand: Option<Box<Expr>>, when_then: Vec<(Expr, Expr)>, else_expr: Option<Box<Expr>> },
+    Case {
+        operand: Option<Box<Expr>>,
+        when_then: Vec<(Expr, Expr)>,
+        else_expr: Option<Box<Expr>>,
+    },
     /// `EXISTS (select)`.
     Exists(Box<Select>),
     /// `(select)` used as a value (or a row value if it has several columns).
@@ -669,7 +776,10 @@ pub(crate) enum ExprKind {
     /// A function call, aggregate or window function.
     Function(Box<FunctionCall>),
     /// `expr COLLATE name`.
-    Collate { expr: Box<Expr>, collation: Ident },
+    Collate {
+        expr: Box<Expr>,
+        collation: Ident,
+    },
     /// A parenthesised row value `(a, b, ...)` with at least two elements.
     /// (A single parenthesised expression is just that expression.)
     Row(Vec<Expr>),

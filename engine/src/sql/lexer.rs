@@ -112,7 +112,10 @@ impl<'a> Lexer<'a> {
     /// the end; a larger value is clamped to the end.
     pub(crate) fn new(sql: &'a str, start: usize) -> Lexer<'a> {
         let src = sql.as_bytes();
-        Lexer { src, pos: start.min(src.len()) }
+        Lexer {
+            src,
+            pos: start.min(src.len()),
+        }
     }
 
     /// The next token, skipping whitespace and comments. Returns `Eof`
@@ -124,7 +127,11 @@ impl<'a> Lexer<'a> {
             None => TokenKind::Eof,
             Some(&c) => self.token_kind(c),
         };
-        Token { kind, start, end: self.pos }
+        Token {
+            kind,
+            start,
+            end: self.pos,
+        }
     }
 
     fn peek_at(&self, i: usize) -> u8 {
@@ -239,7 +246,10 @@ impl<'a> Lexer<'a> {
     fn number(&mut self) -> TokenKind {
         let src = self.src;
         let mut kind = TokenKind::Integer;
-        if src[self.pos] == b'0' && matches!(self.peek_at(self.pos + 1), b'x' | b'X') && self.peek_at(self.pos + 2).is_ascii_hexdigit() {
+        if src[self.pos] == b'0'
+            && matches!(self.peek_at(self.pos + 1), b'x' | b'X')
+            && self.peek_at(self.pos + 2).is_ascii_hexdigit()
+        {
             self.pos += 2;
             self.skip_while(|b| b.is_ascii_hexdigit());
         } else {
@@ -316,7 +326,7 @@ impl<'a> Lexer<'a> {
         let digits_start = self.pos;
         self.skip_while(|b| b.is_ascii_hexdigit());
         let digits = self.pos - digits_start;
-        if self.peek_at(self.pos) != b'\'' || digits % 2 != 0 {
+        if self.peek_at(self.pos) != b'\'' || !digits.is_multiple_of(2) {
             // Swallow up to the closing quote so the error names the literal.
             self.skip_while(|b| b != b'\'');
             if self.pos < self.src.len() {
@@ -369,8 +379,13 @@ pub(crate) fn unescape_string(text: &str) -> String {
 /// The bytes of a blob literal token's text (`X'0aFF'`). The lexer only
 /// emits `Blob` tokens with an even number of hex digits.
 pub(crate) fn decode_blob(text: &str) -> Vec<u8> {
-    let hex = text.as_bytes().get(2..text.len().saturating_sub(1)).unwrap_or(&[]);
-    hex.chunks_exact(2).map(|pair| (hex_value(pair[0]) << 4) | hex_value(pair[1])).collect()
+    let hex = text
+        .as_bytes()
+        .get(2..text.len().saturating_sub(1))
+        .unwrap_or(&[]);
+    hex.chunks_exact(2)
+        .map(|pair| (hex_value(pair[0]) << 4) | hex_value(pair[1]))
+        .collect()
 }
 
 fn hex_value(c: u8) -> u8 {
@@ -390,7 +405,10 @@ pub(crate) enum IntegerValue {
     /// A decimal literal too large for `i64`: SQLite makes it a REAL. Exactly
     /// 9223372036854775808 is flagged so that `-9223372036854775808` can be
     /// folded into `i64::MIN`.
-    TooBig { value: f64, is_i64_min_magnitude: bool },
+    TooBig {
+        value: f64,
+        is_i64_min_magnitude: bool,
+    },
     /// A hex literal with more than 16 digits: an error in SQLite
     /// ("hex literal too big").
     HexTooBig,
@@ -664,7 +682,10 @@ mod tests {
                 (Ident, "ä"),
             ]
         );
-        assert_eq!(super::Keyword::lookup(b"current_timestamp"), Some(super::Keyword::CurrentTimestamp));
+        assert_eq!(
+            super::Keyword::lookup(b"current_timestamp"),
+            Some(super::Keyword::CurrentTimestamp)
+        );
         assert_eq!(super::Keyword::lookup(b"selectx"), None);
     }
 
@@ -716,10 +737,16 @@ mod tests {
         assert_eq!(kinds("1abc"), vec![(Illegal, "1abc")]);
         assert_eq!(parse_integer("0x1F"), IntegerValue::Int(31));
         assert_eq!(parse_integer("0xffffffffffffffff"), IntegerValue::Int(-1));
-        assert_eq!(parse_integer("0x10000000000000000"), IntegerValue::HexTooBig);
+        assert_eq!(
+            parse_integer("0x10000000000000000"),
+            IntegerValue::HexTooBig
+        );
         assert_eq!(
             parse_integer("9223372036854775808"),
-            IntegerValue::TooBig { value: 9.223372036854775808e18, is_i64_min_magnitude: true }
+            IntegerValue::TooBig {
+                value: 9.223_372_036_854_776e18,
+                is_i64_min_magnitude: true
+            }
         );
         assert_eq!(parse_real("1."), 1.0);
         assert_eq!(parse_real(".5"), 0.5);

@@ -77,7 +77,10 @@ impl<'a> Parser<'a> {
         }
         let mut tokens = vec![first];
         let mut last = first;
-        while !matches!(last.kind, TokenKind::Semicolon | TokenKind::Eof | TokenKind::Illegal) {
+        while !matches!(
+            last.kind,
+            TokenKind::Semicolon | TokenKind::Eof | TokenKind::Illegal
+        ) {
             last = lexer.next_token();
             if last.end - first.start > MAX_STATEMENT_LEN {
                 return Err(Error::Syntax {
@@ -90,7 +93,11 @@ impl<'a> Parser<'a> {
         if last.kind != TokenKind::Eof {
             // Parsing stops at `;` or an illegal token; a sentinel keeps
             // lookahead past it in bounds.
-            tokens.push(Token { kind: TokenKind::Eof, start: last.end, end: last.end });
+            tokens.push(Token {
+                kind: TokenKind::Eof,
+                start: last.end,
+                end: last.end,
+            });
         }
         Ok(Some(Parser {
             sql,
@@ -118,7 +125,9 @@ impl<'a> Parser<'a> {
     /// The kind of the token `n` places after the current one (`Eof` past
     /// the end).
     pub(super) fn peek_at(&self, n: usize) -> TokenKind {
-        self.tokens.get(self.next + n).map_or(TokenKind::Eof, |t| t.kind)
+        self.tokens
+            .get(self.next + n)
+            .map_or(TokenKind::Eof, |t| t.kind)
     }
 
     /// The token `n` places after the current one (the final token past
@@ -131,14 +140,17 @@ impl<'a> Parser<'a> {
     pub(super) fn name_at(&self, n: usize) -> bool {
         match self.peek_at(n) {
             TokenKind::Ident | TokenKind::QuotedIdent(_) | TokenKind::String => true,
-            TokenKind::Keyword(k) => !k.is_reserved(),
+            TokenKind::Keyword(k) => !k.is_reserved() || is_name_keyword(k),
             _ => false,
         }
     }
 
     /// Whether a query (`SELECT`, `VALUES` or `WITH`) starts at the cursor.
     pub(super) fn at_select_start(&self) -> bool {
-        matches!(self.peek(), TokenKind::Keyword(Keyword::Select | Keyword::Values | Keyword::With))
+        matches!(
+            self.peek(),
+            TokenKind::Keyword(Keyword::Select | Keyword::Values | Keyword::With)
+        )
     }
 
     /// The byte position of the current token.
@@ -163,7 +175,10 @@ impl<'a> Parser<'a> {
     /// `;` or illegal token).
     pub(super) fn advance(&mut self) -> Token {
         let t = self.tok();
-        if !matches!(t.kind, TokenKind::Eof | TokenKind::Semicolon | TokenKind::Illegal) {
+        if !matches!(
+            t.kind,
+            TokenKind::Eof | TokenKind::Semicolon | TokenKind::Illegal
+        ) {
             self.next += 1;
         }
         t
@@ -231,17 +246,26 @@ impl<'a> Parser<'a> {
             TokenKind::Illegal => format!("unrecognized token: \"{}\"", self.text(t)),
             _ => format!("near \"{}\": syntax error", self.text(t)),
         };
-        Error::Syntax { message, position: t.start }
+        Error::Syntax {
+            message,
+            position: t.start,
+        }
     }
 
     /// A syntax error with a custom message at `position`.
     pub(super) fn error_at(&self, position: usize, message: impl Into<String>) -> Error {
-        Error::Syntax { message: message.into(), position }
+        Error::Syntax {
+            message: message.into(),
+            position,
+        }
     }
 
     /// An error for valid SQLite syntax that TinyJoin does not support.
     pub(super) fn unsupported(&self, position: usize, what: &str) -> Error {
-        Error::Sql { message: format!("{what} not supported"), position: Some(position) }
+        Error::Sql {
+            message: format!("{what} not supported"),
+            position: Some(position),
+        }
     }
 
     // --- depth ------------------------------------------------------------
@@ -257,7 +281,10 @@ impl<'a> Parser<'a> {
             ));
         }
         if self.stack_base.saturating_sub(stack_address()) > MAX_PARSER_STACK {
-            return Err(self.error_at(self.pos(), "expression tree is too large (nested too deeply)"));
+            return Err(self.error_at(
+                self.pos(),
+                "expression tree is too large (nested too deeply)",
+            ));
         }
         Ok(())
     }
@@ -270,7 +297,9 @@ impl<'a> Parser<'a> {
     // --- names ------------------------------------------------------------
 
     /// Whether the current token can be a name (`nm` in SQLite's grammar):
-    /// an identifier, a quoted identifier, a string, or a non-reserved keyword.
+    /// an identifier, a quoted identifier, a string, a non-reserved keyword,
+    /// or one of the reserved keywords SQLite also takes as names (the join
+    /// keywords and INDEXED, see [`is_name_keyword`]).
     pub(super) fn at_name(&self) -> bool {
         self.name_at(0)
     }
@@ -284,11 +313,31 @@ impl<'a> Parser<'a> {
         Ok(lexer::unquote_identifier(self.text(t)))
     }
 
-    /// Whether the current token can be an alias written without AS: a name,
-    /// except the non-reserved keywords that may follow a FROM item or a
-    /// result column (WINDOW).
+    /// Whether the current token can be an alias written without AS (`ids`
+    /// in SQLite's grammar): an identifier, quoted identifier, string or
+    /// non-reserved keyword, except WINDOW when it starts a WINDOW clause.
     pub(super) fn at_implicit_alias(&self) -> bool {
-        self.at_name() && !self.is_kw(Keyword::Window)
+        match self.peek() {
+            TokenKind::Ident | TokenKind::QuotedIdent(_) | TokenKind::String => true,
+            TokenKind::Keyword(k) => !k.is_reserved() && !self.at_window_clause(),
+            _ => false,
+        }
+    }
+
+    /// Whether a WINDOW clause starts here: SQLite's tokenizer reads WINDOW
+    /// as a keyword only before `name AS`, and as an identifier otherwise.
+    pub(super) fn at_window_clause(&self) -> bool {
+        self.is_kw(Keyword::Window) && self.name_at(1) && self.is_kw_at(2, Keyword::As)
+    }
+
+    /// Consumes an `ids` (see [`Parser::at_implicit_alias`]; WINDOW
+    /// included): the names SQLite allows for collations and type words.
+    pub(super) fn ids(&mut self) -> Result<Ident> {
+        if !(self.at_implicit_alias() || self.at_window_clause()) {
+            return Err(self.unexpected());
+        }
+        let t = self.advance();
+        Ok(lexer::unquote_identifier(self.text(t)))
     }
 
     /// `[AS] alias`, if present.
@@ -330,9 +379,15 @@ impl<'a> Parser<'a> {
             return Ok((index, Some(text.to_string())));
         }
         let index = if let Some(digits) = text.strip_prefix('?') {
-            let index = digits.parse::<u32>().ok().filter(|n| (1..=MAX_PARAM_INDEX).contains(n));
+            let index = digits
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=MAX_PARAM_INDEX).contains(n));
             let index = index.ok_or_else(|| {
-                self.error_at(t.start, format!("variable number must be between ?1 and ?{MAX_PARAM_INDEX}"))
+                self.error_at(
+                    t.start,
+                    format!("variable number must be between ?1 and ?{MAX_PARAM_INDEX}"),
+                )
             })?;
             let slot = index as usize - 1;
             if self.params.len() <= slot {
@@ -360,4 +415,22 @@ impl<'a> Parser<'a> {
 fn stack_address() -> usize {
     let marker = 0u8;
     std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// The reserved keywords SQLite nevertheless accepts as names of tables,
+/// columns and functions (`idj` in its grammar): the join keywords and
+/// INDEXED. They are never implicit aliases, so `FROM a LEFT JOIN b` still
+/// reads LEFT as a join.
+pub(super) fn is_name_keyword(k: Keyword) -> bool {
+    matches!(
+        k,
+        Keyword::Left
+            | Keyword::Right
+            | Keyword::Full
+            | Keyword::Inner
+            | Keyword::Cross
+            | Keyword::Natural
+            | Keyword::Outer
+            | Keyword::Indexed
+    )
 }

@@ -4,9 +4,10 @@
 
 use crate::error::Result;
 use crate::sql::ast::{
-    AlterAction, AlterTable, ColumnConstraint, ColumnConstraintKind, ColumnDef, CreateIndex, CreateTable,
-    CreateTableBody, CreateView, DropKind, DropObject, Expr, ExprKind, ForeignKeyAction, ForeignKeyClause,
-    IndexedColumn, Literal, Statement, TableConstraint, TableConstraintKind,
+    AlterAction, AlterTable, ColumnConstraint, ColumnConstraintKind, ColumnDef, CreateIndex,
+    CreateTable, CreateTableBody, CreateView, DropKind, DropObject, Expr, ExprKind,
+    ForeignKeyAction, ForeignKeyClause, IndexedColumn, Literal, Statement, TableConstraint,
+    TableConstraintKind,
 };
 use crate::sql::lexer::{self, Keyword, TokenKind};
 
@@ -20,9 +21,13 @@ impl<'a> Parser<'a> {
         match self.peek() {
             TokenKind::Keyword(Keyword::Table) => self.create_table(temporary, pos),
             TokenKind::Keyword(Keyword::View) => self.create_view(temporary, pos),
-            TokenKind::Keyword(Keyword::Unique | Keyword::Index) if !temporary => self.create_index(pos),
+            TokenKind::Keyword(Keyword::Unique | Keyword::Index) if !temporary => {
+                self.create_index(pos)
+            }
             TokenKind::Keyword(Keyword::Trigger) => Err(self.unsupported(pos, "triggers are")),
-            TokenKind::Keyword(Keyword::Virtual) if !temporary => Err(self.unsupported(pos, "virtual tables are")),
+            TokenKind::Keyword(Keyword::Virtual) if !temporary => {
+                Err(self.unsupported(pos, "virtual tables are"))
+            }
             _ => Err(self.unexpected()),
         }
     }
@@ -44,7 +49,13 @@ impl<'a> Parser<'a> {
         if self.eat_kw(Keyword::As) {
             let select = Box::new(self.select()?);
             let body = CreateTableBody::AsSelect(select);
-            return Ok(Statement::CreateTable(Box::new(CreateTable { temporary, if_not_exists, name, body, pos })));
+            return Ok(Statement::CreateTable(Box::new(CreateTable {
+                temporary,
+                if_not_exists,
+                name,
+                body,
+                pos,
+            })));
         }
         self.expect(TokenKind::LParen)?;
         let mut columns = Vec::new();
@@ -76,10 +87,14 @@ impl<'a> Parser<'a> {
             if self.eat_kw(Keyword::Without) {
                 let t = self.expect(TokenKind::Ident)?;
                 if !self.text(t).eq_ignore_ascii_case("rowid") {
-                    return Err(self.error_at(t.start, format!("unknown table option: {}", self.text(t))));
+                    return Err(
+                        self.error_at(t.start, format!("unknown table option: {}", self.text(t)))
+                    );
                 }
                 without_rowid = true;
-            } else if self.peek() == TokenKind::Ident && self.text(self.tok()).eq_ignore_ascii_case("strict") {
+            } else if self.peek() == TokenKind::Ident
+                && self.text(self.tok()).eq_ignore_ascii_case("strict")
+            {
                 self.advance();
                 strict = true;
             } else {
@@ -89,15 +104,30 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let body = CreateTableBody::Columns { columns, constraints, without_rowid, strict };
-        Ok(Statement::CreateTable(Box::new(CreateTable { temporary, if_not_exists, name, body, pos })))
+        let body = CreateTableBody::Columns {
+            columns,
+            constraints,
+            without_rowid,
+            strict,
+        };
+        Ok(Statement::CreateTable(Box::new(CreateTable {
+            temporary,
+            if_not_exists,
+            name,
+            body,
+            pos,
+        })))
     }
 
     fn at_table_constraint(&self) -> bool {
         matches!(
             self.peek(),
             TokenKind::Keyword(
-                Keyword::Constraint | Keyword::Primary | Keyword::Unique | Keyword::Check | Keyword::Foreign
+                Keyword::Constraint
+                    | Keyword::Primary
+                    | Keyword::Unique
+                    | Keyword::Check
+                    | Keyword::Foreign
             )
         )
     }
@@ -111,15 +141,28 @@ impl<'a> Parser<'a> {
         while let Some(constraint) = self.column_constraint()? {
             constraints.push(constraint);
         }
-        Ok(ColumnDef { name, type_name, constraints, pos })
+        Ok(ColumnDef {
+            name,
+            type_name,
+            constraints,
+            pos,
+        })
     }
 
     /// One column constraint, or `None` when none starts at the cursor.
     fn column_constraint(&mut self) -> Result<Option<ColumnConstraint>> {
         let pos = self.pos();
-        let name = if self.eat_kw(Keyword::Constraint) { Some(self.name()?) } else { None };
+        let name = if self.eat_kw(Keyword::Constraint) {
+            Some(self.name()?)
+        } else {
+            None
+        };
         let TokenKind::Keyword(k) = self.peek() else {
-            return if name.is_some() { Err(self.unexpected()) } else { Ok(None) };
+            return if name.is_some() {
+                Err(self.unexpected())
+            } else {
+                Ok(None)
+            };
         };
         let kind = match k {
             Keyword::Primary => {
@@ -128,12 +171,18 @@ impl<'a> Parser<'a> {
                 let order = self.sort_order();
                 let conflict = self.on_conflict()?;
                 let autoincrement = self.eat_kw(Keyword::Autoincrement);
-                ColumnConstraintKind::PrimaryKey { order, conflict, autoincrement }
+                ColumnConstraintKind::PrimaryKey {
+                    order,
+                    conflict,
+                    autoincrement,
+                }
             }
             Keyword::Not => {
                 self.advance();
                 self.expect_kw(Keyword::Null)?;
-                ColumnConstraintKind::NotNull { conflict: self.on_conflict()? }
+                ColumnConstraintKind::NotNull {
+                    conflict: self.on_conflict()?,
+                }
             }
             Keyword::Null => {
                 self.advance();
@@ -142,7 +191,9 @@ impl<'a> Parser<'a> {
             }
             Keyword::Unique => {
                 self.advance();
-                ColumnConstraintKind::Unique { conflict: self.on_conflict()? }
+                ColumnConstraintKind::Unique {
+                    conflict: self.on_conflict()?,
+                }
             }
             Keyword::Check => {
                 self.advance();
@@ -163,7 +214,9 @@ impl<'a> Parser<'a> {
                 }
                 self.expect_kw(Keyword::As)?;
                 let expr = self.parenthesized_expr()?;
-                let stored = if self.peek() == TokenKind::Ident && self.text(self.tok()).eq_ignore_ascii_case("stored") {
+                let stored = if self.peek() == TokenKind::Ident
+                    && self.text(self.tok()).eq_ignore_ascii_case("stored")
+                {
                     self.advance();
                     true
                 } else {
@@ -193,10 +246,15 @@ impl<'a> Parser<'a> {
         let pos = t.start;
         let literal = match t.kind {
             TokenKind::LParen => return self.parenthesized_expr(),
-            TokenKind::Plus | TokenKind::Minus | TokenKind::Integer | TokenKind::Real => self.signed_number()?,
+            TokenKind::Plus | TokenKind::Minus | TokenKind::Integer | TokenKind::Real => {
+                self.signed_number()?
+            }
             TokenKind::String | TokenKind::Blob => return self.primary(),
             TokenKind::Keyword(
-                Keyword::Null | Keyword::CurrentTime | Keyword::CurrentDate | Keyword::CurrentTimestamp,
+                Keyword::Null
+                | Keyword::CurrentTime
+                | Keyword::CurrentDate
+                | Keyword::CurrentTimestamp,
             ) => return self.primary(),
             TokenKind::Ident | TokenKind::QuotedIdent(_) => {
                 self.advance();
@@ -215,7 +273,10 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.unexpected()),
         };
-        Ok(Expr { kind: ExprKind::Literal(literal), pos })
+        Ok(Expr {
+            kind: ExprKind::Literal(literal),
+            pos,
+        })
     }
 
     /// `ON CONFLICT resolution`, if present (column and table constraints).
@@ -232,8 +293,18 @@ impl<'a> Parser<'a> {
     fn foreign_key_clause(&mut self) -> Result<ForeignKeyClause> {
         self.expect_kw(Keyword::References)?;
         let table = self.name()?;
-        let columns = if self.peek() == TokenKind::LParen { self.name_list()? } else { Vec::new() };
-        let mut clause = ForeignKeyClause { table, columns, on_delete: None, on_update: None, deferred: false };
+        let columns = if self.peek() == TokenKind::LParen {
+            self.name_list()?
+        } else {
+            Vec::new()
+        };
+        let mut clause = ForeignKeyClause {
+            table,
+            columns,
+            on_delete: None,
+            on_update: None,
+            deferred: false,
+        };
         loop {
             if self.is_kw(Keyword::On) && !self.is_kw_at(1, Keyword::Conflict) {
                 self.advance();
@@ -257,13 +328,11 @@ impl<'a> Parser<'a> {
         if not {
             self.advance();
         }
-        if self.eat_kw(Keyword::Deferrable) {
-            if self.eat_kw(Keyword::Initially) {
-                if self.eat_kw(Keyword::Deferred) {
-                    clause.deferred = !not;
-                } else {
-                    self.expect_kw(Keyword::Immediate)?;
-                }
+        if self.eat_kw(Keyword::Deferrable) && self.eat_kw(Keyword::Initially) {
+            if self.eat_kw(Keyword::Deferred) {
+                clause.deferred = !not;
+            } else {
+                self.expect_kw(Keyword::Immediate)?;
             }
         }
         Ok(clause)
@@ -291,7 +360,11 @@ impl<'a> Parser<'a> {
     /// One table constraint.
     fn table_constraint(&mut self) -> Result<TableConstraint> {
         let pos = self.pos();
-        let name = if self.eat_kw(Keyword::Constraint) { Some(self.name()?) } else { None };
+        let name = if self.eat_kw(Keyword::Constraint) {
+            Some(self.name()?)
+        } else {
+            None
+        };
         let kind = match self.peek() {
             TokenKind::Keyword(Keyword::Primary) => {
                 self.advance();
@@ -300,13 +373,20 @@ impl<'a> Parser<'a> {
                 let columns = self.indexed_columns_until_autoincrement()?;
                 let autoincrement = self.eat_kw(Keyword::Autoincrement);
                 self.expect(TokenKind::RParen)?;
-                TableConstraintKind::PrimaryKey { columns, conflict: self.on_conflict()?, autoincrement }
+                TableConstraintKind::PrimaryKey {
+                    columns,
+                    conflict: self.on_conflict()?,
+                    autoincrement,
+                }
             }
             TokenKind::Keyword(Keyword::Unique) => {
                 self.advance();
                 self.expect(TokenKind::LParen)?;
                 let columns = self.indexed_columns()?;
-                TableConstraintKind::Unique { columns, conflict: self.on_conflict()? }
+                TableConstraintKind::Unique {
+                    columns,
+                    conflict: self.on_conflict()?,
+                }
             }
             TokenKind::Keyword(Keyword::Check) => {
                 self.advance();
@@ -318,7 +398,10 @@ impl<'a> Parser<'a> {
                 self.advance();
                 self.expect_kw(Keyword::Key)?;
                 let columns = self.name_list()?;
-                TableConstraintKind::ForeignKey { columns, clause: self.foreign_key_clause()? }
+                TableConstraintKind::ForeignKey {
+                    columns,
+                    clause: self.foreign_key_clause()?,
+                }
             }
             _ => return Err(self.unexpected()),
         };
@@ -356,8 +439,20 @@ impl<'a> Parser<'a> {
         let table = self.name()?;
         self.expect(TokenKind::LParen)?;
         let columns = self.indexed_columns()?;
-        let where_clause = if self.eat_kw(Keyword::Where) { Some(self.expr()?) } else { None };
-        let index = CreateIndex { unique, if_not_exists, name, table, columns, where_clause, pos };
+        let where_clause = if self.eat_kw(Keyword::Where) {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        let index = CreateIndex {
+            unique,
+            if_not_exists,
+            name,
+            table,
+            columns,
+            where_clause,
+            pos,
+        };
         Ok(Statement::CreateIndex(Box::new(index)))
     }
 
@@ -366,10 +461,21 @@ impl<'a> Parser<'a> {
         self.expect_kw(Keyword::View)?;
         let if_not_exists = self.if_not_exists()?;
         let name = self.qualified_name()?;
-        let columns = if self.peek() == TokenKind::LParen { self.name_list()? } else { Vec::new() };
+        let columns = if self.peek() == TokenKind::LParen {
+            self.name_list()?
+        } else {
+            Vec::new()
+        };
         self.expect_kw(Keyword::As)?;
         let select = Box::new(self.select()?);
-        Ok(Statement::CreateView(Box::new(CreateView { temporary, if_not_exists, name, columns, select, pos })))
+        Ok(Statement::CreateView(Box::new(CreateView {
+            temporary,
+            if_not_exists,
+            name,
+            columns,
+            select,
+            pos,
+        })))
     }
 
     /// `DROP TABLE|INDEX|VIEW [IF EXISTS] name`.
@@ -379,7 +485,9 @@ impl<'a> Parser<'a> {
             TokenKind::Keyword(Keyword::Table) => DropKind::Table,
             TokenKind::Keyword(Keyword::Index) => DropKind::Index,
             TokenKind::Keyword(Keyword::View) => DropKind::View,
-            TokenKind::Keyword(Keyword::Trigger) => return Err(self.unsupported(pos, "triggers are")),
+            TokenKind::Keyword(Keyword::Trigger) => {
+                return Err(self.unsupported(pos, "triggers are"))
+            }
             _ => return Err(self.unexpected()),
         };
         self.advance();
@@ -390,7 +498,12 @@ impl<'a> Parser<'a> {
             false
         };
         let name = self.qualified_name()?;
-        Ok(Statement::Drop(DropObject { kind, if_exists, name, pos }))
+        Ok(Statement::Drop(DropObject {
+            kind,
+            if_exists,
+            name,
+            pos,
+        }))
     }
 
     /// `ALTER TABLE t RENAME TO n | RENAME [COLUMN] a TO b | ADD [COLUMN] def | DROP [COLUMN] c`.
@@ -407,7 +520,10 @@ impl<'a> Parser<'a> {
                     self.eat_kw(Keyword::Column);
                     let old = self.name()?;
                     self.expect_kw(Keyword::To)?;
-                    AlterAction::RenameColumn { old, new: self.name()? }
+                    AlterAction::RenameColumn {
+                        old,
+                        new: self.name()?,
+                    }
                 }
             }
             TokenKind::Keyword(Keyword::Add) => {
@@ -422,6 +538,10 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.unexpected()),
         };
-        Ok(Statement::AlterTable(Box::new(AlterTable { table, action, pos })))
+        Ok(Statement::AlterTable(Box::new(AlterTable {
+            table,
+            action,
+            pos,
+        })))
     }
 }

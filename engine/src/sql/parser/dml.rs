@@ -3,8 +3,8 @@
 
 use crate::error::Result;
 use crate::sql::ast::{
-    Assignment, ConflictResolution, Delete, Insert, InsertSource, SelectCore, Statement, Update, Upsert,
-    UpsertAction, UpsertTarget, With,
+    Assignment, ConflictResolution, Delete, ExprKind, Insert, InsertSource, ResultColumn, Select,
+    SelectCore, Statement, Update, Upsert, UpsertAction, UpsertTarget, With,
 };
 use crate::sql::lexer::{Keyword, TokenKind};
 
@@ -22,8 +22,16 @@ impl<'a> Parser<'a> {
         };
         self.expect_kw(Keyword::Into)?;
         let table = self.qualified_name()?;
-        let alias = if self.eat_kw(Keyword::As) { Some(self.name()?) } else { None };
-        let columns = if self.peek() == TokenKind::LParen { self.name_list()? } else { Vec::new() };
+        let alias = if self.eat_kw(Keyword::As) {
+            Some(self.name()?)
+        } else {
+            None
+        };
+        let columns = if self.peek() == TokenKind::LParen {
+            self.name_list()?
+        } else {
+            Vec::new()
+        };
         let source = if self.eat_kw(Keyword::Default) {
             self.expect_kw(Keyword::Values)?;
             InsertSource::DefaultValues
@@ -45,7 +53,10 @@ impl<'a> Parser<'a> {
         let mut upsert = Vec::new();
         while self.is_kw(Keyword::On) {
             if upsert.last().is_some_and(|u: &Upsert| u.target.is_none()) {
-                return Err(self.error_at(self.pos(), "only the last ON CONFLICT clause may omit the conflict target"));
+                return Err(self.error_at(
+                    self.pos(),
+                    "only the last ON CONFLICT clause may omit the conflict target",
+                ));
             }
             if matches!(source, InsertSource::DefaultValues) {
                 return Err(self.unexpected());
@@ -53,7 +64,17 @@ impl<'a> Parser<'a> {
             upsert.push(self.upsert()?);
         }
         let returning = self.returning()?;
-        Ok(Statement::Insert(Box::new(Insert { with, or, table, alias, columns, source, upsert, returning, pos })))
+        Ok(Statement::Insert(Box::new(Insert {
+            with,
+            or,
+            table,
+            alias,
+            columns,
+            source,
+            upsert,
+            returning,
+            pos,
+        })))
     }
 
     /// `ON CONFLICT [(cols) [WHERE e]] DO NOTHING | DO UPDATE SET .. [WHERE e]`.
@@ -62,8 +83,15 @@ impl<'a> Parser<'a> {
         self.expect_kw(Keyword::Conflict)?;
         let target = if self.eat(TokenKind::LParen) {
             let columns = self.indexed_columns()?;
-            let where_clause = if self.eat_kw(Keyword::Where) { Some(self.expr()?) } else { None };
-            Some(UpsertTarget { columns, where_clause })
+            let where_clause = if self.eat_kw(Keyword::Where) {
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            Some(UpsertTarget {
+                columns,
+                where_clause,
+            })
         } else {
             None
         };
@@ -74,10 +102,18 @@ impl<'a> Parser<'a> {
             self.expect_kw(Keyword::Update)?;
             self.expect_kw(Keyword::Set)?;
             let sets = self.assignments()?;
-            let where_clause = if self.eat_kw(Keyword::Where) { Some(self.expr()?) } else { None };
+            let where_clause = if self.eat_kw(Keyword::Where) {
+                Some(self.expr()?)
+            } else {
+                None
+            };
             UpsertAction::Update { sets, where_clause }
         };
-        Ok(Upsert { target, action, pos })
+        Ok(Upsert {
+            target,
+            action,
+            pos,
+        })
     }
 
     /// `[WITH ..] UPDATE [OR x] t [AS a] [INDEXED ..] SET .. [FROM ..] [WHERE ..] [RETURNING ..]`.
@@ -86,14 +122,37 @@ impl<'a> Parser<'a> {
         self.expect_kw(Keyword::Update)?;
         let or = self.or_conflict()?;
         let table = self.qualified_name()?;
-        let alias = if self.eat_kw(Keyword::As) { Some(self.name()?) } else { None };
+        let alias = if self.eat_kw(Keyword::As) {
+            Some(self.name()?)
+        } else {
+            None
+        };
         let indexed = self.indexed()?;
         self.expect_kw(Keyword::Set)?;
         let sets = self.assignments()?;
-        let from = if self.eat_kw(Keyword::From) { Some(self.from()?) } else { None };
-        let where_clause = if self.eat_kw(Keyword::Where) { Some(self.expr()?) } else { None };
+        let from = if self.eat_kw(Keyword::From) {
+            Some(self.from()?)
+        } else {
+            None
+        };
+        let where_clause = if self.eat_kw(Keyword::Where) {
+            Some(self.expr()?)
+        } else {
+            None
+        };
         let returning = self.returning()?;
-        let update = Update { with, or, table, alias, indexed, sets, from, where_clause, returning, pos };
+        let update = Update {
+            with,
+            or,
+            table,
+            alias,
+            indexed,
+            sets,
+            from,
+            where_clause,
+            returning,
+            pos,
+        };
         Ok(Statement::Update(Box::new(update)))
     }
 
@@ -103,11 +162,27 @@ impl<'a> Parser<'a> {
         self.expect_kw(Keyword::Delete)?;
         self.expect_kw(Keyword::From)?;
         let table = self.qualified_name()?;
-        let alias = if self.eat_kw(Keyword::As) { Some(self.name()?) } else { None };
+        let alias = if self.eat_kw(Keyword::As) {
+            Some(self.name()?)
+        } else {
+            None
+        };
         let indexed = self.indexed()?;
-        let where_clause = if self.eat_kw(Keyword::Where) { Some(self.expr()?) } else { None };
+        let where_clause = if self.eat_kw(Keyword::Where) {
+            Some(self.expr()?)
+        } else {
+            None
+        };
         let returning = self.returning()?;
-        Ok(Statement::Delete(Box::new(Delete { with, table, alias, indexed, where_clause, returning, pos })))
+        Ok(Statement::Delete(Box::new(Delete {
+            with,
+            table,
+            alias,
+            indexed,
+            where_clause,
+            returning,
+            pos,
+        })))
     }
 
     /// `OR ROLLBACK|ABORT|FAIL|IGNORE|REPLACE`, if present.
@@ -137,9 +212,31 @@ impl<'a> Parser<'a> {
         let mut sets = Vec::new();
         loop {
             let pos = self.pos();
-            let columns = if self.peek() == TokenKind::LParen { self.name_list()? } else { vec![self.name()?] };
+            let columns = if self.peek() == TokenKind::LParen {
+                self.name_list()?
+            } else {
+                vec![self.name()?]
+            };
             self.expect(TokenKind::Eq)?;
-            sets.push(Assignment { columns, value: self.expr()?, pos });
+            let value = self.expr()?;
+            if columns.len() > 1 {
+                // SQLite checks this while parsing; the width of a subquery
+                // with `*` is only known once it is bound.
+                let values = match &value.kind {
+                    ExprKind::Row(items) => items.len(),
+                    ExprKind::Subquery(select) => select_width(select).unwrap_or(columns.len()),
+                    _ => 1,
+                };
+                if values != columns.len() {
+                    let message = format!("{} columns assigned {values} values", columns.len());
+                    return Err(self.error_at(value.pos, message));
+                }
+            }
+            sets.push(Assignment {
+                columns,
+                value,
+                pos,
+            });
             if !self.eat(TokenKind::Comma) {
                 return Ok(sets);
             }
@@ -152,6 +249,21 @@ impl<'a> Parser<'a> {
             self.result_columns()
         } else {
             Ok(Vec::new())
+        }
+    }
+}
+
+/// The number of columns `select` yields, when it is known without the
+/// schema (no `*` in its first core).
+fn select_width(select: &Select) -> Option<usize> {
+    match &select.first {
+        SelectCore::Values { rows, .. } => rows.first().map(Vec::len),
+        SelectCore::Select(core) => {
+            let star = core
+                .columns
+                .iter()
+                .any(|c| !matches!(c, ResultColumn::Expr { .. }));
+            (!star).then_some(core.columns.len())
         }
     }
 }

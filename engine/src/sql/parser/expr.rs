@@ -27,11 +27,12 @@
 
 use crate::error::Result;
 use crate::sql::ast::{
-    BinaryOp, ColumnRef, Expr, ExprKind, FunctionCall, LikeOp, Literal, Over, QualifiedName, TypeName, UnaryOp,
+    BinaryOp, ColumnRef, Expr, ExprKind, FunctionCall, LikeOp, Literal, Over, QualifiedName,
+    TypeName, UnaryOp,
 };
 use crate::sql::lexer::{self, IntegerValue, Keyword, Quote, TokenKind};
 
-use super::cursor::Parser;
+use super::cursor::{is_name_keyword, Parser};
 
 const LEVEL_OR: u8 = 1;
 const LEVEL_AND: u8 = 2;
@@ -85,17 +86,27 @@ impl<'a> Parser<'a> {
             TokenKind::Keyword(K::Or) => LEVEL_OR,
             TokenKind::Keyword(K::And) => LEVEL_AND,
             TokenKind::Keyword(
-                K::Is | K::In | K::Like | K::Glob | K::Match | K::Regexp | K::Between | K::Isnull | K::Notnull,
+                K::Is
+                | K::In
+                | K::Like
+                | K::Glob
+                | K::Match
+                | K::Regexp
+                | K::Between
+                | K::Isnull
+                | K::Notnull,
             ) => LEVEL_EQUALITY,
             TokenKind::Keyword(K::Not) => match self.peek_at(1) {
-                TokenKind::Keyword(K::In | K::Like | K::Glob | K::Match | K::Regexp | K::Between | K::Null) => {
-                    LEVEL_EQUALITY
-                }
+                TokenKind::Keyword(
+                    K::In | K::Like | K::Glob | K::Match | K::Regexp | K::Between | K::Null,
+                ) => LEVEL_EQUALITY,
                 _ => return None,
             },
             TokenKind::Eq | TokenKind::Ne => LEVEL_EQUALITY,
             TokenKind::Lt | TokenKind::Le | TokenKind::Gt | TokenKind::Ge => LEVEL_COMPARISON,
-            TokenKind::BitAnd | TokenKind::BitOr | TokenKind::ShiftLeft | TokenKind::ShiftRight => LEVEL_BITWISE,
+            TokenKind::BitAnd | TokenKind::BitOr | TokenKind::ShiftLeft | TokenKind::ShiftRight => {
+                LEVEL_BITWISE
+            }
             TokenKind::Plus | TokenKind::Minus => LEVEL_ADDITIVE,
             TokenKind::Star | TokenKind::Slash | TokenKind::Percent => LEVEL_MULTIPLICATIVE,
             TokenKind::Concat | TokenKind::Arrow | TokenKind::Arrow2 => LEVEL_CONCAT,
@@ -108,7 +119,12 @@ impl<'a> Parser<'a> {
     fn infix(&mut self, lhs: Expr, level: u8) -> Result<Expr> {
         let pos = self.pos();
         if let TokenKind::Keyword(
-            Keyword::In | Keyword::Like | Keyword::Glob | Keyword::Match | Keyword::Regexp | Keyword::Between,
+            Keyword::In
+            | Keyword::Like
+            | Keyword::Glob
+            | Keyword::Match
+            | Keyword::Regexp
+            | Keyword::Between,
         ) = self.peek()
         {
             return self.negatable_operator(lhs, false, pos);
@@ -136,8 +152,14 @@ impl<'a> Parser<'a> {
             TokenKind::Arrow => BinaryOp::JsonArrow,
             TokenKind::Arrow2 => BinaryOp::JsonArrow2,
             TokenKind::Keyword(Keyword::Collate) => {
-                let collation = self.name()?;
-                return Ok(Expr { kind: ExprKind::Collate { expr: Box::new(lhs), collation }, pos });
+                let collation = self.ids()?;
+                return Ok(Expr {
+                    kind: ExprKind::Collate {
+                        expr: Box::new(lhs),
+                        collation,
+                    },
+                    pos,
+                });
             }
             TokenKind::Keyword(Keyword::Isnull) => return Ok(is_null(lhs, false, pos)),
             TokenKind::Keyword(Keyword::Notnull) => return Ok(is_null(lhs, true, pos)),
@@ -151,7 +173,14 @@ impl<'a> Parser<'a> {
             _ => return Err(self.near(op_token)),
         };
         let rhs = self.expr_at(level + 1)?;
-        Ok(Expr { kind: ExprKind::Binary { op, left: Box::new(lhs), right: Box::new(rhs) }, pos })
+        Ok(Expr {
+            kind: ExprKind::Binary {
+                op,
+                left: Box::new(lhs),
+                right: Box::new(rhs),
+            },
+            pos,
+        })
     }
 
     /// After `IS`: `[NOT] [DISTINCT FROM] rhs`.
@@ -166,8 +195,19 @@ impl<'a> Parser<'a> {
             return Ok(is_null(lhs, not, pos));
         }
         // IS DISTINCT FROM is IS NOT; IS NOT DISTINCT FROM is IS.
-        let op = if not != distinct { BinaryOp::IsNot } else { BinaryOp::Is };
-        Ok(Expr { kind: ExprKind::Binary { op, left: Box::new(lhs), right: Box::new(rhs) }, pos })
+        let op = if not != distinct {
+            BinaryOp::IsNot
+        } else {
+            BinaryOp::Is
+        };
+        Ok(Expr {
+            kind: ExprKind::Binary {
+                op,
+                left: Box::new(lhs),
+                right: Box::new(rhs),
+            },
+            pos,
+        })
     }
 
     /// `IN`, `LIKE`-family and `BETWEEN`, after an optional `NOT`.
@@ -187,7 +227,12 @@ impl<'a> Parser<'a> {
                 let low = self.expr_at(LEVEL_EQUALITY)?;
                 self.expect_kw(Keyword::And)?;
                 let high = self.expr_at(LEVEL_EQUALITY + 1)?;
-                let kind = ExprKind::Between { negated, expr: Box::new(lhs), low: Box::new(low), high: Box::new(high) };
+                let kind = ExprKind::Between {
+                    negated,
+                    expr: Box::new(lhs),
+                    low: Box::new(low),
+                    high: Box::new(high),
+                };
                 return Ok(Expr { kind, pos });
             }
             TokenKind::Keyword(Keyword::Like) => LikeOp::Like,
@@ -198,8 +243,18 @@ impl<'a> Parser<'a> {
         };
         self.advance();
         let pattern = self.expr_at(LEVEL_EQUALITY + 1)?;
-        let escape = if self.eat_kw(Keyword::Escape) { Some(Box::new(self.expr_at(LEVEL_EQUALITY + 1)?)) } else { None };
-        let kind = ExprKind::Like { op: like, negated, expr: Box::new(lhs), pattern: Box::new(pattern), escape };
+        let escape = if self.eat_kw(Keyword::Escape) {
+            Some(Box::new(self.expr_at(LEVEL_EQUALITY + 1)?))
+        } else {
+            None
+        };
+        let kind = ExprKind::Like {
+            op: like,
+            negated,
+            expr: Box::new(lhs),
+            pattern: Box::new(pattern),
+            escape,
+        };
         Ok(Expr { kind, pos })
     }
 
@@ -209,24 +264,48 @@ impl<'a> Parser<'a> {
         if self.eat(TokenKind::LParen) {
             let kind = if self.at_select_start() {
                 let select = Box::new(self.select()?);
-                ExprKind::InSelect { negated, expr, select }
+                ExprKind::InSelect {
+                    negated,
+                    expr,
+                    select,
+                }
             } else if self.peek() == TokenKind::RParen {
-                ExprKind::InList { negated, expr, list: Vec::new() }
+                ExprKind::InList {
+                    negated,
+                    expr,
+                    list: Vec::new(),
+                }
             } else {
-                ExprKind::InList { negated, expr, list: self.expr_list()? }
+                ExprKind::InList {
+                    negated,
+                    expr,
+                    list: self.expr_list()?,
+                }
             };
             self.expect(TokenKind::RParen)?;
             return Ok(Expr { kind, pos });
         }
         let table = self.qualified_name()?;
         let args = if self.eat(TokenKind::LParen) {
-            let args = if self.peek() == TokenKind::RParen { Vec::new() } else { self.expr_list()? };
+            let args = if self.peek() == TokenKind::RParen {
+                Vec::new()
+            } else {
+                self.expr_list()?
+            };
             self.expect(TokenKind::RParen)?;
             Some(args)
         } else {
             None
         };
-        Ok(Expr { kind: ExprKind::InTable { negated, expr, table, args }, pos })
+        Ok(Expr {
+            kind: ExprKind::InTable {
+                negated,
+                expr,
+                table,
+                args,
+            },
+            pos,
+        })
     }
 
     /// A prefix operator and its operand, or a primary expression.
@@ -236,10 +315,17 @@ impl<'a> Parser<'a> {
             TokenKind::Minus => {
                 if self.peek_at(1) == TokenKind::Integer {
                     let digits = self.text(self.token_at(1));
-                    if let IntegerValue::TooBig { is_i64_min_magnitude: true, .. } = lexer::parse_integer(digits) {
+                    if let IntegerValue::TooBig {
+                        is_i64_min_magnitude: true,
+                        ..
+                    } = lexer::parse_integer(digits)
+                    {
                         self.advance();
                         self.advance();
-                        return Ok(Expr { kind: ExprKind::Literal(Literal::Integer(i64::MIN)), pos });
+                        return Ok(Expr {
+                            kind: ExprKind::Literal(Literal::Integer(i64::MIN)),
+                            pos,
+                        });
                     }
                 }
                 UnaryOp::Neg
@@ -250,16 +336,31 @@ impl<'a> Parser<'a> {
             _ => return self.primary(),
         };
         self.advance();
-        let level = if op == UnaryOp::Not { LEVEL_NOT } else { LEVEL_UNARY };
+        let level = if op == UnaryOp::Not {
+            LEVEL_NOT
+        } else {
+            LEVEL_UNARY
+        };
         let operand = self.expr_at(level)?;
-        Ok(Expr { kind: ExprKind::Unary { op, expr: Box::new(operand) }, pos })
+        Ok(Expr {
+            kind: ExprKind::Unary {
+                op,
+                expr: Box::new(operand),
+            },
+            pos,
+        })
     }
 
     /// Literals, parameters, names, calls, parentheses, CAST, CASE, EXISTS.
     pub(super) fn primary(&mut self) -> Result<Expr> {
         let t = self.tok();
         let pos = t.start;
-        let literal = |l: Literal| Ok(Expr { kind: ExprKind::Literal(l), pos });
+        let literal = |l: Literal| {
+            Ok(Expr {
+                kind: ExprKind::Literal(l),
+                pos,
+            })
+        };
         match t.kind {
             TokenKind::Integer => {
                 self.advance();
@@ -275,6 +376,8 @@ impl<'a> Parser<'a> {
                 self.advance();
                 literal(Literal::Real(lexer::parse_real(self.text(t))))
             }
+            // SQLite takes a string before `.` as a qualifier: `'t'.a`.
+            TokenKind::String if self.peek_at(1) == TokenKind::Dot => self.name_expr(),
             TokenKind::String => {
                 self.advance();
                 literal(Literal::Text(lexer::unescape_string(self.text(t))))
@@ -286,7 +389,10 @@ impl<'a> Parser<'a> {
             TokenKind::Param => {
                 self.advance();
                 let (index, name) = self.param(t)?;
-                Ok(Expr { kind: ExprKind::Param { index, name }, pos })
+                Ok(Expr {
+                    kind: ExprKind::Param { index, name },
+                    pos,
+                })
             }
             TokenKind::LParen => self.parenthesized(),
             TokenKind::Keyword(k) => self.keyword_primary(k),
@@ -311,21 +417,22 @@ impl<'a> Parser<'a> {
                 self.expect(TokenKind::LParen)?;
                 let select = self.select()?;
                 self.expect(TokenKind::RParen)?;
-                return Ok(Expr { kind: ExprKind::Exists(Box::new(select)), pos });
+                return Ok(Expr {
+                    kind: ExprKind::Exists(Box::new(select)),
+                    pos,
+                });
             }
-            Keyword::Raise if call_follows => return Err(self.unsupported(pos, "RAISE() outside a trigger is")),
-            // SQLite accepts the join keywords as function names.
-            Keyword::Left | Keyword::Right | Keyword::Full | Keyword::Inner | Keyword::Cross | Keyword::Natural
-            | Keyword::Outer
-                if call_follows =>
-            {
-                return self.name_expr()
+            Keyword::Raise if call_follows => {
+                return Err(self.unsupported(pos, "RAISE() outside a trigger is"))
             }
-            _ if !k.is_reserved() => return self.name_expr(),
+            _ if !k.is_reserved() || is_name_keyword(k) => return self.name_expr(),
             _ => return Err(self.unexpected()),
         };
         self.advance();
-        Ok(Expr { kind: ExprKind::Literal(literal), pos })
+        Ok(Expr {
+            kind: ExprKind::Literal(literal),
+            pos,
+        })
     }
 
     /// `( select )`, `( expr )` or a row value `( expr, expr, ... )`.
@@ -335,14 +442,20 @@ impl<'a> Parser<'a> {
         if self.at_select_start() {
             let select = self.select()?;
             self.expect(TokenKind::RParen)?;
-            return Ok(Expr { kind: ExprKind::Subquery(Box::new(select)), pos });
+            return Ok(Expr {
+                kind: ExprKind::Subquery(Box::new(select)),
+                pos,
+            });
         }
         let mut list = self.expr_list()?;
         self.expect(TokenKind::RParen)?;
         if list.len() == 1 {
             return Ok(list.pop().expect("list has one element"));
         }
-        Ok(Expr { kind: ExprKind::Row(list), pos })
+        Ok(Expr {
+            kind: ExprKind::Row(list),
+            pos,
+        })
     }
 
     /// A column reference, TRUE/FALSE, or a function call: the current
@@ -358,31 +471,65 @@ impl<'a> Parser<'a> {
             let second = self.name()?;
             let column = if self.eat(TokenKind::Dot) {
                 let column = self.name()?;
-                ColumnRef { schema: Some(first), table: Some(second), column, double_quoted: false }
+                ColumnRef {
+                    schema: Some(first),
+                    table: Some(second),
+                    column,
+                    double_quoted: false,
+                }
             } else {
-                ColumnRef { schema: None, table: Some(first), column: second, double_quoted: false }
+                ColumnRef {
+                    schema: None,
+                    table: Some(first),
+                    column: second,
+                    double_quoted: false,
+                }
             };
-            return Ok(Expr { kind: ExprKind::Column(column), pos });
+            return Ok(Expr {
+                kind: ExprKind::Column(column),
+                pos,
+            });
         }
         if t.kind == TokenKind::Ident {
             if first.eq_ignore_ascii_case("true") {
-                return Ok(Expr { kind: ExprKind::Literal(Literal::Bool(true)), pos });
+                return Ok(Expr {
+                    kind: ExprKind::Literal(Literal::Bool(true)),
+                    pos,
+                });
             }
             if first.eq_ignore_ascii_case("false") {
-                return Ok(Expr { kind: ExprKind::Literal(Literal::Bool(false)), pos });
+                return Ok(Expr {
+                    kind: ExprKind::Literal(Literal::Bool(false)),
+                    pos,
+                });
             }
         }
         let double_quoted = t.kind == TokenKind::QuotedIdent(Quote::Double);
-        let column = ColumnRef { schema: None, table: None, column: first, double_quoted };
-        Ok(Expr { kind: ExprKind::Column(column), pos })
+        let column = ColumnRef {
+            schema: None,
+            table: None,
+            column: first,
+            double_quoted,
+        };
+        Ok(Expr {
+            kind: ExprKind::Column(column),
+            pos,
+        })
     }
 
     /// `name( [DISTINCT] args [ORDER BY ..] | * ) [FILTER (WHERE e)] [OVER ..]`,
     /// the cursor on `(`.
     fn function_call(&mut self, name: String, pos: usize) -> Result<Expr> {
         self.expect(TokenKind::LParen)?;
-        let mut call =
-            FunctionCall { name, distinct: false, star: false, args: Vec::new(), order_by: Vec::new(), filter: None, over: None };
+        let mut call = FunctionCall {
+            name,
+            distinct: false,
+            star: false,
+            args: Vec::new(),
+            order_by: Vec::new(),
+            filter: None,
+            over: None,
+        };
         if self.eat(TokenKind::Star) {
             call.star = true;
         } else if self.peek() != TokenKind::RParen {
@@ -396,7 +543,10 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(TokenKind::RParen)?;
-        if self.is_kw(Keyword::Filter) && self.peek_at(1) == TokenKind::LParen && self.is_kw_at(2, Keyword::Where) {
+        if self.is_kw(Keyword::Filter)
+            && self.peek_at(1) == TokenKind::LParen
+            && self.is_kw_at(2, Keyword::Where)
+        {
             self.advance();
             self.advance();
             self.advance();
@@ -414,7 +564,10 @@ impl<'a> Parser<'a> {
                 Over::Named(self.name()?)
             });
         }
-        Ok(Expr { kind: ExprKind::Function(Box::new(call)), pos })
+        Ok(Expr {
+            kind: ExprKind::Function(Box::new(call)),
+            pos,
+        })
     }
 
     /// `CAST ( expr AS type )`.
@@ -423,15 +576,28 @@ impl<'a> Parser<'a> {
         self.expect(TokenKind::LParen)?;
         let expr = self.expr()?;
         self.expect_kw(Keyword::As)?;
-        let type_name = self.type_name()?.unwrap_or(TypeName { name: String::new(), args: Vec::new() });
+        let type_name = self.type_name()?.unwrap_or(TypeName {
+            name: String::new(),
+            args: Vec::new(),
+        });
         self.expect(TokenKind::RParen)?;
-        Ok(Expr { kind: ExprKind::Cast { expr: Box::new(expr), type_name }, pos })
+        Ok(Expr {
+            kind: ExprKind::Cast {
+                expr: Box::new(expr),
+                type_name,
+            },
+            pos,
+        })
     }
 
     /// `CASE [operand] WHEN .. THEN .. [ELSE ..] END`.
     fn case(&mut self) -> Result<Expr> {
         let pos = self.advance().start;
-        let operand = if self.is_kw(Keyword::When) { None } else { Some(Box::new(self.expr()?)) };
+        let operand = if self.is_kw(Keyword::When) {
+            None
+        } else {
+            Some(Box::new(self.expr()?))
+        };
         let mut when_then = Vec::new();
         while self.eat_kw(Keyword::When) {
             let when = self.expr()?;
@@ -441,20 +607,33 @@ impl<'a> Parser<'a> {
         if when_then.is_empty() {
             return Err(self.unexpected());
         }
-        let else_expr = if self.eat_kw(Keyword::Else) { Some(Box::new(self.expr()?)) } else { None };
+        let else_expr = if self.eat_kw(Keyword::Else) {
+            Some(Box::new(self.expr()?))
+        } else {
+            None
+        };
         self.expect_kw(Keyword::End)?;
-        Ok(Expr { kind: ExprKind::Case { operand, when_then, else_expr }, pos })
+        Ok(Expr {
+            kind: ExprKind::Case {
+                operand,
+                when_then,
+                else_expr,
+            },
+            pos,
+        })
     }
 
     /// A type name (words and optional `(n[, m])`); `None` when no word is
     /// at the cursor. Stops at GENERATED, which starts a column constraint.
     pub(super) fn type_name(&mut self) -> Result<Option<TypeName>> {
         let mut name = String::new();
-        while self.at_name() && !self.is_kw(Keyword::Generated) {
+        while (self.at_implicit_alias() || self.at_window_clause())
+            && !self.is_kw(Keyword::Generated)
+        {
             if !name.is_empty() {
                 name.push(' ');
             }
-            name.push_str(&self.name()?);
+            name.push_str(&self.ids()?);
         }
         if name.is_empty() {
             return Ok(None);
@@ -493,12 +672,26 @@ impl<'a> Parser<'a> {
         let first = self.name()?;
         if self.eat(TokenKind::Dot) {
             let name = self.name()?;
-            return Ok(QualifiedName { schema: Some(first), name, pos });
+            return Ok(QualifiedName {
+                schema: Some(first),
+                name,
+                pos,
+            });
         }
-        Ok(QualifiedName { schema: None, name: first, pos })
+        Ok(QualifiedName {
+            schema: None,
+            name: first,
+            pos,
+        })
     }
 }
 
 fn is_null(expr: Expr, negated: bool, pos: usize) -> Expr {
-    Expr { kind: ExprKind::IsNull { negated, expr: Box::new(expr) }, pos }
+    Expr {
+        kind: ExprKind::IsNull {
+            negated,
+            expr: Box::new(expr),
+        },
+        pos,
+    }
 }

@@ -56,7 +56,11 @@ fn is_plain_word(name: &str) -> bool {
 }
 
 /// Writes `items` separated by `", "`.
-pub(super) fn list<T>(f: &mut Formatter<'_>, items: &[T], mut each: impl FnMut(&mut Formatter<'_>, &T) -> R) -> R {
+pub(super) fn list<T>(
+    f: &mut Formatter<'_>,
+    items: &[T],
+    mut each: impl FnMut(&mut Formatter<'_>, &T) -> R,
+) -> R {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
@@ -102,7 +106,9 @@ fn level(e: &Expr) -> u8 {
         | ExprKind::InSelect { .. }
         | ExprKind::InTable { .. }
         | ExprKind::IsNull { .. } => 4,
-        ExprKind::Unary { op: UnaryOp::Not, .. } => 3,
+        ExprKind::Unary {
+            op: UnaryOp::Not, ..
+        } => 3,
         ExprKind::Unary { .. } => 11,
         ExprKind::Collate { .. } => 10,
         ExprKind::Literal(Literal::Integer(v)) if *v < 0 => 11,
@@ -177,7 +183,9 @@ impl Display for Literal {
         match self {
             Literal::Null => f.write_str("NULL"),
             Literal::Integer(v) => write!(f, "{v}"),
-            Literal::Real(v) if v.is_infinite() => f.write_str(if *v > 0.0 { "1e999" } else { "-1e999" }),
+            Literal::Real(v) if v.is_infinite() => {
+                f.write_str(if *v > 0.0 { "1e999" } else { "-1e999" })
+            }
             // No literal is NaN; NULL is what SQLite makes of one.
             Literal::Real(v) if v.is_nan() => f.write_str("NULL"),
             Literal::Real(v) => write!(f, "{v:?}"),
@@ -273,7 +281,9 @@ impl Display for Expr {
     fn fmt(&self, f: &mut Formatter<'_>) -> R {
         match &self.kind {
             ExprKind::Literal(l) => write!(f, "{l}"),
-            ExprKind::Param { name: Some(name), .. } => f.write_str(name),
+            ExprKind::Param {
+                name: Some(name), ..
+            } => f.write_str(name),
             ExprKind::Param { name: None, .. } => f.write_char('?'),
             ExprKind::Column(c) => write!(f, "{c}"),
             ExprKind::Unary { op, expr } => {
@@ -286,7 +296,13 @@ impl Display for Expr {
                 prefix_operand(f, expr, level(self))
             }
             ExprKind::Binary { op, left, right } => binary(f, *op, left, right),
-            ExprKind::Like { op, negated, expr, pattern, escape } => {
+            ExprKind::Like {
+                op,
+                negated,
+                expr,
+                pattern,
+                escape,
+            } => {
                 operand(f, expr, 4)?;
                 write!(f, " {}{} ", not(*negated), op.as_str())?;
                 operand(f, pattern, 5)?;
@@ -296,24 +312,42 @@ impl Display for Expr {
                 }
                 Ok(())
             }
-            ExprKind::Between { negated, expr, low, high } => {
+            ExprKind::Between {
+                negated,
+                expr,
+                low,
+                high,
+            } => {
                 operand(f, expr, 4)?;
                 write!(f, " {}BETWEEN ", not(*negated))?;
                 operand(f, low, 4)?;
                 f.write_str(" AND ")?;
                 operand(f, high, 5)
             }
-            ExprKind::InList { negated, expr, list } => {
+            ExprKind::InList {
+                negated,
+                expr,
+                list,
+            } => {
                 operand(f, expr, 4)?;
                 write!(f, " {}IN (", not(*negated))?;
                 exprs(f, list)?;
                 f.write_char(')')
             }
-            ExprKind::InSelect { negated, expr, select } => {
+            ExprKind::InSelect {
+                negated,
+                expr,
+                select,
+            } => {
                 operand(f, expr, 4)?;
                 write!(f, " {}IN ({select})", not(*negated))
             }
-            ExprKind::InTable { negated, expr, table, args } => {
+            ExprKind::InTable {
+                negated,
+                expr,
+                table,
+                args,
+            } => {
                 operand(f, expr, 4)?;
                 write!(f, " {}IN {table}", not(*negated))?;
                 if let Some(args) = args {
@@ -328,7 +362,11 @@ impl Display for Expr {
                 write!(f, " IS {}NULL", not(*negated))
             }
             ExprKind::Cast { expr, type_name } => write!(f, "CAST({expr} AS {type_name})"),
-            ExprKind::Case { operand: case_operand, when_then, else_expr } => {
+            ExprKind::Case {
+                operand: case_operand,
+                when_then,
+                else_expr,
+            } => {
                 f.write_str("CASE")?;
                 if let Some(o) = case_operand {
                     write!(f, " {o}")?;
@@ -360,11 +398,12 @@ impl Display for Expr {
 
 impl Display for TypeName {
     fn fmt(&self, f: &mut Formatter<'_>) -> R {
-        for (i, word) in self.name.split(' ').filter(|w| !w.is_empty()).enumerate() {
-            if i > 0 {
-                f.write_char(' ')?;
-            }
-            ident(f, word)?;
+        // Words that read back as themselves are written bare; otherwise the
+        // whole name is one quoted word, which reads back as the same name.
+        if self.name.split(' ').all(is_plain_word) {
+            f.write_str(&self.name)?;
+        } else if !self.name.is_empty() {
+            quoted(f, &self.name, '"')?;
         }
         if !self.args.is_empty() {
             f.write_char('(')?;
@@ -496,7 +535,11 @@ impl Display for OrderingTerm {
 
 impl Display for With {
     fn fmt(&self, f: &mut Formatter<'_>) -> R {
-        f.write_str(if self.recursive { "WITH RECURSIVE " } else { "WITH " })?;
+        f.write_str(if self.recursive {
+            "WITH RECURSIVE "
+        } else {
+            "WITH "
+        })?;
         list(f, &self.ctes, |f, cte| {
             ident(f, &cte.name)?;
             if !cte.columns.is_empty() {
@@ -556,7 +599,11 @@ impl Display for SelectCore {
         match self {
             SelectCore::Values { rows, .. } => values(f, rows),
             SelectCore::Select(s) => {
-                f.write_str(if s.distinct { "SELECT DISTINCT " } else { "SELECT " })?;
+                f.write_str(if s.distinct {
+                    "SELECT DISTINCT "
+                } else {
+                    "SELECT "
+                })?;
                 list(f, &s.columns, |f, c| write!(f, "{c}"))?;
                 if let Some(from) = &s.from {
                     write!(f, " FROM {from}")?;
@@ -653,18 +700,28 @@ pub(super) fn indexed(f: &mut Formatter<'_>, indexed: &Option<Indexed>) -> R {
 impl Display for TableOrSubquery {
     fn fmt(&self, f: &mut Formatter<'_>) -> R {
         match self {
-            TableOrSubquery::Table { name, alias: a, indexed: i } => {
+            TableOrSubquery::Table {
+                name,
+                alias: a,
+                indexed: i,
+            } => {
                 write!(f, "{name}")?;
                 alias(f, a)?;
                 indexed(f, i)
             }
-            TableOrSubquery::Function { name, args, alias: a } => {
+            TableOrSubquery::Function {
+                name,
+                args,
+                alias: a,
+            } => {
                 write!(f, "{name}(")?;
                 exprs(f, args)?;
                 f.write_char(')')?;
                 alias(f, a)
             }
-            TableOrSubquery::Subquery { select, alias: a, .. } => {
+            TableOrSubquery::Subquery {
+                select, alias: a, ..
+            } => {
                 write!(f, "({select})")?;
                 alias(f, a)
             }

@@ -88,7 +88,11 @@ impl Display for Statement {
             Statement::CreateTable(c) => write!(f, "{c}"),
             Statement::CreateIndex(c) => write!(f, "{c}"),
             Statement::CreateView(c) => {
-                f.write_str(if c.temporary { "CREATE TEMP VIEW " } else { "CREATE VIEW " })?;
+                f.write_str(if c.temporary {
+                    "CREATE TEMP VIEW "
+                } else {
+                    "CREATE VIEW "
+                })?;
                 if c.if_not_exists {
                     f.write_str("IF NOT EXISTS ")?;
                 }
@@ -116,8 +120,13 @@ impl Display for Statement {
                 TransactionMode::Exclusive => "BEGIN EXCLUSIVE",
             }),
             Statement::Commit { .. } => f.write_str("COMMIT"),
-            Statement::Rollback { savepoint: None, .. } => f.write_str("ROLLBACK"),
-            Statement::Rollback { savepoint: Some(name), .. } => {
+            Statement::Rollback {
+                savepoint: None, ..
+            } => f.write_str("ROLLBACK"),
+            Statement::Rollback {
+                savepoint: Some(name),
+                ..
+            } => {
                 f.write_str("ROLLBACK TO SAVEPOINT ")?;
                 ident(f, name)
             }
@@ -129,8 +138,16 @@ impl Display for Statement {
                 f.write_str("RELEASE SAVEPOINT ")?;
                 ident(f, name)
             }
-            Statement::Explain { query_plan, statement, .. } => {
-                f.write_str(if *query_plan { "EXPLAIN QUERY PLAN " } else { "EXPLAIN " })?;
+            Statement::Explain {
+                query_plan,
+                statement,
+                ..
+            } => {
+                f.write_str(if *query_plan {
+                    "EXPLAIN QUERY PLAN "
+                } else {
+                    "EXPLAIN "
+                })?;
                 write!(f, "{statement}")
             }
             Statement::Pragma(p) => {
@@ -202,7 +219,10 @@ impl Display for Insert {
             }
             match &u.action {
                 UpsertAction::Nothing => f.write_str(" DO NOTHING")?,
-                UpsertAction::Update { sets, where_clause: w } => {
+                UpsertAction::Update {
+                    sets,
+                    where_clause: w,
+                } => {
                     f.write_str(" DO UPDATE SET ")?;
                     assignments(f, sets)?;
                     where_clause(f, w)?;
@@ -246,14 +266,23 @@ impl Display for Delete {
 
 impl Display for CreateTable {
     fn fmt(&self, f: &mut Formatter<'_>) -> R {
-        f.write_str(if self.temporary { "CREATE TEMP TABLE " } else { "CREATE TABLE " })?;
+        f.write_str(if self.temporary {
+            "CREATE TEMP TABLE "
+        } else {
+            "CREATE TABLE "
+        })?;
         if self.if_not_exists {
             f.write_str("IF NOT EXISTS ")?;
         }
         write!(f, "{}", self.name)?;
         match &self.body {
             CreateTableBody::AsSelect(select) => write!(f, " AS {select}"),
-            CreateTableBody::Columns { columns, constraints, without_rowid, strict } => {
+            CreateTableBody::Columns {
+                columns,
+                constraints,
+                without_rowid,
+                strict,
+            } => {
                 f.write_str(" (")?;
                 list(f, columns, |f, c| write!(f, "{c}"))?;
                 for c in constraints {
@@ -300,7 +329,11 @@ impl Display for ColumnConstraint {
     fn fmt(&self, f: &mut Formatter<'_>) -> R {
         constraint_name(f, &self.name)?;
         match &self.kind {
-            ColumnConstraintKind::PrimaryKey { order, conflict: c, autoincrement } => {
+            ColumnConstraintKind::PrimaryKey {
+                order,
+                conflict: c,
+                autoincrement,
+            } => {
                 f.write_str("PRIMARY KEY")?;
                 match order {
                     Some(SortOrder::Asc) => f.write_str(" ASC")?,
@@ -325,7 +358,10 @@ impl Display for ColumnConstraint {
             ColumnConstraintKind::Check(e) => write!(f, "CHECK ({e})"),
             // A literal is written bare so that a negative number folds back
             // into the literal (`DEFAULT -1`); anything else in parentheses.
-            ColumnConstraintKind::Default(Expr { kind: ExprKind::Literal(l), .. }) => write!(f, "DEFAULT {l}"),
+            ColumnConstraintKind::Default(Expr {
+                kind: ExprKind::Literal(l),
+                ..
+            }) => write!(f, "DEFAULT {l}"),
             ColumnConstraintKind::Default(e) => write!(f, "DEFAULT ({e})"),
             ColumnConstraintKind::Collate(name) => {
                 f.write_str("COLLATE ")?;
@@ -347,13 +383,24 @@ impl Display for TableConstraint {
     fn fmt(&self, f: &mut Formatter<'_>) -> R {
         constraint_name(f, &self.name)?;
         match &self.kind {
-            TableConstraintKind::PrimaryKey { columns, conflict: c, autoincrement } => {
+            TableConstraintKind::PrimaryKey {
+                columns,
+                conflict: c,
+                autoincrement,
+            } => {
                 f.write_str("PRIMARY KEY (")?;
                 indexed_columns(f, columns)?;
-                f.write_str(if *autoincrement { " AUTOINCREMENT)" } else { ")" })?;
+                f.write_str(if *autoincrement {
+                    " AUTOINCREMENT)"
+                } else {
+                    ")"
+                })?;
                 on_conflict(f, *c)
             }
-            TableConstraintKind::Unique { columns, conflict: c } => {
+            TableConstraintKind::Unique {
+                columns,
+                conflict: c,
+            } => {
                 f.write_str("UNIQUE (")?;
                 indexed_columns(f, columns)?;
                 f.write_char(')')?;
@@ -398,7 +445,11 @@ impl Display for ForeignKeyClause {
 
 impl Display for CreateIndex {
     fn fmt(&self, f: &mut Formatter<'_>) -> R {
-        f.write_str(if self.unique { "CREATE UNIQUE INDEX " } else { "CREATE INDEX " })?;
+        f.write_str(if self.unique {
+            "CREATE UNIQUE INDEX "
+        } else {
+            "CREATE INDEX "
+        })?;
         if self.if_not_exists {
             f.write_str("IF NOT EXISTS ")?;
         }

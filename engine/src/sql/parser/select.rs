@@ -3,9 +3,9 @@
 
 use crate::error::Result;
 use crate::sql::ast::{
-    CompoundOperator, Cte, Expr, FromClause, Frame, FrameBound, FrameExclude, FrameUnits, Indexed, Join,
-    JoinConstraint, JoinKind, JoinOperator, Limit, NamedWindow, NullsOrder, OrderingTerm, ResultColumn, Select,
-    SelectClause, SelectCore, SortOrder, TableOrSubquery, WindowSpec, With,
+    CompoundOperator, Cte, Expr, Frame, FrameBound, FrameExclude, FrameUnits, FromClause, Indexed,
+    Join, JoinConstraint, JoinKind, JoinOperator, Limit, NamedWindow, NullsOrder, OrderingTerm,
+    ResultColumn, Select, SelectClause, SelectCore, SortOrder, TableOrSubquery, WindowSpec, With,
 };
 use crate::sql::lexer::{Keyword, TokenKind};
 
@@ -16,7 +16,11 @@ impl<'a> Parser<'a> {
     pub(super) fn select(&mut self) -> Result<Select> {
         self.enter()?;
         let pos = self.pos();
-        let with = if self.is_kw(Keyword::With) { Some(self.with()?) } else { None };
+        let with = if self.is_kw(Keyword::With) {
+            Some(self.with()?)
+        } else {
+            None
+        };
         let select = self.select_after_with(with, pos)?;
         self.leave(1);
         Ok(select)
@@ -48,9 +52,34 @@ impl<'a> Parser<'a> {
             };
             compounds.push((op, self.select_core()?));
         }
-        let order_by = if self.is_kw(Keyword::Order) { self.order_by()? } else { Vec::new() };
+        // In SQLite's grammar ORDER BY and LIMIT belong to a SELECT core, so
+        // a query whose last core is VALUES takes neither (`VALUES (1)
+        // ORDER BY 1` is a syntax error there too).
+        let last = compounds.last().map_or(&first, |(_, core)| core);
+        if matches!(last, SelectCore::Values { .. }) {
+            return Ok(Select {
+                with,
+                first,
+                compounds,
+                order_by: Vec::new(),
+                limit: None,
+                pos,
+            });
+        }
+        let order_by = if self.is_kw(Keyword::Order) {
+            self.order_by()?
+        } else {
+            Vec::new()
+        };
         let limit = self.limit()?;
-        Ok(Select { with, first, compounds, order_by, limit, pos })
+        Ok(Select {
+            with,
+            first,
+            compounds,
+            order_by,
+            limit,
+            pos,
+        })
     }
 
     /// `WITH [RECURSIVE] name [(cols)] AS [[NOT] MATERIALIZED] (select), ...`.
@@ -61,7 +90,11 @@ impl<'a> Parser<'a> {
         loop {
             let cte_pos = self.pos();
             let name = self.name()?;
-            let columns = if self.peek() == TokenKind::LParen { self.name_list()? } else { Vec::new() };
+            let columns = if self.peek() == TokenKind::LParen {
+                self.name_list()?
+            } else {
+                Vec::new()
+            };
             self.expect_kw(Keyword::As)?;
             let materialized = if self.eat_kw(Keyword::Materialized) {
                 Some(true)
@@ -75,9 +108,19 @@ impl<'a> Parser<'a> {
             self.expect(TokenKind::LParen)?;
             let select = Box::new(self.select()?);
             self.expect(TokenKind::RParen)?;
-            ctes.push(Cte { name, columns, materialized, select, pos: cte_pos });
+            ctes.push(Cte {
+                name,
+                columns,
+                materialized,
+                select,
+                pos: cte_pos,
+            });
             if !self.eat(TokenKind::Comma) {
-                return Ok(With { recursive, ctes, pos });
+                return Ok(With {
+                    recursive,
+                    ctes,
+                    pos,
+                });
             }
         }
     }
@@ -86,7 +129,10 @@ impl<'a> Parser<'a> {
     fn select_core(&mut self) -> Result<SelectCore> {
         let pos = self.pos();
         if self.eat_kw(Keyword::Values) {
-            return Ok(SelectCore::Values { rows: self.values_rows()?, pos });
+            return Ok(SelectCore::Values {
+                rows: self.values_rows()?,
+                pos,
+            });
         }
         self.expect_kw(Keyword::Select)?;
         let distinct = self.eat_kw(Keyword::Distinct);
@@ -94,28 +140,54 @@ impl<'a> Parser<'a> {
             self.eat_kw(Keyword::All);
         }
         let columns = self.result_columns()?;
-        let from = if self.eat_kw(Keyword::From) { Some(self.from()?) } else { None };
-        let where_clause = if self.eat_kw(Keyword::Where) { Some(self.expr()?) } else { None };
+        let from = if self.eat_kw(Keyword::From) {
+            Some(self.from()?)
+        } else {
+            None
+        };
+        let where_clause = if self.eat_kw(Keyword::Where) {
+            Some(self.expr()?)
+        } else {
+            None
+        };
         let mut group_by = Vec::new();
         if self.eat_kw(Keyword::Group) {
             self.expect_kw(Keyword::By)?;
             group_by = self.expr_list()?;
         }
-        let having = if self.eat_kw(Keyword::Having) { Some(self.expr()?) } else { None };
+        let having = if self.eat_kw(Keyword::Having) {
+            Some(self.expr()?)
+        } else {
+            None
+        };
         let mut windows = Vec::new();
-        if self.eat_kw(Keyword::Window) {
+        if self.at_window_clause() {
+            self.advance();
             loop {
                 let pos = self.pos();
                 let name = self.name()?;
                 self.expect_kw(Keyword::As)?;
                 self.expect(TokenKind::LParen)?;
-                windows.push(NamedWindow { name, spec: self.window_spec()?, pos });
+                windows.push(NamedWindow {
+                    name,
+                    spec: self.window_spec()?,
+                    pos,
+                });
                 if !self.eat(TokenKind::Comma) {
                     break;
                 }
             }
         }
-        let clause = SelectClause { distinct, columns, from, where_clause, group_by, having, windows, pos };
+        let clause = SelectClause {
+            distinct,
+            columns,
+            from,
+            where_clause,
+            group_by,
+            having,
+            windows,
+            pos,
+        };
         Ok(SelectCore::Select(Box::new(clause)))
     }
 
@@ -151,7 +223,17 @@ impl<'a> Parser<'a> {
         if self.eat(TokenKind::Star) {
             return Ok(ResultColumn::Star { pos });
         }
-        if self.at_name() && self.peek_at(1) == TokenKind::Dot && self.peek_at(2) == TokenKind::Star {
+        let time_keyword = matches!(
+            self.peek(),
+            TokenKind::Keyword(
+                Keyword::CurrentTime | Keyword::CurrentDate | Keyword::CurrentTimestamp
+            )
+        );
+        if self.at_name()
+            && !time_keyword
+            && self.peek_at(1) == TokenKind::Dot
+            && self.peek_at(2) == TokenKind::Star
+        {
             let table = self.name()?;
             self.advance();
             self.advance();
@@ -166,6 +248,16 @@ impl<'a> Parser<'a> {
     /// A FROM clause: a table or subquery, then joins.
     pub(super) fn from(&mut self) -> Result<FromClause> {
         let first = self.table_or_subquery()?;
+        // SQLite's grammar takes ON/USING after any FROM item, then rejects
+        // them on the first; so does this (which also makes
+        // `INSERT .. SELECT .. FROM t ON CONFLICT ..` an error, as there).
+        if self.is_kw(Keyword::On) || self.is_kw(Keyword::Using) {
+            let word = self.text(self.tok()).to_ascii_uppercase();
+            return Err(self.error_at(
+                self.pos(),
+                format!("a JOIN clause is required before {word}"),
+            ));
+        }
         let mut joins = Vec::new();
         while let Some((operator, pos)) = self.join_operator()? {
             let table = self.table_or_subquery()?;
@@ -176,42 +268,71 @@ impl<'a> Parser<'a> {
             } else {
                 None
             };
-            joins.push(Join { operator, table, constraint, pos });
+            joins.push(Join {
+                operator,
+                table,
+                constraint,
+                pos,
+            });
         }
         Ok(FromClause { first, joins })
     }
 
-    /// A join operator at the cursor, if any: `,` or
-    /// `[NATURAL] [LEFT|RIGHT|FULL [OUTER] | INNER | CROSS] JOIN`.
+    /// A join operator at the cursor, if any: `,`, `JOIN`, or up to three
+    /// of NATURAL, LEFT, RIGHT, FULL, OUTER, INNER, CROSS before `JOIN`, in
+    /// any order SQLite accepts (`sqlite3JoinType`: not both INNER and an
+    /// outer join, and OUTER only with LEFT, RIGHT or FULL).
     fn join_operator(&mut self) -> Result<Option<(JoinOperator, usize)>> {
         let pos = self.pos();
         if self.eat(TokenKind::Comma) {
-            return Ok(Some((JoinOperator { natural: false, kind: JoinKind::Comma }, pos)));
+            return Ok(Some((
+                JoinOperator {
+                    natural: false,
+                    kind: JoinKind::Comma,
+                },
+                pos,
+            )));
         }
-        let natural = self.eat_kw(Keyword::Natural);
-        let kind = match self.peek() {
-            TokenKind::Keyword(Keyword::Join) => JoinKind::Inner,
-            TokenKind::Keyword(Keyword::Inner) => {
-                self.advance();
-                JoinKind::Inner
+        let (mut natural, mut left, mut right, mut outer, mut inner, mut cross) =
+            (false, false, false, false, false, false);
+        let mut words = 0;
+        while let TokenKind::Keyword(k) = self.peek() {
+            match k {
+                Keyword::Natural => natural = true,
+                Keyword::Left => left = true,
+                Keyword::Right => right = true,
+                Keyword::Full => (left, right) = (true, true),
+                Keyword::Outer => outer = true,
+                Keyword::Inner => inner = true,
+                Keyword::Cross => (inner, cross) = (true, true),
+                _ => break,
             }
-            TokenKind::Keyword(Keyword::Cross) => {
-                self.advance();
-                JoinKind::Cross
+            self.advance();
+            words += 1;
+        }
+        if words == 0 && !self.is_kw(Keyword::Join) {
+            return Ok(None);
+        }
+        let outer_join = left || right || outer;
+        if words > 3
+            || (inner && outer_join)
+            || (outer && !left && !right)
+            || !self.is_kw(Keyword::Join)
+        {
+            if !self.is_kw(Keyword::Join) && words <= 3 {
+                return Err(self.unexpected());
             }
-            TokenKind::Keyword(k @ (Keyword::Left | Keyword::Right | Keyword::Full)) => {
-                self.advance();
-                self.eat_kw(Keyword::Outer);
-                match k {
-                    Keyword::Left => JoinKind::Left,
-                    Keyword::Right => JoinKind::Right,
-                    _ => JoinKind::Full,
-                }
-            }
-            _ if natural => return Err(self.unexpected()),
-            _ => return Ok(None),
+            let text = self.sql[pos..self.prev_end()].to_string();
+            return Err(self.error_at(pos, format!("unknown join type: {text}")));
+        }
+        self.advance();
+        let kind = match (left, right) {
+            (true, true) => JoinKind::Full,
+            (true, false) => JoinKind::Left,
+            (false, true) => JoinKind::Right,
+            _ if cross => JoinKind::Cross,
+            _ => JoinKind::Inner,
         };
-        self.expect_kw(Keyword::Join)?;
         Ok(Some((JoinOperator { natural, kind }, pos)))
     }
 
@@ -227,23 +348,32 @@ impl<'a> Parser<'a> {
                 let alias = self.alias()?;
                 TableOrSubquery::Subquery { select, alias, pos }
             } else {
-                let from = Box::new(self.from()?);
+                let from = self.from()?;
                 self.expect(TokenKind::RParen)?;
-                TableOrSubquery::Nested { from, pos }
+                let alias = self.alias()?;
+                nested_from(from, alias, pos)
             };
             self.leave(1);
             return Ok(item);
         }
         let name = self.qualified_name()?;
         if self.eat(TokenKind::LParen) {
-            let args = if self.peek() == TokenKind::RParen { Vec::new() } else { self.expr_list()? };
+            let args = if self.peek() == TokenKind::RParen {
+                Vec::new()
+            } else {
+                self.expr_list()?
+            };
             self.expect(TokenKind::RParen)?;
             let alias = self.alias()?;
             return Ok(TableOrSubquery::Function { name, args, alias });
         }
         let alias = self.alias()?;
         let indexed = self.indexed()?;
-        Ok(TableOrSubquery::Table { name, alias, indexed })
+        Ok(TableOrSubquery::Table {
+            name,
+            alias,
+            indexed,
+        })
     }
 
     /// `INDEXED BY name` or `NOT INDEXED`, if present.
@@ -305,13 +435,22 @@ impl<'a> Parser<'a> {
         }
         let first = self.expr()?;
         if self.eat_kw(Keyword::Offset) {
-            return Ok(Some(Limit { limit: first, offset: Some(self.expr()?) }));
+            return Ok(Some(Limit {
+                limit: first,
+                offset: Some(self.expr()?),
+            }));
         }
         if self.eat(TokenKind::Comma) {
             // `LIMIT offset, count`: SQLite's (and MySQL's) order.
-            return Ok(Some(Limit { limit: self.expr()?, offset: Some(first) }));
+            return Ok(Some(Limit {
+                limit: self.expr()?,
+                offset: Some(first),
+            }));
         }
-        Ok(Some(Limit { limit: first, offset: None }))
+        Ok(Some(Limit {
+            limit: first,
+            offset: None,
+        }))
     }
 
     /// A window specification after its `(`, through the closing `)`.
@@ -324,17 +463,30 @@ impl<'a> Parser<'a> {
                 || p.is_kw(Keyword::Range)
                 || p.is_kw(Keyword::Groups)
         };
-        let base = if self.at_name() && !at_clause(self) { Some(self.name()?) } else { None };
+        let base = if self.at_name() && !at_clause(self) {
+            Some(self.name()?)
+        } else {
+            None
+        };
         let mut partition_by = Vec::new();
         if self.eat_kw(Keyword::Partition) {
             self.expect_kw(Keyword::By)?;
             partition_by = self.expr_list()?;
         }
-        let order_by = if self.is_kw(Keyword::Order) { self.order_by()? } else { Vec::new() };
+        let order_by = if self.is_kw(Keyword::Order) {
+            self.order_by()?
+        } else {
+            Vec::new()
+        };
         let frame = self.frame()?;
         self.expect(TokenKind::RParen)?;
         self.leave(1);
-        Ok(WindowSpec { base, partition_by, order_by, frame })
+        Ok(WindowSpec {
+            base,
+            partition_by,
+            order_by,
+            frame,
+        })
     }
 
     /// A frame specification, if present.
@@ -369,7 +521,12 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        Ok(Some(Frame { units, start, end, exclude }))
+        Ok(Some(Frame {
+            units,
+            start,
+            end,
+            exclude,
+        }))
     }
 
     fn frame_bound(&mut self) -> Result<FrameBound> {
@@ -392,5 +549,72 @@ impl<'a> Parser<'a> {
         }
         self.expect_kw(Keyword::Following)?;
         Ok(FrameBound::Following(expr))
+    }
+}
+
+/// A parenthesised FROM list `( from ) [alias]` as one FROM item: a single
+/// item is itself (taking the alias if it has none; SQLite flattens it the
+/// same way), a join with an alias becomes `(SELECT * FROM join) AS alias`
+/// (as SQLite builds it), and a join without one stays `Nested`.
+fn nested_from(from: FromClause, alias: Option<String>, pos: usize) -> TableOrSubquery {
+    if from.joins.is_empty() {
+        let mut item = from.first;
+        let slot = match &mut item {
+            TableOrSubquery::Table { alias, .. }
+            | TableOrSubquery::Function { alias, .. }
+            | TableOrSubquery::Subquery { alias, .. } => Some(alias),
+            TableOrSubquery::Nested { .. } => None,
+        };
+        match (slot, alias) {
+            (_, None) => return item,
+            (Some(slot @ None), Some(a)) => {
+                *slot = Some(a);
+                return item;
+            }
+            (_, Some(a)) => {
+                return subquery_over(
+                    FromClause {
+                        first: item,
+                        joins: Vec::new(),
+                    },
+                    a,
+                    pos,
+                )
+            }
+        }
+    }
+    match alias {
+        Some(a) => subquery_over(from, a, pos),
+        None => TableOrSubquery::Nested {
+            from: Box::new(from),
+            pos,
+        },
+    }
+}
+
+/// `(SELECT * FROM from) AS alias`.
+fn subquery_over(from: FromClause, alias: String, pos: usize) -> TableOrSubquery {
+    let clause = SelectClause {
+        distinct: false,
+        columns: vec![ResultColumn::Star { pos }],
+        from: Some(from),
+        where_clause: None,
+        group_by: Vec::new(),
+        having: None,
+        windows: Vec::new(),
+        pos,
+    };
+    let select = Select {
+        with: None,
+        first: SelectCore::Select(Box::new(clause)),
+        compounds: Vec::new(),
+        order_by: Vec::new(),
+        limit: None,
+        pos,
+    };
+    TableOrSubquery::Subquery {
+        select: Box::new(select),
+        alias: Some(alias),
+        pos,
     }
 }

@@ -45,7 +45,9 @@ pub(crate) fn parse(sql: &str) -> Result<Vec<Statement>> {
 /// that is not a char boundary of `sql` is an error.
 pub(crate) fn parse_next(sql: &str, start: usize) -> Result<Option<Parsed>> {
     if !sql.is_char_boundary(start.min(sql.len())) {
-        return Err(crate::Error::Misuse(format!("parse offset {start} is not a character boundary")));
+        return Err(crate::Error::Misuse(format!(
+            "parse offset {start} is not a character boundary"
+        )));
     }
     let Some(mut parser) = Parser::for_statement_at(sql, start)? else {
         return Ok(None);
@@ -57,7 +59,12 @@ pub(crate) fn parse_next(sql: &str, start: usize) -> Result<Option<Parsed>> {
         TokenKind::Eof => sql.len(),
         _ => return Err(parser.unexpected()),
     };
-    Ok(Some(Parsed { statement, start, end, params: std::mem::take(&mut parser.params) }))
+    Ok(Some(Parsed {
+        statement,
+        start,
+        end,
+        params: std::mem::take(&mut parser.params),
+    }))
 }
 
 impl<'a> Parser<'a> {
@@ -75,7 +82,11 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected());
         }
         let statement = Box::new(self.statement_body()?);
-        Ok(Statement::Explain { query_plan, statement, pos })
+        Ok(Statement::Explain {
+            query_plan,
+            statement,
+            pos,
+        })
     }
 
     fn statement_body(&mut self) -> Result<Statement> {
@@ -91,7 +102,9 @@ impl<'a> Parser<'a> {
                     TokenKind::Keyword(Keyword::Insert | Keyword::Replace) => self.insert(with),
                     TokenKind::Keyword(Keyword::Update) => self.update(with),
                     TokenKind::Keyword(Keyword::Delete) => self.delete(with),
-                    _ => Ok(Statement::Select(Box::new(self.select_after_with(with, pos)?))),
+                    _ => Ok(Statement::Select(Box::new(
+                        self.select_after_with(with, pos)?,
+                    ))),
                 }
             }
             Keyword::Insert | Keyword::Replace => self.insert(None),
@@ -109,28 +122,50 @@ impl<'a> Parser<'a> {
             Keyword::Rollback => self.rollback(),
             Keyword::Savepoint => {
                 self.advance();
-                Ok(Statement::Savepoint { name: self.name()?, pos })
+                Ok(Statement::Savepoint {
+                    name: self.name()?,
+                    pos,
+                })
             }
             Keyword::Release => {
                 self.advance();
                 self.eat_kw(Keyword::Savepoint);
-                Ok(Statement::Release { name: self.name()?, pos })
+                Ok(Statement::Release {
+                    name: self.name()?,
+                    pos,
+                })
             }
             Keyword::Pragma => self.pragma(),
             Keyword::Analyze => {
                 self.advance();
-                let name = if self.at_name() { Some(self.qualified_name()?) } else { None };
+                let name = if self.at_name() {
+                    Some(self.qualified_name()?)
+                } else {
+                    None
+                };
                 Ok(Statement::Analyze { name, pos })
             }
             Keyword::Vacuum => {
                 self.advance();
-                let schema = if self.at_name() { Some(self.name()?) } else { None };
-                let into = if self.eat_kw(Keyword::Into) { Some(self.expr()?) } else { None };
+                let schema = if self.at_name() {
+                    Some(self.name()?)
+                } else {
+                    None
+                };
+                let into = if self.eat_kw(Keyword::Into) {
+                    Some(self.expr()?)
+                } else {
+                    None
+                };
                 Ok(Statement::Vacuum { schema, into, pos })
             }
             Keyword::Reindex => {
                 self.advance();
-                let name = if self.at_name() { Some(self.qualified_name()?) } else { None };
+                let name = if self.at_name() {
+                    Some(self.qualified_name()?)
+                } else {
+                    None
+                };
                 Ok(Statement::Reindex { name, pos })
             }
             Keyword::Attach => Err(self.unsupported(pos, "ATTACH is")),
@@ -190,8 +225,9 @@ impl<'a> Parser<'a> {
         Ok(Statement::Pragma(Pragma { name, value, pos }))
     }
 
-    /// A pragma argument: a signed number, a string, or any word (keywords
-    /// included: `ON`, `FULL`, `DELETE`, `DEFAULT` are common values).
+    /// A pragma argument: a signed number, a string, or a name, including
+    /// the keywords SQLite allows there (`ON`, `DELETE`, `DEFAULT`, and the
+    /// join keywords such as `FULL`).
     fn pragma_value(&mut self) -> Result<PragmaValue> {
         let t = self.tok();
         match t.kind {
@@ -200,9 +236,16 @@ impl<'a> Parser<'a> {
             }
             TokenKind::String => {
                 self.advance();
-                Ok(PragmaValue::Literal(Literal::Text(lexer::unescape_string(self.text(t)))))
+                Ok(PragmaValue::Literal(Literal::Text(lexer::unescape_string(
+                    self.text(t),
+                ))))
             }
-            TokenKind::Ident | TokenKind::QuotedIdent(_) | TokenKind::Keyword(_) => {
+            TokenKind::Ident | TokenKind::QuotedIdent(_) | TokenKind::Keyword(_)
+                if self.at_name()
+                    || self.is_kw(Keyword::On)
+                    || self.is_kw(Keyword::Delete)
+                    || self.is_kw(Keyword::Default) =>
+            {
                 self.advance();
                 Ok(PragmaValue::Name(lexer::unquote_identifier(self.text(t))))
             }
@@ -226,12 +269,21 @@ impl<'a> Parser<'a> {
         let t = self.tok();
         let value = match t.kind {
             TokenKind::Integer => match lexer::parse_integer(self.text(t)) {
-                IntegerValue::Int(v) if negative => v.checked_neg().map_or(Literal::Real(-(v as f64)), Literal::Integer),
+                IntegerValue::Int(v) if negative => v
+                    .checked_neg()
+                    .map_or(Literal::Real(-(v as f64)), Literal::Integer),
                 IntegerValue::Int(v) => Literal::Integer(v),
-                IntegerValue::TooBig { is_i64_min_magnitude: true, .. } if negative => Literal::Integer(i64::MIN),
-                IntegerValue::TooBig { value, .. } => Literal::Real(if negative { -value } else { value }),
+                IntegerValue::TooBig {
+                    is_i64_min_magnitude: true,
+                    ..
+                } if negative => Literal::Integer(i64::MIN),
+                IntegerValue::TooBig { value, .. } => {
+                    Literal::Real(if negative { -value } else { value })
+                }
                 IntegerValue::HexTooBig => {
-                    return Err(self.error_at(t.start, format!("hex literal too big: {}", self.text(t))))
+                    return Err(
+                        self.error_at(t.start, format!("hex literal too big: {}", self.text(t)))
+                    )
                 }
             },
             TokenKind::Real => {

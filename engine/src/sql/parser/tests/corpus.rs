@@ -36,7 +36,10 @@ fn every_sqlite_statement_and_query_in_the_corpus_parses() {
                 continue;
             }
             let sql = match &record.kind {
-                RecordKind::Statement { expect_error: false, sql } => sql,
+                RecordKind::Statement {
+                    expect_error: false,
+                    sql,
+                } => sql,
                 RecordKind::Query(query) => &query.sql,
                 _ => continue,
             };
@@ -50,10 +53,20 @@ fn every_sqlite_statement_and_query_in_the_corpus_parses() {
                     }
                 }
                 Ok(_) => failures.push(format!("{}:{}: no statement", file.display(), record.line)),
-                Err(e) => failures.push(format!("{}:{}: {e}\n    {sql}", file.display(), record.line)),
+                Err(e) => failures.push(format!(
+                    "{}:{}: {e}\n    {sql}",
+                    file.display(),
+                    record.line
+                )),
             }
         }
     }
     eprintln!("parsed {parsed} corpus records from {} files", files.len());
-    assert!(failures.is_empty(), "{} of {} records failed:\n{}", failures.len(), parsed + failures.len(), failures[..failures.len().min(30)].join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} records failed:\n{}",
+        failures.len(),
+        parsed + failures.len(),
+        failures[..failures.len().min(30)].join("\n")
+    );
 }

@@ -36,14 +36,23 @@ fn unary_binds_tighter_than_collate_and_binary() {
 
 #[test]
 fn equality_level_forms() {
-    assert_eq!(grouped("a NOT BETWEEN 1 AND 2 AND c"), "(a NOT BETWEEN 1 AND 2) AND c");
-    assert_eq!(grouped("a BETWEEN b + 1 AND c * 2"), "a BETWEEN (b + 1) AND (c * 2)");
+    assert_eq!(
+        grouped("a NOT BETWEEN 1 AND 2 AND c"),
+        "(a NOT BETWEEN 1 AND 2) AND c"
+    );
+    assert_eq!(
+        grouped("a BETWEEN b + 1 AND c * 2"),
+        "a BETWEEN (b + 1) AND (c * 2)"
+    );
     assert_eq!(grouped("x NOT IN (1, 2)"), "x NOT IN (1, 2)");
     assert_eq!(grouped("x IN ()"), "x IN ()");
     assert_eq!(grouped("x IN (SELECT 1)"), "x IN (SELECT 1)");
     assert_eq!(grouped("x IN t"), "x IN t");
     assert_eq!(grouped("x IN main.t"), "x IN main.t");
-    assert_eq!(grouped("x NOT LIKE 'a%' ESCAPE '\\'"), "x NOT LIKE 'a%' ESCAPE '\\'");
+    assert_eq!(
+        grouped("x NOT LIKE 'a%' ESCAPE '\\'"),
+        "x NOT LIKE 'a%' ESCAPE '\\'"
+    );
     assert_eq!(grouped("x GLOB 'a*' = 1"), "(x GLOB 'a*') = 1");
     assert_eq!(grouped("x IS NOT DISTINCT FROM y"), "x IS y");
     assert_eq!(grouped("x IS DISTINCT FROM y"), "x IS NOT y");
@@ -59,15 +68,30 @@ fn equality_level_forms() {
 #[test]
 fn primaries() {
     assert_eq!(grouped("CAST(a AS VARCHAR(10))"), "CAST(a AS VARCHAR(10))");
-    assert_eq!(grouped("CAST(a AS unsigned big int)"), "CAST(a AS unsigned big int)");
-    assert_eq!(grouped("CASE WHEN a THEN 1 ELSE 2 END"), "CASE WHEN a THEN 1 ELSE 2 END");
-    assert_eq!(grouped("CASE a WHEN 1 THEN 'x' END"), "CASE a WHEN 1 THEN 'x' END");
+    assert_eq!(
+        grouped("CAST(a AS unsigned big int)"),
+        "CAST(a AS unsigned big int)"
+    );
+    assert_eq!(
+        grouped("CASE WHEN a THEN 1 ELSE 2 END"),
+        "CASE WHEN a THEN 1 ELSE 2 END"
+    );
+    assert_eq!(
+        grouped("CASE a WHEN 1 THEN 'x' END"),
+        "CASE a WHEN 1 THEN 'x' END"
+    );
     assert_eq!(grouped("NOT EXISTS (SELECT 1)"), "NOT EXISTS (SELECT 1)");
     assert_eq!(grouped("(SELECT max(x) FROM t)"), "(SELECT max(x) FROM t)");
     assert_eq!(grouped("count(*)"), "count(*)");
     assert_eq!(grouped("count(DISTINCT a)"), "count(DISTINCT a)");
-    assert_eq!(grouped("group_concat(a, ',' ORDER BY b DESC)"), "group_concat(a, ',' ORDER BY b DESC)");
-    assert_eq!(grouped("sum(a) FILTER (WHERE a > 0)"), "sum(a) FILTER (WHERE a > 0)");
+    assert_eq!(
+        grouped("group_concat(a, ',' ORDER BY b DESC)"),
+        "group_concat(a, ',' ORDER BY b DESC)"
+    );
+    assert_eq!(
+        grouped("sum(a) FILTER (WHERE a > 0)"),
+        "sum(a) FILTER (WHERE a > 0)"
+    );
     assert_eq!(
         grouped("row_number() OVER (PARTITION BY a ORDER BY b ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)"),
         "row_number() OVER (PARTITION BY a ORDER BY b ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)"
@@ -84,40 +108,85 @@ fn literals() {
     assert_eq!(expr("1").kind, ExprKind::Literal(Literal::Integer(1)));
     assert_eq!(expr("0x10").kind, ExprKind::Literal(Literal::Integer(16)));
     assert_eq!(expr("1.5e3").kind, ExprKind::Literal(Literal::Real(1500.0)));
-    assert_eq!(expr("9223372036854775808").kind, ExprKind::Literal(Literal::Real(9223372036854775808.0)));
-    assert_eq!(expr("-9223372036854775808").kind, ExprKind::Literal(Literal::Integer(i64::MIN)));
-    assert_eq!(expr("'it''s'").kind, ExprKind::Literal(Literal::Text("it's".into())));
-    assert_eq!(expr("x'00ff'").kind, ExprKind::Literal(Literal::Blob(vec![0, 255])));
+    assert_eq!(
+        expr("9223372036854775808").kind,
+        ExprKind::Literal(Literal::Real(9223372036854775808.0))
+    );
+    assert_eq!(
+        expr("-9223372036854775808").kind,
+        ExprKind::Literal(Literal::Integer(i64::MIN))
+    );
+    assert_eq!(
+        expr("'it''s'").kind,
+        ExprKind::Literal(Literal::Text("it's".into()))
+    );
+    assert_eq!(
+        expr("x'00ff'").kind,
+        ExprKind::Literal(Literal::Blob(vec![0, 255]))
+    );
     assert_eq!(expr("TRUE").kind, ExprKind::Literal(Literal::Bool(true)));
     assert_eq!(expr("false").kind, ExprKind::Literal(Literal::Bool(false)));
     assert_eq!(expr("NULL").kind, ExprKind::Literal(Literal::Null));
-    assert_eq!(expr("current_timestamp").kind, ExprKind::Literal(Literal::CurrentTimestamp));
-    let ExprKind::Unary { op: UnaryOp::Neg, .. } = expr("-1").kind else { panic!("-1 is a negation") };
-    let ExprKind::Binary { op: BinaryOp::Eq, .. } = expr("a == 1").kind else { panic!("== is Eq") };
+    assert_eq!(
+        expr("current_timestamp").kind,
+        ExprKind::Literal(Literal::CurrentTimestamp)
+    );
+    let ExprKind::Unary {
+        op: UnaryOp::Neg, ..
+    } = expr("-1").kind
+    else {
+        panic!("-1 is a negation")
+    };
+    let ExprKind::Binary {
+        op: BinaryOp::Eq, ..
+    } = expr("a == 1").kind
+    else {
+        panic!("== is Eq")
+    };
 }
 
 #[test]
 fn double_quoted_columns_are_flagged() {
-    let ExprKind::Column(c) = expr("\"abc\"").kind else { panic!("column") };
+    let ExprKind::Column(c) = expr("\"abc\"").kind else {
+        panic!("column")
+    };
     assert!(c.double_quoted);
-    let ExprKind::Column(c) = expr("[abc]").kind else { panic!("column") };
+    let ExprKind::Column(c) = expr("[abc]").kind else {
+        panic!("column")
+    };
     assert!(!c.double_quoted);
 }
 
 #[test]
 fn parameters_are_numbered_like_sqlite() {
-    let parsed = parse_next("SELECT ?, ?5, ?, :a, @b, :a, $c, ?2", 0).expect("parses").expect("a statement");
+    let parsed = parse_next("SELECT ?, ?5, ?, :a, @b, :a, $c, ?2", 0)
+        .expect("parses")
+        .expect("a statement");
     let names: Vec<Option<&str>> = parsed.params.iter().map(|p| p.as_deref()).collect();
     assert_eq!(
         names,
-        vec![Some("?1"), Some("?2"), None, None, Some("?5"), None, Some(":a"), Some("@b"), Some("$c")]
-            .into_iter()
-            .enumerate()
-            .map(|(i, n)| if i == 0 { None } else { n })
-            .collect::<Vec<_>>()
+        vec![
+            Some("?1"),
+            Some("?2"),
+            None,
+            None,
+            Some("?5"),
+            None,
+            Some(":a"),
+            Some("@b"),
+            Some("$c")
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| if i == 0 { None } else { n })
+        .collect::<Vec<_>>()
     );
-    let Statement::Select(select) = parsed.statement else { panic!("select") };
-    let crate::sql::ast::SelectCore::Select(core) = select.first else { panic!("core") };
+    let Statement::Select(select) = parsed.statement else {
+        panic!("select")
+    };
+    let crate::sql::ast::SelectCore::Select(core) = select.first else {
+        panic!("core")
+    };
     let indexes: Vec<u32> = core
         .columns
         .iter()

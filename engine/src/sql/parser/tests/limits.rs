@@ -19,13 +19,18 @@ fn on_small_stack(f: impl FnOnce() + Send + 'static) {
         .expect("no panic or overflow on a 1 MiB stack");
 }
 
+/// Wraps an expression in one more level of some construct.
+type Nester = fn(&str) -> String;
+
 /// Ways to nest one level deeper around `inner`.
-const NESTERS: &[(&str, fn(&str) -> String)] = &[
+const NESTERS: &[(&str, Nester)] = &[
     ("parentheses", |e| format!("({e})")),
     ("unary minus", |e| format!("- {e}")),
     ("NOT", |e| format!("NOT {e}")),
     ("function call", |e| format!("abs({e})")),
-    ("CASE", |e| format!("CASE WHEN {e} THEN {e_short} END", e_short = 1)),
+    ("CASE", |e| {
+        format!("CASE WHEN {e} THEN {e_short} END", e_short = 1)
+    }),
     ("CAST", |e| format!("CAST({e} AS INT)")),
     ("IN list", |e| format!("1 IN ({e})")),
     ("scalar subquery", |e| format!("(SELECT {e})")),
@@ -35,7 +40,7 @@ const NESTERS: &[(&str, fn(&str) -> String)] = &[
     ("right-nested addition", |e| format!("1 + ({e})")),
 ];
 
-fn nested(nest: fn(&str) -> String, depth: usize) -> String {
+fn nested(nest: Nester, depth: usize) -> String {
     let mut e = "1".to_string();
     for _ in 0..depth {
         e = nest(&e);
@@ -55,7 +60,10 @@ fn deep_nesting_is_a_typed_error_not_a_stack_overflow() {
             match parse(&sql) {
                 Err(e) => {
                     assert!(is_depth_error(&e), "{what}: {e}");
-                    assert!(e.position().is_some_and(|p| p <= sql.len()), "{what}: {e:?}");
+                    assert!(
+                        e.position().is_some_and(|p| p <= sql.len()),
+                        "{what}: {e:?}"
+                    );
                 }
                 Ok(_) => panic!("{what}: nesting {} deep parsed", 5 * MAX_DEPTH),
             }

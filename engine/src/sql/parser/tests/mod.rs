@@ -3,9 +3,11 @@
 //! round trips (`roundtrip`), precedence against SQLite itself
 //! (`precedence_vs_sqlite`), and property tests on arbitrary input (`props`).
 
+mod acceptance_vs_sqlite;
 mod corpus;
 mod expressions;
 mod limits;
 mod precedence_vs_sqlite;
+mod props;
 mod statements;
 mod support;

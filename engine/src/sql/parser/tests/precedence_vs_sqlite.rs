@@ -12,19 +12,52 @@ use rusqlite::types::Value as SqliteValue;
 use super::support::{grouped, parenthesised_statement};
 
 fn seed() -> u64 {
-    let seed =
-        std::env::var("TINYJOIN_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| rand::thread_rng().gen());
+    let seed = std::env::var("TINYJOIN_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::thread_rng().gen());
     println!("seed = {seed} (replay with TINYJOIN_SEED={seed})");
     seed
 }
 
-const OPERANDS: &[&str] = &["0", "1", "2", "3", "-1", "NULL", "'a'", "'B'", "1.5", "x", "y", "''", "'1'"];
+const OPERANDS: &[&str] = &[
+    "0", "1", "2", "3", "-1", "NULL", "'a'", "'B'", "1.5", "x", "y", "''", "'1'",
+];
 const BINARY: &[&str] = &[
-    "OR", "AND", "=", "==", "!=", "<>", "IS", "IS NOT", "IS DISTINCT FROM", "IS NOT DISTINCT FROM", "<", "<=", ">",
-    ">=", "&", "|", "<<", ">>", "+", "-", "*", "/", "%", "||",
+    "OR",
+    "AND",
+    "=",
+    "==",
+    "!=",
+    "<>",
+    "IS",
+    "IS NOT",
+    "IS DISTINCT FROM",
+    "IS NOT DISTINCT FROM",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "&",
+    "|",
+    "<<",
+    ">>",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "||",
 ];
 const PREFIX: &[&str] = &["- ", "+", "~", "NOT "];
-const POSTFIX: &[&str] = &["ISNULL", "NOTNULL", "NOT NULL", "IS NULL", "IS NOT NULL", "COLLATE NOCASE"];
+const POSTFIX: &[&str] = &[
+    "ISNULL",
+    "NOTNULL",
+    "NOT NULL",
+    "IS NULL",
+    "IS NOT NULL",
+    "COLLATE NOCASE",
+];
 
 /// A random expression as flat text.
 fn generate(rng: &mut SmallRng, depth: u32) -> String {
@@ -41,11 +74,17 @@ fn generate(rng: &mut SmallRng, depth: u32) -> String {
         10 => format!("{} {}", sub(rng), POSTFIX[rng.gen_range(0..POSTFIX.len())]),
         11 => {
             let (a, b, c) = (sub(rng), sub(rng), sub(rng));
-            format!("{a} {}BETWEEN {b} AND {c}", if rng.gen_bool(0.5) { "NOT " } else { "" })
+            format!(
+                "{a} {}BETWEEN {b} AND {c}",
+                if rng.gen_bool(0.5) { "NOT " } else { "" }
+            )
         }
         12 => {
             let (a, b, c) = (sub(rng), sub(rng), sub(rng));
-            format!("{a} {}IN ({b}, {c})", if rng.gen_bool(0.5) { "NOT " } else { "" })
+            format!(
+                "{a} {}IN ({b}, {c})",
+                if rng.gen_bool(0.5) { "NOT " } else { "" }
+            )
         }
         13 => {
             let (a, b) = (sub(rng), sub(rng));
@@ -61,13 +100,19 @@ fn generate(rng: &mut SmallRng, depth: u32) -> String {
         17 => format!("coalesce({}, {})", sub(rng), sub(rng)),
         _ => {
             let (a, b) = (sub(rng), sub(rng));
-            format!("{a} {} {b}", ["AND", "OR", "=", "<", "+", "*", "||"][rng.gen_range(0..7)])
+            format!(
+                "{a} {} {b}",
+                ["AND", "OR", "=", "<", "+", "*", "||"][rng.gen_range(0..7)]
+            )
         }
     }
 }
 
 fn eval(conn: &rusqlite::Connection, expr: &str) -> Result<SqliteValue, String> {
-    conn.query_row(&format!("SELECT {expr} FROM v"), [], |row| row.get::<_, SqliteValue>(0)).map_err(|e| e.to_string())
+    conn.query_row(&format!("SELECT {expr} FROM v"), [], |row| {
+        row.get::<_, SqliteValue>(0)
+    })
+    .map_err(|e| e.to_string())
 }
 
 const ROUNDS: usize = 10_000;
@@ -76,7 +121,8 @@ const ROUNDS: usize = 10_000;
 fn grouping_matches_sqlite_on_random_expressions() {
     let mut rng = SmallRng::seed_from_u64(seed());
     let conn = rusqlite::Connection::open_in_memory().expect("sqlite opens");
-    conn.execute_batch("CREATE TABLE v(x, y); INSERT INTO v VALUES (2, 'b');").expect("setup");
+    conn.execute_batch("CREATE TABLE v(x, y); INSERT INTO v VALUES (2, 'b');")
+        .expect("setup");
     let (mut compared, mut sqlite_rejects) = (0, 0);
     for _ in 0..ROUNDS {
         let depth = rng.gen_range(1..6);
@@ -87,7 +133,10 @@ fn grouping_matches_sqlite_on_random_expressions() {
                 // Whatever SQLite cannot parse, we must not parse either.
                 if e.contains("syntax error") || e.contains("incomplete input") {
                     let ours = parenthesised_statement(&format!("SELECT {text}"));
-                    assert!(ours.is_err(), "SQLite rejects `{text}` ({e}) but we parse it as {ours:?}");
+                    assert!(
+                        ours.is_err(),
+                        "SQLite rejects `{text}` ({e}) but we parse it as {ours:?}"
+                    );
                 }
                 sqlite_rejects += 1;
                 continue;
@@ -96,8 +145,14 @@ fn grouping_matches_sqlite_on_random_expressions() {
         let ours = parenthesised_statement(&format!("SELECT {text}"))
             .unwrap_or_else(|e| panic!("SQLite accepts `{text}` but we do not: {e}"));
         let ours = ours.strip_prefix("SELECT ").expect("a select");
-        let actual = eval(&conn, ours).unwrap_or_else(|e| panic!("our grouping `{ours}` of `{text}` fails: {e}"));
-        assert_eq!(actual, expected, "`{text}` grouped by us as `{ours}` ({})", grouped(&text));
+        let actual = eval(&conn, ours)
+            .unwrap_or_else(|e| panic!("our grouping `{ours}` of `{text}` fails: {e}"));
+        assert_eq!(
+            actual,
+            expected,
+            "`{text}` grouped by us as `{ours}` ({})",
+            grouped(&text)
+        );
         compared += 1;
     }
     println!("compared {compared} expressions; {sqlite_rejects} rejected by SQLite");

@@ -16,9 +16,10 @@ pub(super) const STATEMENTS: &[&str] = &[
     "SELECT * FROM t INDEXED BY i WHERE x",
     "SELECT * FROM t NOT INDEXED",
     "SELECT * FROM main.t",
+    "SELECT left.right, inner(outer) FROM left AS natural JOIN \"cross\"",
     "VALUES (1, 'a'), (2, 'b')",
     "SELECT * FROM (VALUES (1), (2))",
-    "SELECT a FROM t UNION SELECT b FROM u UNION ALL SELECT c FROM v INTERSECT SELECT d FROM w EXCEPT VALUES (1) ORDER BY 1 DESC NULLS LAST, 2 COLLATE nocase ASC NULLS FIRST LIMIT 10 OFFSET 5",
+    "SELECT a FROM t UNION SELECT b FROM u UNION ALL SELECT c FROM v INTERSECT SELECT d FROM w EXCEPT VALUES (1) EXCEPT SELECT 2 ORDER BY 1 DESC NULLS LAST, 2 COLLATE nocase ASC NULLS FIRST LIMIT 10 OFFSET 5",
     "SELECT a FROM t LIMIT 5, 10",
     "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 10) SELECT n FROM c",
     "WITH a AS MATERIALIZED (SELECT 1), b AS NOT MATERIALIZED (SELECT 2) SELECT * FROM a, b",
@@ -116,20 +117,33 @@ fn every_statement_form_parses_and_round_trips() {
 
 #[test]
 fn select_shape() {
-    let Statement::Select(s) = one("SELECT a AS x, b FROM t WHERE c LIMIT 1, 2") else { panic!("select") };
-    let SelectCore::Select(core) = &s.first else { panic!("core") };
+    let Statement::Select(s) = one("SELECT a AS x, b FROM t WHERE c LIMIT 1, 2") else {
+        panic!("select")
+    };
+    let SelectCore::Select(core) = &s.first else {
+        panic!("core")
+    };
     assert_eq!(core.columns.len(), 2);
-    let ResultColumn::Expr { alias, text, .. } = &core.columns[0] else { panic!("expr column") };
+    let ResultColumn::Expr { alias, text, .. } = &core.columns[0] else {
+        panic!("expr column")
+    };
     assert_eq!((alias.as_deref(), text.as_str()), (Some("x"), "a"));
     let limit = s.limit.as_ref().expect("limit");
     assert_eq!(limit.limit.kind, ExprKind::Literal(Literal::Integer(2)));
-    assert_eq!(limit.offset.as_ref().map(|e| &e.kind), Some(&ExprKind::Literal(Literal::Integer(1))));
+    assert_eq!(
+        limit.offset.as_ref().map(|e| &e.kind),
+        Some(&ExprKind::Literal(Literal::Integer(1)))
+    );
 }
 
 #[test]
 fn result_column_text_is_the_source_span() {
-    let Statement::Select(s) = one("SELECT a+1 , count( * ) c FROM t") else { panic!("select") };
-    let SelectCore::Select(core) = &s.first else { panic!("core") };
+    let Statement::Select(s) = one("SELECT a+1 , count( * ) c FROM t") else {
+        panic!("select")
+    };
+    let SelectCore::Select(core) = &s.first else {
+        panic!("core")
+    };
     let texts: Vec<&str> = core
         .columns
         .iter()
@@ -143,15 +157,20 @@ fn result_column_text_is_the_source_span() {
 
 #[test]
 fn insert_values_and_upsert_shape() {
-    let Statement::Insert(i) = one("INSERT INTO t(a) VALUES (1), (2) ON CONFLICT(a) DO NOTHING") else {
+    let Statement::Insert(i) = one("INSERT INTO t(a) VALUES (1), (2) ON CONFLICT(a) DO NOTHING")
+    else {
         panic!("insert")
     };
     assert_eq!(i.columns, vec!["a".to_string()]);
-    let InsertSource::Values(rows) = &i.source else { panic!("values") };
+    let InsertSource::Values(rows) = &i.source else {
+        panic!("values")
+    };
     assert_eq!(rows.len(), 2);
     assert_eq!(i.upsert.len(), 1);
     assert_eq!(i.upsert[0].action, UpsertAction::Nothing);
-    let Statement::Insert(i) = one("REPLACE INTO t VALUES (1)") else { panic!("insert") };
+    let Statement::Insert(i) = one("REPLACE INTO t VALUES (1)") else {
+        panic!("insert")
+    };
     assert_eq!(i.or, Some(ConflictResolution::Replace));
 }
 
@@ -162,23 +181,44 @@ fn create_table_shape() {
     else {
         panic!("create table")
     };
-    let CreateTableBody::Columns { columns, constraints, without_rowid, strict } = &c.body else { panic!("columns") };
+    let CreateTableBody::Columns {
+        columns,
+        constraints,
+        without_rowid,
+        strict,
+    } = &c.body
+    else {
+        panic!("columns")
+    };
     assert_eq!(columns.len(), 2);
     assert_eq!(constraints.len(), 1);
     assert!(!without_rowid && !strict);
-    assert_eq!(columns[0].type_name.as_ref().map(|t| t.name.as_str()), Some("INTEGER"));
+    assert_eq!(
+        columns[0].type_name.as_ref().map(|t| t.name.as_str()),
+        Some("INTEGER")
+    );
     assert_eq!(
         columns[1].type_name,
-        Some(TypeName { name: "varchar".into(), args: vec!["20".into()] })
+        Some(TypeName {
+            name: "varchar".into(),
+            args: vec!["20".into()]
+        })
     );
     assert_eq!(columns[1].constraints.len(), 2);
-    let ColumnConstraintKind::Default(d) = &columns[1].constraints[1].kind else { panic!("default") };
+    let ColumnConstraintKind::Default(d) = &columns[1].constraints[1].kind else {
+        panic!("default")
+    };
     assert_eq!(d.kind, ExprKind::Literal(Literal::Text("x".into())));
 }
 
 #[test]
 fn explain_wraps_the_statement() {
-    let Statement::Explain { query_plan: true, statement, .. } = one("EXPLAIN QUERY PLAN DELETE FROM t") else {
+    let Statement::Explain {
+        query_plan: true,
+        statement,
+        ..
+    } = one("EXPLAIN QUERY PLAN DELETE FROM t")
+    else {
         panic!("explain")
     };
     assert!(matches!(*statement, Statement::Delete(_)));
@@ -187,11 +227,26 @@ fn explain_wraps_the_statement() {
 #[test]
 fn rendering_examples() {
     let cases = [
-        ("select a<>b, x not between 1 and 2 from t where not a", "SELECT a != b, x NOT BETWEEN 1 AND 2 FROM t WHERE NOT a"),
-        ("SELECT - -1, -(-9223372036854775808)", "SELECT -(-1), -(-9223372036854775808)"),
-        ("insert into t values(1,'a''b',x'ff',null,1.5e10)", "INSERT INTO t VALUES (1, 'a''b', X'FF', NULL, 15000000000.0)"),
-        ("create table \"t t\"(\"a\"\"b\" int default -1)", "CREATE TABLE \"t t\" (\"a\"\"b\" int DEFAULT -1)"),
-        ("select * from t limit 1, 2", "SELECT * FROM t LIMIT 2 OFFSET 1"),
+        (
+            "select a<>b, x not between 1 and 2 from t where not a",
+            "SELECT a != b, x NOT BETWEEN 1 AND 2 FROM t WHERE NOT a",
+        ),
+        (
+            "SELECT - -1, -(-9223372036854775808)",
+            "SELECT -(-1), -(-9223372036854775808)",
+        ),
+        (
+            "insert into t values(1,'a''b',x'ff',null,1.5e10)",
+            "INSERT INTO t VALUES (1, 'a''b', X'FF', NULL, 15000000000.0)",
+        ),
+        (
+            "create table \"t t\"(\"a\"\"b\" int default -1)",
+            "CREATE TABLE \"t t\" (\"a\"\"b\" int DEFAULT -1)",
+        ),
+        (
+            "select * from t limit 1, 2",
+            "SELECT * FROM t LIMIT 2 OFFSET 1",
+        ),
     ];
     for (sql, expected) in cases {
         assert_eq!(one(sql).to_string(), expected);

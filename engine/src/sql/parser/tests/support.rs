@@ -12,8 +12,12 @@ pub(super) fn one(sql: &str) -> Statement {
 
 /// The expression `e` of `SELECT e`.
 pub(super) fn expr(e: &str) -> Expr {
-    let Statement::Select(select) = one(&format!("SELECT {e}")) else { panic!("not a select") };
-    let SelectCore::Select(core) = select.first else { panic!("not a select core") };
+    let Statement::Select(select) = one(&format!("SELECT {e}")) else {
+        panic!("not a select")
+    };
+    let SelectCore::Select(core) = select.first else {
+        panic!("not a select core")
+    };
     match core.columns.into_iter().next() {
         Some(ResultColumn::Expr { expr, .. }) => expr,
         other => panic!("not an expression column: {other:?}"),
@@ -47,8 +51,12 @@ fn is_operator(e: &Expr) -> bool {
 /// [`parenthesised`]; an error when `sql` does not parse.
 pub(super) fn parenthesised_statement(sql: &str) -> crate::Result<String> {
     let mut statements = parse(sql)?;
-    let Some(Statement::Select(select)) = statements.pop() else { panic!("not a select: {sql}") };
-    let SelectCore::Select(core) = select.first else { panic!("not a select core: {sql}") };
+    let Some(Statement::Select(select)) = statements.pop() else {
+        panic!("not a select: {sql}")
+    };
+    let SelectCore::Select(core) = select.first else {
+        panic!("not a select core: {sql}")
+    };
     let columns: Vec<String> = core
         .columns
         .iter()
@@ -66,7 +74,12 @@ fn parenthesised(e: &Expr) -> String {
     let not = |negated: bool| if negated { "NOT " } else { "" };
     match &e.kind {
         ExprKind::Binary { op, left, right } => {
-            format!("({} {} {})", parenthesised(left), op.as_str(), parenthesised(right))
+            format!(
+                "({} {} {})",
+                parenthesised(left),
+                op.as_str(),
+                parenthesised(right)
+            )
         }
         ExprKind::Unary { op, expr } => {
             let symbol = match op {
@@ -77,23 +90,56 @@ fn parenthesised(e: &Expr) -> String {
             };
             format!("({symbol}{})", parenthesised(expr))
         }
-        ExprKind::Like { op, negated, expr, pattern, escape } => {
-            let escape = escape.as_ref().map(|e| format!(" ESCAPE {}", parenthesised(e))).unwrap_or_default();
-            format!("({} {}{} {}{escape})", parenthesised(expr), not(*negated), op.as_str(), parenthesised(pattern))
+        ExprKind::Like {
+            op,
+            negated,
+            expr,
+            pattern,
+            escape,
+        } => {
+            let escape = escape
+                .as_ref()
+                .map(|e| format!(" ESCAPE {}", parenthesised(e)))
+                .unwrap_or_default();
+            format!(
+                "({} {}{} {}{escape})",
+                parenthesised(expr),
+                not(*negated),
+                op.as_str(),
+                parenthesised(pattern)
+            )
         }
-        ExprKind::Between { negated, expr, low, high } => format!(
+        ExprKind::Between {
+            negated,
+            expr,
+            low,
+            high,
+        } => format!(
             "({} {}BETWEEN {} AND {})",
             parenthesised(expr),
             not(*negated),
             parenthesised(low),
             parenthesised(high)
         ),
-        ExprKind::InList { negated, expr, list } => {
+        ExprKind::InList {
+            negated,
+            expr,
+            list,
+        } => {
             let items: Vec<String> = list.iter().map(parenthesised).collect();
-            format!("({} {}IN ({}))", parenthesised(expr), not(*negated), items.join(", "))
+            format!(
+                "({} {}IN ({}))",
+                parenthesised(expr),
+                not(*negated),
+                items.join(", ")
+            )
         }
-        ExprKind::IsNull { negated, expr } => format!("({} IS {}NULL)", parenthesised(expr), not(*negated)),
-        ExprKind::Collate { expr, collation } => format!("({} COLLATE {collation})", parenthesised(expr)),
+        ExprKind::IsNull { negated, expr } => {
+            format!("({} IS {}NULL)", parenthesised(expr), not(*negated))
+        }
+        ExprKind::Collate { expr, collation } => {
+            format!("({} COLLATE {collation})", parenthesised(expr))
+        }
         _ => e.to_string(),
     }
 }
@@ -146,7 +192,12 @@ pub(super) fn shape<T: std::fmt::Debug>(value: &T) -> String {
 /// same tree.
 pub(super) fn assert_round_trip(statement: &Statement, source: &str) {
     let rendered = statement.to_string();
-    let again = parse(&rendered).unwrap_or_else(|e| panic!("rendering of {source:?} does not parse: {e}\n{rendered}"));
+    let again = parse(&rendered)
+        .unwrap_or_else(|e| panic!("rendering of {source:?} does not parse: {e}\n{rendered}"));
     assert_eq!(again.len(), 1, "{rendered}");
-    assert_eq!(shape(&again[0]), shape(statement), "round trip of {source:?} via {rendered:?}");
+    assert_eq!(
+        shape(&again[0]),
+        shape(statement),
+        "round trip of {source:?} via {rendered:?}"
+    );
 }
