@@ -21,22 +21,33 @@ function wrapChannel(bc: BroadcastChannel): ChannelLike {
   return c;
 }
 
+/** How long closing waits for the owner Worker to close the file before ending it. */
+const STOP_WAIT_MS = 5_000;
+
 function startOwnerWorker(name: string, clientId: string, options: OwnerOptions): Promise<OwnerPort> {
   const worker = new Worker(new URL("./owner-worker.js", import.meta.url), { type: "module", name: `tinyjoin owner: ${name}` });
   const send = (m: ToOwnerWorker, transfer: Transferable[] = []): void => worker.postMessage(m, transfer);
   let started = false;
+  let dead = false;
   let onStopped: (() => void) | null = null;
   const port: OwnerPort = {
     post: (bytes) => send({ type: "request", bytes }, [bytes.buffer]),
     onmessage: null,
     onfailure: null,
+    // Asks the Worker to close the database and its file handle, then ends it.
+    // A Worker that died, or does not answer within STOP_WAIT_MS (stuck in a
+    // long statement), is ended at once: closing must never hang, because the
+    // election lock is released only after it.
     terminate: () =>
       new Promise<void>((resolve) => {
-        onStopped = () => {
+        const finish = (): void => {
+          clearTimeout(timer);
           worker.terminate();
           resolve();
         };
-        send({ type: "stop" });
+        const timer = setTimeout(finish, dead ? 0 : STOP_WAIT_MS);
+        onStopped = finish;
+        if (!dead) send({ type: "stop" });
       }),
   };
   return new Promise<OwnerPort>((resolve, reject) => {
@@ -66,6 +77,7 @@ function startOwnerWorker(name: string, clientId: string, options: OwnerOptions)
     };
     worker.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();
+      dead = true;
       const message = `the owner Worker failed: ${ev.message || "script error (is owner-worker.js served next to index.js?)"}`;
       if (!started) {
         worker.terminate();

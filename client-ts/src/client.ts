@@ -50,6 +50,9 @@ function isRecordParams(p: BindParams): p is Readonly<Record<string, SqlValue | 
 function toValue(v: SqlValue | boolean | undefined, where: string): SqlValue {
   if (v === undefined) return null;
   if (typeof v === "boolean") return v ? 1 : 0;
+  if (typeof v === "bigint" && (v < -(1n << 63n) || v >= 1n << 63n)) {
+    throw new TinyJoinError("INVALID_ARGUMENT", `${where}: ${v} does not fit in a 64-bit INTEGER`);
+  }
   if (v === null || typeof v === "number" || typeof v === "bigint" || typeof v === "string" || v instanceof Uint8Array) return v;
   throw new TinyJoinError("INVALID_ARGUMENT", `${where}: cannot bind a value of type ${typeof v}`);
 }

@@ -206,8 +206,17 @@ export class Session {
     return id;
   }
 
+  /** Encodes and posts; a request that cannot be encoded fails alone (never throws). */
   private transmit(id: number, req: Request, epoch: number): void {
-    const bytes = encodeRequest({ epoch, client: this.clientId, request: id }, req);
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeRequest({ epoch, client: this.clientId, request: id }, req);
+    } catch (e) {
+      const p = this.pending.get(id);
+      this.pending.delete(id);
+      p?.done.reject(new TinyJoinError("INVALID_ARGUMENT", `the request cannot be encoded: ${e instanceof Error ? e.message : String(e)}`));
+      return;
+    }
     if (this.port !== null) {
       this.port.post(bytes);
     } else if (this.channel !== null) {

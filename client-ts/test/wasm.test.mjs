@@ -80,6 +80,8 @@ test("errors carry stable codes and positions", { skip }, async () => {
   assert.equal((await db.run("INSERT INTO c VALUES (NULL)").catch((e) => e)).code, "CONSTRAINT_NOT_NULL");
   assert.equal((await db.run("INSERT INTO c VALUES (7)").catch((e) => e)).code, "CONSTRAINT_FOREIGN_KEY");
   assert.equal((await db.query("SELECT nope FROM p").catch((e) => e)).code, "SQL_ERROR");
+  assert.equal((await db.query("SELECT ?", [2n ** 64n]).catch((e) => e)).code, "INVALID_ARGUMENT");
+  assert.equal((await db.query("SELECT ?", [Symbol("x")]).catch((e) => e)).code, "INVALID_ARGUMENT");
   await db.close();
   assert.equal((await db.query("SELECT 1").catch((e) => e)).code, "CLOSED");
 });
