@@ -194,17 +194,97 @@ impl Sum {
     }
 }
 
+/// group_concat's accumulator, SQLite's `GroupConcatCtx` transcribed
+/// literally, including how `inverse` trims the front of the text by the
+/// recorded value and separator lengths. (When an empty value was the
+/// first of the frame this trims a byte too many, exactly as SQLite does.)
+#[derive(Clone, Debug, Default)]
+struct GroupConcat {
+    text: Vec<u8>,
+    /// Something was accumulated since the text was last emptied.
+    started: bool,
+    /// Values currently accumulated.
+    count: usize,
+    first_sep_len: usize,
+    /// Per-value separator lengths, once they stopped all being equal.
+    sep_lens: Option<Vec<usize>>,
+}
+
+impl GroupConcat {
+    fn step(&mut self, value: &Value, sep: Option<&Value>) {
+        let Some(bytes) = value.to_bytes() else {
+            return;
+        };
+        let first_term = !self.started;
+        self.started = true;
+        match sep {
+            None if first_term => self.first_sep_len = 1,
+            None => self.text.push(b','),
+            Some(sep) if first_term => self.first_sep_len = sep.to_bytes().map_or(0, |b| b.len()),
+            Some(sep) => {
+                let sep = sep.to_bytes().unwrap_or_default();
+                self.text.extend_from_slice(&sep);
+                if sep.len() != self.first_sep_len || self.sep_lens.is_some() {
+                    let first = self.first_sep_len;
+                    let count = self.count;
+                    let lens = self
+                        .sep_lens
+                        .get_or_insert_with(|| vec![first; count.saturating_sub(1)]);
+                    lens.resize(count, 0);
+                    if count > 0 {
+                        lens[count - 1] = sep.len();
+                    }
+                }
+            }
+        }
+        self.count += 1;
+        self.text.extend_from_slice(&bytes);
+    }
+
+    fn inverse(&mut self, value: &Value) {
+        let Some(bytes) = value.to_bytes() else {
+            return;
+        };
+        let mut cut = bytes.len();
+        self.count = self.count.saturating_sub(1);
+        match &mut self.sep_lens {
+            Some(lens) => {
+                if self.count > 0 && !lens.is_empty() {
+                    cut += lens.remove(0);
+                }
+            }
+            None => cut += self.first_sep_len,
+        }
+        if cut >= self.text.len() {
+            self.text.clear();
+        } else {
+            self.text.drain(..cut);
+        }
+        if self.text.is_empty() {
+            self.started = false;
+            self.sep_lens = None;
+        }
+    }
+
+    /// `final` = aggregate result ('' when only empty values were seen);
+    /// otherwise the window value (NULL when the text is empty).
+    fn value(&self, final_result: bool) -> Value {
+        if self.text.is_empty() && !(final_result && self.started) {
+            return Value::Null;
+        }
+        match String::from_utf8(self.text.clone()) {
+            Ok(s) => Value::Text(s),
+            Err(e) => Value::text_from_bytes(e.as_bytes()),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 enum State {
     Count(i64),
     Sum(Sum),
     Best(Option<Value>),
-    Concat {
-        text: Option<Vec<u8>>,
-        first_sep_len: usize,
-        sep_lens: Vec<usize>,
-        value_lens: Vec<usize>,
-    },
+    Concat(GroupConcat),
 }
 
 /// One group's running aggregate.
@@ -227,12 +307,7 @@ impl Accumulator {
                 State::Sum(Sum::default())
             }
             AggregateKind::Min | AggregateKind::Max => State::Best(None),
-            AggregateKind::GroupConcat => State::Concat {
-                text: None,
-                first_sep_len: 0,
-                sep_lens: Vec::new(),
-                value_lens: Vec::new(),
-            },
+            AggregateKind::GroupConcat => State::Concat(GroupConcat::default()),
         };
         Accumulator {
             kind,
@@ -286,33 +361,7 @@ impl Accumulator {
                     *best = Some(first.clone());
                 }
             }
-            State::Concat {
-                text,
-                first_sep_len,
-                sep_lens,
-                value_lens,
-            } => {
-                let Some(bytes) = first.to_bytes() else {
-                    return Ok(());
-                };
-                let sep = match args.get(1) {
-                    None => Some(b",".to_vec()),
-                    Some(s) => s.to_bytes(),
-                };
-                let sep_len = sep.as_ref().map_or(0, Vec::len);
-                match text {
-                    None => {
-                        *first_sep_len = sep_len;
-                        *text = Some(bytes.clone());
-                    }
-                    Some(t) => {
-                        t.extend_from_slice(sep.as_deref().unwrap_or_default());
-                        t.extend_from_slice(&bytes);
-                        sep_lens.push(sep_len);
-                    }
-                }
-                value_lens.push(bytes.len());
-            }
+            State::Concat(concat) => concat.step(first, args.get(1)),
         }
         Ok(())
     }
@@ -337,31 +386,7 @@ impl Accumulator {
                 }
             }
             State::Sum(sum) => sum.inverse(first),
-            State::Concat {
-                text,
-                first_sep_len,
-                sep_lens,
-                value_lens,
-            } => {
-                if first.is_null() || value_lens.is_empty() {
-                    return Ok(());
-                }
-                let value_len = value_lens.remove(0);
-                let sep_len = if sep_lens.is_empty() {
-                    *first_sep_len
-                } else {
-                    sep_lens.remove(0)
-                };
-                if let Some(t) = text {
-                    let cut = (value_len + sep_len).min(t.len());
-                    t.drain(..cut);
-                }
-                if value_lens.is_empty() {
-                    *text = None;
-                } else if let Some(&next) = sep_lens.first() {
-                    *first_sep_len = next;
-                }
-            }
+            State::Concat(concat) => concat.inverse(first),
             State::Best(_) => {}
         }
         Ok(())
@@ -380,19 +405,18 @@ impl Accumulator {
                 _ => Value::Integer(sum.int),
             },
             State::Best(best) => best.clone().unwrap_or(Value::Null),
-            State::Concat { text, .. } => match text {
-                None => Value::Null,
-                Some(t) => match String::from_utf8(t.clone()) {
-                    Ok(s) => Value::Text(s),
-                    Err(e) => Value::text_from_bytes(e.as_bytes()),
-                },
-            },
+            State::Concat(concat) => concat.value(false),
         })
     }
 
-    /// The final result.
+    /// The final result. (Differs from [`Accumulator::value`] in one
+    /// place, as in SQLite: a group_concat of only empty strings finishes
+    /// as '' but its window value is NULL.)
     pub(crate) fn finish(self) -> Result<Value> {
-        self.value()
+        match &self.state {
+            State::Concat(concat) => Ok(concat.value(true)),
+            _ => self.value(),
+        }
     }
 }
 

@@ -420,8 +420,12 @@ fn real_rendering_matches_sqlite() {
         }
         // And back: text → real through SQLite's parser.
         if let Value::Text(text) = &theirs {
-            let back = sqlite_eval(&conn, "SELECT CAST(?1 AS REAL)", &[theirs.clone()])
-                .expect("evaluates");
+            let back = sqlite_eval(
+                &conn,
+                "SELECT CAST(?1 AS REAL)",
+                std::slice::from_ref(&theirs),
+            )
+            .expect("evaluates");
             let ours_back = cast(&Value::Text(text.clone()), Affinity::Real);
             if !same(&ours_back, &back) {
                 failures.push(format!(
@@ -727,5 +731,132 @@ fn aggregates_match_sqlite() {
         "{} mismatches:\n{}",
         failures.len(),
         failures[..failures.len().min(20)].join("\n")
+    );
+}
+
+#[test]
+fn decimal_text_parsing_matches_sqlite() {
+    let mut rng = SmallRng::seed_from_u64(seed());
+    let conn = connection();
+    let mut failures = Vec::new();
+    let mut differs_from_rust = 0;
+    for _ in 0..20000 {
+        let digits: String = (0..rng.gen_range(1..22))
+            .map(|_| char::from(b'0' + rng.gen_range(0..10)))
+            .collect();
+        let point = rng.gen_range(0..=digits.len());
+        let mut text = format!("{}.{}", &digits[..point], &digits[point..]);
+        if rng.gen_bool(0.5) {
+            text.push_str(&format!("e{}", rng.gen_range(-330..310)));
+        }
+        let v = Value::Text(text.clone());
+        let theirs = sqlite_eval(&conn, "SELECT CAST(?1 AS REAL)", std::slice::from_ref(&v))
+            .expect("evaluates");
+        let ours = cast(&v, Affinity::Real);
+        if !same(&ours, &theirs) {
+            failures.push(format!("{text}: ours {ours:?}, sqlite {theirs:?}"));
+        }
+        if text
+            .parse::<f64>()
+            .ok()
+            .map(Value::Real)
+            .is_some_and(|r| !same(&r, &theirs))
+        {
+            differs_from_rust += 1;
+        }
+    }
+    println!(
+        "{differs_from_rust} of 20000 texts parse differently with Rust's correctly rounded parser"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+}
+
+#[test]
+fn sliding_window_aggregates_match_sqlite() {
+    use crate::sql::aggregate::{lookup, Accumulator};
+    let mut rng = SmallRng::seed_from_u64(seed());
+    let conn = connection();
+    conn.execute_batch("CREATE TABLE t(x, s)").expect("create");
+    let calls = [
+        ("count(x)", "count", 1),
+        ("sum(x)", "sum", 1),
+        ("total(x)", "total", 1),
+        ("avg(x)", "avg", 1),
+        ("group_concat(x)", "group_concat", 1),
+        ("group_concat(x, s)", "group_concat", 2),
+    ];
+    let mut failures = Vec::new();
+    for _ in 0..300 {
+        conn.execute("DELETE FROM t", []).expect("delete");
+        let n = rng.gen_range(1..8);
+        let rows: Vec<(Value, Value)> = (0..n)
+            .map(|_| {
+                let x = if rng.gen_bool(0.5) {
+                    Value::Integer(rng.gen_range(-3..4))
+                } else {
+                    random_value(&mut rng)
+                };
+                let s = [Value::Null, Value::Text("-".into()), Value::Text("".into())]
+                    [rng.gen_range(0..3)]
+                .clone();
+                (x, s)
+            })
+            .collect();
+        for (x, s) in &rows {
+            conn.execute(
+                "INSERT INTO t VALUES (?1, ?2)",
+                [to_sqlite(x), to_sqlite(s)],
+            )
+            .expect("insert");
+        }
+        for (sql, name, args) in calls {
+            let query = format!("SELECT {sql} OVER (ORDER BY rowid ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t");
+            let mut stmt = conn.prepare(&query).expect("prepare");
+            let theirs: Vec<Result<Value, String>> =
+                match stmt.query_map([], |row| Ok(from_row(row, 0))) {
+                    Ok(iter) => iter.map(|r| r.map_err(|e| e.to_string())).collect(),
+                    Err(e) => vec![Err(e.to_string())],
+                };
+            let kind = lookup(name, args, false)
+                .expect("valid")
+                .expect("aggregate");
+            let mut acc = Accumulator::new(kind, false, Collation::Binary);
+            let call = |(x, s): &(Value, Value)| {
+                if args == 1 {
+                    vec![x.clone()]
+                } else {
+                    vec![x.clone(), s.clone()]
+                }
+            };
+            let mut ours = Vec::new();
+            for (i, row) in rows.iter().enumerate() {
+                if i >= 2 {
+                    acc.inverse(&call(&rows[i - 2])).expect("inverse");
+                }
+                acc.step(&call(row)).expect("step");
+                ours.push(acc.value().map_err(|e| e.to_string()));
+            }
+            let agree = theirs.iter().zip(&ours).all(|(t, o)| match (t, o) {
+                (Ok(a), Ok(b)) => same(a, b),
+                (Err(_), Err(_)) => true,
+                _ => false,
+            }) && (theirs.len() == ours.len() || theirs.iter().any(Result::is_err));
+            if !agree {
+                failures.push(format!(
+                    "{sql} over {rows:?}: ours {ours:?}, sqlite {theirs:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures[..failures.len().min(10)].join("\n")
     );
 }

@@ -604,13 +604,9 @@ mod tests {
         assert_eq!(
             p(
                 "%.2f %e %g",
-                &[
-                    Value::Real(3.14159),
-                    Value::Real(1234.5),
-                    Value::Real(0.0001)
-                ]
+                &[Value::Real(2.5), Value::Real(1234.5), Value::Real(0.0001)]
             ),
-            "3.14 1.234500e+03 0.0001"
+            "2.50 1.234500e+03 0.0001"
         );
         assert_eq!(
             p(

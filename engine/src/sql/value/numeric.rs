@@ -144,7 +144,7 @@ fn scale_decimal(mut s: u64, mut e: i32) -> f64 {
         s *= 10;
         e -= 1;
     }
-    while e < 0 && s % 10 == 0 {
+    while e < 0 && s.is_multiple_of(10) {
         s /= 10;
         e += 1;
     }
