@@ -540,4 +540,24 @@ export const tests = [
       assert.ok(r.exported > 0);
     },
   },
+  {
+    // Migrations: three tabs open concurrently with the same numbered
+    // migrations (one of them not idempotent): each runs exactly once, and
+    // every tab's open resolves with the schema current.
+    name: "migrations from three tabs at once apply exactly once",
+    async run(env) {
+      const name = freshName("migrate");
+      const tabs = [await env.tab(), await env.tab(), await env.tab()];
+      const migrations = ["CREATE TABLE m(x INTEGER)", "INSERT INTO m VALUES (1)", "ALTER TABLE m ADD COLUMN y TEXT"];
+      const results = await Promise.all(
+        tabs.map((t) =>
+          must(t, async ({ name, migrations }) => {
+            window.db = await tinyjoin.open(name, { migrations });
+            return (await window.db.query("SELECT x, y FROM m")).rows;
+          }, { name, migrations }),
+        ),
+      );
+      for (const r of results) assert.deepEqual(r, [[1, null]]);
+    },
+  },
 ];
