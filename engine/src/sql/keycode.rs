@@ -165,6 +165,20 @@ fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(&TERMINATOR);
 }
 
+/// The smallest byte string greater than every key that starts with
+/// `prefix`, for the exclusive upper bound of a prefix range scan; `None`
+/// when there is none (the prefix is empty or all 0xFF).
+pub(crate) fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last != 0xff {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
+}
+
 /// Decodes a key made by [`encode_key`] with the same column specs, in
 /// canonical form (see the module doc: numbers as INTEGER when integral and
 /// in range, folded text for NOCASE/RTRIM). Errors on malformed bytes or a
@@ -325,6 +339,22 @@ mod tests {
             let back = decode_key(&ka, &columns).unwrap();
             prop_assert_eq!(sqlite_order(&a, &back, &columns), Ordering::Equal);
             prop_assert_eq!(encode_key(&back, &columns), ka);
+        }
+
+        #[test]
+        fn prefix_end_bounds_every_extension(
+            prefix in proptest::collection::vec(any::<u8>(), 0..6),
+            suffix in proptest::collection::vec(any::<u8>(), 0..6),
+        ) {
+            let mut key = prefix.clone();
+            key.extend_from_slice(&suffix);
+            match prefix_end(&prefix) {
+                Some(end) => {
+                    prop_assert!(key < end);
+                    prop_assert!(prefix < end);
+                }
+                None => prop_assert!(prefix.iter().all(|&b| b == 0xff)),
+            }
         }
 
         #[test]

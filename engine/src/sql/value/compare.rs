@@ -47,15 +47,12 @@ impl Collation {
     pub fn compare_text(self, a: &str, b: &str) -> Ordering {
         match self {
             Collation::Binary => a.as_bytes().cmp(b.as_bytes()),
-            Collation::NoCase => {
-                let fold = |s: &str| {
-                    s.bytes()
-                        .map(|c| c.to_ascii_lowercase())
-                        .collect::<Vec<u8>>()
-                };
-                // SQLite compares the common prefix folded, then by length.
-                fold(a).cmp(&fold(b))
-            }
+            // SQLite compares the common prefix folded, then by length;
+            // that is the lexicographic order of the folded bytes.
+            Collation::NoCase => a
+                .bytes()
+                .map(|c| c.to_ascii_lowercase())
+                .cmp(b.bytes().map(|c| c.to_ascii_lowercase())),
             Collation::RTrim => a
                 .trim_end_matches(' ')
                 .as_bytes()
