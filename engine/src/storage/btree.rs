@@ -90,11 +90,17 @@ fn insert_rec(
     if depth > MAX_TREE_DEPTH {
         return Err(corrupt!(id.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
     }
-    let node = st.node(id)?;
-    if let Node::Branch(b) = &*node {
-        let ci = b.child_index(key);
-        let last = ci == b.children().len() - 1;
-        let (child, split, old) = insert_rec(st, b.children()[ci], key, value, rightmost && last, depth + 1)?;
+    // Only plain data leaves this block: holding the node's `Rc` across
+    // `make_mut` would force a full copy of a node the transaction owns.
+    let descend = match &*st.node(id)? {
+        Node::Branch(b) => {
+            let ci = b.child_index(key);
+            Some((ci, ci == b.children().len() - 1, b.children()[ci]))
+        }
+        Node::Leaf(_) => None,
+    };
+    if let Some((ci, last, child_id)) = descend {
+        let (child, split, old) = insert_rec(st, child_id, key, value, rightmost && last, depth + 1)?;
         let (new_id, n) = st.make_mut(id)?;
         let Node::Branch(b) = n else { unreachable!("page {new_id:?} was a branch a moment ago") };
         b.set_child(ci, child);
@@ -206,18 +212,26 @@ fn remove_rec(st: &mut dyn NodeStore, id: PageId, key: &[u8], depth: usize) -> R
     if depth > MAX_TREE_DEPTH {
         return Err(corrupt!(id.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
     }
-    let node = st.node(id)?;
-    match &*node {
-        Node::Leaf(l) => {
-            let Ok(i) = l.search(key) else { return Ok((id, None, false)) };
+    // As in insert_rec: no `Rc` of the node may live across `make_mut`.
+    let descend = match &*st.node(id)? {
+        Node::Leaf(l) => match l.search(key) {
+            Ok(i) => Err(i),
+            Err(_) => return Ok((id, None, false)),
+        },
+        Node::Branch(b) => {
+            let ci = b.child_index(key);
+            Ok((ci, b.children()[ci]))
+        }
+    };
+    match descend {
+        Err(i) => {
             let (new_id, n) = st.make_mut(id)?;
             let Node::Leaf(l) = n else { unreachable!("page {new_id:?} was a leaf a moment ago") };
             let (_, old) = l.remove(i);
             Ok((new_id, Some(old), l.encoded_size() < UNDERFLOW_SIZE))
         }
-        Node::Branch(b) => {
-            let ci = b.child_index(key);
-            let (child, old, underflow) = remove_rec(st, b.children()[ci], key, depth + 1)?;
+        Ok((ci, child_id)) => {
+            let (child, old, underflow) = remove_rec(st, child_id, key, depth + 1)?;
             if old.is_none() {
                 return Ok((id, None, false));
             }
