@@ -96,12 +96,10 @@ impl<'a> Parser<'a> {
                 | K::Isnull
                 | K::Notnull,
             ) => LEVEL_EQUALITY,
-            TokenKind::Keyword(K::Not) => match self.peek_at(1) {
-                TokenKind::Keyword(
-                    K::In | K::Like | K::Glob | K::Match | K::Regexp | K::Between | K::Null,
-                ) => LEVEL_EQUALITY,
-                _ => return None,
-            },
+            // After an operand, NOT can only start `NOT IN|LIKE|..|NULL`; what
+            // follows it is checked there, so the error names that token, as
+            // SQLite's does.
+            TokenKind::Keyword(K::Not) => LEVEL_EQUALITY,
             TokenKind::Eq | TokenKind::Ne => LEVEL_EQUALITY,
             TokenKind::Lt | TokenKind::Le | TokenKind::Gt | TokenKind::Ge => LEVEL_COMPARISON,
             TokenKind::BitAnd | TokenKind::BitOr | TokenKind::ShiftLeft | TokenKind::ShiftRight => {

@@ -280,8 +280,8 @@ impl<'a> Parser<'a> {
 
     /// A join operator at the cursor, if any: `,`, `JOIN`, or up to three
     /// of NATURAL, LEFT, RIGHT, FULL, OUTER, INNER, CROSS before `JOIN`, in
-    /// any order SQLite accepts (`sqlite3JoinType`: not both INNER and an
-    /// outer join, and OUTER only with LEFT, RIGHT or FULL).
+    /// any combination SQLite accepts (`sqlite3JoinType`: not INNER or
+    /// CROSS with an outer join, and OUTER only with LEFT, RIGHT or FULL).
     fn join_operator(&mut self) -> Result<Option<(JoinOperator, usize)>> {
         let pos = self.pos();
         if self.eat(TokenKind::Comma) {
@@ -295,16 +295,20 @@ impl<'a> Parser<'a> {
         }
         let (mut natural, mut left, mut right, mut outer, mut inner, mut cross) =
             (false, false, false, false, false, false);
-        let mut words = 0;
-        while let TokenKind::Keyword(k) = self.peek() {
-            match k {
-                Keyword::Natural => natural = true,
-                Keyword::Left => left = true,
-                Keyword::Right => right = true,
-                Keyword::Full => (left, right) = (true, true),
-                Keyword::Outer => outer = true,
-                Keyword::Inner => inner = true,
-                Keyword::Cross => (inner, cross) = (true, true),
+        // SQLite's grammar reads up to three words before JOIN, the first a
+        // join keyword, the others any names, and only then judges them.
+        let (mut words, mut unknown_words) = (0, false);
+        while words < 3 {
+            match self.peek() {
+                TokenKind::Keyword(Keyword::Natural) => natural = true,
+                TokenKind::Keyword(Keyword::Left) => left = true,
+                TokenKind::Keyword(Keyword::Right) => right = true,
+                TokenKind::Keyword(Keyword::Full) => (left, right) = (true, true),
+                TokenKind::Keyword(Keyword::Outer) => outer = true,
+                TokenKind::Keyword(Keyword::Inner) => inner = true,
+                TokenKind::Keyword(Keyword::Cross) => (inner, cross) = (true, true),
+                TokenKind::Keyword(Keyword::Join) => break,
+                _ if words > 0 && self.at_name() => unknown_words = true,
                 _ => break,
             }
             self.advance();
@@ -313,15 +317,11 @@ impl<'a> Parser<'a> {
         if words == 0 && !self.is_kw(Keyword::Join) {
             return Ok(None);
         }
+        if !self.is_kw(Keyword::Join) {
+            return Err(self.unexpected());
+        }
         let outer_join = left || right || outer;
-        if words > 3
-            || (inner && outer_join)
-            || (outer && !left && !right)
-            || !self.is_kw(Keyword::Join)
-        {
-            if !self.is_kw(Keyword::Join) && words <= 3 {
-                return Err(self.unexpected());
-            }
+        if unknown_words || (inner && outer_join) || (outer && !left && !right) {
             let text = self.sql[pos..self.prev_end()].to_string();
             return Err(self.error_at(pos, format!("unknown join type: {text}")));
         }

@@ -5,6 +5,7 @@
 
 mod acceptance_vs_sqlite;
 mod corpus;
+mod errors;
 mod expressions;
 mod limits;
 mod precedence_vs_sqlite;
