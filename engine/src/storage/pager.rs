@@ -187,15 +187,22 @@ impl Pager {
 }
 
 /// A bounded map of decoded nodes with clock (second-chance) eviction.
+/// Branch nodes -- the hot upper levels every lookup passes through -- are
+/// pinned while they take at most a quarter of the capacity.
 struct NodeCache {
     capacity: usize,
     map: HashMap<PageId, (Rc<Node>, bool)>,
     clock: VecDeque<PageId>,
+    branches: usize,
+}
+
+fn is_branch(n: &Node) -> bool {
+    matches!(n, Node::Branch(_))
 }
 
 impl NodeCache {
     fn new(capacity: usize) -> NodeCache {
-        NodeCache { capacity: capacity.max(16), map: HashMap::new(), clock: VecDeque::new() }
+        NodeCache { capacity: capacity.max(16), map: HashMap::new(), clock: VecDeque::new(), branches: 0 }
     }
 
     fn get(&mut self, id: PageId) -> Option<Rc<Node>> {
@@ -205,19 +212,23 @@ impl NodeCache {
     }
 
     fn insert(&mut self, id: PageId, node: Rc<Node>) {
-        if self.map.insert(id, (node, false)).is_none() {
-            self.clock.push_back(id);
+        self.branches += usize::from(is_branch(&node));
+        match self.map.insert(id, (node, false)) {
+            None => self.clock.push_back(id),
+            Some((old, _)) => self.branches -= usize::from(is_branch(&old)),
         }
+        // Terminates: while over capacity, more than 3/4 of the entries are
+        // leaves, which lose their second chance and are evicted.
         while self.map.len() > self.capacity {
             let Some(victim) = self.clock.pop_front() else { break };
+            let pinned = self.branches <= self.capacity / 4;
             match self.map.get_mut(&victim) {
                 Some(e) if e.1 => {
                     e.1 = false;
                     self.clock.push_back(victim);
                 }
-                Some(_) => {
-                    self.map.remove(&victim);
-                }
+                Some(e) if pinned && is_branch(&e.0) => self.clock.push_back(victim),
+                Some(_) => self.remove(victim),
                 None => {}
             }
         }
@@ -229,6 +240,34 @@ impl NodeCache {
     }
 
     fn remove(&mut self, id: PageId) {
-        self.map.remove(&id);
+        if let Some((old, _)) = self.map.remove(&id) {
+            self.branches -= usize::from(is_branch(&old));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::node::{Branch, Leaf};
+
+    #[test]
+    fn cache_is_bounded_and_keeps_branches() {
+        let mut c = NodeCache::new(20);
+        let branch = Rc::new(Node::Branch(Branch::new(vec![b"k".to_vec()], vec![PageId(2), PageId(3)])));
+        for i in 0..4 {
+            c.insert(PageId(1000 + i), branch.clone());
+        }
+        for i in 0..500 {
+            c.insert(PageId(10 + i), Rc::new(Node::Leaf(Leaf::default())));
+            c.get(PageId(10 + i / 2));
+        }
+        assert!(c.map.len() <= 20);
+        for i in 0..4 {
+            assert!(c.get(PageId(1000 + i)).is_some(), "branch {i} was evicted");
+        }
+        c.remove(PageId(1000));
+        assert_eq!(c.branches, 3);
+        assert!(c.clock.len() <= 4 * 20);
     }
 }
