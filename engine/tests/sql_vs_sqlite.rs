@@ -49,8 +49,14 @@ fn tinyjoin_run(conn: &mut Connection, sql: &str) -> Outcome {
         .map_err(|e| e.to_string())
 }
 
-fn same_value(a: &Value, b: &Value) -> bool {
+/// `loose`: an integer equals a real of the same value. DISTINCT and
+/// compound queries keep one of several equal values, which one depends on
+/// row order, and row order legitimately differs between the engines.
+fn same_value(a: &Value, b: &Value, loose: bool) -> bool {
     match (a, b) {
+        (Value::Integer(i), Value::Real(r)) | (Value::Real(r), Value::Integer(i)) if loose => {
+            *r == *i as f64
+        }
         (Value::Real(x), Value::Real(y)) => x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
         _ => a == b,
     }
@@ -59,7 +65,8 @@ fn same_value(a: &Value, b: &Value) -> bool {
 fn sort_key(row: &[Value]) -> String {
     row.iter()
         .map(|v| match v {
-            Value::Real(r) => format!("R{:.6e}", r),
+            Value::Real(r) => format!("N{:.6e}", r),
+            Value::Integer(i) => format!("N{:.6e}", *i as f64),
             other => format!("{other:?}"),
         })
         .collect::<Vec<_>>()
@@ -67,7 +74,7 @@ fn sort_key(row: &[Value]) -> String {
 }
 
 /// Compares two outcomes; `ordered` keeps row order.
-fn same_outcome(a: &Outcome, b: &Outcome, ordered: bool) -> bool {
+fn same_outcome(a: &Outcome, b: &Outcome, ordered: bool, loose: bool) -> bool {
     match (a, b) {
         (Err(_), Err(_)) => true,
         (Ok(x), Ok(y)) => {
@@ -79,9 +86,9 @@ fn same_outcome(a: &Outcome, b: &Outcome, ordered: bool) -> bool {
                 x.sort_by_key(|r| sort_key(r));
                 y.sort_by_key(|r| sort_key(r));
             }
-            x.iter()
-                .zip(&y)
-                .all(|(r, s)| r.len() == s.len() && r.iter().zip(s).all(|(p, q)| same_value(p, q)))
+            x.iter().zip(&y).all(|(r, s)| {
+                r.len() == s.len() && r.iter().zip(s).all(|(p, q)| same_value(p, q, loose))
+            })
         }
         _ => false,
     }
@@ -114,7 +121,7 @@ fn semantic_scripts() {
             let a = tinyjoin_run(&mut tj, sql);
             let b = sqlite_run(&lite, sql);
             let ordered = sql.to_ascii_uppercase().contains("ORDER BY");
-            if !same_outcome(&a, &b, ordered) {
+            if !same_outcome(&a, &b, ordered, false) {
                 mismatches.push(format!(
                     "{}: {sql}\n  tinyjoin: {a:?}\n  sqlite:   {b:?}",
                     entry.path().display()
@@ -309,10 +316,10 @@ impl Gen {
             out.push(format!("CREATE TABLE {t}({a}, b TEXT, c REAL, d)"));
             for c in COLS {
                 if self.rng.gen_bool(0.3) {
-                    out.push(format!(
-                        "CREATE INDEX {t}_{c} ON {t}({c}{})",
-                        if self.rng.gen_bool(0.3) { " DESC" } else { "" }
-                    ));
+                    // No DESC indexes here: SQLite answers `x IN (SELECT c
+                    // ...)` with 0 instead of NULL when c has NULLs and a
+                    // DESC index (3.40-3.46); the corpus covers DESC.
+                    out.push(format!("CREATE INDEX {t}_{c} ON {t}({c})"));
                 }
             }
             if self.rng.gen_bool(0.3) {
@@ -340,7 +347,7 @@ impl Gen {
 fn random_queries() {
     let seeds: Vec<u64> = match std::env::var("SQL_VS_SQLITE_SEED") {
         Ok(s) => vec![s.parse().expect("seed")],
-        Err(_) => (1..=40).collect(),
+        Err(_) => (1..=100).collect(),
     };
     let mut mismatches = Vec::new();
     let mut compared = 0;
@@ -349,11 +356,13 @@ fn random_queries() {
             rng: SmallRng::seed_from_u64(seed),
         };
         let (mut tj, lite) = open_pair();
-        for stmt in g.schema() {
-            let a = tinyjoin_run(&mut tj, &stmt);
-            let b = sqlite_run(&lite, &stmt);
+        let schema = g.schema();
+        let mut shown = false;
+        for stmt in &schema {
+            let a = tinyjoin_run(&mut tj, stmt);
+            let b = sqlite_run(&lite, stmt);
             assert!(
-                same_outcome(&a, &b, true),
+                same_outcome(&a, &b, true, false),
                 "seed {seed}: setup {stmt}: {a:?} vs {b:?}"
             );
         }
@@ -362,9 +371,19 @@ fn random_queries() {
             let a = tinyjoin_run(&mut tj, &sql);
             let b = sqlite_run(&lite, &sql);
             compared += 1;
-            if !same_outcome(&a, &b, ordered) {
+            let upper = sql.to_ascii_uppercase();
+            let loose = ["DISTINCT", "UNION", "INTERSECT", "EXCEPT"]
+                .iter()
+                .any(|k| upper.contains(k));
+            if !same_outcome(&a, &b, ordered, loose) {
+                let setup = if shown {
+                    String::new()
+                } else {
+                    format!("\n  schema: {}", schema.join("; "))
+                };
+                shown = true;
                 mismatches.push(format!(
-                    "seed {seed}: {sql}\n  tinyjoin: {a:?}\n  sqlite:   {b:?}"
+                    "seed {seed}: {sql}\n  tinyjoin: {a:?}\n  sqlite:   {b:?}{setup}"
                 ));
             }
         }

@@ -115,6 +115,14 @@ impl Accumulator {
                 overflow,
             } => {
                 *any = true;
+                // sqlite3_value_numeric_type: text that is a number counts
+                // as that number.
+                let v = match v {
+                    Value::Text(_) | Value::Blob(_) => {
+                        crate::sql::value::numeric_affinity(v, false)
+                    }
+                    other => other,
+                };
                 match v {
                     Value::Integer(i) if !*is_real => match int.checked_add(i) {
                         Some(s) => *int = s,

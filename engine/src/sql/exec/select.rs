@@ -91,9 +91,10 @@ impl ExecCtx<'_> {
         let mut out: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
         match op {
             CompoundOperator::Union => {
+                // SQLite's temp index keeps the last of equal rows (1 vs 1.0).
                 for r in left.into_iter().chain(right) {
                     self.charge(row_size(&r))?;
-                    out.entry(key(&r)).or_insert(r);
+                    out.insert(key(&r), r);
                 }
             }
             CompoundOperator::Intersect => {
@@ -101,7 +102,7 @@ impl ExecCtx<'_> {
                 for r in left {
                     let k = key(&r);
                     if rk.contains(&k) {
-                        out.entry(k).or_insert(r);
+                        out.insert(k, r);
                     }
                 }
             }
@@ -110,7 +111,7 @@ impl ExecCtx<'_> {
                 for r in left {
                     let k = key(&r);
                     if !rk.contains(&k) {
-                        out.entry(k).or_insert(r);
+                        out.insert(k, r);
                     }
                 }
             }
