@@ -17,7 +17,7 @@
 import { LostInFlight, Session } from "./session.js";
 import type { Role } from "./session.js";
 import { TinyJoinError } from "./errors.js";
-import type { BatchItem, Params, Request, Response, ResultSet, SqlValue } from "./protocol.js";
+import type { BatchItem, CheckSummary, Params, Request, Response, ResultSet, SqlValue } from "./protocol.js";
 
 /** Parameters: positional (`?`, `?N`) as an array, or named (`:a`, `@a`, `$a`) as an object. */
 export type BindParams = readonly SqlValue[] | Readonly<Record<string, SqlValue | boolean | undefined>> | readonly (SqlValue | boolean | undefined)[];
@@ -371,6 +371,22 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
         // Replacing with the same bytes twice is harmless, so a lost request is simply re-sent.
         await this.session.call({ kind: "import", bytes });
         return;
+      } catch (e) {
+        if (!(e instanceof LostInFlight)) throw e;
+      }
+    }
+  }
+
+  /**
+   * Runs the full validation of the database at the owner (like SQLite's
+   * `integrity_check`) and returns every problem found; none means sound.
+   */
+  async check(): Promise<CheckSummary> {
+    for (;;) {
+      try {
+        const r = await this.session.call({ kind: "check" });
+        if (r.kind !== "checked") throw new TinyJoinError("MALFORMED_MESSAGE", `expected checked, got ${r.kind}`);
+        return r.summary;
       } catch (e) {
         if (!(e instanceof LostInFlight)) throw e;
       }

@@ -47,7 +47,7 @@ export { TinyJoinError } from "./errors.js";
 export type { ErrorCode } from "./errors.js";
 export type { Client, Transaction, PreparedStatement, QueryResult, BindParams, BatchStatement, RowObject } from "./client.js";
 export type { Role } from "./session.js";
-export type { SqlValue } from "./protocol.js";
+export type { SqlValue, CheckSummary, CheckProblem } from "./protocol.js";
 export type { OpenOptions } from "./options.js";
 
 /**

@@ -31,6 +31,7 @@ export const RequestKind = {
   Export: 0x0c,
   Close: 0x0d,
   Import: 0x0e,
+  Check: 0x0f,
 } as const;
 
 /** Response kinds (owner → client). */
@@ -44,6 +45,7 @@ export const ResponseKind = {
   TxnState: 0x46,
   Bytes: 0x47,
   Failed: 0x48,
+  Checked: 0x49,
 } as const;
 
 export const ValueTag = { Null: 0, Integer: 1, Real: 2, Text: 3, Blob: 4 } as const;
@@ -82,7 +84,8 @@ export type Request =
   | { readonly kind: "txnStatus"; readonly txn: string }
   | { readonly kind: "export" }
   | { readonly kind: "close" }
-  | { readonly kind: "import"; readonly bytes: Uint8Array };
+  | { readonly kind: "import"; readonly bytes: Uint8Array }
+  | { readonly kind: "check" };
 
 export type RequestKindName = Request["kind"];
 
@@ -99,6 +102,21 @@ export interface WireError {
   readonly position: number | undefined;
 }
 
+/** One problem found by `check()`: the page at fault (0 when none) and what is wrong. */
+export interface CheckProblem {
+  readonly page: number;
+  readonly detail: string;
+}
+
+/** The answer to `check()`: no problems means the file is sound. */
+export interface CheckSummary {
+  readonly problems: readonly CheckProblem[];
+  readonly pages: number;
+  readonly trees: number;
+  readonly entries: number;
+  readonly freePages: number;
+}
+
 export type Response =
   | { readonly kind: "ready"; readonly owner: string }
   | { readonly kind: "opened"; readonly owner: string }
@@ -108,7 +126,8 @@ export type Response =
   | { readonly kind: "batchDone"; readonly results: readonly ResultSet[] }
   | { readonly kind: "txnState"; readonly committed: boolean }
   | { readonly kind: "bytes"; readonly bytes: Uint8Array }
-  | { readonly kind: "failed"; readonly error: WireError };
+  | { readonly kind: "failed"; readonly error: WireError }
+  | { readonly kind: "checked"; readonly summary: CheckSummary };
 
 /** A message that could not be decoded; `envelope` is set when the header was readable. */
 export class ProtocolError extends Error {
@@ -327,6 +346,9 @@ export function encodeRequest(env: Envelope, req: Request): Uint8Array {
       header(w, RequestKind.Import, env);
       w.bytes(req.bytes);
       break;
+    case "check":
+      header(w, RequestKind.Check, env);
+      break;
   }
   return w.finish();
 }
@@ -377,6 +399,17 @@ export function encodeResponse(env: Envelope, resp: Response): Uint8Array {
         w.u32(resp.error.position);
       }
       break;
+    case "checked": {
+      const c = resp.summary;
+      header(w, ResponseKind.Checked, env);
+      w.u32(c.problems.length);
+      for (const p of c.problems) {
+        w.u64(p.page);
+        w.str(p.detail);
+      }
+      for (const n of [c.pages, c.trees, c.entries, c.freePages]) w.u64(n);
+      break;
+    }
   }
   return w.finish();
 }
@@ -618,6 +651,13 @@ export function decodeResponse(bytes: Uint8Array, ints: IntegerMode = "number"):
         resp = { kind: "failed", error: { code, message, position: flag === 1 ? r.u32() : undefined } };
         break;
       }
+      case ResponseKind.Checked: {
+        const n = r.count(12, "problem");
+        const problems: CheckProblem[] = [];
+        for (let i = 0; i < n; i++) problems.push({ page: r.u64(), detail: r.str("problem detail") });
+        resp = { kind: "checked", summary: { problems, pages: r.u64(), trees: r.u64(), entries: r.u64(), freePages: r.u64() } };
+        break;
+      }
       default:
         throw new Malformed(`unknown response kind ${kind}`);
     }
@@ -679,6 +719,9 @@ export function decodeRequest(bytes: Uint8Array): { envelope: Envelope; request:
         break;
       case RequestKind.Import:
         req = { kind: "import", bytes: r.bytes().slice() };
+        break;
+      case RequestKind.Check:
+        req = { kind: "check" };
         break;
       default:
         throw new Malformed(`unknown request kind ${kind}`);

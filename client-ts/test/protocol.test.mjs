@@ -77,6 +77,7 @@ const requestVectors = {
   commit: { kind: "commit", txn: "t-1" },
   txn_status: { kind: "txnStatus", txn: "t-1" },
   import: { kind: "import", bytes: new Uint8Array([1, 2, 3]) },
+  check: { kind: "check" },
 };
 
 const responseVectors = {
@@ -86,6 +87,7 @@ const responseVectors = {
   batch_done: { kind: "batchDone", results: [rs, { columns: [], rows: [], changes: 0, lastInsertRowid: 0 }] },
   txn_state: { kind: "txnState", committed: true },
   failed: { kind: "failed", error: { code: "SQL_SYNTAX", message: 'near "FORM"', position: 9 } },
+  checked: { kind: "checked", summary: { problems: [{ page: 7, detail: "checksum mismatch" }], pages: 10, trees: 3, entries: 42, freePages: 2 } },
 };
 
 test("requests encode byte for byte like the Rust mirror", () => {

@@ -106,6 +106,9 @@ test("importBytes validates, then replaces the database; statements re-prepare",
   assert.deepEqual((await stmt.run()).rows, [["imported"]], "the statement re-prepares at the new epoch");
   assert.ok(db.epoch > epoch);
   assert.equal((await db.query("SELECT * FROM gone").catch((e) => e)).code, "SQL_ERROR");
+  const report = await db.check();
+  assert.deepEqual(report.problems, [], "the imported database checks clean");
+  assert.ok(report.pages > 2 && report.entries > 0, JSON.stringify(report));
   await db.close();
 });
 

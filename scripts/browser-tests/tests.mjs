@@ -169,6 +169,7 @@ export const tests = [
       for (const a of after) assert.deepEqual(a.rows, [["committed"]]);
       await must(f2, () => window.db.run("INSERT INTO t VALUES ('new owner works')"));
       assert.deepEqual(await must(f1, async () => (await window.db.query("SELECT count(*) FROM t")).rows[0][0]), 2);
+      assert.deepEqual(await must(f1, async () => (await window.db.check()).problems), [], "validation passes after failover");
     },
   },
   {
@@ -410,6 +411,8 @@ export const tests = [
       const tab2 = await env.tab();
       const present = await must(tab2, async (name) => {
         const db = await tinyjoin.open(name);
+        const problems = (await db.check()).problems;
+        if (problems.length > 0) throw new Error(`check found ${JSON.stringify(problems)}`);
         return (await db.query("SELECT i FROM t ORDER BY i")).rows.map((r) => r[0]);
       }, name);
       const have = new Set(present);

@@ -35,8 +35,8 @@ use tinyjoin_engine::Value;
 use tinyjoin_engine::{Error, Result};
 
 use crate::protocol::{
-    code, decode_request, encode_response, kind, Envelope, Params, Request, Response, ResultSet,
-    WireError, WireValue,
+    code, decode_request, encode_response, kind, CheckProblem, CheckSummary, Envelope, Params,
+    Request, Response, ResultSet, WireError, WireValue,
 };
 
 /// The table recording committed transaction ids (invariant 3).
@@ -224,6 +224,23 @@ fn to_result_set(r: QueryResult) -> ResultSet {
             .collect(),
         changes: r.changes,
         last_insert_rowid: r.last_insert_rowid,
+    }
+}
+
+fn check_summary(r: tinyjoin_engine::storage::CheckReport) -> CheckSummary {
+    CheckSummary {
+        problems: r
+            .problems
+            .into_iter()
+            .map(|p| CheckProblem {
+                page: p.page,
+                detail: p.detail,
+            })
+            .collect(),
+        pages: r.pages,
+        trees: r.trees,
+        entries: r.entries,
+        free_pages: r.free_pages,
     }
 }
 
@@ -538,6 +555,11 @@ impl Owner {
                 self.end_client(client);
                 Ok(Outcome::Reply(Response::Done))
             }
+            Request::Check => self
+                .db
+                .check()
+                .map(|r| Outcome::Reply(Response::Checked(check_summary(r))))
+                .map_err(|e| WireError::from(&e)),
             Request::Import { bytes } => {
                 if let Some(s) = self.slot_busy(client, None) {
                     return s;

@@ -52,6 +52,7 @@ pub mod kind {
     pub const EXPORT: u8 = 0x0C;
     pub const CLOSE: u8 = 0x0D;
     pub const IMPORT: u8 = 0x0E;
+    pub const CHECK: u8 = 0x0F;
     pub const READY: u8 = 0x40;
     pub const OPENED: u8 = 0x41;
     pub const DONE: u8 = 0x42;
@@ -61,6 +62,7 @@ pub mod kind {
     pub const TXN_STATE: u8 = 0x46;
     pub const BYTES: u8 = 0x47;
     pub const FAILED: u8 = 0x48;
+    pub const CHECKED: u8 = 0x49;
 
     /// Every kind with its name in PROTOCOL.md's table (checked by a test).
     pub const ALL: &[(&str, u8)] = &[
@@ -78,6 +80,7 @@ pub mod kind {
         ("EXPORT", EXPORT),
         ("CLOSE", CLOSE),
         ("IMPORT", IMPORT),
+        ("CHECK", CHECK),
         ("READY", READY),
         ("OPENED", OPENED),
         ("DONE", DONE),
@@ -87,6 +90,7 @@ pub mod kind {
         ("TXN_STATE", TXN_STATE),
         ("BYTES", BYTES),
         ("FAILED", FAILED),
+        ("CHECKED", CHECKED),
     ];
 }
 
@@ -217,6 +221,9 @@ pub enum Request {
     /// Replaces the database with `bytes` (a database file), after
     /// validating them fully.
     Import { bytes: Vec<u8> },
+    /// Runs the full validation of the database (like SQLite's
+    /// `integrity_check`) and reports every problem found.
+    Check,
 }
 
 /// The rows and counters of one statement.
@@ -259,6 +266,24 @@ impl From<&tinyjoin_engine::Error> for WireError {
     }
 }
 
+/// One problem found by `CHECK`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckProblem {
+    /// The page at fault (0 when no single page is).
+    pub page: u64,
+    pub detail: String,
+}
+
+/// The answer to `CHECK`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct CheckSummary {
+    pub problems: Vec<CheckProblem>,
+    pub pages: u64,
+    pub trees: u64,
+    pub entries: u64,
+    pub free_pages: u64,
+}
+
 /// What the owner sends.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Response {
@@ -284,6 +309,7 @@ pub enum Response {
     },
     Bytes(Vec<u8>),
     Failed(WireError),
+    Checked(CheckSummary),
 }
 
 /// A message that could not be decoded. `envelope` is set when the header was
@@ -440,7 +466,7 @@ impl Writer {
 pub fn encode_request(env: &Envelope, req: &Request) -> Vec<u8> {
     let mut w = Writer::message(request_kind(req), env);
     match req {
-        Request::Open | Request::Export | Request::Close => {}
+        Request::Open | Request::Export | Request::Close | Request::Check => {}
         Request::Exec { txn, sql } => {
             w.opt_short_str(txn.as_deref());
             w.str(sql);
@@ -491,6 +517,7 @@ pub fn request_kind(req: &Request) -> u8 {
         Request::Export => kind::EXPORT,
         Request::Close => kind::CLOSE,
         Request::Import { .. } => kind::IMPORT,
+        Request::Check => kind::CHECK,
     }
 }
 
@@ -506,6 +533,7 @@ pub fn encode_response(env: &Envelope, resp: &Response) -> Vec<u8> {
         Response::TxnState { .. } => kind::TXN_STATE,
         Response::Bytes(_) => kind::BYTES,
         Response::Failed(_) => kind::FAILED,
+        Response::Checked(_) => kind::CHECKED,
     };
     let mut w = Writer::message(k, env);
     match resp {
@@ -528,6 +556,16 @@ pub fn encode_response(env: &Envelope, resp: &Response) -> Vec<u8> {
         Response::TxnState { committed } => w.u8(u8::from(*committed)),
         Response::Bytes(b) => w.bytes(b),
         Response::Failed(e) => w.error(e),
+        Response::Checked(c) => {
+            w.len(c.problems.len());
+            for p in &c.problems {
+                w.u64(p.page);
+                w.str(&p.detail);
+            }
+            for n in [c.pages, c.trees, c.entries, c.free_pages] {
+                w.u64(n);
+            }
+        }
     }
     w.finish()
 }
@@ -801,6 +839,7 @@ pub fn decode_request(bytes: &[u8]) -> std::result::Result<(Envelope, Request), 
             kind::IMPORT => Request::Import {
                 bytes: r.bytes()?.to_vec(),
             },
+            kind::CHECK => Request::Check,
             k => return Err(format!("unknown request kind {k:#04x}")),
         };
         r.end()?;
@@ -854,6 +893,23 @@ pub fn decode_response(bytes: &[u8]) -> std::result::Result<(Envelope, Response)
             },
             kind::BYTES => Response::Bytes(r.bytes()?.to_vec()),
             kind::FAILED => Response::Failed(r.error()?),
+            kind::CHECKED => {
+                let n = r.count(12, "problem")?;
+                let mut problems = Vec::with_capacity(n);
+                for _ in 0..n {
+                    problems.push(CheckProblem {
+                        page: r.u64()?,
+                        detail: r.str("problem detail")?,
+                    });
+                }
+                Response::Checked(CheckSummary {
+                    problems,
+                    pages: r.u64()?,
+                    trees: r.u64()?,
+                    entries: r.u64()?,
+                    free_pages: r.u64()?,
+                })
+            }
             k => return Err(format!("unknown response kind {k:#04x}")),
         };
         r.end()?;
@@ -929,6 +985,7 @@ mod tests {
             Request::Export,
             Request::Close,
             Request::Import { bytes: vec![9; 10] },
+            Request::Check,
         ]
     }
 
@@ -963,6 +1020,16 @@ mod tests {
                 position: Some(4),
             }),
             Response::Failed(WireError::new(code::MISUSE, "no")),
+            Response::Checked(CheckSummary {
+                problems: vec![CheckProblem {
+                    page: 3,
+                    detail: "bad".into(),
+                }],
+                pages: 9,
+                trees: 2,
+                entries: 5,
+                free_pages: 1,
+            }),
         ]
     }
 

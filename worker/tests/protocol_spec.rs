@@ -174,6 +174,23 @@ fn vectors() -> Vec<(&'static str, Vec<u8>)> {
                 },
             ),
         ),
+        ("check", encode_request(&env, &Request::Check)),
+        (
+            "checked",
+            encode_response(
+                &env,
+                &Response::Checked(CheckSummary {
+                    problems: vec![CheckProblem {
+                        page: 7,
+                        detail: "checksum mismatch".into(),
+                    }],
+                    pages: 10,
+                    trees: 3,
+                    entries: 42,
+                    free_pages: 2,
+                }),
+            ),
+        ),
         (
             "ready",
             encode_response(&env, &Response::Ready { owner: "o".into() }),
