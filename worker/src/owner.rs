@@ -149,6 +149,8 @@ pub struct Owner {
     clients: HashMap<String, ClientState>,
     queue: VecDeque<(Envelope, Request)>,
     commits_since_prune: u32,
+    /// `(PRUNE_EVERY, KEPT_COMMITS)`; smaller in tests so pruning runs.
+    prune: (u32, u64),
     opts: OwnerOptions,
     /// A validated import, applied right after its DONE reply is out (so that
     /// reply carries the epoch the importer knows).
@@ -273,6 +275,7 @@ impl Owner {
             clients: HashMap::new(),
             queue: VecDeque::new(),
             commits_since_prune: 0,
+            prune: (PRUNE_EVERY, KEPT_COMMITS),
             opts: opts.clone(),
             pending_import: None,
             poisoned: None,
@@ -711,11 +714,12 @@ impl Owner {
             &DbParams::Positional(vec![Value::Text(txn.to_string())]),
         )?;
         self.commits_since_prune += 1;
-        if self.commits_since_prune >= PRUNE_EVERY {
+        let (every, kept) = self.prune;
+        if self.commits_since_prune >= every {
             self.commits_since_prune = 0;
             conn.execute(
                 &format!("DELETE FROM {COMMITS_TABLE} WHERE seq <= (SELECT max(seq) FROM {COMMITS_TABLE}) - ?"),
-                &DbParams::Positional(vec![Value::Integer(KEPT_COMMITS as i64)]),
+                &DbParams::Positional(vec![Value::Integer(i64::try_from(kept).unwrap_or(i64::MAX))]),
             )?;
         }
         Ok(())
@@ -1402,5 +1406,43 @@ mod tests {
             rows(one(&mut o, "b", 1, query("SELECT v FROM t", None))),
             vec![vec![WireValue::Text("from the import".into())]]
         );
+    }
+
+    #[test]
+    fn old_commit_records_are_pruned_and_recent_ones_kept() {
+        let mut o = setup();
+        o.prune = (10, 25);
+        for i in 0..100u32 {
+            let r = one(
+                &mut o,
+                "a",
+                i,
+                query(
+                    &format!("INSERT INTO t(v) VALUES ('{i}')"),
+                    Some(&format!("w{i}")),
+                ),
+            );
+            assert!(matches!(r, Response::Rows(_)), "commit {i}: {r:?}");
+        }
+        let kept = rows(one(
+            &mut o,
+            "a",
+            999,
+            query(&format!("SELECT count(*) FROM {COMMITS_TABLE}"), None),
+        ));
+        let [WireValue::Integer(n)] = kept[0].as_slice() else {
+            panic!("{kept:?}")
+        };
+        assert!((25..=35).contains(n), "{n} records kept");
+        assert_eq!(
+            one(&mut o, "a", 1000, Request::TxnStatus { txn: "w99".into() }),
+            Response::TxnState { committed: true }
+        );
+        assert_eq!(
+            one(&mut o, "a", 1001, Request::TxnStatus { txn: "w0".into() }),
+            Response::TxnState { committed: false },
+            "pruned"
+        );
+        assert_eq!(count(&mut o), 100);
     }
 }
