@@ -20,6 +20,9 @@
  * is then lost rejects with `LostInFlight` (it may or may not have taken
  * effect); the caller decides — retry, ask "did X commit?", or OWNER_LOST.
  *
+ * `checkState` verifies these facts after every transition (reporting on the
+ * console, never throwing: it runs inside event listeners).
+ *
  * Why event-driven: BroadcastChannel does not buffer, so a follower re-sends
  * OPEN whenever an owner announces READY, and an owner announces READY only
  * after it listens. Whichever comes first, the handshake completes, with no
@@ -321,6 +324,7 @@ export class Session {
       }
     }
     this.firstOpen.resolve();
+    this.checkState("OPENED");
   }
 
   /** Learns when the owner's client (and so its tab) is gone: its lock is released. */
@@ -355,6 +359,19 @@ export class Session {
     } else if (this.port !== null) {
       this.sendOpen();
     }
+    this.checkState("owner lost");
+  }
+
+  /** The facts of the state diagram above; a violation is a bug, reported, not thrown. */
+  private checkState(where: string): void {
+    const broken: string[] = [];
+    if (this.connected && this.owner === null) broken.push("connected without an owner");
+    if (this.closed && (this.connected || this.pending.size > 0)) broken.push("closed with a connection or pending requests");
+    if (this.role === "owner" && this.channel !== null) broken.push("owner still reading the channel on the main thread");
+    if (!this.connected) {
+      for (const p of this.pending.values()) if (p.sentEpoch !== null) broken.push(`request ${p.id} in flight while disconnected`);
+    }
+    if (broken.length > 0) console.error(`tinyjoin: session state broken after ${where}: ${broken.join("; ")}`);
   }
 
   /** The current owner's client id (null while none is connected). */
@@ -382,6 +399,7 @@ export class Session {
     this.port = null;
     if (port !== null) await port.terminate();
     this.lifetime.resolve();
+    this.checkState("close");
   }
 
   get isClosed(): boolean {

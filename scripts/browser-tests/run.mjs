@@ -102,6 +102,12 @@ async function main() {
   let context = await launch(userDataDir);
   let passed = 0;
   let failed = 0;
+  // Broken-invariant reports of the client (session.ts, checkState) fail the test that caused them.
+  const invariantErrors = [];
+  const watchConsole = (page) =>
+    page.on("console", (m) => {
+      if (m.type() === "error" && m.text().startsWith("tinyjoin:")) invariantErrors.push(m.text());
+    });
 
   // What a test gets: tabs of the one context, and a way to restart the browser on the same profile.
   const env = {
@@ -114,6 +120,7 @@ async function main() {
     /** A tab on an arbitrary served path; resolves once `ready()` is true in it. */
     async page(path, ready) {
       const page = await context.newPage();
+      watchConsole(page);
       page.on("pageerror", (e) => console.log(`    [page error] ${e.message}`));
       // Every URL the page and its Workers request, from the first one on.
       page.requestsSeen = [];
@@ -124,6 +131,7 @@ async function main() {
     },
     async tab() {
       const page = await context.newPage();
+      watchConsole(page);
       page.on("pageerror", (e) => console.log(`    [page error] ${e.message}`));
       await page.goto(`${origin}/t/harness.html`);
       await page.waitForFunction(() => window.harnessReady === true);
@@ -153,7 +161,9 @@ async function main() {
       if (!t.name.includes(filter)) continue;
       const started = Date.now();
       try {
+        invariantErrors.length = 0;
         await withTimeout(t.run(env), TEST_TIMEOUT_MS, t.name);
+        if (invariantErrors.length > 0) throw new Error(invariantErrors.join("\n"));
         passed++;
         console.log(`ok   ${t.name} (${Date.now() - started} ms)`);
       } catch (e) {
