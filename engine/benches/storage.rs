@@ -35,14 +35,19 @@ fn fresh(path: &Path) {
 }
 
 fn tj_open(path: &Path) -> Store {
-    Store::open(Box::new(FileDevice::open(path).unwrap()), StoreOptions::default()).unwrap()
+    Store::open(
+        Box::new(FileDevice::open(path).unwrap()),
+        StoreOptions::default(),
+    )
+    .unwrap()
 }
 
 fn sqlite_open(path: &Path, mode: &str) -> Connection {
     let c = Connection::open(path).unwrap();
     c.pragma_update(None, "journal_mode", mode).unwrap();
     c.pragma_update(None, "synchronous", "FULL").unwrap();
-    c.execute_batch("CREATE TABLE IF NOT EXISTS t(k INTEGER PRIMARY KEY, v BLOB NOT NULL)").unwrap();
+    c.execute_batch("CREATE TABLE IF NOT EXISTS t(k INTEGER PRIMARY KEY, v BLOB NOT NULL)")
+        .unwrap();
     c
 }
 
@@ -66,7 +71,11 @@ impl Engine {
     }
 }
 
-const ENGINES: [Engine; 3] = [Engine::TinyJoin, Engine::Sqlite("WAL"), Engine::Sqlite("TRUNCATE")];
+const ENGINES: [Engine; 3] = [
+    Engine::TinyJoin,
+    Engine::Sqlite("WAL"),
+    Engine::Sqlite("TRUNCATE"),
+];
 
 /// Fills a database with `rows` rows of `len`-byte values in one transaction.
 fn fill(engine: Engine, path: &Path, rows: u64, len: usize) {
@@ -116,7 +125,9 @@ fn lookups(engine: Engine, path: &Path, rows: u64, n: u64) -> u64 {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let v: Vec<u8> = st.query_row(params![(x % rows) as i64], |r| r.get(0)).unwrap();
+                let v: Vec<u8> = st
+                    .query_row(params![(x % rows) as i64], |r| r.get(0))
+                    .unwrap();
                 sum += u64::from(v[0]);
             }
         }
@@ -155,7 +166,8 @@ fn small_txns(engine: Engine, path: &Path, n: u64) {
             for i in 0..n {
                 let mut t = s.write().unwrap();
                 t.create_tree("t").unwrap();
-                t.insert("t", &(1_000_000 + i).to_be_bytes(), &value(i, 100)).unwrap();
+                t.insert("t", &(1_000_000 + i).to_be_bytes(), &value(i, 100))
+                    .unwrap();
                 t.commit().unwrap();
             }
         }
@@ -163,7 +175,8 @@ fn small_txns(engine: Engine, path: &Path, n: u64) {
             let c = sqlite_open(path, mode);
             let mut st = c.prepare("INSERT INTO t(k, v) VALUES (?, ?)").unwrap();
             for i in 0..n {
-                st.execute(params![(1_000_000 + i) as i64, value(i, 100)]).unwrap();
+                st.execute(params![(1_000_000 + i) as i64, value(i, 100)])
+                    .unwrap();
             }
         }
     }
@@ -177,7 +190,9 @@ fn open_validate(engine: Engine, path: &Path) {
         }
         Engine::Sqlite(mode) => {
             let c = sqlite_open(path, mode);
-            let ok: String = c.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+            let ok: String = c
+                .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+                .unwrap();
             assert_eq!(ok, "ok");
         }
     }
@@ -218,34 +233,75 @@ fn measure(
         }
     }
     eprintln!("done: {name}");
-    Row { name: name.into(), samples }
+    Row {
+        name: name.into(),
+        samples,
+    }
 }
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let cfg = if quick {
-        Config { reps: 2, bulk_rows: 10_000, lookups: 1000, small_txns: 20, kib_rows: 500, validate_mb: 5 }
+        Config {
+            reps: 2,
+            bulk_rows: 10_000,
+            lookups: 1000,
+            small_txns: 20,
+            kib_rows: 500,
+            validate_mb: 5,
+        }
     } else {
-        Config { reps: 5, bulk_rows: 100_000, lookups: 10_000, small_txns: 200, kib_rows: 5000, validate_mb: 50 }
+        Config {
+            reps: 5,
+            bulk_rows: 100_000,
+            lookups: 10_000,
+            small_txns: 200,
+            kib_rows: 5000,
+            validate_mb: 50,
+        }
     };
     let none = |_: Engine, _: &Path| {};
     let bulk = cfg.bulk_rows;
     let filled = move |e: Engine, p: &Path| fill(e, p, bulk, 100);
     let validate_rows = cfg.validate_mb * 1024 * 1024 / 120;
     let rows = vec![
-        measure(&cfg, &format!("bulk insert {} rows (8 B key, 100 B value), one txn", cfg.bulk_rows), &none, &|e, p| {
-            fill(e, p, bulk, 100)
-        }),
-        measure(&cfg, &format!("{} point lookups (open included)", cfg.lookups), &filled, &|e, p| {
-            lookups(e, p, bulk, cfg.lookups);
-        }),
-        measure(&cfg, &format!("full scan of {} rows (open included)", cfg.bulk_rows), &filled, &|e, p| {
-            scan(e, p);
-        }),
-        measure(&cfg, &format!("{} single-row durable transactions", cfg.small_txns), &none, &|e, p| {
-            small_txns(e, p, cfg.small_txns)
-        }),
-        measure(&cfg, &format!("{} x 1 KiB rows, one txn", cfg.kib_rows), &none, &|e, p| fill(e, p, cfg.kib_rows, 1024)),
+        measure(
+            &cfg,
+            &format!(
+                "bulk insert {} rows (8 B key, 100 B value), one txn",
+                cfg.bulk_rows
+            ),
+            &none,
+            &|e, p| fill(e, p, bulk, 100),
+        ),
+        measure(
+            &cfg,
+            &format!("{} point lookups (open included)", cfg.lookups),
+            &filled,
+            &|e, p| {
+                lookups(e, p, bulk, cfg.lookups);
+            },
+        ),
+        measure(
+            &cfg,
+            &format!("full scan of {} rows (open included)", cfg.bulk_rows),
+            &filled,
+            &|e, p| {
+                scan(e, p);
+            },
+        ),
+        measure(
+            &cfg,
+            &format!("{} single-row durable transactions", cfg.small_txns),
+            &none,
+            &|e, p| small_txns(e, p, cfg.small_txns),
+        ),
+        measure(
+            &cfg,
+            &format!("{} x 1 KiB rows, one txn", cfg.kib_rows),
+            &none,
+            &|e, p| fill(e, p, cfg.kib_rows, 1024),
+        ),
         measure(
             &cfg,
             &format!("open + full validation of a {} MB file", cfg.validate_mb),
@@ -258,7 +314,10 @@ fn main() {
     for r in &rows {
         let s: Vec<(f64, f64, f64)> = r.samples.iter().map(|v| stats(v)).collect();
         let best_sqlite = s[1].1.min(s[2].1);
-        let cells: Vec<String> = s.iter().map(|(a, b, c)| format!("{a:.1} / {b:.1} / {c:.1}")).collect();
+        let cells: Vec<String> = s
+            .iter()
+            .map(|(a, b, c)| format!("{a:.1} / {b:.1} / {c:.1}"))
+            .collect();
         let verdict = if s[0].2 < s[1].0.min(s[2].0) {
             "faster"
         } else if s[0].0 > s[1].2.max(s[2].2) {

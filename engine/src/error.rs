@@ -41,9 +41,15 @@ pub enum Error {
     Syntax { message: String, position: Position },
     /// The SQL parsed but cannot run: unknown table or column, wrong number of
     /// arguments, a type error, and the like.
-    Sql { message: String, position: Option<Position> },
+    Sql {
+        message: String,
+        position: Option<Position>,
+    },
     /// A write violated a constraint.
-    Constraint { kind: ConstraintKind, message: String },
+    Constraint {
+        kind: ConstraintKind,
+        message: String,
+    },
     /// A write was attempted where only reads are allowed.
     ReadOnly(String),
     /// A write transaction is already open on this database.

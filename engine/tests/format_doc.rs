@@ -22,15 +22,39 @@ fn constants() -> Vec<(&'static str, u64)> {
         ("FIRST_DATA_PAGE", FIRST_DATA_PAGE),
         ("SUPERBLOCK_COPY_LEN", SUPERBLOCK_COPY_LEN as u64),
         ("SUPERBLOCK_MAGIC_OFFSET", SUPERBLOCK_MAGIC_OFFSET as u64),
-        ("SUPERBLOCK_VERSION_OFFSET", SUPERBLOCK_VERSION_OFFSET as u64),
-        ("SUPERBLOCK_PAGE_SIZE_OFFSET", SUPERBLOCK_PAGE_SIZE_OFFSET as u64),
+        (
+            "SUPERBLOCK_VERSION_OFFSET",
+            SUPERBLOCK_VERSION_OFFSET as u64,
+        ),
+        (
+            "SUPERBLOCK_PAGE_SIZE_OFFSET",
+            SUPERBLOCK_PAGE_SIZE_OFFSET as u64,
+        ),
         ("SUPERBLOCK_TXN_OFFSET", SUPERBLOCK_TXN_OFFSET as u64),
-        ("SUPERBLOCK_CATALOG_OFFSET", SUPERBLOCK_CATALOG_OFFSET as u64),
-        ("SUPERBLOCK_FREELIST_OFFSET", SUPERBLOCK_FREELIST_OFFSET as u64),
-        ("SUPERBLOCK_PAGE_COUNT_OFFSET", SUPERBLOCK_PAGE_COUNT_OFFSET as u64),
-        ("SUPERBLOCK_COMMIT_CRC_OFFSET", SUPERBLOCK_COMMIT_CRC_OFFSET as u64),
-        ("SUPERBLOCK_EXTENT_COUNT_OFFSET", SUPERBLOCK_EXTENT_COUNT_OFFSET as u64),
-        ("SUPERBLOCK_EXTENTS_OFFSET", SUPERBLOCK_EXTENTS_OFFSET as u64),
+        (
+            "SUPERBLOCK_CATALOG_OFFSET",
+            SUPERBLOCK_CATALOG_OFFSET as u64,
+        ),
+        (
+            "SUPERBLOCK_FREELIST_OFFSET",
+            SUPERBLOCK_FREELIST_OFFSET as u64,
+        ),
+        (
+            "SUPERBLOCK_PAGE_COUNT_OFFSET",
+            SUPERBLOCK_PAGE_COUNT_OFFSET as u64,
+        ),
+        (
+            "SUPERBLOCK_COMMIT_CRC_OFFSET",
+            SUPERBLOCK_COMMIT_CRC_OFFSET as u64,
+        ),
+        (
+            "SUPERBLOCK_EXTENT_COUNT_OFFSET",
+            SUPERBLOCK_EXTENT_COUNT_OFFSET as u64,
+        ),
+        (
+            "SUPERBLOCK_EXTENTS_OFFSET",
+            SUPERBLOCK_EXTENTS_OFFSET as u64,
+        ),
         ("EXTENT_LEN", EXTENT_LEN as u64),
         ("SUPERBLOCK_MAX_EXTENTS", SUPERBLOCK_MAX_EXTENTS as u64),
         ("TWO_PHASE_MARKER", u64::from(TWO_PHASE_MARKER)),
@@ -59,9 +83,17 @@ fn format_md_constants_match_the_code() {
         }
     }
     for (name, value) in constants() {
-        assert_eq!(table.get(name), Some(&value), "FORMAT.md's row for {name} disagrees with format.rs");
+        assert_eq!(
+            table.get(name),
+            Some(&value),
+            "FORMAT.md's row for {name} disagrees with format.rs"
+        );
     }
-    assert_eq!(table.len(), constants().len(), "FORMAT.md lists constants this test does not know");
+    assert_eq!(
+        table.len(),
+        constants().len(),
+        "FORMAT.md lists constants this test does not know"
+    );
     assert_eq!(&MAGIC, b"TinyJoin");
     assert!(doc.contains("\"TinyJoin\""));
 }

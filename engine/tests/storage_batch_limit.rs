@@ -65,7 +65,10 @@ const CACHE_BYTES: usize = CACHE_PAGES * 8192;
 
 fn five_thousand_1kib_rows_fit_the_default_limit() {
     let (dev, path) = temp_file("5000");
-    let opts = StoreOptions { cache_pages: CACHE_PAGES, ..StoreOptions::default() };
+    let opts = StoreOptions {
+        cache_pages: CACHE_PAGES,
+        ..StoreOptions::default()
+    };
     let store = Store::open(Box::new(dev), opts).unwrap();
     let limit = StoreOptions::default().batch_limit_bytes;
     let mut max_retained = 0;
@@ -80,8 +83,14 @@ fn five_thousand_1kib_rows_fit_the_default_limit() {
         t.commit().unwrap();
     });
     println!("5000 x 1 KiB: engine retained at most {max_retained} bytes, heap peak {peak} bytes");
-    assert!(max_retained <= limit, "retained {max_retained} over the limit {limit}");
-    assert!(peak <= limit as usize + CACHE_BYTES, "heap peak {peak} beyond limit + cache");
+    assert!(
+        max_retained <= limit,
+        "retained {max_retained} over the limit {limit}"
+    );
+    assert!(
+        peak <= limit as usize + CACHE_BYTES,
+        "heap peak {peak} beyond limit + cache"
+    );
     assert_eq!(store.read().unwrap().tree_len("rows").unwrap(), 5000);
     std::fs::remove_file(path).unwrap();
 }
@@ -89,7 +98,11 @@ fn five_thousand_1kib_rows_fit_the_default_limit() {
 fn a_small_limit_spills_and_stays_bounded() {
     let limit = 1u64 << 20;
     let (dev, path) = temp_file("spill");
-    let opts = StoreOptions { batch_limit_bytes: limit, cache_pages: CACHE_PAGES, ..StoreOptions::default() };
+    let opts = StoreOptions {
+        batch_limit_bytes: limit,
+        cache_pages: CACHE_PAGES,
+        ..StoreOptions::default()
+    };
     let store = Store::open(Box::new(dev), opts.clone()).unwrap();
     let mut max_retained = 0;
     let mut peak = 0;
@@ -104,19 +117,33 @@ fn a_small_limit_spills_and_stays_bounded() {
     });
     t.commit().unwrap();
     drop(store);
-    println!("10000 x 1 KiB under a 1 MiB limit: retained at most {max_retained}, heap peak {peak}");
-    assert!(max_retained <= limit, "retained {max_retained} over the limit {limit}");
-    assert!(peak <= limit as usize + CACHE_BYTES, "heap grew {peak} bytes, beyond limit + cache");
+    println!(
+        "10000 x 1 KiB under a 1 MiB limit: retained at most {max_retained}, heap peak {peak}"
+    );
+    assert!(
+        max_retained <= limit,
+        "retained {max_retained} over the limit {limit}"
+    );
+    assert!(
+        peak <= limit as usize + CACHE_BYTES,
+        "heap grew {peak} bytes, beyond limit + cache"
+    );
     let store = Store::open(Box::new(FileDevice::open(&path).unwrap()), opts).unwrap();
     let r = store.read().unwrap();
     assert_eq!(r.tree_len("rows").unwrap(), 10_000);
-    assert_eq!(r.get("rows", &9999u64.to_be_bytes()).unwrap().unwrap(), value);
+    assert_eq!(
+        r.get("rows", &9999u64.to_be_bytes()).unwrap().unwrap(),
+        value
+    );
     std::fs::remove_file(path).unwrap();
 }
 
 fn a_value_over_the_limit_fails_and_changes_nothing() {
     let dev = MemoryDevice::new();
-    let opts = StoreOptions { batch_limit_bytes: 1 << 20, ..StoreOptions::default() };
+    let opts = StoreOptions {
+        batch_limit_bytes: 1 << 20,
+        ..StoreOptions::default()
+    };
     let store = Store::open(Box::new(dev.clone()), opts).unwrap();
     let mut t = store.write().unwrap();
     t.create_tree("t").unwrap();

@@ -9,7 +9,9 @@
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
-use tinyjoin_engine::storage::{CommitMode, CrashMode, FaultDevice, FaultKind, MemoryDevice, Store, StoreOptions, TreeRead};
+use tinyjoin_engine::storage::{
+    CommitMode, CrashMode, FaultDevice, FaultKind, MemoryDevice, Store, StoreOptions, TreeRead,
+};
 use tinyjoin_engine::Error;
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
@@ -43,9 +45,13 @@ fn workloads() -> Vec<Workload> {
     let mut r = rng(1);
     let bulk = vec![
         (0..1500).map(|i| Op::Put(key(i), vec![b'v'; 60])).collect(),
-        (1500..1800).map(|i| Op::Put(key(i), vec![b'w'; 60])).collect(),
+        (1500..1800)
+            .map(|i| Op::Put(key(i), vec![b'w'; 60]))
+            .collect(),
     ];
-    let mut updates = vec![(0..300).map(|i| Op::Put(key(i), vec![1; 40])).collect::<Vec<_>>()];
+    let mut updates = vec![(0..300)
+        .map(|i| Op::Put(key(i), vec![1; 40]))
+        .collect::<Vec<_>>()];
     for t in 0..30 {
         let ops = (0..15)
             .map(|_| {
@@ -67,18 +73,38 @@ fn workloads() -> Vec<Workload> {
                     if t > 3 && i == 2 {
                         Op::Del(k)
                     } else {
-                        Op::Put(k, vec![(t * 3 + i) as u8; 3000 + ((t * 7919 + i * 104_729) % 30_000) as usize])
+                        Op::Put(
+                            k,
+                            vec![
+                                (t * 3 + i) as u8;
+                                3000 + ((t * 7919 + i * 104_729) % 30_000) as usize
+                            ],
+                        )
                     }
                 })
                 .collect()
         })
         .collect();
-    let small = (0..120).map(|i| vec![Op::Put(key(i % 90), format!("value {i}").into_bytes())]).collect();
+    let small = (0..120)
+        .map(|i| vec![Op::Put(key(i % 90), format!("value {i}").into_bytes())])
+        .collect();
     vec![
-        Workload { name: "bulk load", txns: bulk },
-        Workload { name: "random updates and deletes", txns: updates },
-        Workload { name: "large values", txns: large },
-        Workload { name: "many small transactions", txns: small },
+        Workload {
+            name: "bulk load",
+            txns: bulk,
+        },
+        Workload {
+            name: "random updates and deletes",
+            txns: updates,
+        },
+        Workload {
+            name: "large values",
+            txns: large,
+        },
+        Workload {
+            name: "many small transactions",
+            txns: small,
+        },
     ]
 }
 
@@ -87,7 +113,11 @@ thread_local! {
 }
 
 fn opts() -> StoreOptions {
-    StoreOptions { cache_pages: 32, commit: MODE.with(|m| m.get()), ..StoreOptions::default() }
+    StoreOptions {
+        cache_pages: 32,
+        commit: MODE.with(|m| m.get()),
+        ..StoreOptions::default()
+    }
 }
 
 /// A fresh store's bytes, with the tree created.
@@ -152,7 +182,10 @@ fn verify_image(image: Vec<u8>, acked: &Model, in_flight: Option<&Model>, what: 
     assert!(report.is_ok(), "{what}: check found {:?}", report.problems);
     let got = contents(&store);
     let ok = &got == acked || in_flight.is_some_and(|m| &got == m);
-    assert!(ok, "{what}: state after reopen is neither the acknowledged commit nor the one in flight");
+    assert!(
+        ok,
+        "{what}: state after reopen is neither the acknowledged commit nor the one in flight"
+    );
     // The reopened store must accept and keep a new commit.
     let mut t = store.write().unwrap();
     t.insert("t", b"after-crash", b"1").unwrap();
@@ -190,7 +223,11 @@ fn crash_at_every_write_and_flush(mode: CommitMode) {
                 let store = Store::open(Box::new(dev), opts()).unwrap();
                 handle.crash_at(n);
                 let (acked, in_flight, err) = run_until_error(&store, &w);
-                assert!(err.is_some() && handle.crashed(), "{}: no crash at call {n}", w.name);
+                assert!(
+                    err.is_some() && handle.crashed(),
+                    "{}: no crash at call {n}",
+                    w.name
+                );
                 drop(store);
                 let what = format!("{} crash at call {n}/{calls} ({mode:?})", w.name);
                 verify_image(handle.crash_image(mode), &acked, in_flight.as_ref(), &what);
@@ -220,16 +257,26 @@ fn fail_every_call() {
                 let store = Store::open(Box::new(dev), opts()).unwrap();
                 handle.fail_at(n, kind);
                 let (acked, in_flight, err) = run_until_error(&store, &w);
-                let err = err.unwrap_or_else(|| panic!("{}: failure at call {n} was not reported", w.name));
+                let err = err
+                    .unwrap_or_else(|| panic!("{}: failure at call {n} was not reported", w.name));
                 if kind == FaultKind::DiskFull {
                     assert_eq!(err, Error::DiskFull, "{}: call {n}", w.name);
                 }
                 // Poisoned: nothing more is accepted until reopen.
-                assert!(store.write().is_err(), "{}: store still writable after a failed call {n}", w.name);
+                assert!(
+                    store.write().is_err(),
+                    "{}: store still writable after a failed call {n}",
+                    w.name
+                );
                 drop(store);
                 let what = format!("{} {kind:?} at call {n}/{calls}", w.name);
                 verify_image(handle.current(), &acked, in_flight.as_ref(), &what);
-                verify_image(handle.crash_image(CrashMode::DropUnflushed), &acked, in_flight.as_ref(), &what);
+                verify_image(
+                    handle.crash_image(CrashMode::DropUnflushed),
+                    &acked,
+                    in_flight.as_ref(),
+                    &what,
+                );
                 points += 1;
             }
         }

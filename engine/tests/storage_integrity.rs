@@ -3,7 +3,9 @@
 
 use std::ops::Bound;
 use tinyjoin_engine::storage::format::PAGE_SIZE;
-use tinyjoin_engine::storage::{FileDevice, MemoryDevice, Store, StoreOptions, TreeRead, Validation};
+use tinyjoin_engine::storage::{
+    FileDevice, MemoryDevice, Store, StoreOptions, TreeRead, Validation,
+};
 use tinyjoin_engine::Error;
 
 fn opts() -> StoreOptions {
@@ -30,13 +32,24 @@ fn multi_tree_file() -> Vec<u8> {
         }
         for i in 0..400u32 {
             let k = format!("{i:05}");
-            t.insert("users", k.as_bytes(), format!("user {i} round {round}").as_bytes()).unwrap();
+            t.insert(
+                "users",
+                k.as_bytes(),
+                format!("user {i} round {round}").as_bytes(),
+            )
+            .unwrap();
             if i % 3 == 0 {
-                t.insert("posts", k.as_bytes(), &vec![round as u8; 300]).unwrap();
+                t.insert("posts", k.as_bytes(), &vec![round as u8; 300])
+                    .unwrap();
             }
         }
         for i in 0..4u32 {
-            t.insert("blobs", &i.to_be_bytes(), &vec![i as u8 + round as u8; 9000]).unwrap();
+            t.insert(
+                "blobs",
+                &i.to_be_bytes(),
+                &vec![i as u8 + round as u8; 9000],
+            )
+            .unwrap();
         }
         for i in (0..400u32).step_by(7) {
             t.remove("users", format!("{i:05}").as_bytes()).unwrap();
@@ -62,11 +75,19 @@ fn read_everything(store: &Store) -> Result<usize, Error> {
 #[test]
 fn bit_flips_in_every_page_are_reported_as_corrupt_naming_the_page() {
     let good = multi_tree_file();
-    let expected = read_everything(&Store::open(Box::new(MemoryDevice::from_bytes(good.clone())), opts()).unwrap()).unwrap();
+    let expected = read_everything(
+        &Store::open(Box::new(MemoryDevice::from_bytes(good.clone())), opts()).unwrap(),
+    )
+    .unwrap();
     let pages = good.len() / PAGE_SIZE;
     let mut detected = 0;
     for page in 0..pages {
-        for (offset, bit) in [(0usize, 0u8), (5, 3), (PAGE_SIZE / 2, 7), (PAGE_SIZE - 1, 1)] {
+        for (offset, bit) in [
+            (0usize, 0u8),
+            (5, 3),
+            (PAGE_SIZE / 2, 7),
+            (PAGE_SIZE - 1, 1),
+        ] {
             let mut bytes = good.clone();
             bytes[page * PAGE_SIZE + offset] ^= 1 << bit;
             let dev = MemoryDevice::from_bytes(bytes);
@@ -81,12 +102,19 @@ fn bit_flips_in_every_page_are_reported_as_corrupt_naming_the_page() {
                 Err(e) => panic!("flip in page {page}: unexpected error {e}"),
                 Ok(store) => {
                     // Never wrong data: what opens reads exactly as before.
-                    assert_eq!(read_everything(&store).unwrap(), expected, "flip in page {page} changed data");
+                    assert_eq!(
+                        read_everything(&store).unwrap(),
+                        expected,
+                        "flip in page {page} changed data"
+                    );
                     assert!(store.check().unwrap().is_ok());
                 }
             }
             // Quick validation may open it, but reads must fail or be right.
-            let quick = StoreOptions { validation: Validation::Quick, ..opts() };
+            let quick = StoreOptions {
+                validation: Validation::Quick,
+                ..opts()
+            };
             if let Ok(store) = Store::open(Box::new(dev), quick) {
                 match read_everything(&store) {
                     Ok(n) => assert_eq!(n, expected, "flip in page {page} changed data (quick)"),
@@ -95,14 +123,22 @@ fn bit_flips_in_every_page_are_reported_as_corrupt_naming_the_page() {
                 }
                 let report = store.check().unwrap();
                 if !report.is_ok() {
-                    assert!(report.problems.iter().any(|p| p.page == page as u64), "{page}: {:?}", report.problems);
+                    assert!(
+                        report.problems.iter().any(|p| p.page == page as u64),
+                        "{page}: {:?}",
+                        report.problems
+                    );
                 }
             }
         }
     }
     // Free pages hold nothing; every other flip outside the superblocks
     // (whose second copy takes over) must be caught on open.
-    let free = Store::open(Box::new(MemoryDevice::from_bytes(good)), opts()).unwrap().check().unwrap().free_pages as usize;
+    let free = Store::open(Box::new(MemoryDevice::from_bytes(good)), opts())
+        .unwrap()
+        .check()
+        .unwrap()
+        .free_pages as usize;
     println!("pages: {pages} ({free} free), flips detected on open: {detected}");
     assert_eq!(detected, (pages - 2 - free) * 4, "flips missed");
 }
@@ -160,7 +196,8 @@ fn snapshot_sees_old_state_during_and_after_a_write() {
     for round in 0..5u32 {
         let mut t = store.write().unwrap();
         for i in 0..2000u32 {
-            t.insert("t", &i.to_be_bytes(), &round.to_be_bytes()).unwrap();
+            t.insert("t", &i.to_be_bytes(), &round.to_be_bytes())
+                .unwrap();
         }
         t.commit().unwrap();
     }
@@ -199,7 +236,10 @@ fn steady_updates_reuse_space() {
     }
     let final_size = dev.to_bytes().len();
     println!("file size after 100 transactions: {size_after_100}, after 2000: {final_size}");
-    assert!(final_size < 3 * size_after_100, "file grew from {size_after_100} to {final_size}");
+    assert!(
+        final_size < 3 * size_after_100,
+        "file grew from {size_after_100} to {final_size}"
+    );
     assert!(store.check().unwrap().is_ok());
 }
 
@@ -214,7 +254,8 @@ fn file_device_round_trip() {
         let mut t = store.write().unwrap();
         t.create_tree("t").unwrap();
         for i in 0..3000u32 {
-            t.insert("t", &i.to_be_bytes(), &vec![7u8; (i % 50) as usize]).unwrap();
+            t.insert("t", &i.to_be_bytes(), &vec![7u8; (i % 50) as usize])
+                .unwrap();
         }
         t.insert("t", b"big", &vec![9u8; 200_000]).unwrap();
         t.commit().unwrap();
@@ -223,14 +264,20 @@ fn file_device_round_trip() {
     let r = store.read().unwrap();
     assert_eq!(r.tree_len("t").unwrap(), 3001);
     assert_eq!(r.get("t", b"big").unwrap().unwrap(), vec![9u8; 200_000]);
-    assert_eq!(r.get("t", &17u32.to_be_bytes()).unwrap().unwrap(), vec![7u8; 17]);
+    assert_eq!(
+        r.get("t", &17u32.to_be_bytes()).unwrap().unwrap(),
+        vec![7u8; 17]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn values_up_to_64_mib_round_trip() {
     let dev = MemoryDevice::new();
-    let opts = StoreOptions { batch_limit_bytes: 128 << 20, ..opts() };
+    let opts = StoreOptions {
+        batch_limit_bytes: 128 << 20,
+        ..opts()
+    };
     let store = Store::open(Box::new(dev.clone()), opts.clone()).unwrap();
     let big: Vec<u8> = (0..64u32 << 20).map(|i| (i % 251) as u8).collect();
     let mut t = store.write().unwrap();
@@ -247,7 +294,10 @@ fn oversized_keys_and_names_are_typed_errors() {
     let store = Store::open(Box::new(MemoryDevice::new()), opts()).unwrap();
     let mut t = store.write().unwrap();
     t.create_tree("t").unwrap();
-    assert!(matches!(t.insert("t", &[0u8; 1025], b""), Err(Error::TooLarge(_))));
+    assert!(matches!(
+        t.insert("t", &[0u8; 1025], b""),
+        Err(Error::TooLarge(_))
+    ));
     assert!(t.create_tree(&"x".repeat(300)).is_err());
     assert!(t.insert("missing", b"k", b"v").is_err());
     assert!(matches!(store.write(), Err(Error::Busy(_))));
@@ -266,15 +316,25 @@ fn sorted_appends_fill_pages() {
     let report = store.check().unwrap();
     let payload = 100_000 * (8 + 100 + 7);
     let used = (report.pages - report.free_pages) as usize * PAGE_SIZE;
-    println!("pages {} free {} fill {:.2}", report.pages, report.free_pages, payload as f64 / used as f64);
-    assert!(payload as f64 / used as f64 > 0.9, "sorted appends left pages under-filled");
+    println!(
+        "pages {} free {} fill {:.2}",
+        report.pages,
+        report.free_pages,
+        payload as f64 / used as f64
+    );
+    assert!(
+        payload as f64 / used as f64 > 0.9,
+        "sorted appends left pages under-filled"
+    );
 }
 
 /// Writes seed files for the `open_store` fuzz target when
 /// `TINYJOIN_FUZZ_SEEDS` names a folder (otherwise does nothing).
 #[test]
 fn write_fuzz_seeds() {
-    let Ok(dir) = std::env::var("TINYJOIN_FUZZ_SEEDS") else { return };
+    let Ok(dir) = std::env::var("TINYJOIN_FUZZ_SEEDS") else {
+        return;
+    };
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(format!("{dir}/multi_tree"), multi_tree_file()).unwrap();
     let dev = MemoryDevice::new();

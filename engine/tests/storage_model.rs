@@ -64,7 +64,10 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn open(dev: &MemoryDevice) -> Store {
-    let opts = StoreOptions { cache_pages: 64, ..StoreOptions::default() };
+    let opts = StoreOptions {
+        cache_pages: 64,
+        ..StoreOptions::default()
+    };
     Store::open(Box::new(dev.clone()), opts).expect("open")
 }
 
@@ -77,7 +80,11 @@ fn dump(r: &dyn TreeRead, tree: &str) -> BTreeMap<Vec<u8>, Vec<u8>> {
     while let Some((k, v)) = it.next().unwrap() {
         out.insert(k, v);
     }
-    assert_eq!(r.tree_len(tree).unwrap(), out.len() as u64, "tree_len of {tree}");
+    assert_eq!(
+        r.tree_len(tree).unwrap(),
+        out.len() as u64,
+        "tree_len of {tree}"
+    );
     out
 }
 
@@ -134,7 +141,13 @@ impl Harness {
             }
             Op::DeleteNth(t, n) => {
                 self.txn();
-                let keys: Vec<Vec<u8>> = self.working.entry(TREES[t]).or_default().keys().cloned().collect();
+                let keys: Vec<Vec<u8>> = self
+                    .working
+                    .entry(TREES[t])
+                    .or_default()
+                    .keys()
+                    .cloned()
+                    .collect();
                 if !keys.is_empty() {
                     let k = keys[n % keys.len()].clone();
                     assert!(self.txn().remove(TREES[t], &k).unwrap());
@@ -150,7 +163,10 @@ impl Harness {
                         return;
                     }
                 }
-                let want: Vec<(Vec<u8>, Vec<u8>)> = m.range((lo.clone(), hi.clone())).map(|(k, v)| (k.clone(), v.clone())).collect();
+                let want: Vec<(Vec<u8>, Vec<u8>)> = m
+                    .range((lo.clone(), hi.clone()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
                 let txn = self.txn.as_ref().unwrap();
                 let mut it = txn.range(TREES[t], lo, hi).unwrap();
                 let mut got = Vec::new();

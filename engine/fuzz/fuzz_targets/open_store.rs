@@ -28,7 +28,11 @@ fn walk(store: &Store) {
 
 fuzz_target!(|data: &[u8]| {
     for validation in [Validation::Full, Validation::Quick] {
-        let opts = StoreOptions { validation, cache_pages: 16, ..StoreOptions::default() };
+        let opts = StoreOptions {
+            validation,
+            cache_pages: 16,
+            ..StoreOptions::default()
+        };
         if let Ok(store) = Store::open(Box::new(MemoryDevice::from_bytes(data.to_vec())), opts) {
             walk(&store);
         }

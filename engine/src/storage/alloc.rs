@@ -26,7 +26,10 @@ impl FreeSet {
     }
 
     pub(crate) fn contains(&self, page: u64) -> bool {
-        self.extents.range(..=page).next_back().is_some_and(|(&s, &l)| page < s + l)
+        self.extents
+            .range(..=page)
+            .next_back()
+            .is_some_and(|(&s, &l)| page < s + l)
     }
 
     /// Adds `len` pages from `start`; they must not be free already.
@@ -90,7 +93,9 @@ impl FreeSet {
 
     /// Removes one specific page (which must be free).
     pub(crate) fn remove(&mut self, page: u64) -> bool {
-        let Some((&s, &l)) = self.extents.range(..=page).next_back() else { return false };
+        let Some((&s, &l)) = self.extents.range(..=page).next_back() else {
+            return false;
+        };
         if page >= s + l {
             return false;
         }
@@ -113,7 +118,10 @@ impl FreeSet {
             let mut l = l;
             while l > 0 {
                 let n = l.min(u64::from(u32::MAX));
-                out.push(Extent { start: s, len: n as u32 });
+                out.push(Extent {
+                    start: s,
+                    len: n as u32,
+                });
                 s += n;
                 l -= n;
             }

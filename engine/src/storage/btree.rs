@@ -100,9 +100,12 @@ fn insert_rec(
         Node::Leaf(_) => None,
     };
     if let Some((ci, last, child_id)) = descend {
-        let (child, split, old) = insert_rec(st, child_id, key, value, rightmost && last, depth + 1)?;
+        let (child, split, old) =
+            insert_rec(st, child_id, key, value, rightmost && last, depth + 1)?;
         let (new_id, n) = st.make_mut(id)?;
-        let Node::Branch(b) = n else { unreachable!("page {new_id:?} was a branch a moment ago") };
+        let Node::Branch(b) = n else {
+            unreachable!("page {new_id:?} was a branch a moment ago")
+        };
         b.set_child(ci, child);
         if let Some((sep, right)) = split {
             b.insert(ci, sep, right);
@@ -110,13 +113,19 @@ fn insert_rec(
         if b.encoded_size() <= PAGE_SIZE {
             return Ok((new_id, None, old));
         }
-        let at = if rightmost && last { b.keys().len() - 2 } else { branch_split_point(b) };
+        let at = if rightmost && last {
+            b.keys().len() - 2
+        } else {
+            branch_split_point(b)
+        };
         let (sep, right) = b.split(at);
         let right_id = st.alloc_node(Node::Branch(right))?;
         return Ok((new_id, Some((sep, right_id)), old));
     }
     let (new_id, n) = st.make_mut(id)?;
-    let Node::Leaf(l) = n else { unreachable!("page {new_id:?} was a leaf a moment ago") };
+    let Node::Leaf(l) = n else {
+        unreachable!("page {new_id:?} was a leaf a moment ago")
+    };
     let (pos, old) = match l.search(key) {
         Ok(i) => (i, Some(l.replace(i, value))),
         Err(i) => {
@@ -156,7 +165,11 @@ fn split_point(sizes: &[usize], header: usize, fill_left: bool) -> usize {
             let left = prefix;
             let right = total - prefix;
             if left <= cap && right <= cap {
-                let score = if fill_left { cap - left } else { left.abs_diff(right) };
+                let score = if fill_left {
+                    cap - left
+                } else {
+                    left.abs_diff(right)
+                };
                 if score < best_score {
                     best_score = score;
                     best = i;
@@ -170,7 +183,11 @@ fn split_point(sizes: &[usize], header: usize, fill_left: bool) -> usize {
 
 /// The key index to promote when splitting an overfull branch.
 fn branch_split_point(b: &Branch) -> usize {
-    let sizes: Vec<usize> = b.keys().iter().map(|k| super::node::branch_entry_size(k)).collect();
+    let sizes: Vec<usize> = b
+        .keys()
+        .iter()
+        .map(|k| super::node::branch_entry_size(k))
+        .collect();
     // Promoting key `m` leaves keys ..m on the left and m+1.. on the right.
     let total: usize = sizes.iter().sum();
     let mut prefix = 0;
@@ -185,7 +202,11 @@ fn branch_split_point(b: &Branch) -> usize {
 
 /// Removes `key`; returns the new root (NONE when the tree became empty) and
 /// the removed value. A missing key changes nothing and copies no page.
-pub(crate) fn remove(st: &mut dyn NodeStore, root: PageId, key: &[u8]) -> Result<(PageId, Option<LeafValue>)> {
+pub(crate) fn remove(
+    st: &mut dyn NodeStore,
+    root: PageId,
+    key: &[u8],
+) -> Result<(PageId, Option<LeafValue>)> {
     if root.is_none() {
         return Ok((root, None));
     }
@@ -208,7 +229,12 @@ pub(crate) fn remove(st: &mut dyn NodeStore, root: PageId, key: &[u8]) -> Result
     }
 }
 
-fn remove_rec(st: &mut dyn NodeStore, id: PageId, key: &[u8], depth: usize) -> Result<(PageId, Option<LeafValue>, bool)> {
+fn remove_rec(
+    st: &mut dyn NodeStore,
+    id: PageId,
+    key: &[u8],
+    depth: usize,
+) -> Result<(PageId, Option<LeafValue>, bool)> {
     if depth > MAX_TREE_DEPTH {
         return Err(corrupt!(id.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
     }
@@ -226,7 +252,9 @@ fn remove_rec(st: &mut dyn NodeStore, id: PageId, key: &[u8], depth: usize) -> R
     match descend {
         Err(i) => {
             let (new_id, n) = st.make_mut(id)?;
-            let Node::Leaf(l) = n else { unreachable!("page {new_id:?} was a leaf a moment ago") };
+            let Node::Leaf(l) = n else {
+                unreachable!("page {new_id:?} was a leaf a moment ago")
+            };
             let (_, old) = l.remove(i);
             Ok((new_id, Some(old), l.encoded_size() < UNDERFLOW_SIZE))
         }
@@ -236,7 +264,9 @@ fn remove_rec(st: &mut dyn NodeStore, id: PageId, key: &[u8], depth: usize) -> R
                 return Ok((id, None, false));
             }
             let (new_id, n) = st.make_mut(id)?;
-            let Node::Branch(b) = n else { unreachable!("page {new_id:?} was a branch a moment ago") };
+            let Node::Branch(b) = n else {
+                unreachable!("page {new_id:?} was a branch a moment ago")
+            };
             b.set_child(ci, child);
             if underflow {
                 rebalance(st, new_id, ci)?;
@@ -252,7 +282,9 @@ fn remove_rec(st: &mut dyn NodeStore, id: PageId, key: &[u8], depth: usize) -> R
 /// otherwise redistributes so both halves are balanced.
 fn rebalance(st: &mut dyn NodeStore, parent: PageId, ci: usize) -> Result<()> {
     let parent_node = st.node(parent)?;
-    let Node::Branch(b) = &*parent_node else { return Err(corrupt!(parent.0, "expected a branch")) };
+    let Node::Branch(b) = &*parent_node else {
+        return Err(corrupt!(parent.0, "expected a branch"));
+    };
     let (li, ri) = if ci > 0 { (ci - 1, ci) } else { (ci, ci + 1) };
     if ri >= b.children().len() {
         return Ok(());
@@ -300,7 +332,9 @@ fn rebalance(st: &mut dyn NodeStore, parent: PageId, ci: usize) -> Result<()> {
         st.free_page(right_page);
     }
     let (_, n) = st.make_mut(parent)?;
-    let Node::Branch(b) = n else { unreachable!("parent was a branch above") };
+    let Node::Branch(b) = n else {
+        unreachable!("parent was a branch above")
+    };
     b.set_child(li, lid);
     match (rid, split) {
         (Some(rid), Some((sep, _))) => {

@@ -74,7 +74,13 @@ impl Walker<'_> {
 
     fn read_node(&mut self, id: PageId) -> Option<Node> {
         let mut page = PageBuf::zeroed();
-        let read = self.snap.shared.inner.borrow_mut().pager.read_page(id, &mut page.0);
+        let read = self
+            .snap
+            .shared
+            .inner
+            .borrow_mut()
+            .pager
+            .read_page(id, &mut page.0);
         match read.and_then(|_| Node::decode(&page.0, id)) {
             Ok(n) => Some(n),
             Err(e) => {
@@ -93,30 +99,51 @@ impl Walker<'_> {
         }
         let mut leaf_depth: Option<usize> = None;
         // (page, depth, lower bound inclusive, upper bound exclusive)
-        let mut stack: Vec<(PageId, usize, Option<Vec<u8>>, Option<Vec<u8>>)> = vec![(root, 0, None, None)];
+        let mut stack: Vec<(PageId, usize, Option<Vec<u8>>, Option<Vec<u8>>)> =
+            vec![(root, 0, None, None)];
         while let Some((id, depth, lo, hi)) = stack.pop() {
             if depth > MAX_TREE_DEPTH {
-                self.problem(id.0, format!("tree {name} is deeper than {MAX_TREE_DEPTH} levels"));
+                self.problem(
+                    id.0,
+                    format!("tree {name} is deeper than {MAX_TREE_DEPTH} levels"),
+                );
                 continue;
             }
             if !self.claim(id.0, &format!("a page of tree {name}")) {
                 continue;
             }
-            let Some(node) = self.read_node(id) else { continue };
+            let Some(node) = self.read_node(id) else {
+                continue;
+            };
             let keys: Vec<&[u8]> = match &node {
                 Node::Leaf(l) => l.entries().iter().map(|(k, _)| k.as_slice()).collect(),
                 Node::Branch(b) => b.keys().iter().map(|k| k.as_slice()).collect(),
             };
-            let below = lo.as_deref().is_some_and(|lo| keys.first().is_some_and(|k| *k < lo));
-            let above = hi.as_deref().is_some_and(|hi| keys.last().is_some_and(|k| *k >= hi));
+            let below = lo
+                .as_deref()
+                .is_some_and(|lo| keys.first().is_some_and(|k| *k < lo));
+            let above = hi
+                .as_deref()
+                .is_some_and(|hi| keys.last().is_some_and(|k| *k >= hi));
             if below || above {
-                self.problem(id.0, format!("keys of tree {name} outside the range its parent gives"));
+                self.problem(
+                    id.0,
+                    format!("keys of tree {name} outside the range its parent gives"),
+                );
             }
             match node {
                 Node::Branch(b) => {
                     for (i, &child) in b.children().iter().enumerate().rev() {
-                        let clo = if i == 0 { lo.clone() } else { Some(b.keys()[i - 1].clone()) };
-                        let chi = if i == b.keys().len() { hi.clone() } else { Some(b.keys()[i].clone()) };
+                        let clo = if i == 0 {
+                            lo.clone()
+                        } else {
+                            Some(b.keys()[i - 1].clone())
+                        };
+                        let chi = if i == b.keys().len() {
+                            hi.clone()
+                        } else {
+                            Some(b.keys()[i].clone())
+                        };
                         stack.push((child, depth + 1, clo, chi));
                     }
                 }
@@ -154,12 +181,19 @@ impl Walker<'_> {
         let mut done = 0;
         while done < n {
             let run = (n - done).min(256);
-            let r = self.snap.shared.inner.borrow_mut().pager.read_run(PageId(first.0 + done), run as usize, &mut buf);
+            let r = self.snap.shared.inner.borrow_mut().pager.read_run(
+                PageId(first.0 + done),
+                run as usize,
+                &mut buf,
+            );
             match r {
                 Ok(()) => {
                     for (i, page) in buf.chunks(PAGE_SIZE).enumerate() {
                         if page[KIND_OFFSET] != KIND_OVERFLOW {
-                            self.problem(first.0 + done + i as u64, "expected an overflow page".into());
+                            self.problem(
+                                first.0 + done + i as u64,
+                                "expected an overflow page".into(),
+                            );
                         }
                     }
                 }
@@ -180,7 +214,14 @@ fn corrupt_page(e: &crate::Error) -> Option<u64> {
 /// Full validation of the state `snap` reads.
 pub(crate) fn full(snap: &ReadTxn) -> Result<CheckReport> {
     let pages = snap.sb.page_count;
-    let mut w = Walker { snap, used: vec![false; pages as usize], report: CheckReport { pages, ..Default::default() } };
+    let mut w = Walker {
+        snap,
+        used: vec![false; pages as usize],
+        report: CheckReport {
+            pages,
+            ..Default::default()
+        },
+    };
     for s in 0..FIRST_DATA_PAGE.min(pages) {
         w.used[s as usize] = true;
     }
@@ -196,7 +237,13 @@ pub(crate) fn full(snap: &ReadTxn) -> Result<CheckReport> {
         };
         let (_, count) = w.tree(&name, meta.root, false);
         if count != meta.len {
-            w.problem(meta.root.0, format!("tree {name} holds {count} entries, the catalog says {}", meta.len));
+            w.problem(
+                meta.root.0,
+                format!(
+                    "tree {name} holds {count} entries, the catalog says {}",
+                    meta.len
+                ),
+            );
         }
         w.report.trees += 1;
         w.report.entries += count;
@@ -217,7 +264,10 @@ pub(crate) fn full(snap: &ReadTxn) -> Result<CheckReport> {
         Err(e) => w.problem(corrupt_page(&e).unwrap_or(0), e.to_string()),
     }
     if w.report.problems.is_empty() {
-        let lost: Vec<u64> = (FIRST_DATA_PAGE..pages).filter(|&p| !w.used[p as usize]).take(10).collect();
+        let lost: Vec<u64> = (FIRST_DATA_PAGE..pages)
+            .filter(|&p| !w.used[p as usize])
+            .take(10)
+            .collect();
         for p in lost {
             w.problem(p, "page is neither reachable nor free".into());
         }
@@ -228,7 +278,14 @@ pub(crate) fn full(snap: &ReadTxn) -> Result<CheckReport> {
 /// Quick validation: the catalog and every tree root decode.
 pub(crate) fn quick(snap: &ReadTxn) -> Result<CheckReport> {
     let pages = snap.sb.page_count;
-    let mut w = Walker { snap, used: vec![false; pages as usize], report: CheckReport { pages, ..Default::default() } };
+    let mut w = Walker {
+        snap,
+        used: vec![false; pages as usize],
+        report: CheckReport {
+            pages,
+            ..Default::default()
+        },
+    };
     let root = snap.sb.catalog_root;
     if !root.is_none() {
         w.read_node(root);

@@ -47,8 +47,8 @@ pub(crate) fn commit(txn: &mut WriteTxn) -> Result<()> {
     let (extents, commit_crc) = commit_extents(txn);
     let new_txn = TxnId(txn.base.txn.0 + 1);
     let slot = PageId(new_txn.0 % SUPERBLOCK_SLOTS);
-    let one_flush =
-        txn.shared.opts.commit == super::store::CommitMode::OneFlush && extents.len() <= SUPERBLOCK_MAX_EXTENTS;
+    let one_flush = txn.shared.opts.commit == super::store::CommitMode::OneFlush
+        && extents.len() <= SUPERBLOCK_MAX_EXTENTS;
     let sb = Superblock {
         txn: new_txn,
         catalog_root,
@@ -65,7 +65,12 @@ pub(crate) fn commit(txn: &mut WriteTxn) -> Result<()> {
     }
     inner.pager.write_pages(&[(slot, &page.0[..])])?;
     inner.pager.flush()?;
-    publish(&mut inner, txn, sb, chain.iter().map(|(id, _)| *id).collect());
+    publish(
+        &mut inner,
+        txn,
+        sb,
+        chain.iter().map(|(id, _)| *id).collect(),
+    );
     Ok(())
 }
 
@@ -76,7 +81,9 @@ fn write_catalog(txn: &mut WriteTxn) -> Result<PageId> {
     names.sort();
     for name in names {
         match txn.trees[&name] {
-            Some(m) => root = btree::insert(txn, root, name.as_bytes(), LeafValue::Inline(m.encode()))?.0,
+            Some(m) => {
+                root = btree::insert(txn, root, name.as_bytes(), LeafValue::Inline(m.encode()))?.0
+            }
             None => root = btree::remove(txn, root, name.as_bytes())?.0,
         }
     }
@@ -152,7 +159,10 @@ fn commit_extents(txn: &WriteTxn) -> (Vec<Extent>, u32) {
         h.update(&crc.to_le_bytes());
         match extents.last_mut() {
             Some(e) if e.start + u64::from(e.len) == id.0 && e.len < u32::MAX => e.len += 1,
-            _ => extents.push(Extent { start: id.0, len: 1 }),
+            _ => extents.push(Extent {
+                start: id.0,
+                len: 1,
+            }),
         }
     }
     (extents, h.finalize())
@@ -176,7 +186,9 @@ pub(crate) fn recover(pager: &mut Pager) -> Result<Superblock> {
     for slot in 0..SUPERBLOCK_SLOTS {
         let slot = PageId(slot);
         let mut page = PageBuf::zeroed();
-        let decoded = pager.read_raw(slot, &mut page.0).and_then(|_| Superblock::decode_page(&page.0, slot));
+        let decoded = pager
+            .read_raw(slot, &mut page.0)
+            .and_then(|_| Superblock::decode_page(&page.0, slot));
         match decoded {
             Ok(sbs) => candidates.extend(sbs),
             Err(e) => {
@@ -200,7 +212,9 @@ pub(crate) fn recover(pager: &mut Pager) -> Result<Superblock> {
 /// Checks that every page a one-flush commit wrote carries the checksum the
 /// superblock recorded for it.
 fn verify_commit(pager: &mut Pager, sb: &Superblock) -> Result<()> {
-    let Some(extents) = &sb.extents else { return Ok(()) };
+    let Some(extents) = &sb.extents else {
+        return Ok(());
+    };
     let mut h = crc32fast::Hasher::new();
     let mut buf = Vec::new();
     for e in extents {
@@ -228,7 +242,10 @@ pub(crate) fn load_freelist(pager: &mut Pager, sb: &Superblock) -> Result<(FreeS
     let mut next = sb.freelist_root;
     while !next.is_none() {
         if next.0 < FIRST_DATA_PAGE || next.0 >= sb.page_count || !seen.insert(next) {
-            return Err(corrupt!(next.0, "free-list chain points out of range or loops"));
+            return Err(corrupt!(
+                next.0,
+                "free-list chain points out of range or loops"
+            ));
         }
         let mut page = PageBuf::zeroed();
         pager.read_page(next, &mut page.0)?;

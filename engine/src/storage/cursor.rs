@@ -18,7 +18,11 @@ pub(crate) struct Cursor {
 
 impl Cursor {
     /// Positions before the first entry >= / > `bound` (forward iteration).
-    pub(crate) fn seek(src: &dyn NodeSource, root: PageId, bound: &Bound<Vec<u8>>) -> Result<Cursor> {
+    pub(crate) fn seek(
+        src: &dyn NodeSource,
+        root: PageId,
+        bound: &Bound<Vec<u8>>,
+    ) -> Result<Cursor> {
         let mut c = Cursor { path: Vec::new() };
         if root.is_none() {
             return Ok(c);
@@ -53,7 +57,11 @@ impl Cursor {
 
     /// Positions after the last entry <= / < `bound` (backward iteration):
     /// the leaf index is one past the entry `prev` returns next.
-    pub(crate) fn seek_back(src: &dyn NodeSource, root: PageId, bound: &Bound<Vec<u8>>) -> Result<Cursor> {
+    pub(crate) fn seek_back(
+        src: &dyn NodeSource,
+        root: PageId,
+        bound: &Bound<Vec<u8>>,
+    ) -> Result<Cursor> {
         let mut c = Cursor { path: Vec::new() };
         if root.is_none() {
             return Ok(c);
@@ -89,8 +97,12 @@ impl Cursor {
     /// The next entry forward, or `None` at the end of the tree.
     pub(crate) fn next(&mut self, src: &dyn NodeSource) -> Result<Option<(Vec<u8>, LeafValue)>> {
         loop {
-            let Some((node, i)) = self.path.last_mut() else { return Ok(None) };
-            let Node::Leaf(l) = &**node else { return Err(corrupt!(0, "cursor path does not end in a leaf")) };
+            let Some((node, i)) = self.path.last_mut() else {
+                return Ok(None);
+            };
+            let Node::Leaf(l) = &**node else {
+                return Err(corrupt!(0, "cursor path does not end in a leaf"));
+            };
             if *i < l.len() {
                 let e = l.entries()[*i].clone();
                 *i += 1;
@@ -106,8 +118,12 @@ impl Cursor {
     /// The next entry backward, or `None` at the start of the tree.
     pub(crate) fn prev(&mut self, src: &dyn NodeSource) -> Result<Option<(Vec<u8>, LeafValue)>> {
         loop {
-            let Some((node, i)) = self.path.last_mut() else { return Ok(None) };
-            let Node::Leaf(l) = &**node else { return Err(corrupt!(0, "cursor path does not end in a leaf")) };
+            let Some((node, i)) = self.path.last_mut() else {
+                return Ok(None);
+            };
+            let Node::Leaf(l) = &**node else {
+                return Err(corrupt!(0, "cursor path does not end in a leaf"));
+            };
             if *i > 0 {
                 *i -= 1;
                 return Ok(Some(l.entries()[*i].clone()));
@@ -125,8 +141,12 @@ impl Cursor {
         self.path.pop();
         // Climb to the nearest ancestor with a sibling in that direction.
         loop {
-            let Some((node, i)) = self.path.last_mut() else { return Ok(false) };
-            let Node::Branch(b) = &**node else { return Err(corrupt!(0, "cursor path broken")) };
+            let Some((node, i)) = self.path.last_mut() else {
+                return Ok(false);
+            };
+            let Node::Branch(b) = &**node else {
+                return Err(corrupt!(0, "cursor path broken"));
+            };
             if forward && *i + 1 < b.children().len() {
                 *i += 1;
                 break;
@@ -140,10 +160,15 @@ impl Cursor {
         // Descend to the edge of that subtree.
         loop {
             let (node, i) = self.path.last().expect("climb stopped at a branch");
-            let Node::Branch(b) = &**node else { unreachable!("climb stopped at a branch") };
+            let Node::Branch(b) = &**node else {
+                unreachable!("climb stopped at a branch")
+            };
             let child = b.children()[*i];
             if self.path.len() > MAX_TREE_DEPTH {
-                return Err(corrupt!(child.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
+                return Err(corrupt!(
+                    child.0,
+                    "tree deeper than {MAX_TREE_DEPTH} levels"
+                ));
             }
             let n = src.node(child)?;
             match &*n {

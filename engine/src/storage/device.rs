@@ -33,7 +33,8 @@ pub trait Device {
 
 /// Converts a device offset to an in-memory index, refusing what does not fit.
 pub(crate) fn mem_index(offset: u64, len: usize) -> Result<(usize, usize)> {
-    let start = usize::try_from(offset).map_err(|_| Error::Io(format!("offset {offset} out of range")))?;
+    let start =
+        usize::try_from(offset).map_err(|_| Error::Io(format!("offset {offset} out of range")))?;
     let end = start
         .checked_add(len)
         .ok_or_else(|| Error::Io(format!("range at {offset} overflows")))?;
@@ -55,7 +56,9 @@ impl MemoryDevice {
 
     /// A device holding a copy of `bytes`.
     pub fn from_bytes(bytes: Vec<u8>) -> MemoryDevice {
-        MemoryDevice { bytes: Rc::new(RefCell::new(bytes)) }
+        MemoryDevice {
+            bytes: Rc::new(RefCell::new(bytes)),
+        }
     }
 
     /// A copy of the current bytes.
@@ -135,7 +138,10 @@ impl Device for FileDevice {
         use std::os::unix::fs::FileExt;
         let mut done = 0;
         while done < buf.len() {
-            let n = self.file.read_at(&mut buf[done..], offset + done as u64).map_err(io_error)?;
+            let n = self
+                .file
+                .read_at(&mut buf[done..], offset + done as u64)
+                .map_err(io_error)?;
             if n == 0 {
                 buf[done..].fill(0);
                 break;

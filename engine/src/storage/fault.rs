@@ -94,8 +94,17 @@ pub struct FaultHandle {
 impl FaultDevice {
     /// A device whose durable bytes start as `bytes`.
     pub fn new(bytes: Vec<u8>) -> (FaultDevice, FaultHandle) {
-        let state = Rc::new(RefCell::new(FaultState { view: bytes.clone(), durable: bytes, ..Default::default() }));
-        (FaultDevice { state: state.clone() }, FaultHandle { state })
+        let state = Rc::new(RefCell::new(FaultState {
+            view: bytes.clone(),
+            durable: bytes,
+            ..Default::default()
+        }));
+        (
+            FaultDevice {
+                state: state.clone(),
+            },
+            FaultHandle { state },
+        )
     }
 }
 

@@ -58,7 +58,8 @@ pub const SUPERBLOCK_EXTENTS_OFFSET: usize = SUPERBLOCK_EXTENT_COUNT_OFFSET + 4;
 pub const EXTENT_LEN: usize = 12;
 /// Commit extents that fit in a superblock copy. A one-flush commit whose
 /// pages form more runs than this falls back to the two-flush protocol.
-pub const SUPERBLOCK_MAX_EXTENTS: usize = (SUPERBLOCK_COPY_LEN - SUPERBLOCK_EXTENTS_OFFSET) / EXTENT_LEN;
+pub const SUPERBLOCK_MAX_EXTENTS: usize =
+    (SUPERBLOCK_COPY_LEN - SUPERBLOCK_EXTENTS_OFFSET) / EXTENT_LEN;
 /// `extent_count` value meaning "two-flush commit: the pages were durable
 /// before this superblock was written; nothing to verify".
 pub const TWO_PHASE_MARKER: u32 = u32::MAX;
@@ -135,7 +136,10 @@ pub fn verify_page(page: &[u8], id: PageId) -> Result<()> {
     let stored = read_u32(page, CHECKSUM_OFFSET);
     let actual = page_checksum(page, id);
     if stored != actual {
-        return Err(corrupt!(id.0, "checksum mismatch (stored {stored:#010x}, computed {actual:#010x})"));
+        return Err(corrupt!(
+            id.0,
+            "checksum mismatch (stored {stored:#010x}, computed {actual:#010x})"
+        ));
     }
     Ok(())
 }
@@ -248,7 +252,9 @@ impl Superblock {
         if stored != superblock_copy_checksum(b, slot) {
             return Err(corrupt!(slot.0, "superblock checksum mismatch"));
         }
-        if b[KIND_OFFSET] != KIND_SUPERBLOCK || b[SUPERBLOCK_MAGIC_OFFSET..SUPERBLOCK_MAGIC_OFFSET + 8] != MAGIC {
+        if b[KIND_OFFSET] != KIND_SUPERBLOCK
+            || b[SUPERBLOCK_MAGIC_OFFSET..SUPERBLOCK_MAGIC_OFFSET + 8] != MAGIC
+        {
             return Err(corrupt!(slot.0, "not a TinyJoin superblock"));
         }
         let version = read_u32(b, SUPERBLOCK_VERSION_OFFSET);
@@ -276,7 +282,10 @@ impl Superblock {
             let mut v = Vec::with_capacity(count as usize);
             for i in 0..count as usize {
                 let at = SUPERBLOCK_EXTENTS_OFFSET + i * EXTENT_LEN;
-                let e = Extent { start: read_u64(b, at), len: read_u32(b, at + 8) };
+                let e = Extent {
+                    start: read_u64(b, at),
+                    len: read_u32(b, at + 8),
+                };
                 let end = e.start.checked_add(u64::from(e.len));
                 if e.start < FIRST_DATA_PAGE || end.is_none_or(|end| end > page_count) {
                     return Err(corrupt!(slot.0, "commit extent out of range"));

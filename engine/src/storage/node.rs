@@ -21,7 +21,10 @@ use crate::{corrupt, Result};
 pub enum LeafValue {
     Inline(Vec<u8>),
     /// `len` bytes in consecutive overflow pages starting at `first`.
-    Overflow { len: u64, first: PageId },
+    Overflow {
+        len: u64,
+        first: PageId,
+    },
 }
 
 impl LeafValue {
@@ -84,7 +87,11 @@ pub fn branch_entry_size(key: &[u8]) -> usize {
 
 impl Leaf {
     pub fn new(entries: Vec<(Vec<u8>, LeafValue)>) -> Leaf {
-        let size = LEAF_SLOTS_OFFSET + entries.iter().map(|(k, v)| leaf_entry_size(k, v)).sum::<usize>();
+        let size = LEAF_SLOTS_OFFSET
+            + entries
+                .iter()
+                .map(|(k, v)| leaf_entry_size(k, v))
+                .sum::<usize>();
         Leaf { entries, size }
     }
 
@@ -110,7 +117,8 @@ impl Leaf {
 
     /// Index of `key`, or where it would be inserted.
     pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
-        self.entries.binary_search_by(|(k, _)| k.as_slice().cmp(key))
+        self.entries
+            .binary_search_by(|(k, _)| k.as_slice().cmp(key))
     }
 
     pub fn insert(&mut self, i: usize, key: Vec<u8>, value: LeafValue) {
@@ -154,7 +162,11 @@ impl Branch {
     pub fn new(keys: Vec<Vec<u8>>, children: Vec<PageId>) -> Branch {
         debug_assert_eq!(keys.len() + 1, children.len());
         let size = BRANCH_SLOTS_OFFSET + keys.iter().map(|k| branch_entry_size(k)).sum::<usize>();
-        Branch { keys, children, size }
+        Branch {
+            keys,
+            children,
+            size,
+        }
     }
 
     pub fn keys(&self) -> &[Vec<u8>] {
@@ -255,7 +267,11 @@ impl Node {
 }
 
 fn encode_leaf(l: &Leaf, b: &mut [u8]) {
-    debug_assert_eq!(l.size, Leaf::new(l.entries.clone()).size, "leaf size bookkeeping drifted");
+    debug_assert_eq!(
+        l.size,
+        Leaf::new(l.entries.clone()).size,
+        "leaf size bookkeeping drifted"
+    );
     b[KIND_OFFSET] = KIND_LEAF;
     write_u16(b, COUNT_OFFSET, l.entries.len() as u16);
     let mut at = LEAF_SLOTS_OFFSET + SLOT_LEN * l.entries.len();
@@ -285,7 +301,11 @@ fn encode_leaf(l: &Leaf, b: &mut [u8]) {
 }
 
 fn encode_branch(br: &Branch, b: &mut [u8]) {
-    debug_assert_eq!(br.size, Branch::new(br.keys.clone(), br.children.clone()).size, "branch size drifted");
+    debug_assert_eq!(
+        br.size,
+        Branch::new(br.keys.clone(), br.children.clone()).size,
+        "branch size drifted"
+    );
     b[KIND_OFFSET] = KIND_BRANCH;
     write_u16(b, COUNT_OFFSET, br.keys.len() as u16);
     write_u64(b, BRANCH_CHILD0_OFFSET, br.children[0].0);
@@ -336,7 +356,13 @@ fn decode_leaf(page: &[u8], id: PageId) -> Result<Leaf> {
                 if len == 0 || len > MAX_VALUE_LEN || first < FIRST_DATA_PAGE {
                     return Err(corrupt!(id.0, "bad overflow reference"));
                 }
-                (LeafValue::Overflow { len, first: PageId(first) }, at + 19)
+                (
+                    LeafValue::Overflow {
+                        len,
+                        first: PageId(first),
+                    },
+                    at + 19,
+                )
             }
             k => return Err(corrupt!(id.0, "bad value kind {k}")),
         };
@@ -379,21 +405,36 @@ mod tests {
     fn leaf_round_trip() {
         let leaf = Leaf::new(vec![
             (b"a".to_vec(), LeafValue::Inline(b"one".to_vec())),
-            (b"b".to_vec(), LeafValue::Overflow { len: 9000, first: PageId(7) }),
+            (
+                b"b".to_vec(),
+                LeafValue::Overflow {
+                    len: 9000,
+                    first: PageId(7),
+                },
+            ),
         ]);
         let mut page = [0u8; PAGE_SIZE];
         Node::Leaf(leaf.clone()).encode(&mut page, PageId(5));
         verify_page(&page, PageId(5)).unwrap();
-        assert_eq!(Node::decode(&page, PageId(5)).unwrap(), Node::Leaf(leaf.clone()));
+        assert_eq!(
+            Node::decode(&page, PageId(5)).unwrap(),
+            Node::Leaf(leaf.clone())
+        );
         assert!(leaf.encoded_size() < 64);
     }
 
     #[test]
     fn branch_round_trip() {
-        let br = Branch::new(vec![b"k".to_vec(), b"m".to_vec()], vec![PageId(3), PageId(4), PageId(9)]);
+        let br = Branch::new(
+            vec![b"k".to_vec(), b"m".to_vec()],
+            vec![PageId(3), PageId(4), PageId(9)],
+        );
         let mut page = [0u8; PAGE_SIZE];
         Node::Branch(br.clone()).encode(&mut page, PageId(2));
-        assert_eq!(Node::decode(&page, PageId(2)).unwrap(), Node::Branch(br.clone()));
+        assert_eq!(
+            Node::decode(&page, PageId(2)).unwrap(),
+            Node::Branch(br.clone())
+        );
         assert_eq!(br.child_index(b"a"), 0);
         assert_eq!(br.child_index(b"k"), 1);
         assert_eq!(br.child_index(b"z"), 2);
@@ -411,10 +452,19 @@ mod tests {
     #[test]
     fn two_max_entries_fit_a_leaf() {
         let k = vec![1u8; MAX_KEY_LEN];
-        let vlen = (0..PAGE_SIZE).rev().find(|&n| value_is_inline(k.len(), n)).unwrap();
+        let vlen = (0..PAGE_SIZE)
+            .rev()
+            .find(|&n| value_is_inline(k.len(), n))
+            .unwrap();
         let e = leaf_entry_size(&k, &LeafValue::Inline(vec![0; vlen]));
         assert!(LEAF_SLOTS_OFFSET + 2 * e <= PAGE_SIZE);
-        let e = leaf_entry_size(&k, &LeafValue::Overflow { len: 1, first: PageId(2) });
+        let e = leaf_entry_size(
+            &k,
+            &LeafValue::Overflow {
+                len: 1,
+                first: PageId(2),
+            },
+        );
         assert!(LEAF_SLOTS_OFFSET + 2 * e <= PAGE_SIZE);
         assert!(BRANCH_SLOTS_OFFSET + 3 * branch_entry_size(&k) <= PAGE_SIZE);
     }

@@ -40,12 +40,19 @@ pub struct PagerStats {
 
 impl Pager {
     pub(crate) fn new(device: Box<dyn Device>, cache_pages: usize) -> Pager {
-        Pager { device, cache: NodeCache::new(cache_pages), poisoned: None, stats: PagerStats::default() }
+        Pager {
+            device,
+            cache: NodeCache::new(cache_pages),
+            poisoned: None,
+            stats: PagerStats::default(),
+        }
     }
 
     fn check_poison(&self) -> Result<()> {
         match &self.poisoned {
-            Some(e) => Err(Error::Closed(format!("the database failed earlier and must be reopened ({e})"))),
+            Some(e) => Err(Error::Closed(format!(
+                "the database failed earlier and must be reopened ({e})"
+            ))),
             None => Ok(()),
         }
     }
@@ -80,7 +87,12 @@ impl Pager {
     }
 
     /// Reads `count` consecutive pages, verifying each.
-    pub(crate) fn read_run(&mut self, first: PageId, count: usize, buf: &mut Vec<u8>) -> Result<()> {
+    pub(crate) fn read_run(
+        &mut self,
+        first: PageId,
+        count: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<()> {
         self.check_poison()?;
         buf.resize(count * PAGE_SIZE, 0);
         self.stats.reads += 1;
@@ -106,10 +118,22 @@ impl Pager {
     }
 
     /// Reads an overflow value of `len` bytes from consecutive pages at `first`.
-    pub(crate) fn read_overflow(&mut self, first: PageId, len: u64, page_count: u64) -> Result<Vec<u8>> {
+    pub(crate) fn read_overflow(
+        &mut self,
+        first: PageId,
+        len: u64,
+        page_count: u64,
+    ) -> Result<Vec<u8>> {
         let pages = super::node::overflow_pages(len);
-        if first.0.checked_add(pages).is_none_or(|end| end > page_count) {
-            return Err(corrupt!(first.0, "overflow run of {pages} pages runs past the file"));
+        if first
+            .0
+            .checked_add(pages)
+            .is_none_or(|end| end > page_count)
+        {
+            return Err(corrupt!(
+                first.0,
+                "overflow run of {pages} pages runs past the file"
+            ));
         }
         let mut buf = Vec::new();
         self.read_run(first, pages as usize, &mut buf)?;
@@ -133,7 +157,10 @@ impl Pager {
         while i < pages.len() {
             let start = pages[i].0;
             let mut j = i;
-            while j + 1 < pages.len() && pages[j + 1].0 .0 == pages[j].0 .0 + 1 && j + 1 - i < MAX_WRITE_RUN_PAGES {
+            while j + 1 < pages.len()
+                && pages[j + 1].0 .0 == pages[j].0 .0 + 1
+                && j + 1 - i < MAX_WRITE_RUN_PAGES
+            {
                 j += 1;
             }
             let result = if i == j {
@@ -202,7 +229,12 @@ fn is_branch(n: &Node) -> bool {
 
 impl NodeCache {
     fn new(capacity: usize) -> NodeCache {
-        NodeCache { capacity: capacity.max(16), map: HashMap::new(), clock: VecDeque::new(), branches: 0 }
+        NodeCache {
+            capacity: capacity.max(16),
+            map: HashMap::new(),
+            clock: VecDeque::new(),
+            branches: 0,
+        }
     }
 
     fn get(&mut self, id: PageId) -> Option<Rc<Node>> {
@@ -220,7 +252,9 @@ impl NodeCache {
         // Terminates: while over capacity, more than 3/4 of the entries are
         // leaves, which lose their second chance and are evicted.
         while self.map.len() > self.capacity {
-            let Some(victim) = self.clock.pop_front() else { break };
+            let Some(victim) = self.clock.pop_front() else {
+                break;
+            };
             let pinned = self.branches <= self.capacity / 4;
             match self.map.get_mut(&victim) {
                 Some(e) if e.1 => {
@@ -254,7 +288,10 @@ mod tests {
     #[test]
     fn cache_is_bounded_and_keeps_branches() {
         let mut c = NodeCache::new(20);
-        let branch = Rc::new(Node::Branch(Branch::new(vec![b"k".to_vec()], vec![PageId(2), PageId(3)])));
+        let branch = Rc::new(Node::Branch(Branch::new(
+            vec![b"k".to_vec()],
+            vec![PageId(2), PageId(3)],
+        )));
         for i in 0..4 {
             c.insert(PageId(1000 + i), branch.clone());
         }

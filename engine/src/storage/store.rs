@@ -13,6 +13,7 @@
 //!    does not reach, pending ones included: after a reopen no snapshot
 //!    exists, so all of them are free.
 
+use super::alloc::FreeSet;
 use super::btree::NodeSource;
 use super::check::{self, CheckReport};
 use super::cursor::Cursor;
@@ -21,7 +22,6 @@ use super::format::*;
 use super::node::{LeafValue, Node};
 use super::pager::{Pager, PagerStats};
 use super::txn::WriteTxn;
-use super::alloc::FreeSet;
 use crate::{corrupt, misuse, Error, Result};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -95,7 +95,10 @@ impl TreeMeta {
         if b.len() != 16 {
             return Err(corrupt!(page.0, "catalog entry of {} bytes", b.len()));
         }
-        Ok(TreeMeta { root: PageId(read_u64(b, 0)), len: read_u64(b, 8) })
+        Ok(TreeMeta {
+            root: PageId(read_u64(b, 0)),
+            len: read_u64(b, 8),
+        })
     }
 }
 
@@ -119,7 +122,10 @@ impl Inner {
     /// Reads a tree node of a state whose file is `page_count` pages long.
     pub(crate) fn node(&mut self, id: PageId, page_count: u64) -> Result<Rc<Node>> {
         if id.0 < FIRST_DATA_PAGE || id.0 >= page_count {
-            return Err(corrupt!(id.0, "page reference out of range (file has {page_count} pages)"));
+            return Err(corrupt!(
+                id.0,
+                "page reference out of range (file has {page_count} pages)"
+            ));
         }
         self.pager.node(id)
     }
@@ -127,8 +133,12 @@ impl Inner {
     /// Moves pending pages no open snapshot can reach into the allocator.
     pub(crate) fn release_pending(&mut self) {
         let oldest = self.snapshots.keys().next().copied();
-        let ready: Vec<TxnId> =
-            self.pending.keys().copied().filter(|&t| oldest.is_none_or(|s| s >= t)).collect();
+        let ready: Vec<TxnId> = self
+            .pending
+            .keys()
+            .copied()
+            .filter(|&t| oldest.is_none_or(|s| s >= t))
+            .collect();
         for t in ready {
             for p in self.pending.remove(&t).unwrap_or_default() {
                 self.free.insert(p);
@@ -167,13 +177,21 @@ impl Store {
             writer_open: false,
             freelist_pages,
         };
-        let store = Store { shared: Rc::new(Shared { inner: RefCell::new(inner), opts }) };
+        let store = Store {
+            shared: Rc::new(Shared {
+                inner: RefCell::new(inner),
+                opts,
+            }),
+        };
         let report = match store.shared.opts.validation {
             Validation::Full => store.check()?,
             Validation::Quick => check::quick(&store.read()?)?,
         };
         if let Some(p) = report.problems.first() {
-            return Err(Error::Corrupt { page: p.page, detail: p.detail.clone() });
+            return Err(Error::Corrupt {
+                page: p.page,
+                detail: p.detail.clone(),
+            });
         }
         Ok(store)
     }
@@ -183,7 +201,11 @@ impl Store {
         let mut inner = self.shared.inner.borrow_mut();
         let sb = inner.sb.clone();
         *inner.snapshots.entry(sb.txn).or_insert(0) += 1;
-        Ok(ReadTxn { shared: self.shared.clone(), sb, metas: RefCell::new(HashMap::new()) })
+        Ok(ReadTxn {
+            shared: self.shared.clone(),
+            sb,
+            metas: RefCell::new(HashMap::new()),
+        })
     }
 
     /// Begins the write transaction; `Busy` if one is already open.
@@ -257,8 +279,22 @@ pub struct Range<'a> {
 }
 
 impl<'a> Range<'a> {
-    pub(crate) fn new(src: &'a dyn RangeSource, root: PageId, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Range<'a> {
-        Range { src, root, lo, hi, front: None, back: None, front_key: None, back_key: None }
+    pub(crate) fn new(
+        src: &'a dyn RangeSource,
+        root: PageId,
+        lo: Bound<Vec<u8>>,
+        hi: Bound<Vec<u8>>,
+    ) -> Range<'a> {
+        Range {
+            src,
+            root,
+            lo,
+            hi,
+            front: None,
+            back: None,
+            front_key: None,
+            back_key: None,
+        }
     }
 
     /// The next entry in ascending key order.
@@ -268,7 +304,9 @@ impl<'a> Range<'a> {
             self.front = Some(Cursor::seek(self.src, self.root, &self.lo)?);
         }
         let cursor = self.front.as_mut().expect("set above");
-        let Some((k, v)) = cursor.next(self.src)? else { return Ok(None) };
+        let Some((k, v)) = cursor.next(self.src)? else {
+            return Ok(None);
+        };
         let past_hi = match &self.hi {
             Bound::Unbounded => false,
             Bound::Included(h) => k > *h,
@@ -288,7 +326,9 @@ impl<'a> Range<'a> {
             self.back = Some(Cursor::seek_back(self.src, self.root, &self.hi)?);
         }
         let cursor = self.back.as_mut().expect("set above");
-        let Some((k, v)) = cursor.prev(self.src)? else { return Ok(None) };
+        let Some((k, v)) = cursor.prev(self.src)? else {
+            return Ok(None);
+        };
         let before_lo = match &self.lo {
             Bound::Unbounded => false,
             Bound::Included(l) => k < *l,
@@ -334,7 +374,9 @@ impl ReadTxn {
         }
         let m = match super::btree::get(self, self.sb.catalog_root, name.as_bytes())? {
             Some(LeafValue::Inline(v)) => Some(TreeMeta::decode(&v, self.sb.catalog_root)?),
-            Some(LeafValue::Overflow { .. }) => return Err(corrupt!(self.sb.catalog_root.0, "catalog entry overflows")),
+            Some(LeafValue::Overflow { .. }) => {
+                return Err(corrupt!(self.sb.catalog_root.0, "catalog entry overflows"))
+            }
             None => None,
         };
         self.metas.borrow_mut().insert(name.to_string(), m);
@@ -369,9 +411,12 @@ impl RangeSource for ReadTxn {
     fn value(&self, v: LeafValue) -> Result<Vec<u8>> {
         match v {
             LeafValue::Inline(v) => Ok(v),
-            LeafValue::Overflow { len, first } => {
-                self.shared.inner.borrow_mut().pager.read_overflow(first, len, self.sb.page_count)
-            }
+            LeafValue::Overflow { len, first } => self
+                .shared
+                .inner
+                .borrow_mut()
+                .pager
+                .read_overflow(first, len, self.sb.page_count),
         }
     }
 }
@@ -396,9 +441,17 @@ impl TreeRead for ReadTxn {
 
     fn tree_names(&self) -> Result<Vec<String>> {
         let mut names = Vec::new();
-        let mut r = Range::new(self, self.sb.catalog_root, Bound::Unbounded, Bound::Unbounded);
+        let mut r = Range::new(
+            self,
+            self.sb.catalog_root,
+            Bound::Unbounded,
+            Bound::Unbounded,
+        );
         while let Some((k, _)) = r.next()? {
-            names.push(String::from_utf8(k).map_err(|_| corrupt!(self.sb.catalog_root.0, "tree name is not UTF-8"))?);
+            names.push(
+                String::from_utf8(k)
+                    .map_err(|_| corrupt!(self.sb.catalog_root.0, "tree name is not UTF-8"))?,
+            );
         }
         Ok(names)
     }

@@ -113,7 +113,10 @@ impl WriteTxn {
         }
         match btree::get(self, self.base.catalog_root, name.as_bytes())? {
             Some(LeafValue::Inline(v)) => Ok(Some(TreeMeta::decode(&v, self.base.catalog_root)?)),
-            Some(LeafValue::Overflow { .. }) => Err(corrupt!(self.base.catalog_root.0, "catalog entry overflows")),
+            Some(LeafValue::Overflow { .. }) => Err(corrupt!(
+                self.base.catalog_root.0,
+                "catalog entry overflows"
+            )),
             None => Ok(None),
         }
     }
@@ -128,13 +131,21 @@ impl WriteTxn {
         if self.meta(name)?.is_some() {
             return Ok(false);
         }
-        self.trees.insert(name.to_string(), Some(TreeMeta { root: PageId::NONE, len: 0 }));
+        self.trees.insert(
+            name.to_string(),
+            Some(TreeMeta {
+                root: PageId::NONE,
+                len: 0,
+            }),
+        );
         Ok(true)
     }
 
     /// Drops a tree and frees its pages; false if it did not exist.
     pub fn drop_tree(&mut self, name: &str) -> Result<bool> {
-        let Some(m) = self.meta(name)? else { return Ok(false) };
+        let Some(m) = self.meta(name)? else {
+            return Ok(false);
+        };
         self.free_tree(m.root)?;
         self.trees.insert(name.to_string(), None);
         Ok(true)
@@ -144,7 +155,13 @@ impl WriteTxn {
     pub fn clear_tree(&mut self, name: &str) -> Result<()> {
         let m = self.existing(name)?;
         self.free_tree(m.root)?;
-        self.trees.insert(name.to_string(), Some(TreeMeta { root: PageId::NONE, len: 0 }));
+        self.trees.insert(
+            name.to_string(),
+            Some(TreeMeta {
+                root: PageId::NONE,
+                len: 0,
+            }),
+        );
         Ok(())
     }
 
@@ -174,13 +191,22 @@ impl WriteTxn {
     /// Inserts or replaces; true if a value was replaced.
     pub fn insert(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<bool> {
         if key.len() > MAX_KEY_LEN {
-            return Err(Error::TooLarge(format!("key of {} bytes (the limit is {MAX_KEY_LEN})", key.len())));
+            return Err(Error::TooLarge(format!(
+                "key of {} bytes (the limit is {MAX_KEY_LEN})",
+                key.len()
+            )));
         }
         if value.len() as u64 > MAX_VALUE_LEN {
-            return Err(Error::TooLarge(format!("value of {} bytes (the limit is {MAX_VALUE_LEN})", value.len())));
+            return Err(Error::TooLarge(format!(
+                "value of {} bytes (the limit is {MAX_VALUE_LEN})",
+                value.len()
+            )));
         }
         if value.len() as u64 > self.limit() {
-            return Err(Error::BatchLimitExceeded { limit: self.limit(), needed: value.len() as u64 });
+            return Err(Error::BatchLimitExceeded {
+                limit: self.limit(),
+                needed: value.len() as u64,
+            });
         }
         let mut m = self.existing(tree)?;
         let stored = if value_is_inline(key.len(), value.len()) {
@@ -219,16 +245,28 @@ impl WriteTxn {
         let n = overflow_pages(value.len() as u64);
         let first = self.alloc_run(n);
         let mut buf = vec![0u8; n as usize * PAGE_SIZE];
-        for (i, (page, chunk)) in buf.chunks_mut(PAGE_SIZE).zip(value.chunks(OVERFLOW_PAYLOAD_LEN)).enumerate() {
+        for (i, (page, chunk)) in buf
+            .chunks_mut(PAGE_SIZE)
+            .zip(value.chunks(OVERFLOW_PAYLOAD_LEN))
+            .enumerate()
+        {
             page[KIND_OFFSET] = KIND_OVERFLOW;
-            page[OVERFLOW_PAYLOAD_OFFSET..OVERFLOW_PAYLOAD_OFFSET + chunk.len()].copy_from_slice(chunk);
+            page[OVERFLOW_PAYLOAD_OFFSET..OVERFLOW_PAYLOAD_OFFSET + chunk.len()]
+                .copy_from_slice(chunk);
             let id = PageId(first.0 + i as u64);
             seal_page(page, id);
             let crc = read_u32(page, CHECKSUM_OFFSET);
             self.owned.insert(id, Owned { gen: self.gen, crc });
         }
-        self.shared.inner.borrow_mut().pager.write_run(first, &buf)?;
-        Ok(LeafValue::Overflow { len: value.len() as u64, first })
+        self.shared
+            .inner
+            .borrow_mut()
+            .pager
+            .write_run(first, &buf)?;
+        Ok(LeafValue::Overflow {
+            len: value.len() as u64,
+            first,
+        })
     }
 
     /// Allocates one page: the lowest free one, or a new one at the end.
@@ -237,7 +275,13 @@ impl WriteTxn {
             self.page_count += 1;
             PageId(self.page_count - 1)
         });
-        self.owned.insert(id, Owned { gen: self.gen, crc: 0 });
+        self.owned.insert(
+            id,
+            Owned {
+                gen: self.gen,
+                crc: 0,
+            },
+        );
         id
     }
 
@@ -247,7 +291,10 @@ impl WriteTxn {
         if let Some(p) = self.free.take_run(n) {
             return p;
         }
-        let start = self.free.take_tail(self.page_count).unwrap_or(self.page_count);
+        let start = self
+            .free
+            .take_tail(self.page_count)
+            .unwrap_or(self.page_count);
         self.page_count = start + n;
         PageId(start)
     }
@@ -312,7 +359,10 @@ impl WriteTxn {
     }
 
     fn savepoint_index(&self, sp: &Savepoint) -> Result<usize> {
-        self.savepoints.iter().position(|s| s.id == sp.id).ok_or_else(|| crate::misuse!("savepoint is no longer open"))
+        self.savepoints
+            .iter()
+            .position(|s| s.id == sp.id)
+            .ok_or_else(|| crate::misuse!("savepoint is no longer open"))
     }
 
     /// Undoes everything since `sp` (which stays open).
@@ -326,7 +376,12 @@ impl WriteTxn {
         for (id, o) in self.limbo.split_off(limbo_len) {
             self.owned.insert(id, o);
         }
-        let young: Vec<PageId> = self.owned.iter().filter(|(_, o)| o.gen >= gen).map(|(&id, _)| id).collect();
+        let young: Vec<PageId> = self
+            .owned
+            .iter()
+            .filter(|(_, o)| o.gen >= gen)
+            .map(|(&id, _)| id)
+            .collect();
         for id in young {
             self.owned.remove(&id);
             self.dirty.remove(&id);
@@ -394,7 +449,10 @@ impl NodeSource for WriteTxn {
 
 impl NodeStore for WriteTxn {
     fn make_mut(&mut self, id: PageId) -> Result<(PageId, &mut Node)> {
-        let inplace = self.owned.get(&id).is_some_and(|o| o.gen >= self.inplace_gen());
+        let inplace = self
+            .owned
+            .get(&id)
+            .is_some_and(|o| o.gen >= self.inplace_gen());
         let target = if inplace {
             if !self.dirty.contains_key(&id) {
                 let node = self.node(id)?;
@@ -443,9 +501,12 @@ impl RangeSource for WriteTxn {
     fn value(&self, v: LeafValue) -> Result<Vec<u8>> {
         match v {
             LeafValue::Inline(v) => Ok(v),
-            LeafValue::Overflow { len, first } => {
-                self.shared.inner.borrow_mut().pager.read_overflow(first, len, self.page_count)
-            }
+            LeafValue::Overflow { len, first } => self
+                .shared
+                .inner
+                .borrow_mut()
+                .pager
+                .read_overflow(first, len, self.page_count),
         }
     }
 }
@@ -470,9 +531,17 @@ impl TreeRead for WriteTxn {
 
     fn tree_names(&self) -> Result<Vec<String>> {
         let mut names = std::collections::BTreeSet::new();
-        let mut r = Range::new(self, self.base.catalog_root, Bound::Unbounded, Bound::Unbounded);
+        let mut r = Range::new(
+            self,
+            self.base.catalog_root,
+            Bound::Unbounded,
+            Bound::Unbounded,
+        );
         while let Some((k, _)) = r.next()? {
-            names.insert(String::from_utf8(k).map_err(|_| corrupt!(self.base.catalog_root.0, "tree name is not UTF-8"))?);
+            names.insert(
+                String::from_utf8(k)
+                    .map_err(|_| corrupt!(self.base.catalog_root.0, "tree name is not UTF-8"))?,
+            );
         }
         for (name, m) in &self.trees {
             match m {
