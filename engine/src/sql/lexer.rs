@@ -476,10 +476,11 @@ macro_rules! keywords {
                 }
             }
 
-            /// The keyword spelled by `word` (any case), if any.
+            /// The keyword spelled by `word` (any case), if any: one hash and
+            /// (almost always) one comparison, since every identifier of every
+            /// statement passes through here.
             pub(crate) fn lookup(word: &[u8]) -> Option<Keyword> {
-                const MAX_KEYWORD_LEN: usize = 17;
-                if word.len() < 2 || word.len() > MAX_KEYWORD_LEN {
+                if word.len() < MIN_KEYWORD_LEN || word.len() > MAX_KEYWORD_LEN {
                     return None;
                 }
                 let mut buf = [0u8; MAX_KEYWORD_LEN];
@@ -487,18 +488,63 @@ macro_rules! keywords {
                     *d = s.to_ascii_uppercase();
                 }
                 let upper = &buf[..word.len()];
-                KEYWORDS
-                    .binary_search_by(|(text, _)| text.as_bytes().cmp(upper))
-                    .ok()
-                    .map(|i| KEYWORDS[i].1)
+                let mut slot = keyword_hash(upper);
+                loop {
+                    let index = KEYWORD_TABLE[slot];
+                    if index == EMPTY_SLOT {
+                        return None;
+                    }
+                    let (text, keyword) = KEYWORDS[index as usize];
+                    if text.as_bytes() == upper {
+                        return Some(keyword);
+                    }
+                    slot = (slot + 1) % KEYWORD_TABLE_LEN;
+                }
             }
         }
 
         /// Every keyword with its spelling, sorted by spelling (a test checks
-        /// the order) for binary search.
+        /// the order).
         const KEYWORDS: &[(&str, Keyword)] = &[$(($text, Keyword::$variant),)*];
     };
 }
+
+const MIN_KEYWORD_LEN: usize = 2;
+const MAX_KEYWORD_LEN: usize = 17;
+
+/// Slots of the keyword hash table: a power of two over three times the
+/// number of keywords, so probe sequences stay short.
+const KEYWORD_TABLE_LEN: usize = 512;
+const EMPTY_SLOT: u8 = u8::MAX;
+
+/// FNV-1a over an upper-case word, reduced to a table slot.
+const fn keyword_hash(upper: &[u8]) -> usize {
+    let mut hash: u32 = 0x811c_9dc5;
+    let mut i = 0;
+    while i < upper.len() {
+        hash ^= upper[i] as u32;
+        hash = hash.wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    hash as usize % KEYWORD_TABLE_LEN
+}
+
+/// Open-addressing table from [`keyword_hash`] to an index into `KEYWORDS`
+/// (linear probing), built at compile time.
+const KEYWORD_TABLE: [u8; KEYWORD_TABLE_LEN] = {
+    assert!(KEYWORDS.len() < EMPTY_SLOT as usize && KEYWORDS.len() * 3 < KEYWORD_TABLE_LEN);
+    let mut table = [EMPTY_SLOT; KEYWORD_TABLE_LEN];
+    let mut i = 0;
+    while i < KEYWORDS.len() {
+        let mut slot = keyword_hash(KEYWORDS[i].0.as_bytes());
+        while table[slot] != EMPTY_SLOT {
+            slot = (slot + 1) % KEYWORD_TABLE_LEN;
+        }
+        table[slot] = i as u8;
+        i += 1;
+    }
+    table
+};
 
 // Reserved = not in SQLite's `%fallback ID` list (parse.y). The join
 // keywords are reserved here although SQLite accepts them as table and
@@ -690,9 +736,32 @@ mod tests {
     }
 
     #[test]
-    fn keyword_table_is_sorted_for_binary_search() {
+    fn every_keyword_is_found_in_any_case_and_nothing_else_is() {
         assert!(KEYWORDS.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(KEYWORDS.iter().all(|(text, k)| k.as_str() == *text));
+        for (text, k) in KEYWORDS {
+            assert_eq!(k.as_str(), *text);
+            assert!((MIN_KEYWORD_LEN..=MAX_KEYWORD_LEN).contains(&text.len()));
+            assert_eq!(Keyword::lookup(text.as_bytes()), Some(*k));
+            assert_eq!(
+                Keyword::lookup(text.to_ascii_lowercase().as_bytes()),
+                Some(*k)
+            );
+            let longer = format!("{text}X");
+            assert_eq!(Keyword::lookup(longer.as_bytes()), None);
+            assert_eq!(
+                Keyword::lookup(&text.as_bytes()[..text.len() - 1]).map(|k| k.as_str().len()),
+                {
+                    // A prefix may itself be a keyword (CURRENT of CURRENT_DATE).
+                    KEYWORDS
+                        .iter()
+                        .find(|(t, _)| *t == &text[..text.len() - 1])
+                        .map(|(t, _)| t.len())
+                }
+            );
+        }
+        for word in ["", "a", "x", "rowid", "true", "strict", "stored", "selec"] {
+            assert_eq!(Keyword::lookup(word.as_bytes()), None, "{word}");
+        }
     }
 
     #[test]

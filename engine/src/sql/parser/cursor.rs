@@ -44,6 +44,9 @@ pub(crate) const MAX_PARSER_STACK: usize = 384 << 10;
 /// from exhausting a wasm heap before it is rejected).
 pub(crate) const MAX_STATEMENT_LEN: usize = 256 << 20;
 
+/// The initial capacity of a statement's token buffer.
+const TYPICAL_TOKEN_COUNT: usize = 48;
+
 /// The largest `?NNN` parameter number (SQLite's SQLITE_MAX_VARIABLE_NUMBER).
 pub(crate) const MAX_PARAM_INDEX: u32 = 32766;
 
@@ -75,7 +78,10 @@ impl<'a> Parser<'a> {
         if first.kind == TokenKind::Eof {
             return Ok(None);
         }
-        let mut tokens = vec![first];
+        // Most statements have a few dozen tokens; starting there saves the
+        // early reallocations (a measurable share of parsing a short one).
+        let mut tokens = Vec::with_capacity(TYPICAL_TOKEN_COUNT);
+        tokens.push(first);
         let mut last = first;
         while !matches!(
             last.kind,
