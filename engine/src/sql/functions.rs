@@ -17,12 +17,15 @@
 //! - `misc`: abs, round, sign, min/max, null handling, typeof, random.
 //! - `printf`: printf/format.
 //! - `pattern`: LIKE and GLOB matching.
+//! - `datetime`: date, time, datetime, julianday, unixepoch, strftime.
 //!
-//! Not provided (by decision): date/time functions, math functions (the
+//! Date/time functions are provided (see `datetime` for what 'now' and
+//! 'localtime' mean here). Not provided (by decision): math functions (the
 //! oracle SQLite is built without SQLITE_ENABLE_MATH_FUNCTIONS), and the
 //! connection-state functions (changes, total_changes, last_insert_rowid),
 //! which belong to the executor.
 
+mod datetime;
 mod misc;
 mod pattern;
 mod printf;
@@ -115,12 +118,18 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("coalesce", 2, None, misc::coalesce),
     f("concat", 1, None, text::concat),
     f("concat_ws", 2, None, text::concat_ws),
+    volatile("current_date", 0, Some(0), datetime::current_date),
+    volatile("current_time", 0, Some(0), datetime::current_time),
+    volatile("current_timestamp", 0, Some(0), datetime::current_timestamp),
+    volatile("date", 0, None, datetime::date),
+    volatile("datetime", 0, None, datetime::datetime),
     f("format", 0, None, printf::printf),
     f("glob", 2, Some(2), pattern::glob),
     f("hex", 1, Some(1), text::hex),
     f("ifnull", 2, Some(2), misc::coalesce),
     f("iif", 3, Some(3), misc::iif),
     f("instr", 2, Some(2), text::instr),
+    volatile("julianday", 0, None, datetime::julianday),
     f("length", 1, Some(1), text::length),
     f("like", 2, Some(3), pattern::like),
     f("likelihood", 2, Some(2), misc::first),
@@ -139,12 +148,15 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("round", 1, Some(2), misc::round),
     f("rtrim", 1, Some(2), text::rtrim),
     f("sign", 1, Some(1), misc::sign),
+    volatile("strftime", 0, None, datetime::strftime),
     f("substr", 2, Some(3), text::substr),
     f("substring", 2, Some(3), text::substr),
+    volatile("time", 0, None, datetime::time),
     f("trim", 1, Some(2), text::trim),
     f("typeof", 1, Some(1), misc::type_of),
     f("unhex", 1, Some(2), text::unhex),
     f("unicode", 1, Some(1), text::unicode),
+    volatile("unixepoch", 0, None, datetime::unixepoch),
     f("unlikely", 1, Some(1), misc::first),
     f("upper", 1, Some(1), text::upper),
     f("zeroblob", 1, Some(1), misc::zeroblob),

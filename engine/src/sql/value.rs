@@ -30,7 +30,7 @@ mod render;
 
 pub use arith::{bit_not, cast, negate, BinaryOp, CastType};
 pub use compare::{compare, compare_with_affinity, Collation};
-pub(crate) use numeric::{parse_int, parse_real, IntSyntax, RealSyntax};
+pub(crate) use numeric::{is_space, parse_int, parse_real, IntSyntax, RealSyntax};
 pub use render::real_to_text;
 pub(crate) use render::{decode, Decoded, Digits};
 

@@ -860,3 +860,133 @@ fn sliding_window_aggregates_match_sqlite() {
         failures[..failures.len().min(10)].join("\n")
     );
 }
+
+#[test]
+fn date_time_functions_match_sqlite() {
+    let mut rng = SmallRng::seed_from_u64(seed());
+    let conn = connection();
+    let bases = [
+        "2024-02-29",
+        "2024-01-31 10:00:00",
+        "2000-01-01T12:34:56.789",
+        "12:30",
+        "12:30:45.5",
+        "2024-03-10 23:59:59.999+05:30",
+        "2024-03-10 01:00Z",
+        "-0044-03-15",
+        "9999-12-31 23:59:59",
+        "0000-01-01",
+        "2460000.5",
+        "1700000000",
+        "abc",
+        "2024-13-01",
+        "2024-02-30",
+        "2023-02-29 00:00",
+        " 2024-01-01",
+        "2024-01-01 ",
+        "2024-05-05 24:00",
+        "1970-01-01 00:00:00 -02:00",
+    ];
+    let modifiers = [
+        "+1 day",
+        "-3 months",
+        "+1.5 hours",
+        "start of month",
+        "start of year",
+        "start of day",
+        "weekday 0",
+        "weekday 3",
+        "unixepoch",
+        "julianday",
+        "auto",
+        "subsec",
+        "+10:30",
+        "-01:00:30.5",
+        "+0001-02-03",
+        "-0000-11-00 12:00",
+        "ceiling",
+        "floor",
+        "+1 month",
+        "+12 years",
+        "utc",
+        "localtime",
+        "bogus",
+        "+5 seconds",
+        "-100 minutes",
+        "+2 days ",
+        "+1 mons",
+        "-1.25 years",
+        "+400000 days",
+        "weekday 7",
+        "start of week",
+    ];
+    let formats = [
+        "%Y-%m-%d %H:%M:%f",
+        "%j %J %s",
+        "%w %u %U %W %V %G %g",
+        "%e|%k|%l|%I|%p|%P",
+        "%R %T %F %%",
+        "%Q",
+        "",
+        "x%",
+    ];
+    let functions = [
+        "date",
+        "time",
+        "datetime",
+        "julianday",
+        "unixepoch",
+        "strftime",
+    ];
+    let mut failures = Vec::new();
+    for _ in 0..6000 {
+        let name = functions[rng.gen_range(0..functions.len())];
+        let mut args = Vec::new();
+        if name == "strftime" {
+            args.push(Value::Text(
+                formats[rng.gen_range(0..formats.len())].to_string(),
+            ));
+        }
+        args.push(match rng.gen_range(0..6) {
+            0 => Value::Integer(rng.gen_range(-1_000_000_000..4_000_000_000)),
+            1 => Value::Real(rng.gen_range(0.0..5_000_000.0)),
+            2 => Value::Text(format!(
+                "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+                rng.gen_range(0..10000),
+                rng.gen_range(1..13),
+                rng.gen_range(1..32),
+                rng.gen_range(0..24),
+                rng.gen_range(0..60),
+                rng.gen_range(0..60)
+            )),
+            _ => Value::Text(bases[rng.gen_range(0..bases.len())].to_string()),
+        });
+        for _ in 0..rng.gen_range(0..3) {
+            args.push(Value::Text(
+                modifiers[rng.gen_range(0..modifiers.len())].to_string(),
+            ));
+        }
+        let placeholders: Vec<String> = (1..=args.len()).map(|i| format!("?{i}")).collect();
+        let sql = format!("SELECT {name}({})", placeholders.join(", "));
+        let ours = crate::sql::functions::scalar(name)
+            .expect("exists")
+            .call(&args, Collation::Binary);
+        let theirs = sqlite_eval(&conn, &sql, &args);
+        let agree = match (&ours, &theirs) {
+            (Ok(a), Ok(b)) => same(a, b),
+            (Err(_), Err(_)) => true,
+            _ => false,
+        };
+        if !agree {
+            failures.push(format!(
+                "{sql} with {args:?}: ours {ours:?}, sqlite {theirs:?}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures[..failures.len().min(25)].join("\n")
+    );
+}

@@ -1,0 +1,971 @@
+//! Date and time functions: `date`, `time`, `datetime`, `julianday`,
+//! `unixepoch`, `strftime`, transcribed from SQLite's date.c.
+//!
+//! A moment is a Julian day number in milliseconds (`DateTime::jd`), with
+//! lazily derived year/month/day and hour/minute/second, exactly as SQLite
+//! keeps it, so every rounding and range rule matches.
+//!
+//! Simplifications, with their cost:
+//! - `localtime` and `utc` treat local time as UTC (the engine has no time
+//!   zone database; the browser's zone is not known to it). Results equal
+//!   SQLite's on a UTC machine.
+//! - `'now'` reads the statement time set with [`set_statement_time`]; when
+//!   none is set it reads the system clock, except on wasm32 where there is
+//!   none and the function returns NULL. SQLite keeps 'now' fixed within a
+//!   statement; the executor gets that by setting the time per statement.
+
+use std::cell::Cell;
+
+use super::printf::{format_real, Flags};
+use crate::sql::value::{is_space, parse_real, Collation, RealSyntax, Value};
+use crate::Result;
+
+/// Milliseconds between the Julian day epoch and the Unix epoch.
+const UNIX_EPOCH_JD_MS: i64 = 210_866_760_000_000;
+const DAY_MS: i64 = 86_400_000;
+/// The largest valid Julian day in ms: 9999-12-31 23:59:59.999.
+const MAX_JD_MS: i64 = 464_269_060_799_999;
+
+thread_local! {
+    static STATEMENT_TIME_MS: Cell<Option<i64>> = const { Cell::new(None) };
+}
+
+/// Fixes `'now'` (Unix milliseconds) for the statement about to run, or
+/// clears it (`None`) to read the clock.
+pub(crate) fn set_statement_time(unix_ms: Option<i64>) {
+    STATEMENT_TIME_MS.with(|t| t.set(unix_ms));
+}
+
+fn now_unix_ms() -> Option<i64> {
+    if let Some(ms) = STATEMENT_TIME_MS.with(Cell::get) {
+        return Some(ms);
+    }
+    if cfg!(target_arch = "wasm32") {
+        return None;
+    }
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    i64::try_from(since.as_millis()).ok()
+}
+
+/// SQLite's `DateTime`.
+#[derive(Clone, Copy, Debug, Default)]
+struct DateTime {
+    jd: i64,
+    y: i32,
+    mo: i32,
+    d: i32,
+    h: i32,
+    mi: i32,
+    /// Minutes east of UTC, from a "+HH:MM" suffix.
+    tz: i32,
+    s: f64,
+    valid_jd: bool,
+    valid_ymd: bool,
+    valid_hms: bool,
+    /// Days to subtract for the "floor" modifier.
+    n_floor: i32,
+    /// `s` holds a raw number that was not yet interpreted.
+    raw_s: bool,
+    is_error: bool,
+    use_subsec: bool,
+    /// Known to be UTC / known to be local time (SQLite's isUtc/isLocal).
+    is_utc: bool,
+    is_local: bool,
+}
+
+/// `getDigits`: fixed-width fields "NminMaxSep": reads `spec.len()` fields,
+/// each of `digits` digits in `min..=max`, followed by `sep` (0 = any).
+/// Returns the values read before the first failure.
+fn get_digits(z: &[u8], spec: &[(usize, i32, i32, u8)]) -> Vec<i32> {
+    let mut out = Vec::with_capacity(spec.len());
+    let mut i = 0;
+    for &(n, min, max, next) in spec {
+        let mut val = 0;
+        for _ in 0..n {
+            match z.get(i) {
+                Some(c) if c.is_ascii_digit() => val = val * 10 + i32::from(c - b'0'),
+                _ => return out,
+            }
+            i += 1;
+        }
+        if val < min || val > max || (next != 0 && z.get(i).copied().unwrap_or(0) != next) {
+            return out;
+        }
+        out.push(val);
+        i += 1;
+    }
+    out
+}
+
+fn at(z: &[u8], i: usize) -> u8 {
+    z.get(i).copied().unwrap_or(0)
+}
+
+fn skip_spaces(z: &[u8], mut i: usize) -> usize {
+    while is_space(at(z, i)) {
+        i += 1;
+    }
+    i
+}
+
+/// `parseTimezone`: true on error.
+fn parse_timezone(z: &[u8], p: &mut DateTime) -> bool {
+    let mut i = skip_spaces(z, 0);
+    p.tz = 0;
+    let sign = match at(z, i) {
+        b'-' => -1,
+        b'+' => 1,
+        b'Z' | b'z' => {
+            p.is_local = false;
+            p.is_utc = true;
+            i = skip_spaces(z, i + 1);
+            return at(z, i) != 0;
+        }
+        c => return c != 0,
+    };
+    i += 1;
+    let v = get_digits(&z[i..], &[(2, 0, 14, b':'), (2, 0, 59, 0)]);
+    if v.len() != 2 {
+        return true;
+    }
+    i += 5;
+    p.tz = sign * (v[1] + v[0] * 60);
+    i = skip_spaces(z, i);
+    at(z, i) != 0
+}
+
+/// `parseHhMmSs`: true on error.
+fn parse_hh_mm_ss(z: &[u8], p: &mut DateTime) -> bool {
+    let v = get_digits(z, &[(2, 0, 24, b':'), (2, 0, 59, 0)]);
+    if v.len() != 2 {
+        return true;
+    }
+    let (h, m) = (v[0], v[1]);
+    let mut i = 5;
+    let mut s = 0;
+    let mut ms = 0.0;
+    if at(z, i) == b':' {
+        i += 1;
+        let v = get_digits(&z[i..], &[(2, 0, 59, 0)]);
+        if v.len() != 1 {
+            return true;
+        }
+        s = v[0];
+        i += 2;
+        if at(z, i) == b'.' && at(z, i + 1).is_ascii_digit() {
+            let mut scale = 1.0;
+            i += 1;
+            while at(z, i).is_ascii_digit() {
+                ms = ms * 10.0 + f64::from(at(z, i) - b'0');
+                scale *= 10.0;
+                i += 1;
+            }
+            ms /= scale;
+        }
+    }
+    p.valid_jd = false;
+    p.raw_s = false;
+    p.valid_hms = true;
+    p.h = h;
+    p.mi = m;
+    p.s = f64::from(s) + ms;
+    parse_timezone(&z[i.min(z.len())..], p)
+}
+
+impl DateTime {
+    fn error() -> DateTime {
+        DateTime {
+            is_error: true,
+            ..DateTime::default()
+        }
+    }
+
+    /// `computeJD`.
+    fn compute_jd(&mut self) {
+        if self.valid_jd {
+            return;
+        }
+        let (mut y, mut m, d) = if self.valid_ymd {
+            (self.y, self.mo, self.d)
+        } else {
+            (2000, 1, 1)
+        };
+        if !(-4713..=9999).contains(&y) || self.raw_s {
+            *self = DateTime::error();
+            return;
+        }
+        if m <= 2 {
+            y -= 1;
+            m += 12;
+        }
+        let a = y / 100;
+        let b = 2 - a + (a / 4);
+        let x1 = 36525 * (y + 4716) / 100;
+        let x2 = 306_001 * (m + 1) / 10000;
+        self.jd = ((f64::from(x1 + x2 + d + b) - 1524.5) * 86_400_000.0) as i64;
+        self.valid_jd = true;
+        if self.valid_hms {
+            self.jd += i64::from(self.h) * 3_600_000
+                + i64::from(self.mi) * 60000
+                + (self.s * 1000.0 + 0.5) as i64;
+            if self.tz != 0 {
+                self.jd -= i64::from(self.tz) * 60000;
+                self.valid_ymd = false;
+                self.valid_hms = false;
+                self.tz = 0;
+                self.is_utc = true;
+                self.is_local = false;
+            }
+        }
+    }
+
+    /// `computeFloor`.
+    fn compute_floor(&mut self) {
+        self.n_floor = if self.d <= 28 || (1 << self.mo) & 0x15aa != 0 {
+            0
+        } else if self.mo != 2 {
+            i32::from(self.d == 31)
+        } else if self.y % 4 != 0 || (self.y % 100 == 0 && self.y % 400 != 0) {
+            self.d - 28
+        } else {
+            self.d - 29
+        };
+    }
+
+    /// `computeYMD`.
+    fn compute_ymd(&mut self) {
+        if self.valid_ymd {
+            return;
+        }
+        if !self.valid_jd {
+            (self.y, self.mo, self.d) = (2000, 1, 1);
+        } else if !(0..=MAX_JD_MS).contains(&self.jd) {
+            *self = DateTime::error();
+            return;
+        } else {
+            let z = ((self.jd + 43_200_000) / DAY_MS) as i32;
+            let a = ((f64::from(z) - 1_867_216.25) / 36524.25) as i32;
+            let a = z + 1 + a - (a / 4);
+            let b = a + 1524;
+            let c = ((f64::from(b) - 122.1) / 365.25) as i32;
+            let d = (36525 * (c & 32767)) / 100;
+            let e = (f64::from(b - d) / 30.6001) as i32;
+            let x1 = (30.6001 * f64::from(e)) as i32;
+            self.d = b - d - x1;
+            self.mo = if e < 14 { e - 1 } else { e - 13 };
+            self.y = if self.mo > 2 { c - 4716 } else { c - 4715 };
+        }
+        self.valid_ymd = true;
+    }
+
+    /// `computeHMS`.
+    fn compute_hms(&mut self) {
+        if self.valid_hms {
+            return;
+        }
+        self.compute_jd();
+        let day_ms = ((self.jd + 43_200_000) % DAY_MS) as i32;
+        self.s = f64::from(day_ms % 60000) / 1000.0;
+        let day_min = day_ms / 60000;
+        self.mi = day_min % 60;
+        self.h = day_min / 60;
+        self.raw_s = false;
+        self.valid_hms = true;
+    }
+
+    fn compute_ymd_hms(&mut self) {
+        self.compute_ymd();
+        self.compute_hms();
+    }
+
+    fn clear_ymd_hms_tz(&mut self) {
+        self.valid_ymd = false;
+        self.valid_hms = false;
+        self.tz = 0;
+    }
+
+    fn set_raw_number(&mut self, r: f64) {
+        self.s = r;
+        self.raw_s = true;
+        if (0.0..5_373_484.5).contains(&r) {
+            self.jd = (r * 86_400_000.0 + 0.5) as i64;
+            self.valid_jd = true;
+        }
+    }
+
+    fn set_now(&mut self) -> bool {
+        match now_unix_ms() {
+            Some(ms) => {
+                self.jd = ms + UNIX_EPOCH_JD_MS;
+                self.valid_jd = true;
+                self.is_utc = true;
+                self.is_local = false;
+                self.clear_ymd_hms_tz();
+                false
+            }
+            None => true,
+        }
+    }
+}
+
+/// `parseYyyyMmDd`: true on error.
+fn parse_yyyy_mm_dd(z: &[u8], p: &mut DateTime) -> bool {
+    let (neg, z) = if at(z, 0) == b'-' {
+        (true, &z[1..])
+    } else {
+        (false, z)
+    };
+    let v = get_digits(z, &[(4, 0, 9999, b'-'), (2, 1, 12, b'-'), (2, 1, 31, 0)]);
+    if v.len() != 3 {
+        return true;
+    }
+    let mut i = 10;
+    while is_space(at(z, i)) || at(z, i) == b'T' {
+        i += 1;
+    }
+    let rest = &z[i.min(z.len())..];
+    if !parse_hh_mm_ss(rest, p) {
+        // got the time
+    } else if rest.is_empty() {
+        p.valid_hms = false;
+    } else {
+        return true;
+    }
+    p.valid_jd = false;
+    p.valid_ymd = true;
+    p.y = if neg { -v[0] } else { v[0] };
+    p.mo = v[1];
+    p.d = v[2];
+    p.compute_floor();
+    if p.tz != 0 {
+        p.compute_jd();
+    }
+    false
+}
+
+/// `parseDateOrTime`: true on error.
+fn parse_date_or_time(z: &[u8], p: &mut DateTime) -> bool {
+    if !parse_yyyy_mm_dd(z, p) {
+        return false;
+    }
+    *p = DateTime::default();
+    if !parse_hh_mm_ss(z, p) {
+        return false;
+    }
+    *p = DateTime::default();
+    if z.eq_ignore_ascii_case(b"now") {
+        return p.set_now();
+    }
+    let (r, syntax) = parse_real(z);
+    if matches!(syntax, RealSyntax::Integer | RealSyntax::Fractional) {
+        p.set_raw_number(r);
+        return false;
+    }
+    if z.eq_ignore_ascii_case(b"subsec") || z.eq_ignore_ascii_case(b"subsecond") {
+        p.use_subsec = true;
+        return p.set_now();
+    }
+    true
+}
+
+/// The "NNN units" transforms: name, limit, seconds per unit.
+/// The limits are C `float`s in SQLite, hence the `f32` rounding.
+const TRANSFORMS: [(&str, f32, f64); 6] = [
+    ("second", 4.6427e14, 1.0),
+    ("minute", 7.7379e12, 60.0),
+    ("hour", 1.2897e11, 3600.0),
+    ("day", 5_373_485.0, 86400.0),
+    ("month", 176_546.0, 30.0 * 86400.0),
+    ("year", 14713.0, 365.0 * 86400.0),
+];
+
+fn add_months(p: &mut DateTime, months: i32) {
+    p.mo += months;
+    let x = if p.mo > 0 {
+        (p.mo - 1) / 12
+    } else {
+        (p.mo - 12) / 12
+    };
+    p.y += x;
+    p.mo -= x * 12;
+}
+
+/// Zero-argument forms of `date()`, `time()` and `datetime()`.
+pub(super) fn current_date(_: &[Value], c: Collation) -> Result<Value> {
+    date(&[], c)
+}
+
+pub(super) fn current_time(_: &[Value], c: Collation) -> Result<Value> {
+    time(&[], c)
+}
+
+pub(super) fn current_timestamp(_: &[Value], c: Collation) -> Result<Value> {
+    datetime(&[], c)
+}
+
+/// `toLocaltime` with the local zone taken to be UTC: the same state
+/// changes as SQLite's (including its year shifting outside 1970..2038 and
+/// clearing an error), with an identity clock conversion.
+fn to_localtime(p: &mut DateTime) {
+    p.compute_jd();
+    let (jd, year_diff) = if p.jd < 210_866_760_000_000 || p.jd > 213_014_145_600_000 {
+        let mut x = *p;
+        x.compute_ymd_hms();
+        let diff = (2000 + x.y % 4) - x.y;
+        x.y += diff;
+        x.valid_jd = false;
+        x.compute_jd();
+        (x.jd, diff)
+    } else {
+        (p.jd, 0)
+    };
+    let t = jd / 1000 - UNIX_EPOCH_JD_MS / 1000;
+    let mut tm = DateTime {
+        jd: t * 1000 + UNIX_EPOCH_JD_MS,
+        valid_jd: true,
+        ..DateTime::default()
+    };
+    tm.compute_ymd_hms();
+    p.y = tm.y - year_diff;
+    p.mo = tm.mo;
+    p.d = tm.d;
+    p.h = tm.h;
+    p.mi = tm.mi;
+    p.s = f64::from(tm.s as i32) + (p.jd % 1000) as f64 * 0.001;
+    p.valid_ymd = true;
+    p.valid_hms = true;
+    p.valid_jd = false;
+    p.raw_s = false;
+    p.tz = 0;
+    p.is_error = false;
+}
+
+/// The `utc` modifier: SQLite's fixed-point search for the UTC time whose
+/// local time is `p`, with the local zone taken to be UTC.
+fn from_localtime(p: &mut DateTime) {
+    p.compute_jd();
+    let original = p.jd;
+    let mut guess = original;
+    let mut err = 0;
+    for _ in 0..4 {
+        guess -= err;
+        let mut new = DateTime {
+            jd: guess,
+            valid_jd: true,
+            ..DateTime::default()
+        };
+        to_localtime(&mut new);
+        new.compute_jd();
+        err = new.jd - original;
+        if err == 0 {
+            break;
+        }
+    }
+    *p = DateTime {
+        jd: guess,
+        valid_jd: true,
+        is_utc: true,
+        ..DateTime::default()
+    };
+}
+
+/// `parseModifier`: true on error. `idx` is the argument position.
+fn parse_modifier(z: &[u8], p: &mut DateTime, idx: usize) -> bool {
+    let lower = z.to_ascii_lowercase();
+    let is = |s: &str| lower == s.as_bytes();
+    match lower.first().copied().unwrap_or(0) {
+        b'a' if is("auto") => {
+            if idx > 1 {
+                return true;
+            }
+            if !p.raw_s || p.valid_jd {
+                p.raw_s = false;
+            } else if p.s >= -210_866_760_000.0 && p.s <= 253_402_300_799.0 {
+                let r = p.s * 1000.0 + 210_866_760_000_000.0;
+                p.clear_ymd_hms_tz();
+                p.jd = (r + 0.5) as i64;
+                p.valid_jd = true;
+                p.raw_s = false;
+            }
+            false
+        }
+        b'c' if is("ceiling") => {
+            p.compute_jd();
+            p.clear_ymd_hms_tz();
+            p.n_floor = 0;
+            false
+        }
+        b'f' if is("floor") => {
+            p.compute_jd();
+            p.jd -= i64::from(p.n_floor) * DAY_MS;
+            p.clear_ymd_hms_tz();
+            false
+        }
+        b'j' if is("julianday") => {
+            if idx > 1 || !(p.valid_jd && p.raw_s) {
+                return true;
+            }
+            p.raw_s = false;
+            false
+        }
+        b'l' if is("localtime") => {
+            if !p.is_local {
+                to_localtime(p);
+            }
+            p.is_utc = false;
+            p.is_local = true;
+            false
+        }
+        b'u' if is("unixepoch") && p.raw_s => {
+            if idx > 1 {
+                return true;
+            }
+            let r = p.s * 1000.0 + 210_866_760_000_000.0;
+            if !(0.0..464_269_060_800_000.0).contains(&r) {
+                return true;
+            }
+            p.clear_ymd_hms_tz();
+            p.jd = (r + 0.5) as i64;
+            p.valid_jd = true;
+            p.raw_s = false;
+            false
+        }
+        b'u' if is("utc") => {
+            if !p.is_utc {
+                from_localtime(p);
+            }
+            false
+        }
+        b'w' if lower.starts_with(b"weekday ") => weekday(&z[8..], p),
+        b's' => start_of(&lower, p),
+        b'+' | b'-' | b'0'..=b'9' => numeric_modifier(z, p),
+        _ => true,
+    }
+}
+
+fn weekday(arg: &[u8], p: &mut DateTime) -> bool {
+    let (r, syntax) = parse_real(arg);
+    let n = r as i64;
+    if !matches!(syntax, RealSyntax::Integer | RealSyntax::Fractional)
+        || !(0.0..7.0).contains(&r)
+        || n as f64 != r
+    {
+        return true;
+    }
+    p.compute_ymd_hms();
+    p.tz = 0;
+    p.valid_jd = false;
+    p.compute_jd();
+    let mut z = ((p.jd + 129_600_000) / DAY_MS) % 7;
+    if z > n {
+        z -= 7;
+    }
+    p.jd += (n - z) * DAY_MS;
+    p.clear_ymd_hms_tz();
+    false
+}
+
+fn start_of(lower: &[u8], p: &mut DateTime) -> bool {
+    let Some(unit) = lower.strip_prefix(b"start of ") else {
+        if lower == b"subsec" || lower == b"subsecond" {
+            p.use_subsec = true;
+            return false;
+        }
+        return true;
+    };
+    if !p.valid_jd && !p.valid_ymd && !p.valid_hms {
+        return true;
+    }
+    p.compute_ymd();
+    p.valid_hms = true;
+    p.h = 0;
+    p.mi = 0;
+    p.s = 0.0;
+    p.raw_s = false;
+    p.tz = 0;
+    p.valid_jd = false;
+    match unit {
+        b"month" => p.d = 1,
+        b"year" => {
+            p.mo = 1;
+            p.d = 1;
+        }
+        b"day" => {}
+        _ => return true,
+    }
+    false
+}
+
+/// "±NNN units", "±HH:MM[:SS.FFF]" and "±YYYY-MM-DD[ HH:MM...]".
+fn numeric_modifier(z: &[u8], p: &mut DateTime) -> bool {
+    let z0 = z[0];
+    let mut n = 1;
+    while n < z.len() {
+        let c = z[n];
+        if c == b':' || is_space(c) {
+            break;
+        }
+        if c == b'-'
+            && ((n == 5 && get_digits(&z[1..], &[(4, 0, 9999, 0)]).len() == 1)
+                || (n == 6 && get_digits(&z[1..], &[(5, 0, 14712, 0)]).len() == 1))
+        {
+            break;
+        }
+        n += 1;
+    }
+    let (mut r, syntax) = parse_real(&z[..n]);
+    if !matches!(syntax, RealSyntax::Integer | RealSyntax::Fractional) {
+        return true;
+    }
+    let mut z2: &[u8] = z;
+    if at(z, n) == b'-' {
+        if z0 != b'+' && z0 != b'-' {
+            return true;
+        }
+        let mut zz = z;
+        let v = if n == 5 {
+            get_digits(
+                &z[1..],
+                &[(4, 0, 9999, b'-'), (2, 0, 11, b'-'), (2, 0, 30, 0)],
+            )
+        } else {
+            zz = &z[1..];
+            get_digits(
+                &z[1..],
+                &[(5, 0, 14712, b'-'), (2, 0, 11, b'-'), (2, 0, 30, 0)],
+            )
+        };
+        if v.len() != 3 {
+            return true;
+        }
+        let (y, m, mut d) = (v[0], v[1], v[2]);
+        p.compute_ymd_hms();
+        p.valid_jd = false;
+        if z0 == b'-' {
+            p.y -= y;
+            p.mo -= m;
+            d = -d;
+        } else {
+            p.y += y;
+            p.mo += m;
+        }
+        add_months(p, 0);
+        p.compute_floor();
+        p.compute_jd();
+        p.valid_hms = false;
+        p.valid_ymd = false;
+        p.jd += i64::from(d) * DAY_MS;
+        if at(zz, 11) == 0 {
+            return false;
+        }
+        if is_space(at(zz, 11))
+            && get_digits(&zz[12.min(zz.len())..], &[(2, 0, 24, b':'), (2, 0, 59, 0)]).len() == 2
+        {
+            z2 = &zz[12..];
+            n = 2;
+        } else {
+            return true;
+        }
+    }
+    if at(z2, n) == b':' {
+        let z2 = if z2[0].is_ascii_digit() { z2 } else { &z2[1..] };
+        let mut tx = DateTime::default();
+        if parse_hh_mm_ss(z2, &mut tx) {
+            return true;
+        }
+        tx.compute_jd();
+        tx.jd -= 43_200_000;
+        let day = tx.jd / DAY_MS;
+        tx.jd -= day * DAY_MS;
+        if z0 == b'-' {
+            tx.jd = -tx.jd;
+        }
+        p.compute_jd();
+        p.clear_ymd_hms_tz();
+        p.jd += tx.jd;
+        return false;
+    }
+    // "NNN units"
+    let unit_start = skip_spaces(z, n);
+    let mut unit = &z[unit_start.min(z.len())..];
+    if unit.len() < 3 || unit.len() > 10 {
+        return true;
+    }
+    if unit.last().is_some_and(|c| c.eq_ignore_ascii_case(&b's')) {
+        unit = &unit[..unit.len() - 1];
+    }
+    p.compute_jd();
+    let rounder = if r < 0.0 { -0.5 } else { 0.5 };
+    p.n_floor = 0;
+    let mut failed = true;
+    for (i, (name, limit, seconds)) in TRANSFORMS.iter().enumerate() {
+        let limit = f64::from(*limit);
+        if !unit.eq_ignore_ascii_case(name.as_bytes()) || r <= -limit || r >= limit {
+            continue;
+        }
+        if i == 4 {
+            p.compute_ymd_hms();
+            add_months(p, r as i32);
+            p.compute_floor();
+            p.valid_jd = false;
+            r -= f64::from(r as i32);
+        } else if i == 5 {
+            p.compute_ymd_hms();
+            p.y += r as i32;
+            p.compute_floor();
+            p.valid_jd = false;
+            r -= f64::from(r as i32);
+        }
+        p.compute_jd();
+        p.jd += (r * 1000.0 * seconds + rounder) as i64;
+        failed = false;
+        break;
+    }
+    p.clear_ymd_hms_tz();
+    failed
+}
+
+/// `isDate`: the moment described by the arguments, or `None` (→ NULL).
+fn is_date(args: &[Value]) -> Option<DateTime> {
+    let mut p = DateTime::default();
+    match args.first() {
+        None => {
+            if p.set_now() {
+                return None;
+            }
+        }
+        Some(Value::Integer(_) | Value::Real(_)) => p.set_raw_number(args[0].to_f64()),
+        Some(v) => {
+            let text = v.to_bytes()?;
+            if parse_date_or_time(&text, &mut p) {
+                return None;
+            }
+        }
+    }
+    for (i, m) in args.iter().enumerate().skip(1) {
+        let m = m.to_bytes()?;
+        if parse_modifier(&m, &mut p, i) {
+            return None;
+        }
+    }
+    p.compute_jd();
+    if p.is_error || !(0..=MAX_JD_MS).contains(&p.jd) {
+        return None;
+    }
+    if args.len() == 1 && p.valid_ymd && p.d > 28 {
+        p.valid_ymd = false;
+    }
+    Some(p)
+}
+
+fn ymd(p: &DateTime) -> String {
+    let sign = if p.y < 0 { "-" } else { "" };
+    format!("{sign}{:04}-{:02}-{:02}", p.y.abs() % 10000, p.mo, p.d)
+}
+
+fn hms(p: &DateTime) -> String {
+    if p.use_subsec {
+        let s = (1000.0 * p.s + 0.5) as i32;
+        format!(
+            "{:02}:{:02}:{:02}.{:03}",
+            p.h,
+            p.mi,
+            (s / 1000) % 100,
+            s % 1000
+        )
+    } else {
+        format!("{:02}:{:02}:{:02}", p.h, p.mi, (p.s as i32) % 100)
+    }
+}
+
+pub(super) fn date(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(is_date(args).map_or(Value::Null, |mut p| {
+        p.compute_ymd();
+        Value::Text(ymd(&p))
+    }))
+}
+
+pub(super) fn time(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(is_date(args).map_or(Value::Null, |mut p| {
+        p.compute_hms();
+        Value::Text(hms(&p))
+    }))
+}
+
+pub(super) fn datetime(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(is_date(args).map_or(Value::Null, |mut p| {
+        p.compute_ymd_hms();
+        Value::Text(format!("{} {}", ymd(&p), hms(&p)))
+    }))
+}
+
+pub(super) fn julianday(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(is_date(args).map_or(Value::Null, |p| Value::Real(p.jd as f64 / 86_400_000.0)))
+}
+
+pub(super) fn unixepoch(args: &[Value], _: Collation) -> Result<Value> {
+    Ok(is_date(args).map_or(Value::Null, |p| {
+        if p.use_subsec {
+            Value::Real((p.jd - UNIX_EPOCH_JD_MS) as f64 / 1000.0)
+        } else {
+            Value::Integer(p.jd / 1000 - UNIX_EPOCH_JD_MS / 1000)
+        }
+    }))
+}
+
+fn days_after_jan01(p: &DateTime) -> i64 {
+    let mut jan01 = *p;
+    jan01.valid_jd = false;
+    jan01.mo = 1;
+    jan01.d = 1;
+    jan01.compute_jd();
+    (p.jd - jan01.jd + 43_200_000) / DAY_MS
+}
+
+fn days_after_monday(p: &DateTime) -> i64 {
+    ((p.jd + 43_200_000) / DAY_MS) % 7
+}
+
+fn days_after_sunday(p: &DateTime) -> i64 {
+    ((p.jd + 129_600_000) / DAY_MS) % 7
+}
+
+/// The Thursday of `p`'s ISO week.
+fn iso_thursday(p: &DateTime) -> DateTime {
+    let mut y = *p;
+    y.jd += (3 - days_after_monday(p)) * DAY_MS;
+    y.valid_ymd = false;
+    y.compute_ymd();
+    y
+}
+
+fn real_text(r: f64, conv: u8, precision: i64, flags: Flags, width: i64) -> String {
+    String::from_utf8_lossy(&format_real(r, conv, precision, flags, width)).into_owned()
+}
+
+pub(super) fn strftime(args: &[Value], _: Collation) -> Result<Value> {
+    let Some(format) = args.first().and_then(Value::to_bytes) else {
+        return Ok(Value::Null);
+    };
+    let Some(mut x) = is_date(&args[1..]) else {
+        return Ok(Value::Null);
+    };
+    x.compute_jd();
+    x.compute_ymd_hms();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < format.len() {
+        if format[i] != b'%' {
+            let start = i;
+            while i < format.len() && format[i] != b'%' {
+                i += 1;
+            }
+            out.push_str(&String::from_utf8_lossy(&format[start..i]));
+            continue;
+        }
+        i += 1;
+        let Some(&cf) = format.get(i) else {
+            return Ok(Value::Null);
+        };
+        i += 1;
+        let piece = match cf {
+            b'd' => format!("{:02}", x.d),
+            b'e' => format!("{:2}", x.d),
+            b'f' => {
+                let flags = Flags {
+                    zero_pad: true,
+                    ..Flags::default()
+                };
+                real_text(x.s.min(59.999), b'f', 3, flags, 6)
+            }
+            b'F' => format!("{:04}-{:02}-{:02}", x.y, x.mo, x.d),
+            b'G' => format!("{:04}", iso_thursday(&x).y),
+            b'g' => format!("{:02}", iso_thursday(&x).y % 100),
+            b'H' => format!("{:02}", x.h),
+            b'k' => format!("{:2}", x.h),
+            b'I' | b'l' => {
+                let h = match x.h {
+                    0 => 12,
+                    h if h > 12 => h - 12,
+                    h => h,
+                };
+                if cf == b'I' {
+                    format!("{h:02}")
+                } else {
+                    format!("{h:2}")
+                }
+            }
+            b'j' => format!("{:03}", days_after_jan01(&x) + 1),
+            b'J' => real_text(x.jd as f64 / 86_400_000.0, b'g', 16, Flags::default(), 0),
+            b'm' => format!("{:02}", x.mo),
+            b'M' => format!("{:02}", x.mi),
+            b'p' => (if x.h >= 12 { "PM" } else { "AM" }).to_string(),
+            b'P' => (if x.h >= 12 { "pm" } else { "am" }).to_string(),
+            b'R' => format!("{:02}:{:02}", x.h, x.mi),
+            b's' if x.use_subsec => real_text(
+                (x.jd - UNIX_EPOCH_JD_MS) as f64 / 1000.0,
+                b'f',
+                3,
+                Flags::default(),
+                0,
+            ),
+            b's' => (x.jd / 1000 - UNIX_EPOCH_JD_MS / 1000).to_string(),
+            b'S' => format!("{:02}", x.s as i32),
+            b'T' => format!("{:02}:{:02}:{:02}", x.h, x.mi, x.s as i32),
+            b'u' => {
+                let d = days_after_sunday(&x);
+                (if d == 0 { 7 } else { d }).to_string()
+            }
+            b'w' => days_after_sunday(&x).to_string(),
+            b'U' => format!(
+                "{:02}",
+                (days_after_jan01(&x) - days_after_sunday(&x) + 7) / 7
+            ),
+            b'V' => format!("{:02}", days_after_jan01(&iso_thursday(&x)) / 7 + 1),
+            b'W' => format!(
+                "{:02}",
+                (days_after_jan01(&x) - days_after_monday(&x) + 7) / 7
+            ),
+            b'Y' => format!("{:04}", x.y),
+            b'%' => "%".to_string(),
+            _ => return Ok(Value::Null),
+        };
+        out.push_str(&piece);
+    }
+    Ok(Value::Text(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(f: fn(&[Value], Collation) -> Result<Value>, args: &[&str]) -> Value {
+        let args: Vec<Value> = args.iter().map(|s| Value::Text(s.to_string())).collect();
+        f(&args, Collation::Binary).unwrap()
+    }
+
+    #[test]
+    fn basics() {
+        assert_eq!(
+            call(date, &["2024-02-29", "+1 year"]),
+            Value::Text("2025-03-01".into())
+        );
+        assert_eq!(
+            call(datetime, &["2024-01-31 10:00:00", "+1 month"]),
+            Value::Text("2024-03-02 10:00:00".into())
+        );
+        assert_eq!(
+            call(time, &["12:34:56.789", "subsec"]),
+            Value::Text("12:34:56.789".into())
+        );
+        assert_eq!(call(date, &["nonsense"]), Value::Null);
+        set_statement_time(Some(0));
+        assert_eq!(
+            call(datetime, &["now"]),
+            Value::Text("1970-01-01 00:00:00".into())
+        );
+        set_statement_time(None);
+    }
+}
