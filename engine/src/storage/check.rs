@@ -45,6 +45,18 @@ impl CheckReport {
 /// Most problems one report lists; past it the check stops adding.
 const MAX_PROBLEMS: usize = 1000;
 
+/// Key-value pairs collected from a tree walk (the catalog's entries).
+type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// A page still to visit: its id, depth, and the key range its parent
+/// gives it (lower bound inclusive, upper bound exclusive).
+struct Visit {
+    id: PageId,
+    depth: usize,
+    lo: Option<Vec<u8>>,
+    hi: Option<Vec<u8>>,
+}
+
 struct Walker<'a> {
     snap: &'a ReadTxn,
     used: Vec<bool>,
@@ -91,7 +103,7 @@ impl Walker<'_> {
     }
 
     /// Walks one tree; returns its entries (for the catalog) and their count.
-    fn tree(&mut self, name: &str, root: PageId, collect: bool) -> (Vec<(Vec<u8>, Vec<u8>)>, u64) {
+    fn tree(&mut self, name: &str, root: PageId, collect: bool) -> (Entries, u64) {
         let mut out = Vec::new();
         let mut count = 0u64;
         if root.is_none() {
@@ -99,9 +111,13 @@ impl Walker<'_> {
         }
         let mut leaf_depth: Option<usize> = None;
         // (page, depth, lower bound inclusive, upper bound exclusive)
-        let mut stack: Vec<(PageId, usize, Option<Vec<u8>>, Option<Vec<u8>>)> =
-            vec![(root, 0, None, None)];
-        while let Some((id, depth, lo, hi)) = stack.pop() {
+        let mut stack = vec![Visit {
+            id: root,
+            depth: 0,
+            lo: None,
+            hi: None,
+        }];
+        while let Some(Visit { id, depth, lo, hi }) = stack.pop() {
             if depth > MAX_TREE_DEPTH {
                 self.problem(
                     id.0,
@@ -144,7 +160,12 @@ impl Walker<'_> {
                         } else {
                             Some(b.keys()[i].clone())
                         };
-                        stack.push((child, depth + 1, clo, chi));
+                        stack.push(Visit {
+                            id: child,
+                            depth: depth + 1,
+                            lo: clo,
+                            hi: chi,
+                        });
                     }
                 }
                 Node::Leaf(l) => {

@@ -18,6 +18,7 @@ use std::fs::File;
 use std::rc::Rc;
 
 /// A byte-addressed, flushable store: the only way the engine touches storage.
+#[allow(clippy::len_without_is_empty)] // a device's length is a size, not a collection's
 pub trait Device {
     /// Reads `buf.len()` bytes at `offset`; bytes past the end read as zeros.
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<()>;
