@@ -184,6 +184,18 @@ fn arg_text(v: &Value) -> Option<Vec<u8>> {
     }
 }
 
+/// The part of `s` before its first NUL: what SQLite's C code sees when it
+/// reads a text argument as a NUL-terminated string (printf, quote,
+/// length, substr, trim's set, unhex, unicode).
+fn c_str(s: &str) -> &str {
+    s.split('\0').next().unwrap_or_default()
+}
+
+/// [`c_str`] for bytes.
+fn c_bytes(b: &[u8]) -> &[u8] {
+    b.split(|&c| c == 0).next().unwrap_or_default()
+}
+
 /// Text result from bytes built by byte-level SQLite algorithms.
 fn text_result(bytes: Vec<u8>) -> Value {
     match String::from_utf8(bytes) {

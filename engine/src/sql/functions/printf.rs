@@ -8,7 +8,7 @@
 //! SQLite's digit generation (`value::decode`), at most 16 significant
 //! digits (26 with `!`).
 
-use super::{arg_text, text_result};
+use super::{arg_text, c_bytes, text_result};
 use crate::sql::value::{decode, Collation, Decoded, Digits, Value};
 use crate::Result;
 
@@ -50,7 +50,11 @@ impl Args<'_> {
 }
 
 pub(super) fn printf(args: &[Value], _: Collation) -> Result<Value> {
-    let Some(format) = args.first().and_then(arg_text) else {
+    let Some(format) = args
+        .first()
+        .and_then(arg_text)
+        .map(|f| c_bytes(&f).to_vec())
+    else {
         return Ok(Value::Null);
     };
     let mut out = Vec::with_capacity(format.len() + 16);
@@ -227,7 +231,7 @@ fn render(
         b'%' => (b"%".to_vec(), width),
         b'c' => return Some(character(args, flags, width, precision, out)),
         b's' | b'z' => {
-            let s = args.text().unwrap_or_default();
+            let s = c_bytes(&args.text().unwrap_or_default()).to_vec();
             let len = if precision >= 0 {
                 prefix_len(&s, precision as usize, flags.alt2)
             } else {
@@ -415,7 +419,7 @@ fn character(
 fn escape(arg: Option<Vec<u8>>, c: u8, precision: i64, alt2: bool) -> Vec<u8> {
     let quote = if c == b'w' { b'"' } else { b'\'' };
     let is_null = arg.is_none();
-    let text = arg.unwrap_or_else(|| {
+    let text = arg.map(|a| c_bytes(&a).to_vec()).unwrap_or_else(|| {
         if c == b'Q' {
             b"NULL".to_vec()
         } else {

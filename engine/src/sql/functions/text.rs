@@ -3,14 +3,14 @@
 //! bytes) unless the function distinguishes blobs itself (length, substr,
 //! instr, hex).
 
-use super::{arg_i32, arg_text, text_result};
+use super::{arg_i32, arg_text, c_str, text_result};
 use crate::sql::value::{parse_real, real_to_text, Collation, Value};
 use crate::Result;
 
 pub(super) fn length(args: &[Value], _: Collation) -> Result<Value> {
     Ok(match &args[0] {
         Value::Null => Value::Null,
-        Value::Text(s) => Value::Integer(s.chars().count() as i64),
+        Value::Text(s) => Value::Integer(c_str(s).chars().count() as i64),
         Value::Blob(b) => Value::Integer(b.len() as i64),
         other => Value::Integer(other.to_text().map_or(0, |t| t.len()) as i64),
     })
@@ -52,7 +52,7 @@ pub(super) fn substr(args: &[Value], _: Collation) -> Result<Value> {
         Value::Blob(b) => Some(b.as_slice()),
         _ => None,
     };
-    let text = args[0].to_text().unwrap_or_default();
+    let text = c_str(&args[0].to_text().unwrap_or_default()).to_string();
     let chars: Vec<char> = if blob.is_none() {
         text.chars().collect()
     } else {
@@ -96,7 +96,10 @@ fn trim_impl(args: &[Value], left: bool, right: bool) -> Result<Value> {
         None => vec![b" ".to_vec()],
         Some(v) => match v.to_text() {
             None => return Ok(Value::Null),
-            Some(s) => s.chars().map(|c| c.to_string().into_bytes()).collect(),
+            Some(s) => c_str(&s)
+                .chars()
+                .map(|c| c.to_string().into_bytes())
+                .collect(),
         },
     };
     let mut s: &[u8] = &input;
@@ -133,7 +136,7 @@ pub(super) fn replace(args: &[Value], _: Collation) -> Result<Value> {
     let Some(pattern) = arg_text(&args[1]) else {
         return Ok(Value::Null);
     };
-    if pattern.is_empty() {
+    if pattern.first().is_none_or(|&b| b == 0) {
         return Ok(text_result(s));
     }
     let Some(rep) = arg_text(&args[2]) else {
@@ -198,7 +201,7 @@ pub(super) fn hex(args: &[Value], _: Collation) -> Result<Value> {
 /// `unhex(x[, ignore])`: the blob of hex digit pairs; characters in
 /// `ignore` may appear between pairs; anything else gives NULL.
 pub(super) fn unhex(args: &[Value], _: Collation) -> Result<Value> {
-    let Some(hex) = args[0].to_text() else {
+    let Some(hex) = args[0].to_text().map(|h| c_str(&h).to_string()) else {
         return Ok(Value::Null);
     };
     let pass = match args.get(1) {
@@ -234,7 +237,7 @@ pub(super) fn quote(args: &[Value], _: Collation) -> Result<Value> {
         Value::Null => "NULL".to_string(),
         Value::Integer(i) => i.to_string(),
         Value::Real(r) => quote_real(*r),
-        Value::Text(s) => format!("'{}'", s.replace('\'', "''")),
+        Value::Text(s) => format!("'{}'", c_str(s).replace('\'', "''")),
         Value::Blob(b) => {
             let mut out = String::with_capacity(b.len() * 2 + 3);
             out.push_str("X'");
@@ -300,10 +303,17 @@ pub(super) fn char(args: &[Value], _: Collation) -> Result<Value> {
 
 /// `unicode(x)`: the code point of the first character, NULL if empty.
 pub(super) fn unicode(args: &[Value], _: Collation) -> Result<Value> {
-    Ok(match args[0].to_text().and_then(|s| s.chars().next()) {
-        Some(c) => Value::Integer(i64::from(u32::from(c))),
-        None => Value::Null,
-    })
+    // A leading NUL ends the C string SQLite reads: empty, so NULL.
+    Ok(
+        match args[0]
+            .to_text()
+            .and_then(|s| s.chars().next())
+            .filter(|&c| c != '\0')
+        {
+            Some(c) => Value::Integer(i64::from(u32::from(c))),
+            None => Value::Null,
+        },
+    )
 }
 
 /// `concat(x, ...)`: the texts of the non-NULL arguments.
