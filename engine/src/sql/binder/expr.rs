@@ -661,18 +661,11 @@ impl Binder<'_> {
             return Err(sql_err!("misuse of aggregate function {}()", call.name));
         }
         let nargs = call.args.len();
-        let ok = match name {
-            "count" => call.star || nargs <= 1,
-            "group_concat" => (1..=2).contains(&nargs),
-            "string_agg" => nargs == 2,
-            _ => nargs == 1,
-        };
-        if !ok || (call.distinct && nargs != 1) {
-            return Err(if call.distinct && nargs != 1 {
-                sql_err!("DISTINCT aggregates must have exactly one argument")
-            } else {
-                sql_err!("wrong number of arguments to function {}()", call.name)
-            });
+        if crate::sql::aggregate::lookup(name, nargs, call.distinct)?.is_none() {
+            return Err(sql_err!(
+                "wrong number of arguments to function {}()",
+                call.name
+            ));
         }
         agg.inside = true;
         let result = (|| -> Result<AggCall> {

@@ -5,10 +5,12 @@
 //!
 //! - `scope`: name scopes and column resolution.
 //! - `expr`: expressions, aggregate and scalar function calls.
-//! - `select`: queries, cores, FROM, ORDER BY, CTEs.
+//! - `select`: queries, cores, ORDER BY, LIMIT.
+//! - `from`: FROM clauses: tables, views, CTEs, subqueries, joins.
 //! - `window`: window function calls.
 
 pub(crate) mod expr;
+pub(crate) mod from;
 pub(crate) mod scope;
 pub(crate) mod select;
 mod window;

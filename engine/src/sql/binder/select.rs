@@ -3,16 +3,60 @@
 //! The FROM clause's join order and access paths are left to
 //! [`crate::sql::planner::join`].
 
-use std::rc::Rc;
-
 use super::expr::{contains_aggregate, AggCtx, Bound, CollSource};
-use super::scope::{Scope, ScopeColumn, ScopeItem};
+use super::from::layout;
+use super::scope::{Scope, ScopeItem};
 use super::{Binder, CteDef};
 use crate::sql::ast;
 use crate::sql::planner::join::{plan_from, Conjunct};
-use crate::sql::planner::plan::{Body, Core, Expr, FromItem, Query, SortKey, Source};
-use crate::sql::value::{Affinity, Collation, Value};
+use crate::sql::planner::plan::{local_slots, Body, Core, Expr, FromItem, Query, SortKey};
+use crate::sql::value::{Affinity, Collation};
 use crate::{sql_err, Result};
+
+/// Records which slots of each FROM item the core reads, so the planner
+/// can tell when an index covers an item.
+fn mark_used(
+    items: &mut [FromItem],
+    conjuncts: &[Conjunct],
+    output: &[Expr],
+    group_by: &[Expr],
+    having: Option<&Expr>,
+    agg: &AggCtx,
+) {
+    let mut slots = Vec::new();
+    let mut add = |e: &Expr| local_slots(e, &mut |s| slots.push(s));
+    conjuncts.iter().for_each(|c| add(&c.expr));
+    output
+        .iter()
+        .chain(group_by)
+        .chain(having)
+        .for_each(&mut add);
+    for call in &agg.calls {
+        call.args
+            .iter()
+            .chain(call.filter.iter())
+            .for_each(&mut add);
+    }
+    for w in &agg.windows {
+        w.args
+            .iter()
+            .chain(&w.partition_by)
+            .chain(w.filter.iter())
+            .for_each(&mut add);
+        w.order_by.iter().for_each(|(e, ..)| add(e));
+    }
+    for item in items.iter_mut() {
+        item.used = vec![false; item.width];
+    }
+    for s in slots {
+        if let Some(item) = items
+            .iter_mut()
+            .find(|it| s >= it.offset && s < it.offset + it.width)
+        {
+            item.used[s - item.offset] = true;
+        }
+    }
+}
 
 /// `SELECT * FROM name` (for `x IN table`).
 pub(crate) fn select_star_from(name: &str, pos: usize) -> ast::Select {
@@ -47,8 +91,8 @@ pub(crate) fn select_star_from(name: &str, pos: usize) -> ast::Select {
 }
 
 /// A bound core plus what ORDER BY over a compound needs to know.
-struct BoundCore {
-    body: Body,
+pub(super) struct BoundCore {
+    pub(super) body: Body,
     columns: Vec<String>,
     decl_types: Vec<String>,
     affinities: Vec<Option<Affinity>>,
@@ -57,20 +101,6 @@ struct BoundCore {
     result_exprs: Vec<Option<ast::Expr>>,
     /// ORDER BY keys when the core bound them itself (simple SELECT).
     order: Option<Vec<SortKey>>,
-}
-
-/// Join conditions of a FROM clause: (item index, ON/USING condition).
-type JoinConditions = Vec<(usize, ast::Expr)>;
-
-/// One FROM item during binding, before the scope exists.
-struct PendingItem {
-    name: String,
-    source: Source,
-    columns: Vec<ScopeColumn>,
-    has_rowid: bool,
-    left_join: bool,
-    rows: f64,
-    indexes: Vec<Rc<crate::sql::catalog::Index>>,
 }
 
 impl Binder<'_> {
@@ -171,7 +201,7 @@ impl Binder<'_> {
     }
 
     /// ORDER BY of a compound: each term must name a result column.
-    fn compound_order(
+    pub(super) fn compound_order(
         &mut self,
         terms: &[ast::OrderingTerm],
         columns: &[String],
@@ -215,7 +245,7 @@ impl Binder<'_> {
         Ok(keys)
     }
 
-    fn bind_core(
+    pub(super) fn bind_core(
         &mut self,
         core: &ast::SelectCore,
         order: Option<&[ast::OrderingTerm]>,
@@ -279,7 +309,7 @@ impl Binder<'_> {
             Some(from) => self.bind_from(from, parent)?,
             None => (Vec::new(), Vec::new()),
         };
-        let (items, scope_items, width) = layout(pending);
+        let (mut items, scope_items, width) = layout(self, pending);
         let scope = Scope::new(scope_items, Some(parent));
         let results = expand_columns(&clause.columns, &scope)?;
         let is_agg = !clause.group_by.is_empty()
@@ -362,8 +392,15 @@ impl Binder<'_> {
             )?),
             None => None,
         };
-        let from = plan_from(self.catalog, items, conjuncts, width)?;
-        let (from, filter) = from;
+        mark_used(
+            &mut items,
+            &conjuncts,
+            &output,
+            &group_by,
+            having.as_ref(),
+            &agg,
+        );
+        let (from, filter) = plan_from(self.catalog, items, conjuncts, width)?;
         let aggregate = if is_agg {
             Some(crate::sql::planner::plan::Aggregation {
                 group_by,
@@ -479,469 +516,6 @@ impl Binder<'_> {
         }
         Ok(keys)
     }
-
-    /// Binds a FROM clause's items; returns them with the join conditions
-    /// (item index, condition).
-    fn bind_from(
-        &mut self,
-        from: &ast::FromClause,
-        parent: &Scope,
-    ) -> Result<(Vec<PendingItem>, JoinConditions)> {
-        let mut items = Vec::new();
-        let mut conds = Vec::new();
-        self.bind_from_item(&from.first, parent, false, &mut items, &mut conds)?;
-        for join in &from.joins {
-            let left = match join.operator.kind {
-                ast::JoinKind::Left => true,
-                ast::JoinKind::Right | ast::JoinKind::Full => {
-                    return Err(sql_err!("RIGHT and FULL OUTER JOINs are not supported"));
-                }
-                _ => false,
-            };
-            let first_new = items.len();
-            self.bind_from_item(&join.table, parent, left, &mut items, &mut conds)?;
-            let using: Vec<String> = match &join.constraint {
-                Some(ast::JoinConstraint::On(e)) => {
-                    conds.push((first_new, e.clone()));
-                    Vec::new()
-                }
-                Some(ast::JoinConstraint::Using(cols)) => cols.clone(),
-                None if join.operator.natural => natural_columns(&items, first_new),
-                None => Vec::new(),
-            };
-            for col in using {
-                let left_item = (0..first_new)
-                    .find(|&i| {
-                        items[i]
-                            .columns
-                            .iter()
-                            .any(|c| !c.hidden && c.name.eq_ignore_ascii_case(&col))
-                    })
-                    .ok_or_else(|| {
-                        sql_err!(
-                            "cannot join using column {col} - column not present in both tables"
-                        )
-                    })?;
-                let right = &mut items[first_new];
-                let rc = right
-                    .columns
-                    .iter_mut()
-                    .find(|c| c.name.eq_ignore_ascii_case(&col))
-                    .ok_or_else(|| {
-                        sql_err!(
-                            "cannot join using column {col} - column not present in both tables"
-                        )
-                    })?;
-                rc.hidden = true;
-                let qualified = |t: &str| ast::Expr {
-                    kind: ast::ExprKind::Column(ast::ColumnRef {
-                        schema: None,
-                        table: Some(t.to_string()),
-                        column: col.clone(),
-                        double_quoted: false,
-                    }),
-                    pos: join.pos,
-                };
-                let cond = ast::Expr {
-                    kind: ast::ExprKind::Binary {
-                        op: ast::BinaryOp::Eq,
-                        left: Box::new(qualified(&items[left_item].name)),
-                        right: Box::new(qualified(&items[first_new].name)),
-                    },
-                    pos: join.pos,
-                };
-                conds.push((first_new, cond));
-            }
-        }
-        Ok((items, conds))
-    }
-
-    fn bind_from_item(
-        &mut self,
-        t: &ast::TableOrSubquery,
-        parent: &Scope,
-        left_join: bool,
-        items: &mut Vec<PendingItem>,
-        conds: &mut Vec<(usize, ast::Expr)>,
-    ) -> Result<()> {
-        match t {
-            ast::TableOrSubquery::Table { name, alias, .. } => {
-                let item = self.bind_named_source(&name.name, alias.as_deref(), left_join)?;
-                items.push(item);
-            }
-            ast::TableOrSubquery::Subquery { select, alias, .. } => {
-                let (query, affs, correlated) = self.bind_query_in(select, Some(parent))?;
-                let columns = query_columns(&query, &affs);
-                let id = self.next_subquery;
-                self.next_subquery += 1;
-                let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
-                    id,
-                    query,
-                    correlated,
-                });
-                let name = alias.clone().unwrap_or_else(|| format!("(subquery-{id})"));
-                items.push(PendingItem {
-                    name,
-                    source: Source::Query { query: sub },
-                    columns,
-                    has_rowid: false,
-                    left_join,
-                    rows: 100.0,
-                    indexes: Vec::new(),
-                });
-            }
-            ast::TableOrSubquery::Nested { from, .. } => {
-                let (inner, inner_conds) = self.bind_from(from, parent)?;
-                let base = items.len();
-                for (i, mut it) in inner.into_iter().enumerate() {
-                    if i == 0 {
-                        it.left_join |= left_join;
-                    }
-                    items.push(it);
-                }
-                conds.extend(inner_conds.into_iter().map(|(i, c)| (i + base, c)));
-            }
-            ast::TableOrSubquery::Function { name, .. } => {
-                return Err(sql_err!("no such table-valued function: {}", name.name));
-            }
-        }
-        Ok(())
-    }
-
-    /// A table, view or CTE named in FROM.
-    fn bind_named_source(
-        &mut self,
-        name: &str,
-        alias: Option<&str>,
-        left_join: bool,
-    ) -> Result<PendingItem> {
-        let shown = alias.unwrap_or(name).to_string();
-        if let Some(pos) = self
-            .ctes
-            .iter()
-            .rposition(|c| c.name.eq_ignore_ascii_case(name))
-        {
-            return self.bind_cte_ref(pos, shown, left_join);
-        }
-        if ["sqlite_schema", "sqlite_master"]
-            .iter()
-            .any(|n| n.eq_ignore_ascii_case(name))
-        {
-            return Ok(self.schema_source(shown, left_join));
-        }
-        if let Some(table) = self.catalog.table(name) {
-            let columns = table
-                .columns
-                .iter()
-                .map(|c| ScopeColumn {
-                    name: c.name.clone(),
-                    affinity: Some(c.affinity),
-                    collation: c.collation,
-                    decl_type: c.decl_type.clone(),
-                    hidden: false,
-                })
-                .collect();
-            let rows = self.stats.map_or(1000.0, |f| f(&table.tree) as f64);
-            let indexes = self.catalog.table_indexes(&table.name);
-            return Ok(PendingItem {
-                name: shown,
-                source: Source::Table(table.clone()),
-                columns,
-                has_rowid: true,
-                left_join,
-                rows,
-                indexes,
-            });
-        }
-        if let Some(view) = self
-            .catalog
-            .views
-            .get(&crate::sql::catalog::key(name))
-            .cloned()
-        {
-            if self.view_depth > 32 {
-                return Err(sql_err!("view {} is circularly defined", view.name));
-            }
-            self.view_depth += 1;
-            let saved = std::mem::take(&mut self.ctes);
-            let bound = self.bind_query_in(&view.select, None);
-            self.ctes = saved;
-            self.view_depth -= 1;
-            let (query, affs, _) = bound?;
-            let mut columns = query_columns(&query, &affs);
-            for (c, n) in columns.iter_mut().zip(view.columns.iter()) {
-                c.name = n.clone();
-            }
-            let id = self.next_subquery;
-            self.next_subquery += 1;
-            let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
-                id,
-                query,
-                correlated: false,
-            });
-            return Ok(PendingItem {
-                name: shown,
-                source: Source::Query { query: sub },
-                columns,
-                has_rowid: false,
-                left_join,
-                rows: 100.0,
-                indexes: Vec::new(),
-            });
-        }
-        Err(sql_err!("no such table: {name}"))
-    }
-
-    /// `sqlite_schema` (alias `sqlite_master`): one row per table, index and
-    /// view: (type, name, tbl_name, rootpage, sql). `rootpage` is 0:
-    /// TinyJoin names trees instead of numbering pages.
-    fn schema_source(&mut self, shown: String, left_join: bool) -> PendingItem {
-        let text = |s: &str| Expr::Literal(Value::Text(s.to_string()));
-        let mut rows = Vec::new();
-        for t in self.catalog.tables.values() {
-            rows.push(vec![
-                text("table"),
-                text(&t.name),
-                text(&t.name),
-                Expr::Literal(Value::Integer(0)),
-                text(&t.sql),
-            ]);
-        }
-        for ix in self.catalog.indexes.values() {
-            let table = self
-                .catalog
-                .tables
-                .get(&ix.table)
-                .map_or(ix.table.clone(), |t| t.name.clone());
-            let sql = ix.sql.as_deref().map_or(Expr::Literal(Value::Null), text);
-            rows.push(vec![
-                text("index"),
-                text(&ix.name),
-                text(&table),
-                Expr::Literal(Value::Integer(0)),
-                sql,
-            ]);
-        }
-        for v in self.catalog.views.values() {
-            rows.push(vec![
-                text("view"),
-                text(&v.name),
-                text(&v.name),
-                Expr::Literal(Value::Integer(0)),
-                text(&v.sql),
-            ]);
-        }
-        let names = ["type", "name", "tbl_name", "rootpage", "sql"];
-        let query = Query {
-            body: Body::Values(rows),
-            order_by: Vec::new(),
-            limit: None,
-            offset: None,
-            columns: names.iter().map(|n| n.to_string()).collect(),
-            decl_types: vec![
-                "TEXT".into(),
-                "TEXT".into(),
-                "TEXT".into(),
-                "INT".into(),
-                "TEXT".into(),
-            ],
-        };
-        let columns = query_columns(&query, &[None; 5]);
-        let id = self.next_subquery;
-        self.next_subquery += 1;
-        let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
-            id,
-            query,
-            correlated: false,
-        });
-        PendingItem {
-            name: shown,
-            source: Source::Query { query: sub },
-            columns,
-            has_rowid: false,
-            left_join,
-            rows: 10.0,
-            indexes: Vec::new(),
-        }
-    }
-
-    fn bind_cte_ref(&mut self, pos: usize, shown: String, left_join: bool) -> Result<PendingItem> {
-        let cte = self.ctes[pos].clone();
-        if let Some(columns) = &cte.working {
-            // A reference from inside the recursive step.
-            return Ok(PendingItem {
-                name: shown,
-                source: Source::CteWorking(cte.id),
-                columns: columns.clone(),
-                has_rowid: false,
-                left_join,
-                rows: 100.0,
-                indexes: Vec::new(),
-            });
-        }
-        // Bind with only the CTEs defined before (and including, if
-        // recursive) this one visible.
-        let saved = self.ctes.split_off(pos + 1);
-        let bound = if cte.recursive {
-            self.bind_recursive_cte(pos)
-        } else {
-            let own = self.ctes.pop();
-            let r = self.bind_query_in(&cte.select, None);
-            self.ctes.extend(own);
-            r
-        };
-        self.ctes.extend(saved);
-        let (query, affs, correlated) = bound?;
-        let mut columns = query_columns(&query, &affs);
-        if !cte.columns.is_empty() {
-            if cte.columns.len() != columns.len() {
-                return Err(sql_err!(
-                    "table {} has {} values for {} columns",
-                    cte.name,
-                    columns.len(),
-                    cte.columns.len()
-                ));
-            }
-            for (c, n) in columns.iter_mut().zip(cte.columns.iter()) {
-                c.name = n.clone();
-            }
-        }
-        let id = self.next_subquery;
-        self.next_subquery += 1;
-        let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
-            id,
-            query,
-            correlated,
-        });
-        Ok(PendingItem {
-            name: shown,
-            source: Source::Query { query: sub },
-            columns,
-            has_rowid: false,
-            left_join,
-            rows: 100.0,
-            indexes: Vec::new(),
-        })
-    }
-
-    /// `WITH RECURSIVE name AS (initial UNION [ALL] step)`.
-    fn bind_recursive_cte(&mut self, pos: usize) -> Result<(Query, Vec<Option<Affinity>>, bool)> {
-        let cte = self.ctes[pos].clone();
-        let select = &cte.select;
-        let Some((op, step_core)) = select.compounds.last() else {
-            return Err(sql_err!("recursive reference in a subquery: {}", cte.name));
-        };
-        if !matches!(
-            op,
-            ast::CompoundOperator::Union | ast::CompoundOperator::UnionAll
-        ) {
-            return Err(sql_err!("circular reference: {}", cte.name));
-        }
-        let mut initial_sel = select.clone();
-        initial_sel.compounds.pop();
-        initial_sel.order_by.clear();
-        initial_sel.limit = None;
-        let own = self.ctes.pop();
-        let initial = self.bind_query_in(&initial_sel, None);
-        self.ctes.extend(own);
-        let (initial, affs, _) = initial?;
-        let mut columns = query_columns(&initial, &affs);
-        if !cte.columns.is_empty() {
-            for (c, n) in columns.iter_mut().zip(cte.columns.iter()) {
-                c.name = n.clone();
-            }
-        }
-        self.ctes[pos].working = Some(columns);
-        let mut marker = Scope::new(Vec::new(), None);
-        marker.transparent = true;
-        let step = self.bind_core(step_core, None, &marker);
-        self.ctes[pos].working = None;
-        let step = step?;
-        let body = Body::Recursive {
-            cte: cte.id,
-            initial: Box::new(initial.body),
-            step: Box::new(step.body),
-            union_all: *op == ast::CompoundOperator::UnionAll,
-        };
-        let order_by = self.compound_order(
-            &select.order_by,
-            &initial.columns,
-            &vec![None; initial.columns.len()],
-            &vec![Collation::Binary; initial.columns.len()],
-        )?;
-        let (limit, offset) = match &select.limit {
-            Some(l) => {
-                let mut agg = AggCtx::default();
-                let scope = Scope::new(Vec::new(), None);
-                let lim = self.bind_plain(&l.limit, &scope, &mut agg)?;
-                let off = match &l.offset {
-                    Some(o) => Some(self.bind_plain(o, &scope, &mut agg)?),
-                    None => None,
-                };
-                (Some(lim), off)
-            }
-            None => (None, None),
-        };
-        Ok((
-            Query {
-                body,
-                order_by,
-                limit,
-                offset,
-                columns: initial.columns,
-                decl_types: initial.decl_types,
-            },
-            affs,
-            false,
-        ))
-    }
-}
-
-fn query_columns(query: &Query, affs: &[Option<Affinity>]) -> Vec<ScopeColumn> {
-    query
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, n)| ScopeColumn {
-            name: n.clone(),
-            affinity: affs.get(i).copied().flatten(),
-            collation: Collation::Binary,
-            decl_type: query.decl_types.get(i).cloned().unwrap_or_default(),
-            hidden: false,
-        })
-        .collect()
-}
-
-/// Assigns slots: each item's columns, then (tables) the rowid.
-fn layout(pending: Vec<PendingItem>) -> (Vec<FromItem>, Vec<ScopeItem>, usize) {
-    let mut offset = 0;
-    let mut items = Vec::with_capacity(pending.len());
-    let mut scope_items = Vec::with_capacity(pending.len());
-    for p in pending {
-        let width = p.columns.len() + usize::from(p.has_rowid);
-        let rowid = if p.has_rowid {
-            Some(offset + p.columns.len())
-        } else {
-            None
-        };
-        scope_items.push(ScopeItem {
-            name: p.name.clone(),
-            columns: p.columns,
-            offset,
-            rowid,
-        });
-        items.push(FromItem {
-            name: p.name,
-            source: p.source,
-            offset,
-            width,
-            left_join: p.left_join,
-            rows: p.rows,
-            indexes: p.indexes,
-        });
-        offset += width;
-    }
-    (items, scope_items, offset)
 }
 
 /// The result columns with `*` and `t.*` expanded: (expression, name).
@@ -994,21 +568,6 @@ fn push_item_columns(item: &ScopeItem, pos: usize, out: &mut Vec<(ast::Expr, Str
         };
         out.push((e, col.name.clone()));
     }
-}
-
-fn natural_columns(items: &[PendingItem], right: usize) -> Vec<String> {
-    items[right]
-        .columns
-        .iter()
-        .filter(|c| {
-            items[..right].iter().any(|it| {
-                it.columns
-                    .iter()
-                    .any(|l| !l.hidden && l.name.eq_ignore_ascii_case(&c.name))
-            })
-        })
-        .map(|c| c.name.clone())
-        .collect()
 }
 
 /// Splits `a AND b AND c` into its conjuncts.

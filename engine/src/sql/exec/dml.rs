@@ -109,7 +109,13 @@ pub(crate) fn matching_rows(
         width,
         left_join: false,
         rows: ctx.kv.tree_len(&table.tree)? as f64,
-        indexes: cat.table_indexes(&table.name),
+        indexes: crate::sql::binder::from::index_infos(
+            &mut binder,
+            table,
+            &cat.table_indexes(&table.name),
+            0,
+        ),
+        used: vec![true; width],
     };
     let items = vec![item];
     let mut conjuncts = Vec::new();

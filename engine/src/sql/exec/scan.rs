@@ -218,10 +218,17 @@ impl ExecCtx<'_> {
                 affinities,
                 lo,
                 hi,
-                ..
-            } => self
-                .index_rows(table, index, eq, affinities, lo.as_ref(), hi.as_ref(), env)
-                .map(Rc::new),
+                covering,
+            } => {
+                let probe = IndexProbe {
+                    eq,
+                    affinities,
+                    lo: lo.as_ref(),
+                    hi: hi.as_ref(),
+                    covering: *covering,
+                };
+                self.index_rows(table, index, &probe, env).map(Rc::new)
+            }
         }
     }
 
@@ -286,17 +293,20 @@ impl ExecCtx<'_> {
             .collect()
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn index_rows(
         &self,
         table: &Table,
         index: &Index,
-        eq: &[Vec<Expr>],
-        affinities: &[Affinity],
-        lo: Option<&(Expr, bool)>,
-        hi: Option<&(Expr, bool)>,
+        probe: &IndexProbe,
         env: &Env,
     ) -> Result<Vec<Row>> {
+        let IndexProbe {
+            eq,
+            affinities,
+            lo,
+            hi,
+            covering,
+        } = *probe;
         let cols = key_columns(index);
         // Every combination of the equality values (IN lists multiply).
         let mut prefixes: Vec<Vec<Value>> = vec![Vec::new()];
@@ -347,13 +357,54 @@ impl ExecCtx<'_> {
             };
             for (k, _) in self.kv.scan(&index.tree, lo_k, hi_k, false, None)? {
                 let rowid = index_key_rowid(&k)?;
-                if seen.insert(rowid) {
+                if !seen.insert(rowid) {
+                    continue;
+                }
+                if covering {
+                    out.push(row_from_key(table, index, &cols, &k, rowid)?);
+                } else {
                     out.extend(self.table_row_by_id(table, rowid)?);
                 }
             }
         }
         Ok(out)
     }
+}
+
+/// How an index is probed: equality values per key column, a range on
+/// the next, and whether the key alone answers the query.
+#[derive(Clone, Copy)]
+struct IndexProbe<'p> {
+    eq: &'p [Vec<Expr>],
+    affinities: &'p [Affinity],
+    lo: Option<&'p (Expr, bool)>,
+    hi: Option<&'p (Expr, bool)>,
+    covering: bool,
+}
+
+/// A row rebuilt from an index key (covering scans): the indexed columns
+/// (their column affinity restores the storage class the key folds, 2 vs
+/// 2.0) and the rowid; other columns are NULL, and unread.
+fn row_from_key(
+    table: &Table,
+    index: &Index,
+    cols: &[KeyColumn],
+    key: &[u8],
+    rowid: i64,
+) -> Result<Row> {
+    let n = table.columns.len();
+    let values = keycode::decode_key(&key[..key.len() - ROWID_SIZE], cols)?;
+    let mut row = vec![Value::Null; n + 1];
+    for (ic, v) in index.columns.iter().zip(values) {
+        if let Some(c) = ic.column {
+            row[c] = apply_affinity(v, table.columns[c].affinity);
+        }
+    }
+    if let Some(a) = table.rowid_alias {
+        row[a] = Value::Integer(rowid);
+    }
+    row[n] = Value::Integer(rowid);
+    Ok(row)
 }
 
 /// What a join level keeps between probes: its source rows (when they do

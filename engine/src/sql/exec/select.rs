@@ -272,7 +272,12 @@ impl ExecCtx<'_> {
             repr: Row,
             accs: Vec<Accumulator>,
         }
-        let new_accs = || agg.calls.iter().map(Accumulator::new).collect::<Vec<_>>();
+        let new_accs = || {
+            agg.calls
+                .iter()
+                .map(Accumulator::new)
+                .collect::<Result<Vec<_>>>()
+        };
         let mut groups: BTreeMap<Vec<u8>, Group> = BTreeMap::new();
         self.join(core, outer, &mut |row| {
             let env = Env::new(row, outer);
@@ -283,11 +288,18 @@ impl ExecCtx<'_> {
             let key = keycode::encode_key(&key_vals, &[]);
             if !groups.contains_key(&key) {
                 self.charge(row_size(row) + key.len() as u64)?;
+                let accs = new_accs()?;
+                groups.insert(
+                    key.clone(),
+                    Group {
+                        repr: row.to_vec(),
+                        accs,
+                    },
+                );
             }
-            let group = groups.entry(key).or_insert_with(|| Group {
-                repr: row.to_vec(),
-                accs: new_accs(),
-            });
+            let Some(group) = groups.get_mut(&key) else {
+                return Err(crate::sql_err!("internal: group vanished"));
+            };
             let mut changed_extreme = false;
             for (acc, call) in group.accs.iter_mut().zip(&agg.calls) {
                 changed_extreme |= acc.step(self, call, &env)?;
@@ -302,7 +314,7 @@ impl ExecCtx<'_> {
                 Vec::new(),
                 Group {
                     repr: vec![Value::Null; core.from.width],
-                    accs: new_accs(),
+                    accs: new_accs()?,
                 },
             );
         }

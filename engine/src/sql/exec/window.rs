@@ -259,7 +259,7 @@ impl ExecCtx<'_> {
                             filter: call.filter.clone(),
                             collation: crate::sql::value::Collation::Binary,
                         };
-                        let mut acc = Accumulator::new(&agg);
+                        let mut acc = Accumulator::new(&agg)?;
                         for q in members {
                             acc.step(self, &agg, &env_of(q))?;
                         }

@@ -10,23 +10,33 @@
 //! converts it. Access paths only narrow: the level still evaluates every
 //! conjunct, so a path may return extra rows, never miss one.
 
-use std::rc::Rc;
+use std::collections::HashSet;
 
-use super::plan::{local_slots, Access, CmpInfo, Expr, FromItem, Source};
+use super::plan::{expr_key, local_slots, Access, CmpInfo, Expr, FromItem, IndexInfo, Source};
 use crate::sql::ast::BinaryOp;
-use crate::sql::catalog::{Index, Table};
-use crate::sql::value::Affinity;
+use crate::sql::catalog::Table;
+use crate::sql::value::{Affinity, Collation};
 
 /// A usable comparison of one of the item's columns with a value computable
 /// from already bound rows.
 #[derive(Clone, Debug)]
 struct Term {
-    /// Column number in the table, or `None` for the rowid.
-    column: Option<usize>,
+    /// What the comparison constrains.
+    target: Target,
     kind: TermKind,
     /// The conversion the comparison applies to the value.
     conversion: Option<Affinity>,
     cmp: CmpInfo,
+}
+
+/// The left side of a usable comparison.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Target {
+    Rowid,
+    /// A table column, by number.
+    Column(usize),
+    /// An index key expression, by its [`expr_key`].
+    Expr(String),
 }
 
 #[derive(Clone, Debug)]
@@ -62,17 +72,32 @@ pub(crate) fn choose_access(
         });
         ok
     };
-    let column_of = |e: &Expr| -> Option<Option<usize>> {
+    let has_expr_index = it
+        .indexes
+        .iter()
+        .any(|ix| ix.index.columns.iter().any(|c| c.column.is_none()));
+    let column_of = |e: &Expr| -> Option<Target> {
         match e {
             Expr::Column { level: 0, index }
                 if *index >= it.offset && *index < it.offset + it.width =>
             {
                 let c = index - it.offset;
                 if c == table.columns.len() || Some(c) == table.rowid_alias {
-                    Some(None)
+                    Some(Target::Rowid)
                 } else {
-                    Some(Some(c))
+                    Some(Target::Column(c))
                 }
+            }
+            _ if has_expr_index => {
+                let key = expr_key(e);
+                let found = it.indexes.iter().any(|ix| {
+                    ix.index
+                        .columns
+                        .iter()
+                        .zip(&ix.exprs)
+                        .any(|(c, x)| c.column.is_none() && expr_key(x) == key)
+                });
+                found.then_some(Target::Expr(key))
             }
             _ => None,
         }
@@ -81,13 +106,14 @@ pub(crate) fn choose_access(
     for e in conjuncts {
         collect_terms(e, table, &column_of, &computable, &mut terms);
     }
-    match best_access(&items[item], &terms) {
+    let keys: HashSet<String> = conjuncts.iter().map(|e| expr_key(e)).collect();
+    match best_access(&items[item], table, &terms, &keys) {
         Access::Scan => hash_access(table, &items[item], &terms),
         other => other,
     }
 }
 
-type ColumnOf<'a> = dyn Fn(&Expr) -> Option<Option<usize>> + 'a;
+type ColumnOf<'a> = dyn Fn(&Expr) -> Option<Target> + 'a;
 
 fn collect_terms(
     e: &Expr,
@@ -108,7 +134,7 @@ fn collect_terms(
                 (_, Some(c)) if computable(left) => (c, left.as_ref(), flip(*op), swap(*cmp)),
                 _ => return,
             };
-            let Some(conversion) = index_conversion(table, col, &cmp) else {
+            let Some(conversion) = index_conversion(table, &col, &cmp) else {
                 return;
             };
             let kind = match op {
@@ -120,7 +146,7 @@ fn collect_terms(
                 _ => return,
             };
             out.push(Term {
-                column: col,
+                target: col.clone(),
                 kind,
                 conversion,
                 cmp,
@@ -136,9 +162,9 @@ fn collect_terms(
         } => {
             let Some(col) = column_of(expr) else { return };
             if computable(low) {
-                if let Some(conversion) = index_conversion(table, col, low_cmp) {
+                if let Some(conversion) = index_conversion(table, &col, low_cmp) {
                     out.push(Term {
-                        column: col,
+                        target: col.clone(),
                         kind: TermKind::Lower((**low).clone(), true),
                         conversion,
                         cmp: *low_cmp,
@@ -146,9 +172,9 @@ fn collect_terms(
                 }
             }
             if computable(high) {
-                if let Some(conversion) = index_conversion(table, col, high_cmp) {
+                if let Some(conversion) = index_conversion(table, &col, high_cmp) {
                     out.push(Term {
-                        column: col,
+                        target: col.clone(),
                         kind: TermKind::Upper((**high).clone(), true),
                         conversion,
                         cmp: *high_cmp,
@@ -170,11 +196,11 @@ fn collect_terms(
             if cmp.iter().any(|c| c != first) {
                 return;
             }
-            let Some(conversion) = index_conversion(table, col, first) else {
+            let Some(conversion) = index_conversion(table, &col, first) else {
                 return;
             };
             out.push(Term {
-                column: col,
+                target: col.clone(),
                 kind: TermKind::In(list.clone()),
                 conversion,
                 cmp: *first,
@@ -204,19 +230,34 @@ fn swap(c: CmpInfo) -> CmpInfo {
 
 /// The conversion a comparison (column on the left) applies to its value,
 /// if comparing in stored order is valid: `Some(None)` no conversion,
-/// `Some(Some(aff))` convert the probe with `aff`, `None` unusable.
-fn index_conversion(table: &Table, col: Option<usize>, cmp: &CmpInfo) -> Option<Option<Affinity>> {
-    let col_aff = match col {
-        None => Affinity::Integer,
-        Some(c) => table.columns[c].affinity,
-    };
-    let effective = match (cmp.left_affinity, cmp.right_affinity) {
+/// The conversion a comparison applies to its operands (SQLite's rule; see
+/// `value::compare_with_affinity`).
+fn effective_conversion(cmp: &CmpInfo) -> Option<Affinity> {
+    match (cmp.left_affinity, cmp.right_affinity) {
         (Some(x), Some(y)) if x.is_numeric() || y.is_numeric() => Some(Affinity::Numeric),
         (Some(_), Some(_)) => None,
         (Some(x), None) | (None, Some(x)) => Some(x),
         (None, None) => None,
+    }
+}
+
+/// The conversion a comparison (target on the left) applies to its value,
+/// if comparing in stored order is valid: `Some(None)` no conversion,
+/// `Some(Some(aff))` convert the probe with `aff`, `None` unusable.
+fn index_conversion(table: &Table, target: &Target, cmp: &CmpInfo) -> Option<Option<Affinity>> {
+    let col_aff = match target {
+        Target::Rowid => Affinity::Integer,
+        Target::Column(c) => table.columns[*c].affinity,
+        // An index expression's values have no affinity: only an
+        // unconverted comparison matches the stored order.
+        Target::Expr(_) => {
+            return match effective_conversion(cmp) {
+                None | Some(Affinity::Blob) => Some(None),
+                _ => None,
+            }
+        }
     };
-    match effective {
+    match effective_conversion(cmp) {
         None | Some(Affinity::Blob) => Some(None),
         Some(a) if a.is_numeric() && col_aff.is_numeric() => Some(Some(Affinity::Numeric)),
         Some(Affinity::Text) if col_aff == Affinity::Text => Some(Some(Affinity::Text)),
@@ -224,8 +265,13 @@ fn index_conversion(table: &Table, col: Option<usize>, cmp: &CmpInfo) -> Option<
     }
 }
 
-fn best_access(item: &FromItem, terms: &[Term]) -> Access {
-    let rowid_terms: Vec<&Term> = terms.iter().filter(|t| t.column.is_none()).collect();
+fn best_access(
+    item: &FromItem,
+    table: &Table,
+    terms: &[Term],
+    conjuncts: &HashSet<String>,
+) -> Access {
+    let rowid_terms: Vec<&Term> = terms.iter().filter(|t| t.target == Target::Rowid).collect();
     if let Some(t) = rowid_terms
         .iter()
         .find(|t| matches!(t.kind, TermKind::Eq(_) | TermKind::In(_)))
@@ -238,8 +284,8 @@ fn best_access(item: &FromItem, terms: &[Term]) -> Access {
     }
     let mut best = Access::Scan;
     let mut best_rows = item.rows;
-    for index in &table_indexes(item) {
-        if let Some((access, rows)) = index_access(index, item, terms) {
+    for info in &item.indexes {
+        if let Some((access, rows)) = index_access(info, item, table, terms, conjuncts) {
             if rows < best_rows {
                 best = access;
                 best_rows = rows;
@@ -265,13 +311,13 @@ fn hash_access(table: &Table, item: &FromItem, terms: &[Term]) -> Access {
     let mut affinities = Vec::new();
     let mut collations = Vec::new();
     for t in terms {
-        let (Some(c), TermKind::Eq(v)) = (t.column, &t.kind) else {
+        let (Target::Column(c), TermKind::Eq(v)) = (&t.target, &t.kind) else {
             continue;
         };
-        if build.contains(&c) || t.cmp.collation != table.columns[c].collation {
+        if build.contains(c) || t.cmp.collation != table.columns[*c].collation {
             continue;
         }
-        build.push(c);
+        build.push(*c);
         probe.push(v.clone());
         affinities.push(t.conversion.unwrap_or(Affinity::Blob));
         collations.push(t.cmp.collation);
@@ -290,10 +336,6 @@ fn hash_access(table: &Table, item: &FromItem, terms: &[Term]) -> Access {
 /// Below this many rows a scan is as cheap as building a hash table.
 const HASH_MIN_ROWS: f64 = 8.0;
 
-fn table_indexes(item: &FromItem) -> Vec<Rc<Index>> {
-    item.indexes.clone()
-}
-
 /// A range end: the value and whether it is included.
 type RangeEnd = Option<(Expr, bool)>;
 
@@ -310,25 +352,58 @@ fn range_of(terms: &[&Term]) -> (RangeEnd, RangeEnd) {
     (lo, hi)
 }
 
-/// The best use of `index` for these terms and its estimated rows.
-fn index_access(index: &Rc<Index>, item: &FromItem, terms: &[Term]) -> Option<(Access, f64)> {
-    if index.predicate.is_some() {
+/// Whether the query reads only what `info`'s keys hold exactly: columns
+/// of the index whose stored values the key reproduces (any affinity but
+/// BLOB, which keeps 1 and 1.0 apart, and BINARY collation, since the key
+/// holds folded text), and the rowid.
+fn covers(info: &IndexInfo, item: &FromItem, table: &Table) -> bool {
+    let n = table.columns.len();
+    item.used
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| **u)
+        .all(|(c, _)| {
+            c == n
+                || Some(c) == table.rowid_alias
+                || info.index.columns.iter().any(|ic| {
+                    ic.column == Some(c)
+                        && ic.collation == Collation::Binary
+                        && table.columns[c].affinity != Affinity::Blob
+                })
+        })
+}
+
+/// The best use of an index for these terms and its estimated rows. A
+/// partial index is usable only when every conjunct of its predicate is
+/// one of the level's conjuncts.
+fn index_access(
+    info: &IndexInfo,
+    item: &FromItem,
+    table: &Table,
+    terms: &[Term],
+    conjuncts: &HashSet<String>,
+) -> Option<(Access, f64)> {
+    let index = &info.index;
+    if !info
+        .predicate
+        .iter()
+        .all(|p| conjuncts.contains(&expr_key(p)))
+    {
         return None;
     }
     let mut eq = Vec::new();
     let mut affinities = Vec::new();
     let mut lo = None;
     let mut hi = None;
-    for ic in &index.columns {
-        let col = ic.column?;
+    for (ic, key_expr) in index.columns.iter().zip(&info.exprs) {
+        let target = match ic.column {
+            Some(c) => Target::Column(c),
+            None => Target::Expr(expr_key(key_expr)),
+        };
         let here: Vec<&Term> = terms
             .iter()
-            .filter(|t| t.column == Some(col) && t.cmp.collation == ic.collation)
+            .filter(|t| t.target == target && t.cmp.collation == ic.collation)
             .collect();
-        let conv = here
-            .first()
-            .and_then(|t| t.conversion)
-            .unwrap_or(Affinity::Blob);
         if let Some(t) = here
             .iter()
             .find(|t| matches!(t.kind, TermKind::Eq(_) | TermKind::In(_)))
@@ -346,7 +421,11 @@ fn index_access(index: &Rc<Index>, item: &FromItem, terms: &[Term]) -> Option<(A
         if l.is_some() || h.is_some() {
             lo = l;
             hi = h;
-            affinities.push(conv);
+            affinities.push(
+                here.first()
+                    .and_then(|t| t.conversion)
+                    .unwrap_or(Affinity::Blob),
+            );
         }
         break;
     }
@@ -365,17 +444,20 @@ fn index_access(index: &Rc<Index>, item: &FromItem, terms: &[Term]) -> Option<(A
     if lo.is_some() || hi.is_some() {
         rows /= 4.0;
     }
-    Some((
-        Access::Index {
-            index: index.clone(),
-            eq,
-            affinities,
-            lo,
-            hi,
-            covering: false,
-        },
-        rows,
-    ))
+    let covering = covers(info, item, table);
+    if covering {
+        // Reading the key alone saves a table lookup per row.
+        rows *= 0.9;
+    }
+    let access = Access::Index {
+        index: index.clone(),
+        eq,
+        affinities,
+        lo,
+        hi,
+        covering,
+    };
+    Some((access, rows))
 }
 
 /// Estimated rows one probe of this access path yields.

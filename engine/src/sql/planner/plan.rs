@@ -273,8 +273,29 @@ pub(crate) struct FromItem {
     pub left_join: bool,
     /// Estimated number of rows (the planner's statistics).
     pub rows: f64,
-    /// The table's indexes (empty for other sources).
-    pub indexes: Vec<Rc<Index>>,
+    /// The table's indexes (empty for other sources), with their key
+    /// expressions bound at this item's slots.
+    pub indexes: Vec<IndexInfo>,
+    /// Which of the item's slots the query reads (for covering indexes);
+    /// all true when unknown.
+    pub used: Vec<bool>,
+}
+
+/// An index of a FROM item's table, bound at the item's slots so the
+/// planner can match conjuncts against its key expressions structurally.
+#[derive(Clone, Debug)]
+pub(crate) struct IndexInfo {
+    pub index: Rc<Index>,
+    /// Each key column as a bound expression (plain columns included).
+    pub exprs: Vec<Expr>,
+    /// The partial-index predicate's conjuncts, bound.
+    pub predicate: Vec<Expr>,
+}
+
+/// The structural identity of a bound expression (its debug form), used to
+/// match a conjunct's operand with an index's key expression.
+pub(crate) fn expr_key(e: &Expr) -> String {
+    format!("{e:?}")
 }
 
 /// Where a FROM item's rows come from.
