@@ -4,8 +4,30 @@
 //! 1. [`lexer::Lexer`] cuts the text into tokens with byte positions.
 //! 2. [`parser::parse`] / [`parser::parse_next`] build an [`ast::Statement`]
 //!    (one per `;`-separated statement), with positions for errors.
-//! 3. The binder, planner and executor (their modules below) resolve names
-//!    against the catalog, plan and run it.
+//! 3. `db::Connection` picks the transaction: a snapshot (`ReadTxn`) for a
+//!    read outside BEGIN, else the write transaction (`WriteTxn`) behind a
+//!    storage `Savepoint` that undoes the statement if it fails; both are
+//!    seen by the executor as an `exec::kv::Kv`. The `catalog::Catalog`
+//!    is the last commit's (or the transaction's own copy).
+//! 4. `exec::statement::run` dispatches: transaction control stayed in
+//!    the connection; DDL goes to `exec::ddl` (catalog plus schema tree);
+//!    queries and DML are bound first.
+//! 5. `binder::Binder` resolves names through `binder::scope::Scope`s
+//!    into a `planner::plan::Query` of bound `planner::plan::Expr`s
+//!    (row slots, comparison affinity and collation decided once).
+//! 6. `planner::join::plan_from` orders each FROM clause (greedy, by
+//!    `planner::access::choose_access` estimates from tree sizes) into
+//!    `planner::plan::Level`s, each with an `planner::plan::Access`
+//!    path (rowid, index, covering index, hash join, scan) and the
+//!    conjuncts evaluated there.
+//! 7. `exec::ExecCtx` runs the plan: the nested-loop join streams rows
+//!    into projection, aggregation (`exec::aggregate` over
+//!    `aggregate`), windows, DISTINCT, set operations, ORDER BY, LIMIT;
+//!    `exec::eval` evaluates expressions with `value` and
+//!    `functions`. DML writes rows and index entries through
+//!    `exec::write::TableWriter`, checking constraints per row.
+//! 8. The connection commits (autocommit) or keeps the transaction open,
+//!    and returns a `db::QueryResult`.
 //!
 //! - `ast`: the syntax tree types (the parser's output contract).
 //! - `lexer`: tokens, keywords, literals' lexical rules.
