@@ -18,14 +18,16 @@
 //! - `printf`: printf/format.
 //! - `pattern`: LIKE and GLOB matching.
 //! - `datetime`: date, time, datetime, julianday, unixepoch, strftime.
+//! - `math`: SQLite's optional math functions (ceil, floor, ln, pow, ...).
 //!
 //! Date/time functions are provided (see `datetime` for what 'now' and
-//! 'localtime' mean here). Not provided (by decision): math functions (the
-//! oracle SQLite is built without SQLITE_ENABLE_MATH_FUNCTIONS), and the
-//! connection-state functions (changes, total_changes, last_insert_rowid),
-//! which belong to the executor.
+//! 'localtime' mean here), and so are the math functions of SQLite builds
+//! with SQLITE_ENABLE_MATH_FUNCTIONS (unit-tested only: the oracle SQLite
+//! lacks them). Not provided: the connection-state functions (changes,
+//! total_changes, last_insert_rowid), which belong to the executor.
 
 mod datetime;
+mod math;
 mod misc;
 mod pattern;
 mod printf;
@@ -114,15 +116,29 @@ const fn volatile(
 
 static FUNCTIONS: &[ScalarFn] = &[
     f("abs", 1, Some(1), misc::abs),
+    f("acos", 1, Some(1), math::acos),
+    f("acosh", 1, Some(1), math::acosh),
+    f("asin", 1, Some(1), math::asin),
+    f("asinh", 1, Some(1), math::asinh),
+    f("atan", 1, Some(1), math::atan),
+    f("atan2", 2, Some(2), math::atan2),
+    f("atanh", 1, Some(1), math::atanh),
+    f("ceil", 1, Some(1), math::ceil),
+    f("ceiling", 1, Some(1), math::ceil),
     f("char", 0, None, text::char),
     f("coalesce", 2, None, misc::coalesce),
     f("concat", 1, None, text::concat),
     f("concat_ws", 2, None, text::concat_ws),
+    f("cos", 1, Some(1), math::cos),
+    f("cosh", 1, Some(1), math::cosh),
     volatile("current_date", 0, Some(0), datetime::current_date),
     volatile("current_time", 0, Some(0), datetime::current_time),
     volatile("current_timestamp", 0, Some(0), datetime::current_timestamp),
     volatile("date", 0, None, datetime::date),
     volatile("datetime", 0, None, datetime::datetime),
+    f("degrees", 1, Some(1), math::degrees),
+    f("exp", 1, Some(1), math::exp),
+    f("floor", 1, Some(1), math::floor),
     f("format", 0, None, printf::printf),
     f("glob", 2, Some(2), pattern::glob),
     f("hex", 1, Some(1), text::hex),
@@ -134,25 +150,40 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("like", 2, Some(3), pattern::like),
     f("likelihood", 2, Some(2), misc::first),
     f("likely", 1, Some(1), misc::first),
+    f("ln", 1, Some(1), math::ln),
+    f("log", 1, Some(2), math::log),
+    f("log10", 1, Some(1), math::log10),
+    f("log2", 1, Some(1), math::log2),
     f("lower", 1, Some(1), text::lower),
     f("ltrim", 1, Some(2), text::ltrim),
     f("max", 2, None, misc::max),
     f("min", 2, None, misc::min),
+    f("mod", 2, Some(2), math::fmod),
     f("nullif", 2, Some(2), misc::nullif),
     f("octet_length", 1, Some(1), text::octet_length),
+    f("pi", 0, Some(0), math::pi),
+    f("pow", 2, Some(2), math::pow),
+    f("power", 2, Some(2), math::pow),
     f("printf", 0, None, printf::printf),
     f("quote", 1, Some(1), text::quote),
+    f("radians", 1, Some(1), math::radians),
     volatile("random", 0, Some(0), misc::random),
     volatile("randomblob", 1, Some(1), misc::randomblob),
     f("replace", 3, Some(3), text::replace),
     f("round", 1, Some(2), misc::round),
     f("rtrim", 1, Some(2), text::rtrim),
     f("sign", 1, Some(1), misc::sign),
+    f("sin", 1, Some(1), math::sin),
+    f("sinh", 1, Some(1), math::sinh),
+    f("sqrt", 1, Some(1), math::sqrt),
     volatile("strftime", 0, None, datetime::strftime),
     f("substr", 2, Some(3), text::substr),
     f("substring", 2, Some(3), text::substr),
+    f("tan", 1, Some(1), math::tan),
+    f("tanh", 1, Some(1), math::tanh),
     volatile("time", 0, None, datetime::time),
     f("trim", 1, Some(2), text::trim),
+    f("trunc", 1, Some(1), math::trunc),
     f("typeof", 1, Some(1), misc::type_of),
     f("unhex", 1, Some(2), text::unhex),
     f("unicode", 1, Some(1), text::unicode),
