@@ -14,7 +14,8 @@
 //!
 //! - `text`: length, lower/upper, substr, trim, replace, instr, hex, unhex,
 //!   quote, char, unicode, concat.
-//! - `misc`: abs, round, sign, min/max, null handling, typeof, random.
+//! - `numeric`: abs, round, sign, random, randomblob, zeroblob.
+//! - `choice`: min/max, coalesce/ifnull, nullif, iif, likely, typeof.
 //! - `printf`: printf/format.
 //! - `pattern`: LIKE and GLOB matching.
 //! - `datetime`: date, time, datetime, julianday, unixepoch, strftime.
@@ -26,9 +27,10 @@
 //! lacks them). Not provided: the connection-state functions (changes,
 //! total_changes, last_insert_rowid), which belong to the executor.
 
+mod choice;
 mod datetime;
 mod math;
-mod misc;
+mod numeric;
 mod pattern;
 mod printf;
 mod text;
@@ -115,7 +117,7 @@ const fn volatile(
 }
 
 static FUNCTIONS: &[ScalarFn] = &[
-    f("abs", 1, Some(1), misc::abs),
+    f("abs", 1, Some(1), numeric::abs),
     f("acos", 1, Some(1), math::acos),
     f("acosh", 1, Some(1), math::acosh),
     f("asin", 1, Some(1), math::asin),
@@ -126,7 +128,7 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("ceil", 1, Some(1), math::ceil),
     f("ceiling", 1, Some(1), math::ceil),
     f("char", 0, None, text::char),
-    f("coalesce", 2, None, misc::coalesce),
+    f("coalesce", 2, None, choice::coalesce),
     f("concat", 1, None, text::concat),
     f("concat_ws", 2, None, text::concat_ws),
     f("cos", 1, Some(1), math::cos),
@@ -142,24 +144,24 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("format", 0, None, printf::printf),
     f("glob", 2, Some(2), pattern::glob),
     f("hex", 1, Some(1), text::hex),
-    f("ifnull", 2, Some(2), misc::coalesce),
-    f("iif", 3, Some(3), misc::iif),
+    f("ifnull", 2, Some(2), choice::coalesce),
+    f("iif", 3, Some(3), choice::iif),
     f("instr", 2, Some(2), text::instr),
     volatile("julianday", 0, None, datetime::julianday),
     f("length", 1, Some(1), text::length),
     f("like", 2, Some(3), pattern::like),
-    f("likelihood", 2, Some(2), misc::first),
-    f("likely", 1, Some(1), misc::first),
+    f("likelihood", 2, Some(2), choice::first),
+    f("likely", 1, Some(1), choice::first),
     f("ln", 1, Some(1), math::ln),
     f("log", 1, Some(2), math::log),
     f("log10", 1, Some(1), math::log10),
     f("log2", 1, Some(1), math::log2),
     f("lower", 1, Some(1), text::lower),
     f("ltrim", 1, Some(2), text::ltrim),
-    f("max", 2, None, misc::max),
-    f("min", 2, None, misc::min),
+    f("max", 2, None, choice::max),
+    f("min", 2, None, choice::min),
     f("mod", 2, Some(2), math::fmod),
-    f("nullif", 2, Some(2), misc::nullif),
+    f("nullif", 2, Some(2), choice::nullif),
     f("octet_length", 1, Some(1), text::octet_length),
     f("pi", 0, Some(0), math::pi),
     f("pow", 2, Some(2), math::pow),
@@ -167,12 +169,12 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("printf", 0, None, printf::printf),
     f("quote", 1, Some(1), text::quote),
     f("radians", 1, Some(1), math::radians),
-    volatile("random", 0, Some(0), misc::random),
-    volatile("randomblob", 1, Some(1), misc::randomblob),
+    volatile("random", 0, Some(0), numeric::random),
+    volatile("randomblob", 1, Some(1), numeric::randomblob),
     f("replace", 3, Some(3), text::replace),
-    f("round", 1, Some(2), misc::round),
+    f("round", 1, Some(2), numeric::round),
     f("rtrim", 1, Some(2), text::rtrim),
-    f("sign", 1, Some(1), misc::sign),
+    f("sign", 1, Some(1), numeric::sign),
     f("sin", 1, Some(1), math::sin),
     f("sinh", 1, Some(1), math::sinh),
     f("sqrt", 1, Some(1), math::sqrt),
@@ -184,13 +186,13 @@ static FUNCTIONS: &[ScalarFn] = &[
     volatile("time", 0, None, datetime::time),
     f("trim", 1, Some(2), text::trim),
     f("trunc", 1, Some(1), math::trunc),
-    f("typeof", 1, Some(1), misc::type_of),
+    f("typeof", 1, Some(1), choice::type_of),
     f("unhex", 1, Some(2), text::unhex),
     f("unicode", 1, Some(1), text::unicode),
     volatile("unixepoch", 0, None, datetime::unixepoch),
-    f("unlikely", 1, Some(1), misc::first),
+    f("unlikely", 1, Some(1), choice::first),
     f("upper", 1, Some(1), text::upper),
-    f("zeroblob", 1, Some(1), misc::zeroblob),
+    f("zeroblob", 1, Some(1), numeric::zeroblob),
 ];
 
 /// Looks a scalar function up by name (any case).

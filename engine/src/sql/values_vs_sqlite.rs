@@ -1111,6 +1111,24 @@ impl Expr {
                     })),
                 }
             }
+            // SQLite evaluates these lazily (an error in an unused argument
+            // never happens), as the executor must.
+            Expr::Call("coalesce" | "ifnull", args) => {
+                for a in args {
+                    let v = a.eval(params)?;
+                    if !v.is_null() {
+                        return Ok(v);
+                    }
+                }
+                Value::Null
+            }
+            Expr::Call("iif", args) => {
+                if args[0].eval(params)?.is_true() == Some(true) {
+                    args[1].eval(params)?
+                } else {
+                    args[2].eval(params)?
+                }
+            }
             Expr::Call(name, args) => {
                 let values = args
                     .iter()
