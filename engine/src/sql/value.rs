@@ -42,10 +42,15 @@ use numeric::{real_as_exact_int, real_same_as_int};
 /// when it comes out of arithmetic (SQLite turns NaN into NULL).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
+    /// SQL NULL.
     Null,
+    /// A 64-bit signed integer.
     Integer(i64),
+    /// An IEEE-754 double (never NaN once stored).
     Real(f64),
+    /// UTF-8 text.
     Text(String),
+    /// Bytes.
     Blob(Vec<u8>),
 }
 
@@ -54,9 +59,13 @@ pub enum Value {
 pub enum Affinity {
     /// No conversion ("BLOB", formerly "NONE"): a column with no declared type.
     Blob,
+    /// Numbers stored into the column become text.
     Text,
+    /// Text that is a number becomes INTEGER (when exact) or REAL.
     Numeric,
+    /// As Numeric (the difference is only visible in CAST).
     Integer,
+    /// As Numeric, then integers become reals.
     Real,
 }
 
@@ -98,6 +107,7 @@ impl Value {
         }
     }
 
+    /// True for [`Value::Null`].
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
     }

@@ -18,15 +18,25 @@ use super::{Affinity, Value};
 /// executor evaluates with [`Value::is_true`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
+    /// `+`
     Add,
+    /// `-`
     Subtract,
+    /// `*`
     Multiply,
+    /// `/` (integer division truncates toward zero)
     Divide,
+    /// `%`
     Remainder,
+    /// `&`
     BitAnd,
+    /// `|`
     BitOr,
+    /// `<<`
     ShiftLeft,
+    /// `>>` (arithmetic)
     ShiftRight,
+    /// `||`
     Concat,
 }
 
