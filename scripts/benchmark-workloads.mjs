@@ -33,7 +33,7 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ROOT, environment, environmentKey, launchBrowser, openPage, parseArgs, serve, stats, tinyjoinRuntime, withTimeout, writeJson } from "./compare/lib/harness.mjs";
+import { ROOT, environment, environmentKey, launchBrowser, openPage, parseArgs, serve, snapshotTinyjoin, stats, withTimeout, writeJson } from "./compare/lib/harness.mjs";
 
 const SCHEMA = "tinyjoin-workload-envelope/1";
 const STEP_TIMEOUT_MS = 300_000;
@@ -213,9 +213,9 @@ const runners = {
 };
 
 async function main() {
-  const runtime = tinyjoinRuntime();
+  const runtime = await snapshotTinyjoin();
   const shapes = shapesFor(profile);
-  const server = await serve({ "/pkg/": join(ROOT, "client-ts"), "/bench/": join(ROOT, "scripts/compare/web") });
+  const server = await serve({ "/pkg/": runtime.dir, "/bench/": join(ROOT, "scripts/compare/web") });
   const browser = await launchBrowser("envelope");
   const pageLog = (m) => console.log(`  ${m}`);
   const ctx = { tab: () => openPage(browser.context, `${server.origin}/bench/envelope.html`, pageLog) };
@@ -270,6 +270,7 @@ async function main() {
   } finally {
     await browser.close();
     await server.close();
+    await runtime.remove();
   }
   process.exit(exitCode);
 }

@@ -9,7 +9,7 @@
 
 import { createServer } from "node:http";
 import { createHash } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile, rename, mkdir } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile, rename, mkdir } from "node:fs/promises";
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { spawnSync, execFileSync } from "node:child_process";
 import { dirname, extname, join, normalize, relative, sep } from "node:path";
@@ -146,14 +146,37 @@ export function fileHashes(dir, filter = () => true) {
   return out;
 }
 
-/** The runtime files of the packaged client: every .js and .wasm of client-ts/dist. */
-export function tinyjoinRuntime() {
+const isRuntimeFile = (p) => p.endsWith(".js") || p.endsWith(".wasm");
+
+/**
+ * A private snapshot of the packaged client (client-ts/package.json and
+ * dist/), so a rebuild of client-ts/dist during a run cannot mix two builds.
+ * Waits until dist/ is quiet (unchanged across a second) before copying.
+ * Resolves to { dir, name, version, files } where files are the byte length
+ * and SHA-256 of every runtime file (.js, .wasm), keyed as client-ts/dist/...
+ */
+export async function snapshotTinyjoin() {
   const dist = join(ROOT, "client-ts/dist");
   if (!existsSync(join(dist, "wasm/tinyjoin_worker_bg.wasm")) || !existsSync(join(dist, "worker.js"))) {
     throw new Error("TinyJoin's package is not built (client-ts/dist is missing files): run scripts/setup, then scripts/build-wasm");
   }
-  const pkg = JSON.parse(readFileSync(join(ROOT, "client-ts/package.json"), "utf8"));
-  return { name: pkg.name, version: pkg.version, files: fileHashes(dist, (p) => p.endsWith(".js") || p.endsWith(".wasm")) };
+  for (let attempt = 0; attempt < 120; attempt++) {
+    const before = JSON.stringify(fileHashes(dist, isRuntimeFile));
+    await new Promise((r) => setTimeout(r, 1000));
+    if (JSON.stringify(fileHashes(dist, isRuntimeFile)) !== before) continue;
+    const dir = await mkdtemp(join(tmpdir(), "tinyjoin-pkg-"));
+    await cp(join(ROOT, "client-ts/package.json"), join(dir, "package.json"));
+    await cp(dist, join(dir, "dist"), { recursive: true });
+    const files = {};
+    for (const [k, v] of Object.entries(fileHashes(join(dir, "dist"), isRuntimeFile))) files[k.replace(/^.*?\/dist\//, "client-ts/dist/")] = v;
+    if (JSON.stringify(Object.values(files)) !== JSON.stringify(Object.values(JSON.parse(before)))) {
+      await rm(dir, { recursive: true, force: true });
+      continue;
+    }
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    return { dir, name: pkg.name, version: pkg.version, files, remove: () => rm(dir, { recursive: true, force: true }) };
+  }
+  throw new Error("client-ts/dist kept changing for two minutes (a build in progress?)");
 }
 
 function gitHead() {
@@ -207,7 +230,7 @@ export function ensureCompareDeps(log = console.log) {
   const stamp = join(COMPARE_DIR, "node_modules/.tinyjoin-compare-stamp");
   const want = sha256(readFileSync(lock));
   if (existsSync(stamp) && readFileSync(stamp, "utf8").trim() === want) return;
-  log("compare: installing scripts/compare npm packages (npm ci)");
+  log("installing scripts/compare npm packages (npm ci)");
   const r = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: COMPARE_DIR, stdio: "inherit" });
   if (r.status !== 0) throw new Error("npm ci in scripts/compare failed");
   writeFileSync(stamp, want + "\n");
