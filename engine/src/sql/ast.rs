@@ -22,9 +22,12 @@
 //! - `NOT x` is `Unary { op: Not }`; `NOT EXISTS (..)` is `Not` over `Exists`.
 //!
 //! The SQL text of any node is re-rendered by its `Display` impl (in
-//! `parser/render.rs`); `parse(render(ast))` yields `ast` again (positions
-//! aside). Rendering quotes every identifier that needs it and parenthesises
-//! every nested operator, so it is not the original text.
+//! `parser/render.rs` and `parser/render_statement.rs`); `parse(render(ast))`
+//! yields `ast` again (positions and `ResultColumn::Expr::text` aside).
+//! Rendering quotes identifiers that need it and parenthesises operands by
+//! precedence, so it is canonical text, not the original: store the
+//! original text where SQLite would (view and table definitions), since
+//! unaliased result columns are named after their source text.
 
 use crate::error::Position;
 
@@ -289,8 +292,10 @@ pub(crate) enum TableOrSubquery {
         alias: Option<Ident>,
         pos: Position,
     },
-    /// A parenthesised join `(a JOIN b ON ..)`; SQLite allows no alias here
-    /// that matters, so none is kept.
+    /// A parenthesised join `(a JOIN b ON ..)` without an alias. (The parser
+    /// flattens a parenthesised single item, `(t) AS x` being `t AS x`, and
+    /// turns an aliased join `(a JOIN b) AS x` into the subquery
+    /// `(SELECT * FROM a JOIN b) AS x`, as SQLite does.)
     Nested {
         from: Box<FromClause>,
         pos: Position,

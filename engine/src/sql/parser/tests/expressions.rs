@@ -163,24 +163,20 @@ fn parameters_are_numbered_like_sqlite() {
         .expect("parses")
         .expect("a statement");
     let names: Vec<Option<&str>> = parsed.params.iter().map(|p| p.as_deref()).collect();
-    assert_eq!(
-        names,
-        vec![
-            Some("?1"),
-            Some("?2"),
-            None,
-            None,
-            Some("?5"),
-            None,
-            Some(":a"),
-            Some("@b"),
-            Some("$c")
-        ]
-        .into_iter()
-        .enumerate()
-        .map(|(i, n)| if i == 0 { None } else { n })
-        .collect::<Vec<_>>()
-    );
+    // `?` is 1, `?5` is 5 (2 to 4 stay unnamed until `?2` names 2), the next
+    // `?` is 6, `:a` 7, `@b` 8, `:a` again 7, `$c` 9.
+    let expected = vec![
+        None,
+        Some("?2"),
+        None,
+        None,
+        Some("?5"),
+        None,
+        Some(":a"),
+        Some("@b"),
+        Some("$c"),
+    ];
+    assert_eq!(names, expected);
     let Statement::Select(select) = parsed.statement else {
         panic!("select")
     };

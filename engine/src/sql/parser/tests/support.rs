@@ -144,14 +144,6 @@ fn parenthesised(e: &Expr) -> String {
     }
 }
 
-/// The syntax error for `sql`, as (message, position).
-pub(super) fn error(sql: &str) -> (String, usize) {
-    match parse(sql) {
-        Ok(s) => panic!("{sql:?} parsed: {s:?}"),
-        Err(e) => (e.to_string(), e.position().unwrap_or(usize::MAX)),
-    }
-}
-
 /// The `Debug` text of `value` with every `pos: N` set to 0 and every
 /// `text: "..."` emptied, so trees from different source text compare.
 pub(super) fn shape<T: std::fmt::Debug>(value: &T) -> String {
