@@ -125,6 +125,9 @@ struct Prepared {
 struct ClientState {
     stmts: HashMap<u32, Prepared>,
     next_stmt: u32,
+    /// The rowid of the client's last INSERT, as SQLite's
+    /// `last_insert_rowid()` would report it (see `Owner::user_rowid`).
+    last_rowid: i64,
 }
 
 /// What serving a request led to.
@@ -144,6 +147,10 @@ pub struct Owner {
     local: String,
     /// The shared autocommit connection; `None` only while a request runs on it.
     auto: Option<Connection>,
+    /// Each registered client's own autocommit connection, so per-connection
+    /// state (PRAGMA settings, last insert rowid) is the client's alone, as
+    /// with one SQLite connection per client.
+    conns: HashMap<String, Connection>,
     writer: Option<(String, String)>,
     txn_conn: Option<Connection>,
     clients: HashMap<String, ClientState>,
@@ -151,6 +158,8 @@ pub struct Owner {
     commits_since_prune: u32,
     /// `(PRUNE_EVERY, KEPT_COMMITS)`; smaller in tests so pruning runs.
     prune: (u32, u64),
+    /// The next commit record's sequence number (negative, counting down).
+    next_seq: i64,
     opts: OwnerOptions,
     /// A validated import, applied right after its DONE reply is out (so that
     /// reply carries the epoch the importer knows).
@@ -264,18 +273,21 @@ impl Owner {
         let db = Database::open(Box::new(device.clone()), Self::db_options(opts))?;
         let mut auto = db.connect();
         let epoch = Self::bump_epoch(&mut auto, 0)?;
+        let next_seq = Self::load_next_seq(&mut auto)?;
         Ok(Owner {
             db,
             device,
             epoch,
             local: local.to_string(),
             auto: Some(auto),
+            conns: HashMap::new(),
             writer: None,
             txn_conn: None,
             clients: HashMap::new(),
             queue: VecDeque::new(),
             commits_since_prune: 0,
             prune: (PRUNE_EVERY, KEPT_COMMITS),
+            next_seq,
             opts: opts.clone(),
             pending_import: None,
             poisoned: None,
@@ -409,6 +421,7 @@ impl Owner {
             self.release_writer();
         }
         self.clients.remove(client);
+        self.conns.remove(client);
         self.queue.retain(|(env, _)| env.client != client);
     }
 
@@ -513,16 +526,16 @@ impl Owner {
                 if let Some(s) = self.slot_busy(client, None) {
                     return s;
                 }
-                self.in_recorded_txn(txn, |_, conn| {
-                    let run = |it: &crate::protocol::BatchItem| {
-                        conn.execute(&it.sql, &to_db_params(&it.params))
-                            .map(to_result_set)
-                    };
-                    items
-                        .iter()
-                        .map(run)
-                        .collect::<Result<Vec<_>>>()
-                        .map_err(|e| WireError::from(&e))
+                self.in_recorded_txn(client, txn, |owner, conn| {
+                    let mut sets = Vec::with_capacity(items.len());
+                    for it in items {
+                        let before = conn.last_insert_rowid();
+                        let r = conn.execute(&it.sql, &to_db_params(&it.params));
+                        let mut rs = r.map(to_result_set).map_err(|e| WireError::from(&e))?;
+                        owner.user_rowid(client, before, conn.last_insert_rowid(), &mut rs);
+                        sets.push(rs);
+                    }
+                    Ok(sets)
                 })
                 .map(|sets| Outcome::Reply(Response::BatchDone(sets)))
             }
@@ -611,6 +624,7 @@ impl Owner {
         for c in self.clients.values_mut() {
             c.stmts.clear();
         }
+        self.conns.clear();
         let r = (|| -> Result<()> {
             {
                 let mut dev = self.device.0.borrow_mut();
@@ -621,6 +635,7 @@ impl Owner {
             let db = Database::open(Box::new(self.device.clone()), Self::db_options(&self.opts))?;
             let mut auto = db.connect();
             self.epoch = Self::bump_epoch(&mut auto, self.epoch)?;
+            self.next_seq = Self::load_next_seq(&mut auto)?;
             self.db = db;
             self.auto = Some(auto);
             Ok(())
@@ -709,20 +724,56 @@ impl Owner {
     /// Inserts the commit record of `txn` (and now and then prunes old ones)
     /// inside the connection's open transaction.
     fn record(&mut self, conn: &mut Connection, txn: &str) -> Result<()> {
+        let seq = self.next_seq;
         conn.execute(
-            &format!("INSERT INTO {COMMITS_TABLE}(txn) VALUES (?)"),
-            &DbParams::Positional(vec![Value::Text(txn.to_string())]),
+            &format!("INSERT INTO {COMMITS_TABLE}(seq, txn) VALUES (?, ?)"),
+            &DbParams::Positional(vec![Value::Integer(seq), Value::Text(txn.to_string())]),
         )?;
+        // A rolled-back transaction leaves a gap in the sequence; harmless.
+        self.next_seq = seq.saturating_sub(1);
         self.commits_since_prune += 1;
         let (every, kept) = self.prune;
         if self.commits_since_prune >= every {
             self.commits_since_prune = 0;
+            let oldest_kept = seq.saturating_add(i64::try_from(kept).unwrap_or(i64::MAX) - 1);
             conn.execute(
-                &format!("DELETE FROM {COMMITS_TABLE} WHERE seq <= (SELECT max(seq) FROM {COMMITS_TABLE}) - ?"),
-                &DbParams::Positional(vec![Value::Integer(i64::try_from(kept).unwrap_or(i64::MAX))]),
+                &format!("DELETE FROM {COMMITS_TABLE} WHERE seq > ?"),
+                &DbParams::Positional(vec![Value::Integer(oldest_kept)]),
             )?;
         }
         Ok(())
+    }
+
+    /// The sequence number of the next commit record. Records count down
+    /// from -1: the record is an INSERT and moves the connection's last
+    /// insert rowid, and negative rowids tell it apart from the client's
+    /// own (positive, in practice) rowids (see `user_rowid`).
+    fn load_next_seq(conn: &mut Connection) -> Result<i64> {
+        let q = conn.execute(
+            &format!("SELECT min(seq) FROM {COMMITS_TABLE}"),
+            &DbParams::None,
+        )?;
+        let min = match q.rows.first().and_then(|r| r.first()) {
+            Some(Value::Integer(m)) => (*m).min(0),
+            _ => 0,
+        };
+        Ok(min.saturating_sub(1))
+    }
+
+    /// The client's autocommit connection, taken out while a request runs on it.
+    fn take_conn(&mut self, client: &str) -> Connection {
+        self.conns
+            .remove(client)
+            .unwrap_or_else(|| self.db.connect())
+    }
+
+    /// Puts a client's connection back; one of a client that never opened
+    /// (or is gone) is dropped, so unknown senders cannot make the owner
+    /// accumulate connections.
+    fn put_conn(&mut self, client: &str, conn: Connection) {
+        if self.clients.contains_key(client) {
+            self.conns.insert(client.to_string(), conn);
+        }
     }
 
     fn auto_conn(&mut self) -> std::result::Result<&mut Connection, WireError> {
@@ -731,17 +782,15 @@ impl Owner {
             .ok_or_else(|| misuse("the autocommit connection is in use"))
     }
 
-    /// Runs `f` on the autocommit connection inside BEGIN … COMMIT, recording
-    /// `txn` in the same commit; rolls back on any error.
+    /// Runs `f` on the client's autocommit connection inside BEGIN … COMMIT,
+    /// recording `txn` in the same commit; rolls back on any error.
     fn in_recorded_txn<T>(
         &mut self,
+        client: &str,
         txn: &str,
         f: impl FnOnce(&mut Self, &mut Connection) -> std::result::Result<T, WireError>,
     ) -> std::result::Result<T, WireError> {
-        let mut conn = self
-            .auto
-            .take()
-            .ok_or_else(|| misuse("the autocommit connection is in use"))?;
+        let mut conn = self.take_conn(client);
         let wire = |e: Error| WireError::from(&e);
         let r = conn
             .execute_batch("BEGIN")
@@ -755,7 +804,7 @@ impl Owner {
         if r.is_err() && conn.in_transaction() {
             conn.rollback_open_transaction();
         }
-        self.auto = Some(conn);
+        self.put_conn(client, conn);
         r
     }
 
@@ -768,7 +817,7 @@ impl Owner {
                 .txn_conn
                 .take()
                 .ok_or_else(|| misuse("no connection for the open transaction"))?;
-            let r = self.run_work(&mut conn, client, &work);
+            let r = self.run_user_work(&mut conn, client, &work);
             self.txn_conn = Some(conn);
             return r.map(|rs| Outcome::Reply(Response::Rows(rs)));
         }
@@ -782,15 +831,14 @@ impl Owner {
                 if let Some(s) = self.slot_busy(client, None) {
                     return s;
                 }
-                self.in_recorded_txn(txn, |owner, conn| owner.run_work(conn, client, &work))
+                self.in_recorded_txn(client, txn, |owner, conn| {
+                    owner.run_user_work(conn, client, &work)
+                })
             }
             _ => {
-                let mut conn = self
-                    .auto
-                    .take()
-                    .ok_or_else(|| misuse("the autocommit connection is in use"))?;
-                let r = self.run_work(&mut conn, client, &work);
-                self.auto = Some(conn);
+                let mut conn = self.take_conn(client);
+                let r = self.run_user_work(&mut conn, client, &work);
+                self.put_conn(client, conn);
                 r
             }
         };
@@ -798,6 +846,37 @@ impl Owner {
             // A write that met another client's open transaction waits for it.
             Err(e) if e.code == "BUSY" => self.slot_busy(client, txn).unwrap_or(Err(e)),
             r => r.map(|rs| Outcome::Reply(Response::Rows(rs))),
+        }
+    }
+
+    /// Runs a client's statement and reports the client's own last insert
+    /// rowid with it.
+    fn run_user_work(
+        &mut self,
+        conn: &mut Connection,
+        client: &str,
+        work: &Work<'_>,
+    ) -> std::result::Result<ResultSet, WireError> {
+        let before = conn.last_insert_rowid();
+        let mut rs = self.run_work(conn, client, work)?;
+        self.user_rowid(client, before, conn.last_insert_rowid(), &mut rs);
+        Ok(rs)
+    }
+
+    /// The commit record is an INSERT too, and it moves the connection's last
+    /// insert rowid; clients must not see that. A statement that moved the
+    /// rowid (from `before` to `after`) inserted: its rowid becomes the
+    /// client's; any other statement reports the client's previous one.
+    /// `before` is a commit record's negative sequence number or the client's
+    /// own last rowid, so only a user INSERT of exactly that rowid again is
+    /// mistaken for "no insert" (it then reports the same value anyway, or,
+    /// after a record, the client's previous rowid).
+    fn user_rowid(&mut self, client: &str, before: i64, after: i64, rs: &mut ResultSet) {
+        if let Some(state) = self.clients.get_mut(client) {
+            if after != before {
+                state.last_rowid = after;
+            }
+            rs.last_insert_rowid = state.last_rowid;
         }
     }
 
@@ -1444,5 +1523,45 @@ mod tests {
             "pruned"
         );
         assert_eq!(count(&mut o), 100);
+    }
+
+    /// Regression: one shared autocommit connection leaked one client's last
+    /// insert rowid into another client's results.
+    #[test]
+    fn each_client_has_its_own_connection_state() {
+        let mut o = setup();
+        for c in ["a", "b"] {
+            one(&mut o, c, 0, Request::Open);
+        }
+        let rs = |r: Response| match r {
+            Response::Rows(rs) => rs,
+            other => panic!("{other:?}"),
+        };
+        let a = rs(one(
+            &mut o,
+            "a",
+            1,
+            query("INSERT INTO t(k, v) VALUES (41, 'a')", Some("ia")),
+        ));
+        assert_eq!(a.last_insert_rowid, 41);
+        let b = rs(one(
+            &mut o,
+            "b",
+            1,
+            query("INSERT INTO t(k, v) VALUES (7, 'b')", Some("ib")),
+        ));
+        assert_eq!(b.last_insert_rowid, 7);
+        let a2 = rs(one(&mut o, "a", 2, query("SELECT 1", None)));
+        assert_eq!(a2.last_insert_rowid, 41, "a's rowid is a's own");
+        // Regression: commit records numbered 1, 2, ... made the first INSERT
+        // (rowid 1) after the recorded CREATE TABLE (record 1) look like "no insert".
+        let mut fresh = setup();
+        let first = rs(one(
+            &mut fresh,
+            LOCAL,
+            2,
+            query("INSERT INTO t(v) VALUES ('first')", Some("i1")),
+        ));
+        assert_eq!(first.last_insert_rowid, 1);
     }
 }
