@@ -1,8 +1,8 @@
 //! The SQL layer: SQLite's dialect, from text to rows.
 //!
 //! The life of a statement:
-//! 1. [`lexer::Lexer`] cuts the text into tokens with byte positions.
-//! 2. [`parser::parse`] / [`parser::parse_next`] build an [`ast::Statement`]
+//! 1. `lexer::Lexer` cuts the text into tokens with byte positions.
+//! 2. `parser::parse` / `parser::parse_next` build an `ast::Statement`
 //!    (one per `;`-separated statement), with positions for errors.
 //! 3. `db::Connection` picks the transaction: a snapshot (`ReadTxn`) for a
 //!    read outside BEGIN, else the write transaction (`WriteTxn`) behind a

@@ -5,9 +5,9 @@
 //! panics: any input yields statements or a typed [`Error::Syntax`] (or
 //! [`Error::Sql`] for valid SQLite syntax TinyJoin does not support, such as
 //! triggers) whose position is a byte offset of the offending token.
-//! Nesting is bounded by [`MAX_DEPTH`] and statements by
-//! [`MAX_STATEMENT_LEN`] (see `cursor`), so the parser's stack use and
-//! every later recursive walk over the tree are bounded.
+//! Nesting is bounded by `cursor::MAX_DEPTH` and `cursor::MAX_PARSER_STACK`,
+//! and statements by `cursor::MAX_STATEMENT_LEN`, so the parser's stack use
+//! and every later recursive walk over the tree are bounded.
 //!
 //! - `cursor`: the token cursor, names, parameters, errors, depth bound.
 //! - `statement`: entry points ([`parse`], [`parse_next`]) and small statements.
@@ -32,8 +32,7 @@ mod render_statement;
 mod select;
 mod statement;
 
-pub(crate) use cursor::{MAX_DEPTH, MAX_STATEMENT_LEN};
-pub(crate) use statement::{parse, parse_next, Parsed};
+pub(crate) use statement::{parse, parse_next};
 
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,8 @@
 //! stack overflow, on a thread with a 1 MiB stack (a wasm32 default).
 
 use crate::error::Error;
-use crate::sql::parser::{parse, MAX_DEPTH};
+use crate::sql::parser::cursor::MAX_DEPTH;
+use crate::sql::parser::parse;
 
 const SMALL_STACK: usize = 1 << 20;
 
