@@ -10,7 +10,10 @@
 
 use super::{arg_text, c_bytes, text_result};
 use crate::sql::value::{decode, Collation, Decoded, Digits, Value};
-use crate::Result;
+use crate::{Error, Result};
+
+/// SQLite's SQLITE_MAX_LENGTH.
+const MAX_LENGTH: i64 = 1_000_000_000;
 
 /// Flags of one conversion.
 #[derive(Clone, Copy, Default)]
@@ -81,7 +84,7 @@ pub(super) fn printf(args: &[Value], _: Collation) -> Result<Value> {
             appended = true;
             break;
         }
-        match conversion(&format, &mut pos, &mut args, &mut out) {
+        match conversion(&format, &mut pos, &mut args, &mut out)? {
             Some(()) => appended = true,
             None => break,
         }
@@ -94,13 +97,14 @@ pub(super) fn printf(args: &[Value], _: Collation) -> Result<Value> {
 }
 
 /// Parses flags, width and precision at `format[*pos..]` (just after the
-/// '%'), then renders the conversion into `out`. `None` stops the output.
+/// '%'), then renders the conversion into `out`. `Ok(None)` stops the
+/// output (an unknown conversion).
 fn conversion(
     format: &[u8],
     pos: &mut usize,
     args: &mut Args<'_>,
     out: &mut Vec<u8>,
-) -> Option<()> {
+) -> Result<Option<()>> {
     let mut flags = Flags::default();
     let mut width: i64 = 0;
     let mut precision: i64 = -1;
@@ -187,9 +191,16 @@ fn conversion(
         }
     }
     *pos += 1; // past the conversion character
-    let (body, width) = render(c, flags, width, precision, args, out)?;
+               // SQLite fails with SQLITE_TOOBIG past its length limit; refusing the
+               // field up front also keeps a huge width from allocating gigabytes.
+    if width > MAX_LENGTH || precision > MAX_LENGTH || out.len() as i64 > MAX_LENGTH {
+        return Err(Error::TooLarge("string or blob too big".to_string()));
+    }
+    let Some((body, width)) = render(c, flags, width, precision, args, out) else {
+        return Ok(None);
+    };
     pad(out, &body, width, flags.left_justify);
-    Some(())
+    Ok(Some(()))
 }
 
 /// Appends `body` padded with spaces to `width` bytes.
@@ -647,5 +658,14 @@ mod tests {
         assert_eq!(p("%d %s", &[]), "0 ");
         assert_eq!(p("abc%", &[]), "abc%");
         assert_eq!(p("a%yb", &[]), "a");
+        let huge = [
+            Value::Text("%*d".into()),
+            Value::Integer(2_000_000_000),
+            Value::Integer(1),
+        ];
+        assert!(
+            printf(&huge, Collation::Binary).is_err(),
+            "a 2 GB field is refused"
+        );
     }
 }
