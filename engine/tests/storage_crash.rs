@@ -25,7 +25,11 @@ enum Op {
 struct Workload {
     name: &'static str,
     txns: Vec<Vec<Op>>,
+    /// Batch limit to run with (small ones make transactions spill).
+    batch_limit: u64,
 }
+
+const DEFAULT_LIMIT: u64 = 16 << 20;
 
 fn rng(seed: u64) -> impl FnMut() -> u64 {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -88,27 +92,51 @@ fn workloads() -> Vec<Workload> {
     let small = (0..120)
         .map(|i| vec![Op::Put(key(i % 90), format!("value {i}").into_bytes())])
         .collect();
+    let spilling = (0..3u64)
+        .map(|t| {
+            (0..700)
+                .map(|i| {
+                    let k = key((i * 7 + t * 13) % 900);
+                    if t > 0 && i % 5 == 0 {
+                        Op::Del(k)
+                    } else {
+                        Op::Put(k, vec![t as u8; 90])
+                    }
+                })
+                .collect()
+        })
+        .collect();
     vec![
         Workload {
             name: "bulk load",
             txns: bulk,
+            batch_limit: DEFAULT_LIMIT,
         },
         Workload {
             name: "random updates and deletes",
             txns: updates,
+            batch_limit: DEFAULT_LIMIT,
         },
         Workload {
             name: "large values",
             txns: large,
+            batch_limit: DEFAULT_LIMIT,
         },
         Workload {
             name: "many small transactions",
             txns: small,
+            batch_limit: DEFAULT_LIMIT,
+        },
+        Workload {
+            name: "spilling transactions",
+            txns: spilling,
+            batch_limit: 48 << 10,
         },
     ]
 }
 
 thread_local! {
+    static LIMIT: std::cell::Cell<u64> = const { std::cell::Cell::new(DEFAULT_LIMIT) };
     static MODE: std::cell::Cell<CommitMode> = const { std::cell::Cell::new(CommitMode::TwoFlush) };
 }
 
@@ -116,6 +144,7 @@ fn opts() -> StoreOptions {
     StoreOptions {
         cache_pages: 32,
         commit: MODE.with(|m| m.get()),
+        batch_limit_bytes: LIMIT.with(|l| l.get()),
         ..StoreOptions::default()
     }
 }
@@ -193,6 +222,7 @@ fn verify_image(image: Vec<u8>, acked: &Model, in_flight: Option<&Model>, what: 
 }
 
 fn total_calls(w: &Workload) -> u64 {
+    LIMIT.with(|l| l.set(w.batch_limit));
     let (dev, handle) = FaultDevice::new(base_image());
     let store = Store::open(Box::new(dev), opts()).unwrap();
     let (_, _, err) = run_until_error(&store, w);
