@@ -5,7 +5,10 @@
 
 use super::{arg_i32, arg_text, c_str, text_result};
 use crate::sql::value::{parse_real, real_to_text, Collation, Value};
-use crate::Result;
+use crate::{Error, Result};
+
+/// SQLite's SQLITE_MAX_LENGTH: `replace` fails rather than grow past it.
+const MAX_LENGTH: usize = 1_000_000_000;
 
 pub(super) fn length(args: &[Value], _: Collation) -> Result<Value> {
     Ok(match &args[0] {
@@ -146,6 +149,9 @@ pub(super) fn replace(args: &[Value], _: Collation) -> Result<Value> {
     let mut i = 0;
     while i < s.len() {
         if s[i..].starts_with(&pattern) {
+            if out.len() + rep.len() > MAX_LENGTH {
+                return Err(Error::TooLarge("string or blob too big".to_string()));
+            }
             out.extend_from_slice(&rep);
             i += pattern.len();
         } else {
