@@ -71,6 +71,18 @@ export async function serve(mounts) {
   };
 }
 
+const cleanups = new Set();
+let signalled = false;
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, async () => {
+    if (signalled) return;
+    signalled = true;
+    console.error(`interrupted (${sig}): closing the browser and removing temp files`);
+    for (const fn of cleanups) await fn().catch(() => undefined);
+    process.exit(130);
+  });
+}
+
 /** Headless Debian Chromium, persistent context on a fresh temp profile. Resolves to { context, close() }. */
 export async function launchBrowser(label) {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/setup`);
@@ -91,16 +103,15 @@ export async function launchBrowser(label) {
     ],
   });
   let closed = false;
-  return {
-    context,
-    profile,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await context.close().catch(() => undefined);
-      await rm(profile, { recursive: true, force: true });
-    },
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    cleanups.delete(close);
+    await context.close().catch(() => undefined);
+    await rm(profile, { recursive: true, force: true });
   };
+  cleanups.add(close);
+  return { context, profile, close };
 }
 
 /** Opens a page at `url`, waits until `window.benchReady`, forwards page errors to the console. */
@@ -174,7 +185,12 @@ export async function snapshotTinyjoin() {
       continue;
     }
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    return { dir, name: pkg.name, version: pkg.version, files, remove: () => rm(dir, { recursive: true, force: true }) };
+    const remove = async () => {
+      cleanups.delete(remove);
+      await rm(dir, { recursive: true, force: true });
+    };
+    cleanups.add(remove);
+    return { dir, name: pkg.name, version: pkg.version, files, remove };
   }
   throw new Error("client-ts/dist kept changing for two minutes (a build in progress?)");
 }
@@ -182,10 +198,14 @@ export async function snapshotTinyjoin() {
 function gitHead() {
   try {
     const head = execFileSync("git", ["-C", ROOT, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["-C", ROOT, "status", "--porcelain", "--", "client-ts/src", "worker", "engine/src", "scripts/compare", "scripts/benchmark-workloads.mjs"], { encoding: "utf8" }).trim() !== "";
-    return { commit: head, dirty };
+    // Uncommitted changes to what the runtime or the benchmark is built from (others may be editing).
+    const changed = execFileSync("git", ["-C", ROOT, "status", "--porcelain", "--", "client-ts/src", "worker", "engine/src", "engine/Cargo.toml", "Cargo.lock", "scripts/compare", "scripts/benchmark-workloads.mjs"], { encoding: "utf8" })
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => l.slice(3));
+    return { commit: head, dirty: changed.length > 0, uncommitted: changed };
   } catch {
-    return { commit: null, dirty: null };
+    return { commit: null, dirty: null, uncommitted: null };
   }
 }
 

@@ -28,10 +28,12 @@ async function tinyjoinEngine(name, config) {
   } catch (e) {
     throw new Error(`TinyJoin's package (client-ts/dist/worker.js) cannot be loaded: ${e && e.message}. Build it with scripts/build-wasm.`);
   }
-  const db = await mod.openInWorker(name, { validation: config.validation ?? "full" });
+  const options = { validation: config.validation ?? "full" };
+  if (config.batchLimitBytes !== undefined) options.batchLimitBytes = config.batchLimitBytes;
+  const db = await mod.openInWorker(name, options);
   let open = null;
   const adapter = {
-    info: { engine: "tinyjoin", api: "tinyjoin/worker openInWorker", storage: "opfs", validation: config.validation ?? "full" },
+    info: { engine: "tinyjoin", api: "tinyjoin/worker openInWorker", storage: "opfs", options },
     exec: (sql) => db.exec(sql),
     query: async (sql, params) => (await db.query(sql, params ?? [])).rows,
     async prepare(sql) {
