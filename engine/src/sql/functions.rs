@@ -18,7 +18,8 @@
 //! - `choice`: min/max, coalesce/ifnull, nullif, iif, likely, typeof.
 //! - `printf`: printf/format.
 //! - `pattern`: LIKE and GLOB matching.
-//! - `datetime`: date, time, datetime, julianday, unixepoch, strftime.
+//! - `datetime`: date, time, datetime, julianday, unixepoch, strftime,
+//!   timediff.
 //! - `math`: SQLite's optional math functions (ceil, floor, ln, pow, ...).
 //!
 //! Date/time functions are provided (see `datetime` for what 'now' and
@@ -184,6 +185,7 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("tan", 1, Some(1), math::tan),
     f("tanh", 1, Some(1), math::tanh),
     volatile("time", 0, None, datetime::time),
+    f("timediff", 2, Some(2), datetime::timediff),
     f("trim", 1, Some(2), text::trim),
     f("trunc", 1, Some(1), math::trunc),
     f("typeof", 1, Some(1), choice::type_of),

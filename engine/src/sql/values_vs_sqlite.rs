@@ -931,6 +931,7 @@ fn date_time_functions_match_sqlite() {
         "x%",
     ];
     let functions = [
+        "timediff",
         "date",
         "time",
         "datetime",
@@ -961,10 +962,23 @@ fn date_time_functions_match_sqlite() {
             )),
             _ => Value::Text(bases[rng.gen_range(0..bases.len())].to_string()),
         });
-        for _ in 0..rng.gen_range(0..3) {
-            args.push(Value::Text(
-                modifiers[rng.gen_range(0..modifiers.len())].to_string(),
-            ));
+        if name == "timediff" {
+            args.push(Value::Text(format!(
+                "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03}",
+                rng.gen_range(0..10000),
+                rng.gen_range(1..13),
+                rng.gen_range(1..32),
+                rng.gen_range(0..24),
+                rng.gen_range(0..60),
+                rng.gen_range(0..60),
+                rng.gen_range(0..1000)
+            )));
+        } else {
+            for _ in 0..rng.gen_range(0..3) {
+                args.push(Value::Text(
+                    modifiers[rng.gen_range(0..modifiers.len())].to_string(),
+                ));
+            }
         }
         let placeholders: Vec<String> = (1..=args.len()).map(|i| format!("?{i}")).collect();
         let sql = format!("SELECT {name}({})", placeholders.join(", "));

@@ -475,6 +475,80 @@ pub(super) fn unixepoch(args: &[Value], _: Collation) -> Result<Value> {
     }))
 }
 
+/// `timediff(a, b)`: "±YYYY-MM-DD HH:MM:SS.SSS" such that
+/// `datetime(b, timediff(a, b)) = datetime(a)`.
+pub(super) fn timediff(args: &[Value], _: Collation) -> Result<Value> {
+    let (Some(mut d1), Some(mut d2)) = (is_date(&args[..1]), is_date(&args[1..2])) else {
+        return Ok(Value::Null);
+    };
+    d1.compute_ymd_hms();
+    d2.compute_ymd_hms();
+    let reset = |d2: &mut DateTime| {
+        d2.valid_jd = false;
+        d2.compute_jd();
+    };
+    let forward = d1.jd >= d2.jd;
+    let (mut y, mut m) = if forward {
+        (d1.y - d2.y, d1.mo - d2.mo)
+    } else {
+        (d2.y - d1.y, d2.mo - d1.mo)
+    };
+    if y != 0 {
+        d2.y = d1.y;
+        reset(&mut d2);
+    }
+    if m < 0 {
+        y -= 1;
+        m += 12;
+    }
+    if m != 0 {
+        d2.mo = d1.mo;
+        reset(&mut d2);
+    }
+    while (forward && d1.jd < d2.jd) || (!forward && d1.jd > d2.jd) {
+        m -= 1;
+        if m < 0 {
+            m = 11;
+            y -= 1;
+        }
+        if forward {
+            d2.mo -= 1;
+            if d2.mo < 1 {
+                d2.mo = 12;
+                d2.y -= 1;
+            }
+        } else {
+            d2.mo += 1;
+            if d2.mo > 12 {
+                d2.mo = 1;
+                d2.y += 1;
+            }
+        }
+        reset(&mut d2);
+    }
+    d1.jd = if forward {
+        d1.jd - d2.jd
+    } else {
+        d2.jd - d1.jd
+    } + 148_699_540_800_000;
+    d1.clear_ymd_hms_tz();
+    d1.compute_ymd_hms();
+    let flags = Flags {
+        zero_pad: true,
+        ..Flags::default()
+    };
+    Ok(Value::Text(format!(
+        "{}{:04}-{:02}-{:02} {:02}:{:02}:{}",
+        if forward { '+' } else { '-' },
+        y,
+        m,
+        d1.d - 1,
+        d1.h,
+        d1.mi,
+        real_text(d1.s, b'f', 3, flags, 6)
+    )))
+}
+
 fn days_after_jan01(p: &DateTime) -> i64 {
     let mut jan01 = *p;
     jan01.valid_jd = false;
@@ -621,6 +695,10 @@ mod tests {
             Value::Text("12:34:56.789".into())
         );
         assert_eq!(call(date, &["nonsense"]), Value::Null);
+        assert_eq!(
+            call(timediff, &["2024-03-01", "2024-02-28 12:00"]),
+            Value::Text("+0000-00-01 12:00:00.000".into())
+        );
         set_statement_time(Some(0));
         assert_eq!(
             call(datetime, &["now"]),
