@@ -333,7 +333,14 @@ impl<'a> Parser<'a> {
     /// Whether a WINDOW clause starts here: SQLite's tokenizer reads WINDOW
     /// as a keyword only before `name AS`, and as an identifier otherwise.
     pub(super) fn at_window_clause(&self) -> bool {
-        self.is_kw(Keyword::Window) && self.name_at(1) && self.is_kw_at(2, Keyword::As)
+        self.is_kw(Keyword::Window) && self.id_at(1) && self.is_kw_at(2, Keyword::As)
+    }
+
+    /// Whether the token `n` places ahead counts as an identifier for
+    /// SQLite's tokenizer when it decides whether WINDOW and OVER are
+    /// keywords (`getToken` in `tokenize.c`): any name but INDEXED.
+    pub(super) fn id_at(&self, n: usize) -> bool {
+        self.name_at(n) && self.peek_at(n) != TokenKind::Keyword(Keyword::Indexed)
     }
 
     /// Consumes an `ids` (see [`Parser::at_implicit_alias`]; WINDOW

@@ -535,9 +535,13 @@ impl<'a> Parser<'a> {
             if !call.distinct {
                 self.eat_kw(Keyword::All);
             }
-            call.args = self.expr_list()?;
-            if self.is_kw(Keyword::Order) {
-                call.order_by = self.order_by()?;
+            // SQLite's grammar lets the list be empty after DISTINCT/ALL
+            // (`f(ALL)` is `f()`; `count(DISTINCT)` fails when bound).
+            if self.peek() != TokenKind::RParen {
+                call.args = self.expr_list()?;
+                if self.is_kw(Keyword::Order) {
+                    call.order_by = self.order_by()?;
+                }
             }
         }
         self.expect(TokenKind::RParen)?;
@@ -553,7 +557,7 @@ impl<'a> Parser<'a> {
         }
         // OVER is a keyword only when a window follows (SQLite's rule), so
         // `SELECT f(x) over FROM t` still reads `over` as an alias.
-        if self.is_kw(Keyword::Over) && (self.peek_at(1) == TokenKind::LParen || self.name_at(1)) {
+        if self.is_kw(Keyword::Over) && (self.peek_at(1) == TokenKind::LParen || self.id_at(1)) {
             self.advance();
             call.over = Some(if self.eat(TokenKind::LParen) {
                 let spec = self.window_spec()?;

@@ -499,11 +499,11 @@ impl<'a> Parser<'a> {
         };
         self.advance();
         let (start, end) = if self.eat_kw(Keyword::Between) {
-            let start = self.frame_bound()?;
+            let start = self.frame_bound(true)?;
             self.expect_kw(Keyword::And)?;
-            (start, Some(self.frame_bound()?))
+            (start, Some(self.frame_bound(false)?))
         } else {
-            (self.frame_bound()?, None)
+            (self.frame_bound(true)?, None)
         };
         let exclude = if self.eat_kw(Keyword::Exclude) {
             Some(if self.eat_kw(Keyword::No) {
@@ -529,18 +529,21 @@ impl<'a> Parser<'a> {
         }))
     }
 
-    fn frame_bound(&mut self) -> Result<FrameBound> {
-        if self.is_kw(Keyword::Unbounded) {
-            self.advance();
-            if self.eat_kw(Keyword::Preceding) {
+    /// One frame bound; UNBOUNDED PRECEDING only starts a frame and
+    /// UNBOUNDED FOLLOWING only ends one (SQLite's `frame_bound_s`/`_e`).
+    fn frame_bound(&mut self, is_start: bool) -> Result<FrameBound> {
+        if self.eat_kw(Keyword::Unbounded) {
+            if is_start {
+                self.expect_kw(Keyword::Preceding)?;
                 return Ok(FrameBound::UnboundedPreceding);
             }
             self.expect_kw(Keyword::Following)?;
             return Ok(FrameBound::UnboundedFollowing);
         }
-        if self.is_kw(Keyword::Current) && self.is_kw_at(1, Keyword::Row) {
-            self.advance();
-            self.advance();
+        // In a frame bound CURRENT always starts CURRENT ROW (SQLite's
+        // grammar gives it no fallback to a name here).
+        if self.eat_kw(Keyword::Current) {
+            self.expect_kw(Keyword::Row)?;
             return Ok(FrameBound::CurrentRow);
         }
         let expr = Box::new(self.expr()?);

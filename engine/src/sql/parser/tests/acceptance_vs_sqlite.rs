@@ -76,6 +76,7 @@ fn sqlite_rejects_syntax(conn: &rusqlite::Connection, sql: &str) -> Option<Strin
         "all VALUES must have the same number of terms",
         "unknown table option",
         "columns assigned",
+        "should come after",
     ];
     syntax.iter().any(|s| e.contains(s)).then_some(e)
 }
