@@ -36,6 +36,8 @@ mod pattern;
 mod printf;
 mod text;
 
+pub(crate) use datetime::set_statement_time;
+
 use crate::sql::value::{Collation, Value};
 use crate::{sql_err, Result};
 
