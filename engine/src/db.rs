@@ -30,7 +30,7 @@ use crate::sql::exec::ddl::load_catalog;
 use crate::sql::exec::dml::DmlOptions;
 use crate::sql::exec::kv::Kv;
 use crate::sql::exec::statement::{self, Output};
-use crate::sql::parser::{self, Parsed};
+use crate::sql::parser;
 pub use crate::sql::value::Value;
 pub use crate::storage::{CheckReport, Validation};
 use crate::storage::{Device, MemoryDevice, Savepoint, Store, StoreOptions, WriteTxn};
@@ -109,9 +109,27 @@ impl Database {
         }
     }
 
-    /// Full validation of the file: pages, trees, free space.
+    /// Full validation: pages, trees and free space (storage), then every
+    /// index against its table (each holds exactly the entries the rows
+    /// imply). Problems are reported, not returned as errors.
     pub fn check(&self) -> Result<CheckReport> {
-        self.shared.store.check()
+        let mut report = self.shared.store.check()?;
+        if report.problems.is_empty() {
+            let snapshot = self.shared.store.read()?;
+            let cat = self.catalog();
+            match crate::sql::exec::integrity::check_catalog(
+                &snapshot,
+                &cat,
+                self.shared.opts.batch_limit_bytes,
+            ) {
+                Ok(p) => report.problems.extend(p),
+                Err(e) => report.problems.push(crate::storage::Problem {
+                    page: 0,
+                    detail: e.to_string(),
+                }),
+            }
+        }
+        Ok(report)
     }
 
     fn catalog(&self) -> Rc<Catalog> {
@@ -191,6 +209,28 @@ impl Statement {
     }
 }
 
+/// One parsed statement and where it is in its text (the parser's output,
+/// kept by prepared statements).
+#[derive(Clone, Debug)]
+struct Parsed {
+    statement: ast::Statement,
+    /// Byte offsets of the statement in the text (end past its `;`).
+    start: usize,
+    end: usize,
+    /// Parameter slots: `params[i]` names parameter `i + 1` (`None` for `?`).
+    params: Vec<Option<String>>,
+}
+
+/// The next statement of `sql` at or after `offset`.
+fn parse_next(sql: &str, offset: usize) -> Result<Option<Parsed>> {
+    Ok(parser::parse_next(sql, offset)?.map(|p| Parsed {
+        statement: p.statement,
+        start: p.start,
+        end: p.end,
+        params: p.params,
+    }))
+}
+
 /// Maps `params` onto the statement's parameter slots.
 fn bind_params(parsed: &Parsed, params: &Params) -> Result<Vec<Value>> {
     let slots = parsed.params.len();
@@ -230,7 +270,7 @@ impl Connection {
     /// Stops at the first error; earlier statements keep their effects.
     pub fn execute_batch(&mut self, sql: &str) -> Result<()> {
         let mut offset = 0;
-        while let Some(parsed) = parser::parse_next(sql, offset)? {
+        while let Some(parsed) = parse_next(sql, offset)? {
             offset = parsed.end;
             let values = vec![Value::Null; parsed.params.len()];
             self.run_parsed(sql, &parsed, &values)?;
@@ -243,7 +283,7 @@ impl Connection {
     pub fn execute(&mut self, sql: &str, params: &Params) -> Result<QueryResult> {
         let mut offset = 0;
         let mut last = None;
-        while let Some(parsed) = parser::parse_next(sql, offset)? {
+        while let Some(parsed) = parse_next(sql, offset)? {
             offset = parsed.end;
             let values = bind_params(&parsed, params)?;
             last = Some(self.run_parsed(sql, &parsed, &values)?);
@@ -253,8 +293,7 @@ impl Connection {
 
     /// Prepares the first statement of `sql`.
     pub fn prepare(&mut self, sql: &str) -> Result<Statement> {
-        let parsed =
-            parser::parse_next(sql, 0)?.ok_or_else(|| misuse!("no statement to prepare"))?;
+        let parsed = parse_next(sql, 0)?.ok_or_else(|| misuse!("no statement to prepare"))?;
         let columns =
             self.with_read_kv(|kv, cat| Ok(statement::columns_of(kv, cat, &parsed.statement)?.0))?;
         Ok(Statement {

@@ -51,21 +51,41 @@ pub(crate) fn load_catalog(kv: &dyn Kv) -> Result<Catalog> {
         records.push((kind, name, table, tree, text(4)));
     }
     for pass in ["table", "index", "view"] {
-        for (kind, name, _table, tree, sql) in records.iter().filter(|r| r.0 == pass) {
-            load_object(&mut cat, kind, name, tree, sql.as_deref(), &records)?;
+        for (kind, name, table, tree, sql) in records.iter().filter(|r| r.0 == pass) {
+            let entry = StoredObject {
+                kind,
+                name,
+                table,
+                tree,
+                sql: sql.as_deref(),
+            };
+            load_object(&mut cat, &entry, &records)?;
         }
     }
     Ok(cat)
 }
 
-fn load_object(
-    cat: &mut Catalog,
-    kind: &str,
-    name: &str,
-    tree: &str,
-    sql: Option<&str>,
-    records: &[(String, String, String, String, Option<String>)],
-) -> Result<()> {
+/// One schema entry as stored: (type, name, table, tree, sql).
+struct StoredObject<'a> {
+    kind: &'a str,
+    name: &'a str,
+    /// The table an index belongs to (kept current by ALTER TABLE RENAME,
+    /// while the CREATE INDEX text keeps the old name).
+    table: &'a str,
+    tree: &'a str,
+    sql: Option<&'a str>,
+}
+
+type SchemaRecords = [(String, String, String, String, Option<String>)];
+
+fn load_object(cat: &mut Catalog, entry: &StoredObject, records: &SchemaRecords) -> Result<()> {
+    let StoredObject {
+        kind,
+        name,
+        table: owner,
+        tree,
+        sql,
+    } = *entry;
     let bad = |what: &str| corrupt!(0, "schema entry {name}: {what}");
     match kind {
         "table" => {
@@ -121,7 +141,7 @@ fn load_object(
             let Some(ast::Statement::CreateIndex(ci)) = stmts.first() else {
                 return Err(bad("not CREATE INDEX"));
             };
-            let table = cat.table_or_err(&ci.table)?.clone();
+            let table = cat.table_or_err(owner)?.clone();
             let ix = index_from_ast(&table, ci, sql.to_string(), tree.to_string())?;
             cat.indexes.insert(key(name), Rc::new(ix));
         }
@@ -544,10 +564,31 @@ pub(crate) fn alter_table(
         let mut ix2 = (*ix).clone();
         ix2.table = new_key.clone();
         if ix2.sql.is_none() {
-            save_object(kv, "index", &ix2.name, &t.name, &ix2.tree, None)?;
+            // Automatic indexes are named after their table (and found
+            // by that name when the table is loaded).
+            let seq = ix2.name.rsplit('_').next().unwrap_or("1").to_string();
+            kv.remove(SCHEMA_TREE, key(&ix2.name).as_bytes())?;
+            cat.indexes.remove(&key(&ix2.name));
+            ix2.name = format!("sqlite_autoindex_{}_{seq}", t.name);
         }
+        save_object(
+            kv,
+            "index",
+            &ix2.name,
+            &t.name,
+            &ix2.tree,
+            ix2.sql.as_deref(),
+        )?;
         cat.indexes.insert(key(&ix2.name), Rc::new(ix2));
     }
     cat.tables.insert(new_key, Rc::new(t));
+    // Views keep their text: one that no longer binds makes the ALTER fail
+    // (the statement is rolled back). SQLite rewrites such views instead.
+    let views: Vec<Rc<View>> = cat.views.values().cloned().collect();
+    for v in views {
+        if let Err(e) = crate::sql::binder::Binder::new(cat).bind_query_in(&v.select, None) {
+            return Err(sql_err!("error in view {}: {e}", v.name));
+        }
+    }
     Ok(())
 }

@@ -22,6 +22,7 @@
 //! - `dml`: INSERT, UPDATE, DELETE.
 //! - `ddl`: CREATE/DROP/ALTER and catalog persistence.
 //! - `explain`: EXPLAIN QUERY PLAN rows.
+//! - `integrity`: index-versus-table consistency for `Database::check`.
 //! - `statement`: runs one parsed statement (everything but transaction
 //!   control, which the connection in `db.rs` owns).
 
@@ -32,6 +33,7 @@ pub(crate) mod dml;
 pub(crate) mod eval;
 pub(crate) mod explain;
 pub(crate) mod fk;
+pub(crate) mod integrity;
 pub(crate) mod kv;
 pub(crate) mod scan;
 pub(crate) mod select;

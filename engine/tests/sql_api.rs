@@ -1,0 +1,327 @@
+//! The public API (`tinyjoin_engine::db`): transactions and savepoints,
+//! statement atomicity, one writer at a time, snapshots for readers,
+//! parameters, prepared statements, `changes` / `last_insert_rowid`,
+//! persistence across reopen, the batch limit, and index consistency
+//! (`Database::check` after every kind of write).
+
+use tinyjoin_engine::storage::{FileDevice, MemoryDevice};
+use tinyjoin_engine::{ConstraintKind, Database, DbOptions, Error, Params, Value};
+
+fn rows(conn: &mut tinyjoin_engine::Connection, sql: &str) -> Vec<Vec<Value>> {
+    conn.execute(sql, &Params::None)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .rows
+}
+
+fn int(i: i64) -> Value {
+    Value::Integer(i)
+}
+
+#[test]
+fn autocommit_and_explicit_transactions() {
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    c.execute_batch(
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT); INSERT INTO t VALUES (1, 'x');",
+    )
+    .unwrap();
+    c.execute_batch("BEGIN; INSERT INTO t VALUES (2, 'y');")
+        .unwrap();
+    assert!(c.in_transaction());
+    // Another connection reads the last commit, without waiting.
+    let mut other = db.connect();
+    assert_eq!(
+        rows(&mut other, "SELECT count(*) FROM t"),
+        vec![vec![int(1)]]
+    );
+    // ... and cannot write while the transaction is open.
+    let busy = other.execute("INSERT INTO t VALUES (3, 'z')", &Params::None);
+    assert!(matches!(busy, Err(Error::Busy(_))), "{busy:?}");
+    c.execute_batch("ROLLBACK").unwrap();
+    assert!(!c.in_transaction());
+    assert_eq!(rows(&mut c, "SELECT count(*) FROM t"), vec![vec![int(1)]]);
+    c.execute_batch("BEGIN; INSERT INTO t VALUES (2, 'y'); COMMIT;")
+        .unwrap();
+    assert_eq!(
+        rows(&mut other, "SELECT count(*) FROM t"),
+        vec![vec![int(2)]]
+    );
+    assert!(c.execute("COMMIT", &Params::None).is_err());
+}
+
+#[test]
+fn failed_statement_inside_transaction_is_undone_alone() {
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    c.execute_batch("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT UNIQUE)")
+        .unwrap();
+    c.execute_batch("BEGIN; INSERT INTO t VALUES (1, 'x');")
+        .unwrap();
+    // The second row conflicts: the whole statement (both rows) is undone.
+    let err = c
+        .execute("INSERT INTO t VALUES (2, 'y'), (3, 'x')", &Params::None)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Constraint {
+                kind: ConstraintKind::Unique,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(c.in_transaction());
+    c.execute_batch("COMMIT").unwrap();
+    assert_eq!(
+        rows(&mut c, "SELECT a FROM t ORDER BY a"),
+        vec![vec![int(1)]]
+    );
+    assert!(db.check().unwrap().problems.is_empty());
+}
+
+#[test]
+fn savepoints_nest_and_release() {
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    c.execute_batch("CREATE TABLE t(a)").unwrap();
+    c.execute_batch(
+        "SAVEPOINT s1; INSERT INTO t VALUES (1); SAVEPOINT s2; INSERT INTO t VALUES (2);",
+    )
+    .unwrap();
+    c.execute_batch("ROLLBACK TO s2").unwrap();
+    assert_eq!(rows(&mut c, "SELECT a FROM t"), vec![vec![int(1)]]);
+    // DDL inside a savepoint is undone with it, catalog included.
+    c.execute_batch("SAVEPOINT s3; CREATE TABLE u(x); ROLLBACK TO s3;")
+        .unwrap();
+    assert!(c.execute("SELECT * FROM u", &Params::None).is_err());
+    c.execute_batch("RELEASE s1").unwrap();
+    assert!(
+        !c.in_transaction(),
+        "releasing the outermost savepoint commits"
+    );
+    let mut other = db.connect();
+    assert_eq!(rows(&mut other, "SELECT a FROM t"), vec![vec![int(1)]]);
+    assert!(c.execute("ROLLBACK TO nosuch", &Params::None).is_err());
+}
+
+#[test]
+fn parameters_and_prepared_statements() {
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    c.execute_batch("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)")
+        .unwrap();
+    let mut ins = c.prepare("INSERT INTO t(b) VALUES (?)").unwrap();
+    assert_eq!(ins.param_count(), 1);
+    for s in ["x", "y", "z"] {
+        let r = ins
+            .execute(&mut c, &Params::Positional(vec![Value::Text(s.into())]))
+            .unwrap();
+        assert_eq!(r.changes, 1);
+    }
+    assert_eq!(c.last_insert_rowid(), 3);
+    let r = c
+        .execute(
+            "SELECT b FROM t WHERE a = :id OR b = $name ORDER BY a",
+            &Params::Named(vec![
+                (":id".into(), int(1)),
+                ("name".into(), Value::Text("z".into())),
+            ]),
+        )
+        .unwrap();
+    assert_eq!(r.columns, vec!["b".to_string()]);
+    assert_eq!(
+        r.rows,
+        vec![vec![Value::Text("x".into())], vec![Value::Text("z".into())]]
+    );
+    let r = c
+        .execute("SELECT ?2, ?1", &Params::Positional(vec![int(1), int(2)]))
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![int(2), int(1)]]);
+    let sel = c.prepare("SELECT a AS id, b FROM t").unwrap();
+    assert_eq!(sel.column_names(), ["id".to_string(), "b".to_string()]);
+    let r = c
+        .execute("UPDATE t SET b = upper(b) WHERE a >= 2", &Params::None)
+        .unwrap();
+    assert_eq!(r.changes, 2);
+}
+
+#[test]
+fn constraint_kinds_and_messages() {
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    c.execute_batch(
+        "CREATE TABLE p(id INTEGER PRIMARY KEY);
+         CREATE TABLE t(id INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (n > 0), p INTEGER REFERENCES p(id));
+         INSERT INTO p VALUES (1);",
+    )
+    .unwrap();
+    let cases = [
+        (
+            "INSERT INTO t VALUES (1, NULL, 1)",
+            ConstraintKind::NotNull,
+            "NOT NULL constraint failed: t.n",
+        ),
+        (
+            "INSERT INTO t VALUES (1, 0, 1)",
+            ConstraintKind::Check,
+            "CHECK constraint failed: n > 0",
+        ),
+        (
+            "INSERT INTO t VALUES (1, 1, 2)",
+            ConstraintKind::ForeignKey,
+            "FOREIGN KEY constraint failed",
+        ),
+    ];
+    for (sql, kind, message) in cases {
+        match c.execute(sql, &Params::None) {
+            Err(Error::Constraint {
+                kind: k,
+                message: m,
+            }) => {
+                assert_eq!((k, m.as_str()), (kind, message), "{sql}");
+            }
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+    c.execute_batch("INSERT INTO t VALUES (1, 1, 1)").unwrap();
+    let dup = c
+        .execute("INSERT INTO t VALUES (1, 2, 1)", &Params::None)
+        .unwrap_err();
+    assert!(
+        matches!(
+            dup,
+            Error::Constraint {
+                kind: ConstraintKind::PrimaryKey,
+                ..
+            }
+        ),
+        "{dup:?}"
+    );
+    let fk = c.execute("DELETE FROM p", &Params::None).unwrap_err();
+    assert!(
+        matches!(
+            fk,
+            Error::Constraint {
+                kind: ConstraintKind::ForeignKey,
+                ..
+            }
+        ),
+        "{fk:?}"
+    );
+    c.execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM p;")
+        .unwrap();
+    assert_eq!(rows(&mut c, "PRAGMA foreign_keys"), vec![vec![int(0)]]);
+}
+
+#[test]
+fn schema_and_data_survive_reopen() {
+    let dir = std::env::temp_dir().join(format!("tinyjoin-sql-api-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("reopen.db");
+    let _ = std::fs::remove_file(&path);
+    {
+        let db = Database::open(
+            Box::new(FileDevice::open(&path).unwrap()),
+            DbOptions::default(),
+        )
+        .unwrap();
+        let mut c = db.connect();
+        c.execute_batch(
+            "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT UNIQUE, c);
+             CREATE INDEX t_c ON t(c) WHERE c IS NOT NULL;
+             CREATE VIEW v AS SELECT b FROM t WHERE a > 1;
+             INSERT INTO t VALUES (1, 'x', NULL), (2, 'y', 5);
+             ALTER TABLE t ADD COLUMN d DEFAULT 7;",
+        )
+        .unwrap();
+        // The view names t: renaming t would break it, so the ALTER fails
+        // and changes nothing (SQLite would rewrite the view instead).
+        assert!(c
+            .execute("ALTER TABLE t RENAME TO t2", &Params::None)
+            .is_err());
+        c.execute_batch("DROP VIEW v; ALTER TABLE t RENAME TO t2; CREATE VIEW v AS SELECT b FROM t2 WHERE a > 1;").unwrap();
+    }
+    let db = Database::open(
+        Box::new(FileDevice::open(&path).unwrap()),
+        DbOptions::default(),
+    )
+    .unwrap();
+    let mut c = db.connect();
+    assert_eq!(
+        rows(&mut c, "SELECT a, b, c, d FROM t2 ORDER BY a"),
+        vec![
+            vec![int(1), Value::Text("x".into()), Value::Null, int(7)],
+            vec![int(2), Value::Text("y".into()), int(5), int(7)],
+        ]
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT * FROM v"),
+        vec![vec![Value::Text("y".into())]]
+    );
+    let dup = c.execute("INSERT INTO t2(b) VALUES ('x')", &Params::None);
+    assert!(
+        matches!(
+            dup,
+            Err(Error::Constraint {
+                kind: ConstraintKind::Unique,
+                ..
+            })
+        ),
+        "{dup:?}"
+    );
+    assert!(db.check().unwrap().problems.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_sort_beyond_the_batch_limit_fails_cleanly() {
+    let opts = DbOptions {
+        batch_limit_bytes: 64 * 1024,
+        ..DbOptions::default()
+    };
+    let db = Database::open(Box::new(MemoryDevice::new()), opts).unwrap();
+    let mut c = db.connect();
+    c.execute_batch("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)")
+        .unwrap();
+    c.execute_batch("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) INSERT INTO t SELECT i, 'row' FROM n").unwrap();
+    let big = c.execute(
+        "SELECT t.a, t.b || u.a FROM t, t AS u ORDER BY 2",
+        &Params::None,
+    );
+    assert!(
+        matches!(big, Err(Error::BatchLimitExceeded { .. })),
+        "{big:?}"
+    );
+    // The database is intact and usable afterwards.
+    assert_eq!(rows(&mut c, "SELECT count(*) FROM t"), vec![vec![int(200)]]);
+}
+
+#[test]
+fn indexes_stay_consistent_under_every_write() {
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    c.execute_batch(
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT UNIQUE, c REAL, d);
+         CREATE INDEX t_cd ON t(c DESC, d);
+         CREATE INDEX t_lower ON t(lower(b));
+         INSERT INTO t VALUES (1, 'A', 1.5, 'x'), (2, 'b', 2, NULL), (3, 'C', NULL, 3);
+         UPDATE t SET c = c * 2, b = b || '!' WHERE a >= 2;
+         INSERT OR REPLACE INTO t VALUES (4, 'A', 0, 0);
+         INSERT INTO t VALUES (5, 'e', 1, 1) ON CONFLICT(b) DO UPDATE SET c = 9;
+         INSERT INTO t VALUES (6, 'e', 1, 1) ON CONFLICT(b) DO UPDATE SET c = 9;
+         DELETE FROM t WHERE a = 3;
+         UPDATE t SET a = a + 10 WHERE a = 2;",
+    )
+    .unwrap();
+    let report = db.check().unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    assert_eq!(
+        rows(&mut c, "SELECT a FROM t WHERE lower(b) = 'b!'"),
+        vec![vec![int(12)]]
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT a, c FROM t WHERE b = 'e'"),
+        vec![vec![int(5), Value::Real(9.0)]]
+    );
+}
