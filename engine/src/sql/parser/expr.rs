@@ -408,7 +408,9 @@ impl<'a> Parser<'a> {
             Keyword::CurrentTime => Literal::CurrentTime,
             Keyword::CurrentDate => Literal::CurrentDate,
             Keyword::CurrentTimestamp => Literal::CurrentTimestamp,
-            Keyword::Cast if call_follows => return self.cast(),
+            // CAST starts a cast wherever an expression may start; SQLite's
+            // grammar has no name fallback for it there (`SELECT cast` fails).
+            Keyword::Cast => return self.cast(),
             Keyword::Case => return self.case(),
             Keyword::Exists => {
                 self.advance();

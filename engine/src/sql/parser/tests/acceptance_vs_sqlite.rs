@@ -1,7 +1,7 @@
 //! Syntax acceptance against SQLite itself: every statement form, and
-//! random one-token mutations of them (a token deleted, inserted or
-//! replaced), must be rejected as a syntax error by both parsers or by
-//! neither. SQLite checks some names while it parses, so it runs against a
+//! random one-token mutations of them and of the sqllogictest corpus's
+//! statements (a token deleted, inserted or replaced), must be rejected as
+//! a syntax error by both parsers or by neither. SQLite checks some names while it parses, so it runs against a
 //! schema with the tables the statements use, and statements whose first
 //! clause SQLite resolves before parsing the rest (ALTER TABLE, CREATE of an
 //! existing table, transactions) are left out. Seeded: `TINYJOIN_SEED=<n>`.
@@ -11,6 +11,7 @@ use rand::{Rng, SeedableRng};
 
 use super::statements::STATEMENTS;
 use crate::error::Error;
+use crate::slt::{self, RecordKind, DIALECT};
 use crate::sql::lexer::{Lexer, TokenKind};
 use crate::sql::parser::parse;
 
@@ -28,11 +29,31 @@ fn tokens(sql: &str) -> Vec<&str> {
     let mut out = Vec::new();
     loop {
         let t = lexer.next_token();
-        if t.kind == TokenKind::Eof {
+        if matches!(t.kind, TokenKind::Eof | TokenKind::Illegal) {
             return out;
         }
         out.push(&sql[t.start..t.end]);
     }
+}
+
+/// `base` with one random token deleted, inserted (from `vocabulary`) or
+/// replaced.
+fn mutate(rng: &mut SmallRng, base: &[&str], vocabulary: &[&str]) -> String {
+    let mut t = base.to_vec();
+    let word = vocabulary[rng.gen_range(0..vocabulary.len())];
+    match rng.gen_range(0..3) {
+        0 if !t.is_empty() => {
+            let i = rng.gen_range(0..t.len());
+            t.remove(i);
+        }
+        1 => t.insert(rng.gen_range(0..=t.len()), word),
+        _ if !t.is_empty() => {
+            let i = rng.gen_range(0..t.len());
+            t[i] = word;
+        }
+        _ => {}
+    }
+    t.join(" ")
 }
 
 fn sqlite_with_schema() -> rusqlite::Connection {
@@ -154,20 +175,8 @@ fn mutated_statements_are_rejected_exactly_when_sqlite_rejects_them() {
     let mut disagreements = Vec::new();
     let mut checked = 0;
     for _ in 0..20_000 {
-        let mut t = bases[rng.gen_range(0..bases.len())].clone();
-        let word = vocabulary[rng.gen_range(0..vocabulary.len())];
-        match rng.gen_range(0..3) {
-            0 => {
-                let i = rng.gen_range(0..t.len());
-                t.remove(i);
-            }
-            1 => t.insert(rng.gen_range(0..=t.len()), word),
-            _ => {
-                let i = rng.gen_range(0..t.len());
-                t[i] = word;
-            }
-        }
-        let sql = t.join(" ");
+        let base = &bases[rng.gen_range(0..bases.len())];
+        let sql = mutate(&mut rng, base, &vocabulary);
         if skipped(&sql) {
             continue;
         }
@@ -177,6 +186,58 @@ fn mutated_statements_are_rejected_exactly_when_sqlite_rejects_them() {
         }
     }
     println!("checked {checked} mutations");
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements, e.g.:\n{}",
+        disagreements.len(),
+        disagreements[..disagreements.len().min(20)].join("\n")
+    );
+}
+
+/// Per corpus file: its schema is built in SQLite by running its
+/// statements, then mutations of its statements and queries are judged.
+#[test]
+fn mutated_corpus_statements_are_rejected_exactly_when_sqlite_rejects_them() {
+    const MUTATIONS_PER_FILE: usize = 300;
+    let Some(dir) = super::corpus::corpus_dir() else {
+        eprintln!("sqllogictest corpus not found; skipping");
+        return;
+    };
+    let files = slt::collect_test_files(&[dir]).expect("corpus files are listable");
+    let mut rng = SmallRng::seed_from_u64(seed());
+    let mut disagreements = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("corpus file is UTF-8");
+        let conn = rusqlite::Connection::open_in_memory().expect("sqlite opens");
+        let mut sources = Vec::new();
+        for record in slt::parse(&text) {
+            match &record.kind {
+                RecordKind::Statement { sql, .. } if record.runs_on(DIALECT) => {
+                    // Only the schema matters; failures are part of the corpus.
+                    let _ = conn.execute_batch(sql);
+                    sources.push(sql.clone());
+                }
+                RecordKind::Query(query) if record.runs_on(DIALECT) => {
+                    sources.push(query.sql.clone())
+                }
+                _ => {}
+            }
+        }
+        let vocabulary: Vec<&str> = sources.iter().take(200).flat_map(|s| tokens(s)).collect();
+        if sources.is_empty() || vocabulary.is_empty() {
+            continue;
+        }
+        for _ in 0..MUTATIONS_PER_FILE {
+            let base = tokens(&sources[rng.gen_range(0..sources.len())]);
+            let sql = mutate(&mut rng, &base, &vocabulary);
+            if skipped(&sql) {
+                continue;
+            }
+            if let Err(d) = agree(&conn, &sql) {
+                disagreements.push(d);
+            }
+        }
+    }
     assert!(
         disagreements.is_empty(),
         "{} disagreements, e.g.:\n{}",

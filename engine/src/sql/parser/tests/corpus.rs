@@ -8,7 +8,7 @@ use crate::slt::{self, RecordKind, DIALECT};
 
 /// The corpus lives next to the repository (`/work/shared/sqllogictest`);
 /// `TINYJOIN_SLT_DIR` overrides it.
-fn corpus_dir() -> Option<PathBuf> {
+pub(super) fn corpus_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("TINYJOIN_SLT_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/sqllogictest"));
