@@ -10,7 +10,7 @@
 
 use super::commit::load_freelist;
 use super::format::*;
-use super::node::{overflow_pages, LeafValue, Node};
+use super::node::{for_each_leaf_entry, overflow_pages, Branch, LeafValue, Node, RawValue};
 use super::store::{ReadTxn, TreeMeta};
 use crate::Result;
 
@@ -61,6 +61,101 @@ struct Walker<'a> {
     snap: &'a ReadTxn,
     used: Vec<bool>,
     report: CheckReport,
+    /// What the sequential pass learned of each page (full checks only).
+    seen: Option<Vec<Seen>>,
+}
+
+/// What the sequential pass over the file learned about one page. Free
+/// pages are summarized too (they may hold anything); only pages the walk
+/// reaches are judged.
+enum Seen {
+    /// Failed its checksum or did not parse.
+    Bad(String),
+    Leaf {
+        count: u64,
+        first: Vec<u8>,
+        last: Vec<u8>,
+        overflow: Vec<(PageId, u64)>,
+    },
+    /// Branches are about 1% of the pages: kept decoded.
+    Branch(Branch),
+    /// A page of another kind whose checksum holds.
+    Other(u8),
+}
+
+/// The parts of a tree node the walk checks.
+struct Facts {
+    first: Option<Vec<u8>>,
+    last: Option<Vec<u8>>,
+    /// Branch: children and separators. Leaf: `None`.
+    branch: Option<Branch>,
+    count: u64,
+    overflow: Vec<(PageId, u64)>,
+    /// Inline entries, for the catalog only.
+    inline: Entries,
+}
+
+/// Pages read per device call in the sequential pass.
+const SCAN_RUN_PAGES: u64 = 256;
+
+/// Reads the whole file in large runs, verifying every page's checksum and
+/// summarizing tree pages without copying their entries: validation then
+/// walks the trees in memory, at close to the device's sequential speed.
+fn scan(snap: &ReadTxn) -> Result<Vec<Seen>> {
+    let pages = snap.sb.page_count;
+    let mut seen = Vec::with_capacity(pages as usize);
+    for _ in 0..FIRST_DATA_PAGE.min(pages) {
+        seen.push(Seen::Other(KIND_SUPERBLOCK));
+    }
+    let mut buf = Vec::new();
+    let mut at = FIRST_DATA_PAGE;
+    while at < pages {
+        let run = (pages - at).min(SCAN_RUN_PAGES);
+        snap.shared
+            .inner
+            .borrow_mut()
+            .pager
+            .read_raw_run(PageId(at), run as usize, &mut buf)?;
+        for (i, page) in buf.chunks(PAGE_SIZE).enumerate() {
+            seen.push(summarize(page, PageId(at + i as u64)));
+        }
+        at += run;
+    }
+    Ok(seen)
+}
+
+fn summarize(page: &[u8], id: PageId) -> Seen {
+    if let Err(e) = verify_page(page, id) {
+        return Seen::Bad(e.to_string());
+    }
+    match page[KIND_OFFSET] {
+        KIND_LEAF => {
+            let (mut first, mut last, mut overflow): (Option<&[u8]>, &[u8], _) =
+                (None, &[], Vec::new());
+            let walked = for_each_leaf_entry(page, id, |k, v| {
+                first.get_or_insert(k);
+                last = k;
+                if let RawValue::Overflow { len, first } = v {
+                    overflow.push((first, len));
+                }
+            });
+            match walked {
+                Ok(count) => Seen::Leaf {
+                    count: count as u64,
+                    first: first.unwrap_or_default().to_vec(),
+                    last: last.to_vec(),
+                    overflow,
+                },
+                Err(e) => Seen::Bad(e.to_string()),
+            }
+        }
+        KIND_BRANCH => match Node::decode(page, id) {
+            Ok(Node::Branch(b)) => Seen::Branch(b),
+            Ok(Node::Leaf(_)) => Seen::Bad("expected a branch".into()),
+            Err(e) => Seen::Bad(e.to_string()),
+        },
+        kind => Seen::Other(kind),
+    }
 }
 
 impl Walker<'_> {
@@ -102,6 +197,67 @@ impl Walker<'_> {
         }
     }
 
+    /// What the walk needs of node `id`: from the sequential pass when there
+    /// was one (and the entries themselves are not wanted), else decoded.
+    fn facts(&mut self, id: PageId, collect: bool) -> Option<Facts> {
+        if let (Some(seen), false) = (&self.seen, collect) {
+            let facts = match &seen[id.0 as usize] {
+                Seen::Bad(e) => Err(e.clone()),
+                Seen::Leaf {
+                    count,
+                    first,
+                    last,
+                    overflow,
+                } => Ok(Facts {
+                    first: (*count > 0).then(|| first.clone()),
+                    last: (*count > 0).then(|| last.clone()),
+                    branch: None,
+                    count: *count,
+                    overflow: overflow.clone(),
+                    inline: Vec::new(),
+                }),
+                Seen::Branch(b) => Ok(Facts {
+                    first: b.keys().first().cloned(),
+                    last: b.keys().last().cloned(),
+                    branch: Some(b.clone()),
+                    count: 0,
+                    overflow: Vec::new(),
+                    inline: Vec::new(),
+                }),
+                Seen::Other(k) => Err(format!("expected a tree page, found kind {k}")),
+            };
+            return facts.map_err(|e| self.problem(id.0, e)).ok();
+        }
+        Some(match self.read_node(id)? {
+            Node::Branch(b) => Facts {
+                first: b.keys().first().cloned(),
+                last: b.keys().last().cloned(),
+                branch: Some(b),
+                count: 0,
+                overflow: Vec::new(),
+                inline: Vec::new(),
+            },
+            Node::Leaf(l) => {
+                let mut f = Facts {
+                    first: l.entries().first().map(|e| e.0.clone()),
+                    last: l.entries().last().map(|e| e.0.clone()),
+                    branch: None,
+                    count: l.len() as u64,
+                    overflow: Vec::new(),
+                    inline: Vec::new(),
+                };
+                for (k, v) in l.into_entries() {
+                    match v {
+                        LeafValue::Overflow { len, first } => f.overflow.push((first, len)),
+                        LeafValue::Inline(v) if collect => f.inline.push((k, v)),
+                        LeafValue::Inline(_) => {}
+                    }
+                }
+                f
+            }
+        })
+    }
+
     /// Walks one tree; returns its entries (for the catalog) and their count.
     fn tree(&mut self, name: &str, root: PageId, collect: bool) -> (Entries, u64) {
         let mut out = Vec::new();
@@ -110,7 +266,6 @@ impl Walker<'_> {
             return (out, 0);
         }
         let mut leaf_depth: Option<usize> = None;
-        // (page, depth, lower bound inclusive, upper bound exclusive)
         let mut stack = vec![Visit {
             id: root,
             depth: 0,
@@ -128,63 +283,53 @@ impl Walker<'_> {
             if !self.claim(id.0, &format!("a page of tree {name}")) {
                 continue;
             }
-            let Some(node) = self.read_node(id) else {
+            let Some(facts) = self.facts(id, collect) else {
                 continue;
-            };
-            let keys: Vec<&[u8]> = match &node {
-                Node::Leaf(l) => l.entries().iter().map(|(k, _)| k.as_slice()).collect(),
-                Node::Branch(b) => b.keys().iter().map(|k| k.as_slice()).collect(),
             };
             let below = lo
                 .as_deref()
-                .is_some_and(|lo| keys.first().is_some_and(|k| *k < lo));
+                .is_some_and(|lo| facts.first.as_deref().is_some_and(|k| k < lo));
             let above = hi
                 .as_deref()
-                .is_some_and(|hi| keys.last().is_some_and(|k| *k >= hi));
+                .is_some_and(|hi| facts.last.as_deref().is_some_and(|k| k >= hi));
             if below || above {
                 self.problem(
                     id.0,
                     format!("keys of tree {name} outside the range its parent gives"),
                 );
             }
-            match node {
-                Node::Branch(b) => {
-                    for (i, &child) in b.children().iter().enumerate().rev() {
-                        let clo = if i == 0 {
-                            lo.clone()
-                        } else {
-                            Some(b.keys()[i - 1].clone())
-                        };
-                        let chi = if i == b.keys().len() {
-                            hi.clone()
-                        } else {
-                            Some(b.keys()[i].clone())
-                        };
-                        stack.push(Visit {
-                            id: child,
-                            depth: depth + 1,
-                            lo: clo,
-                            hi: chi,
-                        });
-                    }
+            if let Some(b) = &facts.branch {
+                for (i, &child) in b.children().iter().enumerate().rev() {
+                    let clo = if i == 0 {
+                        lo.clone()
+                    } else {
+                        Some(b.keys()[i - 1].clone())
+                    };
+                    let chi = if i == b.keys().len() {
+                        hi.clone()
+                    } else {
+                        Some(b.keys()[i].clone())
+                    };
+                    stack.push(Visit {
+                        id: child,
+                        depth: depth + 1,
+                        lo: clo,
+                        hi: chi,
+                    });
                 }
-                Node::Leaf(l) => {
-                    if *leaf_depth.get_or_insert(depth) != depth {
-                        self.problem(id.0, format!("leaves of tree {name} at different depths"));
-                    }
-                    if l.is_empty() && depth > 0 {
-                        self.problem(id.0, format!("empty non-root leaf in tree {name}"));
-                    }
-                    count += l.len() as u64;
-                    for (k, v) in l.into_entries() {
-                        match v {
-                            LeafValue::Overflow { len, first } => self.overflow(first, len),
-                            LeafValue::Inline(v) if collect => out.push((k, v)),
-                            LeafValue::Inline(_) => {}
-                        }
-                    }
-                }
+                continue;
             }
+            if *leaf_depth.get_or_insert(depth) != depth {
+                self.problem(id.0, format!("leaves of tree {name} at different depths"));
+            }
+            if facts.count == 0 && depth > 0 {
+                self.problem(id.0, format!("empty non-root leaf in tree {name}"));
+            }
+            count += facts.count;
+            for (first, len) in facts.overflow {
+                self.overflow(first, len);
+            }
+            out.extend(facts.inline);
         }
         (out, count)
     }
@@ -197,6 +342,20 @@ impl Walker<'_> {
             if !self.claim(p, "an overflow value") {
                 return;
             }
+        }
+        if let Some(seen) = &self.seen {
+            let mut problems = Vec::new();
+            for p in first.0..first.0 + n {
+                match &seen[p as usize] {
+                    Seen::Other(KIND_OVERFLOW) => {}
+                    Seen::Bad(e) => problems.push((p, e.clone())),
+                    _ => problems.push((p, "expected an overflow page".to_string())),
+                }
+            }
+            for (p, e) in problems {
+                self.problem(p, e);
+            }
+            return;
         }
         // Claimed, so within the file: verify checksums and kinds in runs.
         let mut done = 0;
@@ -242,6 +401,7 @@ pub(crate) fn full(snap: &ReadTxn) -> Result<CheckReport> {
             pages,
             ..Default::default()
         },
+        seen: Some(scan(snap)?),
     };
     for s in 0..FIRST_DATA_PAGE.min(pages) {
         w.used[s as usize] = true;
@@ -306,6 +466,7 @@ pub(crate) fn quick(snap: &ReadTxn) -> Result<CheckReport> {
             pages,
             ..Default::default()
         },
+        seen: None,
     };
     let root = snap.sb.catalog_root;
     if !root.is_none() {

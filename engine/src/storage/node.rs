@@ -336,10 +336,24 @@ fn check_order(prev: Option<&[u8]>, key: &[u8], id: PageId) -> Result<()> {
     }
 }
 
-fn decode_leaf(page: &[u8], id: PageId) -> Result<Leaf> {
+/// A leaf entry's value as it sits in the page, borrowed.
+#[derive(Clone, Copy, Debug)]
+pub enum RawValue<'a> {
+    Inline(&'a [u8]),
+    Overflow { len: u64, first: PageId },
+}
+
+/// Walks a verified leaf page's entries in key order without copying them,
+/// checking every offset and length and that keys strictly increase. The
+/// one parser of leaf pages: decoding and validation both use it.
+pub fn for_each_leaf_entry<'p>(
+    page: &'p [u8],
+    id: PageId,
+    mut f: impl FnMut(&'p [u8], RawValue<'p>),
+) -> Result<usize> {
     let count = read_u16(page, COUNT_OFFSET) as usize;
     slice(page, LEAF_SLOTS_OFFSET, count * SLOT_LEN, id)?;
-    let mut entries: Vec<(Vec<u8>, LeafValue)> = Vec::with_capacity(count);
+    let mut prev: Option<&[u8]> = None;
     for i in 0..count {
         let at = read_u16(page, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
         let fixed = slice(page, at, LEAF_ENTRY_FIXED, id)?;
@@ -347,29 +361,39 @@ fn decode_leaf(page: &[u8], id: PageId) -> Result<Leaf> {
         let (value, key_at) = match fixed[2] {
             0 => {
                 let vlen = read_u16(slice(page, at + 3, 2, id)?, 0) as usize;
-                let data = slice(page, at + 5 + klen, vlen, id)?;
-                (LeafValue::Inline(data.to_vec()), at + 5)
+                (
+                    RawValue::Inline(slice(page, at + 5 + klen, vlen, id)?),
+                    at + 5,
+                )
             }
             1 => {
-                let f = slice(page, at + 3, 16, id)?;
-                let (len, first) = (read_u64(f, 0), read_u64(f, 8));
+                let fields = slice(page, at + 3, 16, id)?;
+                let (len, first) = (read_u64(fields, 0), read_u64(fields, 8));
                 if len == 0 || len > MAX_VALUE_LEN || first < FIRST_DATA_PAGE {
                     return Err(corrupt!(id.0, "bad overflow reference"));
                 }
-                (
-                    LeafValue::Overflow {
-                        len,
-                        first: PageId(first),
-                    },
-                    at + 19,
-                )
+                let first = PageId(first);
+                (RawValue::Overflow { len, first }, at + 19)
             }
             k => return Err(corrupt!(id.0, "bad value kind {k}")),
         };
         let key = slice(page, key_at, klen, id)?;
-        check_order(entries.last().map(|(k, _)| k.as_slice()), key, id)?;
-        entries.push((key.to_vec(), value));
+        check_order(prev, key, id)?;
+        prev = Some(key);
+        f(key, value);
     }
+    Ok(count)
+}
+
+fn decode_leaf(page: &[u8], id: PageId) -> Result<Leaf> {
+    let mut entries: Vec<(Vec<u8>, LeafValue)> = Vec::new();
+    for_each_leaf_entry(page, id, |key, value| {
+        let value = match value {
+            RawValue::Inline(v) => LeafValue::Inline(v.to_vec()),
+            RawValue::Overflow { len, first } => LeafValue::Overflow { len, first },
+        };
+        entries.push((key.to_vec(), value));
+    })?;
     Ok(Leaf::new(entries))
 }
 

@@ -78,6 +78,20 @@ impl Pager {
         self.device.read_at(id.offset(), &mut buf[..PAGE_SIZE])
     }
 
+    /// Reads `count` consecutive pages without verifying them (the caller
+    /// verifies each, and decides what a bad one means).
+    pub(crate) fn read_raw_run(
+        &mut self,
+        first: PageId,
+        count: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<()> {
+        self.check_poison()?;
+        buf.resize(count * PAGE_SIZE, 0);
+        self.stats.reads += 1;
+        self.device.read_at(first.offset(), buf)
+    }
+
     /// Reads and verifies one page into `buf`.
     pub(crate) fn read_page(&mut self, id: PageId, buf: &mut [u8]) -> Result<()> {
         self.check_poison()?;
