@@ -818,6 +818,19 @@ impl Owner {
                 .take()
                 .ok_or_else(|| misuse("no connection for the open transaction"))?;
             let r = self.run_user_work(&mut conn, client, &work);
+            if !conn.in_transaction() {
+                // The SQL itself ended the transaction (COMMIT, ROLLBACK, END,
+                // RELEASE): its outcome is no longer the client's commit to
+                // decide, and no record of it was written. Say so, and free
+                // the slot for the others.
+                self.writer = None;
+                let t = txn.unwrap_or_default();
+                return Err(misuse(format!(
+                    "a statement ended transaction {t} (COMMIT, ROLLBACK, END or RELEASE); \
+                     its changes were committed or rolled back by that statement. \
+                     End transactions by returning from (or throwing in) the transaction callback"
+                )));
+            }
             self.txn_conn = Some(conn);
             return r.map(|rs| Outcome::Reply(Response::Rows(rs)));
         }
@@ -1563,5 +1576,32 @@ mod tests {
             query("INSERT INTO t(v) VALUES ('first')", Some("i1")),
         ));
         assert_eq!(first.last_insert_rowid, 1);
+    }
+
+    #[test]
+    fn sql_that_ends_a_client_transaction_is_reported_and_frees_the_slot() {
+        let mut o = setup();
+        one(&mut o, "a", 1, Request::Begin { txn: "ta".into() });
+        let e = failed(one(
+            &mut o,
+            "a",
+            2,
+            Request::Exec {
+                txn: Some("ta".into()),
+                sql: "INSERT INTO t(v) VALUES ('x'); COMMIT".into(),
+            },
+        ));
+        assert_eq!(e.code, code::MISUSE);
+        assert_eq!(
+            one(&mut o, "b", 1, Request::Begin { txn: "tb".into() }),
+            Response::Done,
+            "the slot is free"
+        );
+        one(&mut o, "b", 2, Request::Rollback { txn: "tb".into() });
+        assert_eq!(
+            one(&mut o, "a", 3, Request::Rollback { txn: "ta".into() }),
+            Response::Done,
+            "a late rollback is harmless"
+        );
     }
 }
