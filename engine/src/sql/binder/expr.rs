@@ -710,8 +710,7 @@ impl Binder<'_> {
         scope: &Scope,
     ) -> Result<(Rc<SubqueryPlan>, Vec<Option<Affinity>>)> {
         let (query, affs, correlated) = self.bind_query_in(select, Some(scope))?;
-        let id = self.next_subquery;
-        self.next_subquery += 1;
+        let id = super::next_plan_id();
         Ok((
             Rc::new(SubqueryPlan {
                 id,

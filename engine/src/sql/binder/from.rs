@@ -120,8 +120,7 @@ impl Binder<'_> {
             ast::TableOrSubquery::Subquery { select, alias, .. } => {
                 let (query, affs, correlated) = self.bind_query_in(select, Some(parent))?;
                 let columns = query_columns(&query, &affs);
-                let id = self.next_subquery;
-                self.next_subquery += 1;
+                let id = super::next_plan_id();
                 let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
                     id,
                     query,
@@ -220,8 +219,7 @@ impl Binder<'_> {
             for (c, n) in columns.iter_mut().zip(view.columns.iter()) {
                 c.name = n.clone();
             }
-            let id = self.next_subquery;
-            self.next_subquery += 1;
+            let id = super::next_plan_id();
             let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
                 id,
                 query,
@@ -295,8 +293,7 @@ impl Binder<'_> {
             ],
         };
         let columns = query_columns(&query, &[None; 5]);
-        let id = self.next_subquery;
-        self.next_subquery += 1;
+        let id = super::next_plan_id();
         let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
             id,
             query,
@@ -354,8 +351,7 @@ impl Binder<'_> {
                 c.name = n.clone();
             }
         }
-        let id = self.next_subquery;
-        self.next_subquery += 1;
+        let id = super::next_plan_id();
         let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
             id,
             query,

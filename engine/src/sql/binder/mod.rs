@@ -33,11 +33,19 @@ pub(crate) struct CteDef {
     pub working: Option<Vec<ScopeColumn>>,
 }
 
+/// A fresh id for a subquery or CTE. Ids key the executor's per-statement
+/// caches of uncorrelated subquery results, so they must be unique across
+/// every binder a statement uses (DML binds its WHERE, SET, RETURNING and
+/// index expressions separately): one process-wide counter.
+pub(crate) fn next_plan_id() -> usize {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
 /// Binds statements against one catalog.
 pub(crate) struct Binder<'c> {
     pub catalog: &'c Catalog,
-    /// Next subquery / CTE id (unique within the statement).
-    pub next_subquery: usize,
     /// Highest parameter index seen (1-based count).
     pub param_count: usize,
     pub ctes: Vec<CteDef>,
@@ -50,7 +58,6 @@ impl<'c> Binder<'c> {
     pub(crate) fn new(catalog: &'c Catalog) -> Binder<'c> {
         Binder {
             catalog,
-            next_subquery: 0,
             param_count: 0,
             ctes: Vec::new(),
             view_depth: 0,

@@ -123,8 +123,7 @@ impl Binder<'_> {
 
     fn push_ctes(&mut self, with: &ast::With) -> Result<usize> {
         for cte in &with.ctes {
-            let id = self.next_subquery;
-            self.next_subquery += 1;
+            let id = super::next_plan_id();
             let recursive = with.recursive && select_mentions(&cte.select, &cte.name);
             self.ctes.push(CteDef {
                 name: cte.name.clone(),

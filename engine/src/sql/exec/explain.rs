@@ -10,6 +10,8 @@ use crate::sql::value::Value;
 struct Out {
     rows: Vec<Vec<Value>>,
     next: i64,
+    /// Subqueries are numbered in the order the plan shows them.
+    subqueries: usize,
 }
 
 impl Out {
@@ -31,6 +33,7 @@ pub(crate) fn explain(q: &Query) -> Vec<Vec<Value>> {
     let mut out = Out {
         rows: Vec::new(),
         next: 1,
+        subqueries: 0,
     };
     query(&mut out, q, 0);
     out.rows
@@ -171,7 +174,9 @@ fn subqueries(out: &mut Out, e: &Expr, parent: i64) {
                 _ => "SCALAR SUBQUERY",
             };
             let corr = if q.correlated { "CORRELATED " } else { "" };
-            let id = out.push(parent, format!("{corr}{kind} {}", q.id));
+            out.subqueries += 1;
+            let n = out.subqueries;
+            let id = out.push(parent, format!("{corr}{kind} {n}"));
             query(out, &q.query, id);
         }
         Expr::Unary(_, a) | Expr::Cast { expr: a, .. } | Expr::IsNull { expr: a, .. } => {
