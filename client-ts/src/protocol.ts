@@ -1,6 +1,6 @@
 /**
  * The TypeScript mirror of the wire protocol (spec: worker/PROTOCOL.md; Rust
- * mirror: worker/src/protocol.rs). Clients encode requests and decode
+ * mirror: worker/src/protocol/). Clients encode requests and decode
  * responses; the fake owner of the Node tests does the reverse, so both
  * directions live here. `test/protocol.test.mjs` checks this file against the
  * spec's tables and against the golden vectors the Rust tests also check.

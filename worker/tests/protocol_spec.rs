@@ -1,4 +1,4 @@
-//! Keeps worker/PROTOCOL.md, the Rust mirror (src/protocol.rs) and the golden
+//! Keeps worker/PROTOCOL.md, the Rust mirror (src/protocol/) and the golden
 //! vectors (protocol-vectors.txt, also checked by the TypeScript mirror's
 //! tests) in agreement. Set UPDATE_PROTOCOL_VECTORS=1 to rewrite the vectors
 //! after a deliberate change (which must also bump PROTOCOL_VERSION).

@@ -1,0 +1,656 @@
+//! The owner against the real engine on a memory device, driven by protocol bytes.
+
+use super::*;
+use crate::protocol::{decode_response, encode_request, BatchItem};
+
+const LOCAL: &str = "owner-tab";
+
+fn opts() -> OwnerOptions {
+    OwnerOptions {
+        batch_limit_bytes: 16 << 20,
+        validation: Validation::Full,
+        cache_pages: 256,
+    }
+}
+
+/// Sends `req` as `client` and decodes the replies.
+fn send(
+    o: &mut Owner,
+    client: &str,
+    request: u32,
+    req: Request,
+) -> Vec<(Route, Envelope, Response)> {
+    let bytes = encode_request(
+        &Envelope {
+            epoch: o.epoch(),
+            client: client.into(),
+            request,
+        },
+        &req,
+    );
+    decode_all(o.handle(&bytes))
+}
+
+fn decode_all(replies: Vec<Reply>) -> Vec<(Route, Envelope, Response)> {
+    replies
+        .into_iter()
+        .filter(|r| r.route != Route::Watch)
+        .map(|r| {
+            let (env, resp) = decode_response(&r.bytes).expect("owner replies decode");
+            (r.route, env, resp)
+        })
+        .collect()
+}
+
+/// The single reply to a request, which must be addressed back to its sender.
+fn one(o: &mut Owner, client: &str, request: u32, req: Request) -> Response {
+    let mut out = send(o, client, request, req);
+    assert_eq!(out.len(), 1, "{out:?}");
+    let (_, env, resp) = out.remove(0);
+    assert_eq!(
+        (env.client.as_str(), env.request, env.epoch),
+        (client, request, o.epoch())
+    );
+    resp
+}
+
+fn query(sql: &str, txn: Option<&str>) -> Request {
+    Request::Query {
+        txn: txn.map(Into::into),
+        sql: sql.into(),
+        params: Params::None,
+    }
+}
+
+fn rows(resp: Response) -> Vec<Vec<WireValue>> {
+    match resp {
+        Response::Rows(rs) => rs.rows,
+        other => panic!("expected rows, got {other:?}"),
+    }
+}
+
+fn failed(resp: Response) -> WireError {
+    match resp {
+        Response::Failed(e) => e,
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+fn setup() -> Owner {
+    let mut o = Owner::open_memory(LOCAL, &opts()).expect("open");
+    let r = one(
+        &mut o,
+        LOCAL,
+        1,
+        Request::Exec {
+            txn: Some("setup".into()),
+            sql: "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT UNIQUE)".into(),
+        },
+    );
+    assert_eq!(r, Response::Rows(ResultSet::default()));
+    o
+}
+
+fn count(o: &mut Owner) -> i64 {
+    match rows(one(o, LOCAL, 99, query("SELECT count(*) FROM t", None))).as_slice() {
+        [row] => match row.as_slice() {
+            [WireValue::Integer(n)] => *n,
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn epoch_grows_with_each_owner_of_the_same_file() {
+    let dev = MemoryDevice::new();
+    let first = Owner::open(Box::new(dev.clone()), LOCAL, &opts()).expect("open");
+    assert_eq!(first.epoch(), 1);
+    drop(first);
+    let second = Owner::open(Box::new(dev), LOCAL, &opts()).expect("reopen");
+    assert_eq!(second.epoch(), 2);
+}
+
+#[test]
+fn local_and_follower_replies_are_routed() {
+    let mut o = setup();
+    let out = send(&mut o, "f1", 5, query("SELECT 1", None));
+    assert_eq!(out[0].0, Route::Channel);
+    let out = send(&mut o, LOCAL, 6, query("SELECT 1", None));
+    assert_eq!(out[0].0, Route::Local);
+    let watch = o.handle(&encode_request(
+        &Envelope {
+            epoch: 0,
+            client: "f2".into(),
+            request: 1,
+        },
+        &Request::Open,
+    ));
+    assert_eq!(
+        watch[0],
+        Reply {
+            route: Route::Watch,
+            bytes: b"f2".to_vec()
+        },
+        "the owner watches a new follower's lock"
+    );
+    assert_eq!(
+        decode_response(&watch[1].bytes).expect("opened").1,
+        Response::Opened {
+            owner: LOCAL.into()
+        }
+    );
+}
+
+#[test]
+fn client_transactions_are_serialized_and_reads_do_not_wait() {
+    let mut o = setup();
+    assert_eq!(
+        one(&mut o, "a", 1, Request::Begin { txn: "ta".into() }),
+        Response::Done
+    );
+    one(
+        &mut o,
+        "a",
+        2,
+        query("INSERT INTO t(v) VALUES ('a')", Some("ta")),
+    );
+    // B's BEGIN and B's autocommit write wait; B's read is answered at once from the committed state.
+    assert!(send(&mut o, "b", 1, Request::Begin { txn: "tb".into() }).is_empty());
+    assert_eq!(
+        rows(one(
+            &mut o,
+            "c",
+            1,
+            query("SELECT count(*) FROM t", Some("tc-read"))
+        )),
+        vec![vec![WireValue::Integer(0)]]
+    );
+    assert!(send(
+        &mut o,
+        "c",
+        2,
+        query("INSERT INTO t(v) VALUES ('c')", Some("tc"))
+    )
+    .is_empty());
+    // A commits: A's answer, then B's BEGIN runs; C's write still waits for B.
+    let out = send(&mut o, "a", 3, Request::Commit { txn: "ta".into() });
+    let who: Vec<(String, u32)> = out
+        .iter()
+        .map(|(_, e, _)| (e.client.clone(), e.request))
+        .collect();
+    assert_eq!(who, vec![("a".into(), 3), ("b".into(), 1)]);
+    let out = send(&mut o, "b", 2, Request::Commit { txn: "tb".into() });
+    assert_eq!(
+        out.len(),
+        2,
+        "B's commit releases C's queued write: {out:?}"
+    );
+    assert_eq!(count(&mut o), 2);
+}
+
+#[test]
+fn commit_records_answer_did_it_commit() {
+    let mut o = setup();
+    let status = |o: &mut Owner, txn: &str| one(o, "x", 9, Request::TxnStatus { txn: txn.into() });
+    one(&mut o, "a", 1, Request::Begin { txn: "t1".into() });
+    one(
+        &mut o,
+        "a",
+        2,
+        query("INSERT INTO t(v) VALUES ('1')", Some("t1")),
+    );
+    assert_eq!(
+        status(&mut o, "t1"),
+        Response::TxnState { committed: false }
+    );
+    one(&mut o, "a", 3, Request::Commit { txn: "t1".into() });
+    assert_eq!(status(&mut o, "t1"), Response::TxnState { committed: true });
+
+    one(&mut o, "a", 4, Request::Begin { txn: "t2".into() });
+    one(
+        &mut o,
+        "a",
+        5,
+        query("INSERT INTO t(v) VALUES ('2')", Some("t2")),
+    );
+    one(&mut o, "a", 6, Request::Rollback { txn: "t2".into() });
+    assert_eq!(
+        status(&mut o, "t2"),
+        Response::TxnState { committed: false }
+    );
+
+    one(
+        &mut o,
+        "a",
+        7,
+        query("INSERT INTO t(v) VALUES ('3')", Some("auto-w")),
+    );
+    assert_eq!(
+        status(&mut o, "auto-w"),
+        Response::TxnState { committed: true },
+        "an autocommit write is recorded"
+    );
+    one(&mut o, "a", 8, query("SELECT * FROM t", Some("auto-r")));
+    assert_eq!(
+        status(&mut o, "auto-r"),
+        Response::TxnState { committed: false },
+        "a read records nothing"
+    );
+    let e = failed(one(
+        &mut o,
+        "a",
+        9,
+        query("INSERT INTO t(v) VALUES ('3')", Some("auto-dup")),
+    ));
+    assert_eq!(e.code, "CONSTRAINT_UNIQUE");
+    assert_eq!(
+        status(&mut o, "auto-dup"),
+        Response::TxnState { committed: false },
+        "a failed write records nothing"
+    );
+    assert_eq!(count(&mut o), 2);
+}
+
+#[test]
+fn a_dead_clients_transaction_is_rolled_back_and_the_queue_moves() {
+    let mut o = setup();
+    one(&mut o, "a", 1, Request::Begin { txn: "ta".into() });
+    one(
+        &mut o,
+        "a",
+        2,
+        query("INSERT INTO t(v) VALUES ('lost')", Some("ta")),
+    );
+    assert!(send(&mut o, "b", 1, Request::Begin { txn: "tb".into() }).is_empty());
+    let out = decode_all(o.client_gone("a"));
+    assert_eq!(out.len(), 1);
+    assert_eq!(
+        (out[0].1.client.as_str(), &out[0].2),
+        ("b", &Response::Done)
+    );
+    one(
+        &mut o,
+        "b",
+        2,
+        query("INSERT INTO t(v) VALUES ('kept')", Some("tb")),
+    );
+    one(&mut o, "b", 3, Request::Commit { txn: "tb".into() });
+    assert_eq!(
+        rows(one(&mut o, "c", 1, query("SELECT v FROM t", None))),
+        vec![vec![WireValue::Text("kept".into())]]
+    );
+}
+
+#[test]
+fn a_client_cannot_wait_for_its_own_transaction() {
+    let mut o = setup();
+    one(&mut o, "a", 1, Request::Begin { txn: "ta".into() });
+    assert_eq!(
+        failed(one(
+            &mut o,
+            "a",
+            2,
+            query("INSERT INTO t(v) VALUES ('x')", Some("other"))
+        ))
+        .code,
+        code::MISUSE
+    );
+    assert_eq!(
+        failed(one(&mut o, "a", 3, Request::Begin { txn: "tb".into() })).code,
+        code::MISUSE
+    );
+    assert_eq!(
+        failed(one(&mut o, "b", 1, Request::Commit { txn: "ta".into() })).code,
+        code::MISUSE,
+        "only its client commits a transaction"
+    );
+}
+
+#[test]
+fn stale_epochs_and_malformed_messages_get_typed_errors() {
+    let mut o = setup();
+    let stale = encode_request(
+        &Envelope {
+            epoch: o.epoch() + 1,
+            client: "f".into(),
+            request: 3,
+        },
+        &query("SELECT 1", None),
+    );
+    let out = decode_all(o.handle(&stale));
+    assert_eq!(failed(out[0].2.clone()).code, code::STALE_EPOCH);
+
+    let mut truncated = encode_request(
+        &Envelope {
+            epoch: o.epoch(),
+            client: "f".into(),
+            request: 4,
+        },
+        &query("SELECT 1", None),
+    );
+    truncated.truncate(truncated.len() - 1);
+    let out = decode_all(o.handle(&truncated));
+    assert_eq!(
+        (out[0].1.request, failed(out[0].2.clone()).code.as_str()),
+        (4, code::MALFORMED_MESSAGE)
+    );
+
+    assert!(
+        o.handle(&[1, 2, 3]).is_empty(),
+        "no envelope, nobody to answer"
+    );
+    assert!(
+        o.handle(&o.ready()).is_empty(),
+        "another owner's broadcast is ignored"
+    );
+    assert_eq!(count(&mut o), 0, "the owner keeps serving");
+}
+
+#[test]
+fn sql_errors_keep_code_and_position() {
+    let mut o = setup();
+    let e = failed(one(&mut o, "a", 1, query("SELECT * FORM t", None)));
+    assert_eq!(e.code, "SQL_SYNTAX");
+    assert!(e.position.is_some(), "{e:?}");
+    let e = failed(one(
+        &mut o,
+        "a",
+        2,
+        query("INSERT INTO t(k, v) VALUES (1, NULL), (1, NULL)", Some("w")),
+    ));
+    assert!(e.code.starts_with("CONSTRAINT_"), "{e:?}");
+}
+
+#[test]
+fn prepared_statements_run_and_unknown_ones_are_misuse() {
+    let mut o = setup();
+    let Response::Prepared {
+        stmt, param_count, ..
+    } = one(
+        &mut o,
+        "a",
+        1,
+        Request::Prepare {
+            sql: "INSERT INTO t(v) VALUES (?)".into(),
+        },
+    )
+    else {
+        panic!("prepared")
+    };
+    assert_eq!(param_count, 1);
+    for (i, v) in ["x", "y"].iter().enumerate() {
+        let params = Params::Positional(vec![WireValue::Text((*v).into())]);
+        one(
+            &mut o,
+            "a",
+            2 + i as u32,
+            Request::Run {
+                txn: Some(format!("r{i}")),
+                stmt,
+                params,
+            },
+        );
+    }
+    assert_eq!(count(&mut o), 2);
+    one(&mut o, "a", 9, Request::Finalize { stmt });
+    assert_eq!(
+        failed(one(
+            &mut o,
+            "a",
+            10,
+            Request::Run {
+                txn: None,
+                stmt,
+                params: Params::None
+            }
+        ))
+        .code,
+        code::MISUSE
+    );
+    assert_eq!(
+        failed(one(
+            &mut o,
+            "b",
+            1,
+            Request::Run {
+                txn: None,
+                stmt: 1,
+                params: Params::None
+            }
+        ))
+        .code,
+        code::MISUSE,
+        "statements are per client"
+    );
+}
+
+#[test]
+fn a_batch_is_one_transaction() {
+    let mut o = setup();
+    let item = |sql: &str| BatchItem {
+        sql: sql.into(),
+        params: Params::None,
+    };
+    let ok = one(
+        &mut o,
+        "a",
+        1,
+        Request::Batch {
+            txn: "b1".into(),
+            items: vec![
+                item("INSERT INTO t(v) VALUES ('1')"),
+                item("SELECT count(*) FROM t"),
+            ],
+        },
+    );
+    let Response::BatchDone(sets) = ok else {
+        panic!("{ok:?}")
+    };
+    assert_eq!(sets[1].rows, vec![vec![WireValue::Integer(1)]]);
+    let bad = one(
+        &mut o,
+        "a",
+        2,
+        Request::Batch {
+            txn: "b2".into(),
+            items: vec![
+                item("INSERT INTO t(v) VALUES ('2')"),
+                item("INSERT INTO t(v) VALUES ('1')"),
+            ],
+        },
+    );
+    assert_eq!(failed(bad).code, "CONSTRAINT_UNIQUE");
+    assert_eq!(count(&mut o), 1, "the failed batch left nothing");
+    assert_eq!(
+        one(&mut o, "a", 3, Request::TxnStatus { txn: "b1".into() }),
+        Response::TxnState { committed: true }
+    );
+    assert_eq!(
+        one(&mut o, "a", 4, Request::TxnStatus { txn: "b2".into() }),
+        Response::TxnState { committed: false }
+    );
+}
+
+#[test]
+fn export_is_a_database_with_the_committed_data() {
+    let mut o = setup();
+    one(
+        &mut o,
+        "a",
+        1,
+        query("INSERT INTO t(v) VALUES ('exported')", Some("w")),
+    );
+    one(&mut o, "a", 2, Request::Begin { txn: "open".into() });
+    one(
+        &mut o,
+        "a",
+        3,
+        query("INSERT INTO t(v) VALUES ('uncommitted')", Some("open")),
+    );
+    let Response::Bytes(bytes) = one(&mut o, "b", 1, Request::Export) else {
+        panic!("bytes")
+    };
+    let mut copy = Owner::open(Box::new(MemoryDevice::from_bytes(bytes)), LOCAL, &opts())
+        .expect("the export opens");
+    assert_eq!(
+        rows(one(&mut copy, LOCAL, 1, query("SELECT v FROM t", None))),
+        vec![vec![WireValue::Text("exported".into())]]
+    );
+}
+
+#[test]
+fn import_replaces_the_database_after_validation() {
+    let mut src = setup();
+    one(
+        &mut src,
+        "a",
+        1,
+        query("INSERT INTO t(v) VALUES ('from the import')", Some("w")),
+    );
+    let Response::Bytes(good) = one(&mut src, "a", 2, Request::Export) else {
+        panic!("bytes")
+    };
+
+    let mut o = setup();
+    one(
+        &mut o,
+        "a",
+        1,
+        query("INSERT INTO t(v) VALUES ('old 1'), ('old 2')", Some("w")),
+    );
+    let mut bad = good.clone();
+    let last = bad.len() - 100;
+    bad[last] ^= 0xff;
+    let e = failed(one(&mut o, "a", 2, Request::Import { bytes: bad }));
+    assert_eq!(e.code, "CORRUPT", "{e:?}");
+    assert_eq!(count(&mut o), 2, "a failed import changes nothing");
+
+    let before = o.epoch();
+    let out = send(&mut o, "a", 3, Request::Import { bytes: good });
+    assert_eq!(
+        (out[0].1.epoch, &out[0].2),
+        (before, &Response::Done),
+        "DONE in the epoch the importer knows"
+    );
+    assert!(o.epoch() > before);
+    let ready: Vec<Route> = out[1..]
+        .iter()
+        .filter(|(_, _, r)| matches!(r, Response::Ready { .. }))
+        .map(|(r, _, _)| *r)
+        .collect();
+    assert_eq!(
+        ready,
+        vec![Route::Channel, Route::Local],
+        "every client learns the new epoch"
+    );
+    assert_eq!(
+        rows(one(&mut o, "b", 1, query("SELECT v FROM t", None))),
+        vec![vec![WireValue::Text("from the import".into())]]
+    );
+}
+
+#[test]
+fn old_commit_records_are_pruned_and_recent_ones_kept() {
+    let mut o = setup();
+    o.prune = (10, 25);
+    for i in 0..100u32 {
+        let r = one(
+            &mut o,
+            "a",
+            i,
+            query(
+                &format!("INSERT INTO t(v) VALUES ('{i}')"),
+                Some(&format!("w{i}")),
+            ),
+        );
+        assert!(matches!(r, Response::Rows(_)), "commit {i}: {r:?}");
+    }
+    let kept = rows(one(
+        &mut o,
+        "a",
+        999,
+        query(&format!("SELECT count(*) FROM {COMMITS_TABLE}"), None),
+    ));
+    let [WireValue::Integer(n)] = kept[0].as_slice() else {
+        panic!("{kept:?}")
+    };
+    assert!((25..=35).contains(n), "{n} records kept");
+    assert_eq!(
+        one(&mut o, "a", 1000, Request::TxnStatus { txn: "w99".into() }),
+        Response::TxnState { committed: true }
+    );
+    assert_eq!(
+        one(&mut o, "a", 1001, Request::TxnStatus { txn: "w0".into() }),
+        Response::TxnState { committed: false },
+        "pruned"
+    );
+    assert_eq!(count(&mut o), 100);
+}
+
+/// Regression: one shared autocommit connection leaked one client's last
+/// insert rowid into another client's results.
+#[test]
+fn each_client_has_its_own_connection_state() {
+    let mut o = setup();
+    for c in ["a", "b"] {
+        one(&mut o, c, 0, Request::Open);
+    }
+    let rs = |r: Response| match r {
+        Response::Rows(rs) => rs,
+        other => panic!("{other:?}"),
+    };
+    let a = rs(one(
+        &mut o,
+        "a",
+        1,
+        query("INSERT INTO t(k, v) VALUES (41, 'a')", Some("ia")),
+    ));
+    assert_eq!(a.last_insert_rowid, 41);
+    let b = rs(one(
+        &mut o,
+        "b",
+        1,
+        query("INSERT INTO t(k, v) VALUES (7, 'b')", Some("ib")),
+    ));
+    assert_eq!(b.last_insert_rowid, 7);
+    let a2 = rs(one(&mut o, "a", 2, query("SELECT 1", None)));
+    assert_eq!(a2.last_insert_rowid, 41, "a's rowid is a's own");
+    // Regression: commit records numbered 1, 2, ... made the first INSERT
+    // (rowid 1) after the recorded CREATE TABLE (record 1) look like "no insert".
+    let mut fresh = setup();
+    let first = rs(one(
+        &mut fresh,
+        LOCAL,
+        2,
+        query("INSERT INTO t(v) VALUES ('first')", Some("i1")),
+    ));
+    assert_eq!(first.last_insert_rowid, 1);
+}
+
+#[test]
+fn sql_that_ends_a_client_transaction_is_reported_and_frees_the_slot() {
+    let mut o = setup();
+    one(&mut o, "a", 1, Request::Begin { txn: "ta".into() });
+    let e = failed(one(
+        &mut o,
+        "a",
+        2,
+        Request::Exec {
+            txn: Some("ta".into()),
+            sql: "INSERT INTO t(v) VALUES ('x'); COMMIT".into(),
+        },
+    ));
+    assert_eq!(e.code, code::MISUSE);
+    assert_eq!(
+        one(&mut o, "b", 1, Request::Begin { txn: "tb".into() }),
+        Response::Done,
+        "the slot is free"
+    );
+    one(&mut o, "b", 2, Request::Rollback { txn: "tb".into() });
+    assert_eq!(
+        one(&mut o, "a", 3, Request::Rollback { txn: "ta".into() }),
+        Response::Done,
+        "a late rollback is harmless"
+    );
+}
