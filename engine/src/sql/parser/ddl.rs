@@ -7,7 +7,7 @@ use crate::sql::ast::{
     AlterAction, AlterTable, ColumnConstraint, ColumnConstraintKind, ColumnDef, CreateIndex,
     CreateTable, CreateTableBody, CreateView, DropKind, DropObject, Expr, ExprKind,
     ForeignKeyAction, ForeignKeyClause, IndexedColumn, Literal, Statement, TableConstraint,
-    TableConstraintKind,
+    TableConstraintKind, UnaryOp,
 };
 use crate::sql::lexer::{self, Keyword, TokenKind};
 
@@ -66,8 +66,7 @@ impl<'a> Parser<'a> {
                 // commas between them are optional (SQLite's grammar).
                 loop {
                     constraints.push(self.table_constraint()?);
-                    self.eat(TokenKind::Comma);
-                    if self.peek() == TokenKind::RParen {
+                    if !self.eat(TokenKind::Comma) && !self.at_table_constraint() {
                         break;
                     }
                 }
@@ -83,13 +82,15 @@ impl<'a> Parser<'a> {
         }
         self.expect(TokenKind::RParen)?;
         let (mut without_rowid, mut strict) = (false, false);
+        // SQLite's option list is `[option] (, option)*`: a comma may come
+        // first (after the empty list) but never last.
+        let mut option_required = self.eat(TokenKind::Comma);
         loop {
             if self.eat_kw(Keyword::Without) {
                 let t = self.expect(TokenKind::Ident)?;
                 if !self.text(t).eq_ignore_ascii_case("rowid") {
-                    return Err(
-                        self.error_at(t.start, format!("unknown table option: {}", self.text(t)))
-                    );
+                    let message = format!("unknown table option: {}", self.text(t));
+                    return Err(self.error_at(t.start, message));
                 }
                 without_rowid = true;
             } else if self.peek() == TokenKind::Ident
@@ -97,12 +98,15 @@ impl<'a> Parser<'a> {
             {
                 self.advance();
                 strict = true;
+            } else if option_required {
+                return Err(self.unexpected());
             } else {
                 break;
             }
             if !self.eat(TokenKind::Comma) {
                 break;
             }
+            option_required = true;
         }
         let body = CreateTableBody::Columns {
             columns,
@@ -137,9 +141,22 @@ impl<'a> Parser<'a> {
         let pos = self.pos();
         let name = self.name()?;
         let type_name = self.type_name()?;
-        let mut constraints = Vec::new();
-        while let Some(constraint) = self.column_constraint()? {
-            constraints.push(constraint);
+        let mut constraints: Vec<ColumnConstraint> = Vec::new();
+        loop {
+            // SQLite also takes a deferral clause on its own among column
+            // constraints; it applies to the column's foreign key, if any.
+            if let Some(deferred) = self.defer_subclause()? {
+                if let Some(ColumnConstraintKind::References(clause)) =
+                    constraints.last_mut().map(|c| &mut c.kind)
+                {
+                    clause.deferred = deferred;
+                }
+                continue;
+            }
+            match self.column_constraint()? {
+                Some(constraint) => constraints.push(constraint),
+                None => break,
+            }
         }
         Ok(ColumnDef {
             name,
@@ -246,10 +263,31 @@ impl<'a> Parser<'a> {
         let pos = t.start;
         let literal = match t.kind {
             TokenKind::LParen => return self.parenthesized_expr(),
+            TokenKind::Plus | TokenKind::Minus
+                if !matches!(self.peek_at(1), TokenKind::Integer | TokenKind::Real) =>
+            {
+                // `DEFAULT -'x'`: a sign before any other term.
+                let op = if t.kind == TokenKind::Minus {
+                    UnaryOp::Neg
+                } else {
+                    UnaryOp::Plus
+                };
+                self.advance();
+                let operand = Box::new(self.primary()?);
+                return Ok(Expr {
+                    kind: ExprKind::Unary { op, expr: operand },
+                    pos,
+                });
+            }
             TokenKind::Plus | TokenKind::Minus | TokenKind::Integer | TokenKind::Real => {
                 self.signed_number()?
             }
-            TokenKind::String | TokenKind::Blob => return self.primary(),
+            TokenKind::String => {
+                // A literal, never a `'t'.column` qualifier (SQLite's `term`).
+                self.advance();
+                Literal::Text(lexer::unescape_string(self.text(t)))
+            }
+            TokenKind::Blob => return self.primary(),
             TokenKind::Keyword(
                 Keyword::Null
                 | Keyword::CurrentTime
@@ -324,18 +362,31 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
+        if let Some(deferred) = self.defer_subclause()? {
+            clause.deferred = deferred;
+        }
+        Ok(clause)
+    }
+
+    /// `[NOT] DEFERRABLE [INITIALLY DEFERRED|IMMEDIATE]`, if present: whether
+    /// it makes a foreign key deferred.
+    fn defer_subclause(&mut self) -> Result<Option<bool>> {
         let not = self.is_kw(Keyword::Not) && self.is_kw_at(1, Keyword::Deferrable);
         if not {
             self.advance();
         }
-        if self.eat_kw(Keyword::Deferrable) && self.eat_kw(Keyword::Initially) {
+        if !self.eat_kw(Keyword::Deferrable) {
+            return Ok(None);
+        }
+        let mut deferred = false;
+        if self.eat_kw(Keyword::Initially) {
             if self.eat_kw(Keyword::Deferred) {
-                clause.deferred = !not;
+                deferred = !not;
             } else {
                 self.expect_kw(Keyword::Immediate)?;
             }
         }
-        Ok(clause)
+        Ok(Some(deferred))
     }
 
     fn foreign_key_action(&mut self) -> Result<ForeignKeyAction> {

@@ -628,11 +628,14 @@ impl<'a> Parser<'a> {
     }
 
     /// A type name (words and optional `(n[, m])`); `None` when no word is
-    /// at the cursor. Stops at GENERATED, which starts a column constraint.
+    /// at the cursor. Stops at `GENERATED ALWAYS`, which starts a column
+    /// constraint. (SQLite's parser reads those two words into the type and
+    /// drops them again when the generated column is added, so the declared
+    /// type is the same; a lone GENERATED stays a type word there and here.)
     pub(super) fn type_name(&mut self) -> Result<Option<TypeName>> {
         let mut name = String::new();
         while (self.at_implicit_alias() || self.at_window_clause())
-            && !self.is_kw(Keyword::Generated)
+            && !(self.is_kw(Keyword::Generated) && self.is_kw_at(1, Keyword::Always))
         {
             if !name.is_empty() {
                 name.push(' ');
