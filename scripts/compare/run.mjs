@@ -30,7 +30,7 @@ import { writeFile } from "node:fs/promises";
 import { ROOT, compareDepVersion, ensureCompareDeps, environment, launchBrowser, openPage, parseArgs, serve, stats, snapshotTinyjoin, withTimeout, writeJson, fileHashes, COMPARE_DIR } from "./lib/harness.mjs";
 
 const SCHEMA = "tinyjoin-compare/1";
-const { flags } = parseArgs(process.argv.slice(2), ["quick", "reps", "out", "engines", "scale"]);
+const { flags } = parseArgs(process.argv.slice(2), ["quick", "reps", "out", "engines", "scale", "verbose"]);
 const QUICK = flags.quick === true;
 // --scale=tenth: a tenth of the data, for a faster look (not the published table).
 const SCALE = QUICK ? "quick" : flags.scale === "tenth" ? "tenth" : "full";
@@ -129,8 +129,15 @@ async function main() {
         await ev(([h]) => window.kill(h), [s.handle], `${e.id}: close`);
       }
     };
-    const workload = (e, handle, name, args) => ev(([h, n, sc, a]) => window.call(h, "workload", { name: n, scale: sc, args: a }), [handle, name, SCALE, args], `${e.id}: ${name} ${args ? JSON.stringify(args) : ""}`);
+    const workload = (e, handle, name, args) => progress(`${e.id}: ${name}${args ? " " + JSON.stringify(args) : ""}`, () => ev(([h, n, sc, a]) => window.call(h, "workload", { name: n, scale: sc, args: a }), [handle, name, SCALE, args], `${e.id}: ${name} ${args ? JSON.stringify(args) : ""}`));
     const ts = () => Date.now().toString(36);
+    /** With --verbose, one line per workload call with its wall time. */
+    const progress = async (what, fn) => {
+      const t0 = Date.now();
+      const r = await fn();
+      if (flags.verbose) log(`  ${what}: ${Date.now() - t0} ms wall`);
+      return r;
+    };
     /** Runs `fn`; a failure is recorded for engine `e` (and fails the run at the end) instead of stopping the run. */
     const guard = async (e, fn) => {
       try {
