@@ -24,7 +24,9 @@ thread_local! {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(sql) = std::str::from_utf8(data) else { return };
+    let Ok(sql) = std::str::from_utf8(data) else {
+        return;
+    };
     CONNECTION.with(|conn| {
         let _ = conn.borrow_mut().prepare(sql);
     });
