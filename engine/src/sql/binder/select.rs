@@ -356,7 +356,8 @@ impl Binder<'_> {
             named: clause.windows.clone(),
             ..AggCtx::default()
         };
-        let group_by = self.bind_group_by(&clause.group_by, &results, &scope)?;
+        let (group_by, group_collations) =
+            self.bind_group_by(&clause.group_by, &results, &scope)?;
         let mut output = Vec::with_capacity(results.len());
         let mut names = Vec::new();
         let mut decl_types = Vec::new();
@@ -403,6 +404,7 @@ impl Binder<'_> {
         let aggregate = if is_agg {
             Some(crate::sql::planner::plan::Aggregation {
                 group_by,
+                group_collations,
                 calls: std::mem::take(&mut agg.calls),
                 having,
             })
@@ -417,6 +419,7 @@ impl Binder<'_> {
             output,
             visible,
             distinct: clause.distinct,
+            collations: collations.clone(),
         };
         Ok(BoundCore {
             body: Body::Core(Box::new(core)),
@@ -434,8 +437,9 @@ impl Binder<'_> {
         terms: &[ast::Expr],
         results: &[(ast::Expr, String)],
         scope: &Scope,
-    ) -> Result<Vec<Expr>> {
+    ) -> Result<(Vec<Expr>, Vec<Collation>)> {
         let mut out = Vec::with_capacity(terms.len());
+        let mut collations = Vec::with_capacity(terms.len());
         let mut agg = AggCtx::default();
         for (n, t) in terms.iter().enumerate() {
             let e = match &t.kind {
@@ -456,9 +460,11 @@ impl Binder<'_> {
                     "aggregate functions are not allowed in the GROUP BY clause"
                 ));
             }
-            out.push(self.bind_plain(e, scope, &mut agg)?);
+            let b = self.bind_expr(e, scope, &mut agg)?;
+            collations.push(coll_of(&b));
+            out.push(b.expr);
         }
-        Ok(out)
+        Ok((out, collations))
     }
 
     /// ORDER BY of a simple SELECT: result column numbers, aliases, or any

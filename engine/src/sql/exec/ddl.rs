@@ -337,6 +337,7 @@ pub(crate) fn create_index(
         .ok_or_else(|| sql_err!("no such table: {}", ci.table))?;
     let tree = cat.new_tree_name("i");
     let index = index_from_ast(&table, ci, sql.to_string(), tree)?;
+    check_deterministic(ci)?;
     let index = Rc::new(index);
     let plan = super::write::index_plan(cat, &table, &index)?;
     kv.create_tree(&index.tree)?;
@@ -377,6 +378,32 @@ pub(crate) fn create_index(
     save_meta(kv, cat)?;
     cat.indexes.insert(key(name), index);
     Ok(true)
+}
+
+/// An index expression or predicate must give the same key every time:
+/// SQLite's "non-deterministic functions prohibited" rule.
+fn check_deterministic(ci: &ast::CreateIndex) -> Result<()> {
+    let mut bad = None;
+    let exprs = ci
+        .columns
+        .iter()
+        .map(|c| &c.expr)
+        .chain(ci.where_clause.iter());
+    for e in exprs {
+        crate::sql::binder::expr::visit(e, &mut |x| {
+            if let ast::ExprKind::Function(f) = &x.kind {
+                if crate::sql::functions::scalar(&f.name).is_some_and(|s| !s.is_deterministic()) {
+                    bad = Some(f.name.clone());
+                }
+            }
+        });
+    }
+    match bad {
+        Some(name) => Err(sql_err!(
+            "non-deterministic functions prohibited in index expressions: {name}()"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// CREATE VIEW.

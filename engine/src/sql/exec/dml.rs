@@ -138,6 +138,7 @@ pub(crate) fn matching_rows(
         output: Vec::new(),
         visible: 0,
         distinct: false,
+        collations: Vec::new(),
     };
     let mut rows = Vec::new();
     ctx.join(&core, None, &mut |row| {

@@ -12,7 +12,7 @@ use super::eval::Env;
 use super::scan::{LevelCache, Row};
 use super::{row_size, ExecCtx};
 use crate::sql::ast::CompoundOperator;
-use crate::sql::keycode;
+use crate::sql::keycode::{self, KeyColumn};
 use crate::sql::planner::plan::{Body, Core, Query, SortKey};
 use crate::sql::value::{compare, Value};
 use crate::{sql_err, Result};
@@ -176,13 +176,14 @@ impl ExecCtx<'_> {
             return Ok(self.distinct(core, rows));
         }
         let mut seen = HashSet::new();
+        let keys = distinct_keys(core);
         self.join(core, outer, &mut |row| {
             let env = Env::new(row, outer);
             let mut o = Vec::with_capacity(core.output.len());
             for e in &core.output {
                 o.push(self.eval(e, &env)?);
             }
-            if core.distinct && !seen.insert(keycode::encode_key(&o[..core.visible], &[])) {
+            if core.distinct && !seen.insert(keycode::encode_key(&o[..core.visible], &keys)) {
                 return Ok(true);
             }
             self.charge(row_size(&o))?;
@@ -196,9 +197,10 @@ impl ExecCtx<'_> {
         if !core.distinct {
             return rows;
         }
+        let keys = distinct_keys(core);
         let mut seen = HashSet::new();
         rows.into_iter()
-            .filter(|r| seen.insert(keycode::encode_key(&r[..core.visible], &[])))
+            .filter(|r| seen.insert(keycode::encode_key(&r[..core.visible], &keys)))
             .collect()
     }
 
@@ -279,13 +281,21 @@ impl ExecCtx<'_> {
                 .collect::<Result<Vec<_>>>()
         };
         let mut groups: BTreeMap<Vec<u8>, Group> = BTreeMap::new();
+        let agg_keys: Vec<KeyColumn> = agg
+            .group_collations
+            .iter()
+            .map(|c| KeyColumn {
+                desc: false,
+                collation: *c,
+            })
+            .collect();
         self.join(core, outer, &mut |row| {
             let env = Env::new(row, outer);
             let mut key_vals = Vec::with_capacity(agg.group_by.len());
             for g in &agg.group_by {
                 key_vals.push(self.eval(g, &env)?);
             }
-            let key = keycode::encode_key(&key_vals, &[]);
+            let key = keycode::encode_key(&key_vals, &agg_keys);
             if !groups.contains_key(&key) {
                 self.charge(row_size(row) + key.len() as u64)?;
                 let accs = new_accs()?;
@@ -352,6 +362,17 @@ impl ExecCtx<'_> {
         }
         Ok(self.distinct(core, rows))
     }
+}
+
+/// How DISTINCT compares a core's visible columns: by their collations.
+fn distinct_keys(core: &Core) -> Vec<KeyColumn> {
+    core.collations
+        .iter()
+        .map(|c| KeyColumn {
+            desc: false,
+            collation: *c,
+        })
+        .collect()
 }
 
 /// LIMIT/OFFSET value: an integer (negative means none).

@@ -193,12 +193,16 @@ pub(crate) struct Core {
     /// Number of visible columns.
     pub visible: usize,
     pub distinct: bool,
+    /// Collation of each visible column (DISTINCT compares by it).
+    pub collations: Vec<Collation>,
 }
 
 /// GROUP BY, aggregates and HAVING of a core.
 #[derive(Clone, Debug)]
 pub(crate) struct Aggregation {
     pub group_by: Vec<Expr>,
+    /// Collation of each GROUP BY term (groups compare by it).
+    pub group_collations: Vec<Collation>,
     pub calls: Vec<AggCall>,
     pub having: Option<Expr>,
 }
