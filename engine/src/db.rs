@@ -339,6 +339,19 @@ impl Connection {
     }
 
     fn run_parsed(&mut self, sql: &str, parsed: &Parsed, params: &[Value]) -> Result<QueryResult> {
+        // 'now' is one instant for the whole statement, as in SQLite.
+        crate::sql::functions::set_statement_time(statement_clock());
+        let result = self.run_parsed_at(sql, parsed, params);
+        crate::sql::functions::set_statement_time(None);
+        result
+    }
+
+    fn run_parsed_at(
+        &mut self,
+        sql: &str,
+        parsed: &Parsed,
+        params: &[Value],
+    ) -> Result<QueryResult> {
         let text = sql
             .get(parsed.start..parsed.end)
             .unwrap_or(sql)
@@ -528,6 +541,18 @@ impl Connection {
             _ => Err(sql_err!("unsupported pragma: {}", p.name.name)),
         }
     }
+}
+
+/// The wall clock in Unix milliseconds, where the platform has one without
+/// a host call (not on wasm32, where the date functions read their own).
+fn statement_clock() -> Option<i64> {
+    if cfg!(target_arch = "wasm32") {
+        return None;
+    }
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    i64::try_from(since.as_millis()).ok()
 }
 
 fn pragma_bool(v: &ast::PragmaValue) -> Result<bool> {
