@@ -33,7 +33,7 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ROOT, environment, environmentKey, launchBrowser, openPage, parseArgs, serve, snapshotTinyjoin, stats, withTimeout, writeJson } from "./compare/lib/harness.mjs";
+import { ROOT, cleanupAll, interrupted, environment, environmentKey, launchBrowser, openPage, parseArgs, serve, snapshotTinyjoin, stats, withTimeout, writeJson } from "./compare/lib/harness.mjs";
 
 const SCHEMA = "tinyjoin-workload-envelope/1";
 const STEP_TIMEOUT_MS = 300_000;
@@ -253,6 +253,7 @@ async function main() {
           .join("; ");
         log(`ok   ${shape.id} (${Date.now() - t0} ms wall): ${line}`);
       } catch (e) {
+        if (interrupted()) throw e;
         failed++;
         out.shapes[shape.id] = { complete: false, error: String(e && e.message ? e.message : e) };
         log(`FAIL ${shape.id}: ${e && e.stack ? e.stack : e}`);
@@ -272,10 +273,13 @@ async function main() {
     await server.close();
     await runtime.remove();
   }
-  process.exit(exitCode);
+  if (interrupted()) await cleanupAll();
+  else process.exit(exitCode);
 }
 
-main().catch((e) => {
+main().catch(async (e) => {
+  if (interrupted()) return; // the signal handler cleans up and exits
   console.error(`envelope: ${e && e.stack ? e.stack : e}`);
+  await cleanupAll();
   process.exit(1);
 });

@@ -27,7 +27,7 @@
 
 import { join, resolve } from "node:path";
 import { writeFile } from "node:fs/promises";
-import { ROOT, compareDepVersion, ensureCompareDeps, environment, launchBrowser, openPage, parseArgs, serve, stats, snapshotTinyjoin, withTimeout, writeJson, fileHashes, COMPARE_DIR } from "./lib/harness.mjs";
+import { ROOT, cleanupAll, interrupted, compareDepVersion, ensureCompareDeps, environment, launchBrowser, openPage, parseArgs, serve, stats, snapshotTinyjoin, withTimeout, writeJson, fileHashes, COMPARE_DIR } from "./lib/harness.mjs";
 
 const SCHEMA = "tinyjoin-compare/1";
 const { flags } = parseArgs(process.argv.slice(2), ["quick", "reps", "out", "engines", "scale", "verbose"]);
@@ -143,6 +143,7 @@ async function main() {
       try {
         return await fn();
       } catch (err) {
+        if (interrupted()) throw err;
         const message = String(err && err.message ? err.message : err).split("\n")[0];
         failures.push({ engine: e.id, error: message });
         log(`FAIL ${e.id}: ${message}`);
@@ -302,7 +303,8 @@ async function main() {
     await server.close();
     await runtime?.remove();
   }
-  process.exit(exitCode);
+  if (interrupted()) await cleanupAll();
+  else process.exit(exitCode);
 }
 
 /** Per row: TinyJoin vs the faster crash-safe SQLite mode (by median), ratio and verdict. */
@@ -366,7 +368,9 @@ function markdown(out, table) {
   return lines.join("\n") + "\n";
 }
 
-main().catch((e) => {
+main().catch(async (e) => {
+  if (interrupted()) return; // the signal handler cleans up and exits
   console.error(`compare: FAILED: ${e && e.stack ? e.stack : e}`);
+  await cleanupAll();
   process.exit(1);
 });

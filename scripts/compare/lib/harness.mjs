@@ -73,12 +73,25 @@ export async function serve(mounts) {
 
 const cleanups = new Set();
 let signalled = false;
+let cleaning = null;
+
+/** Closes every browser and removes every temp directory this process made (idempotent). */
+export function cleanupAll() {
+  cleaning ??= (async () => {
+    for (const fn of [...cleanups]) await fn().catch(() => undefined);
+  })();
+  return cleaning;
+}
+
+/** True once SIGINT or SIGTERM arrived: the scripts stop instead of recording failures. */
+export const interrupted = () => signalled;
+
 for (const sig of ["SIGINT", "SIGTERM"]) {
   process.on(sig, async () => {
     if (signalled) return;
     signalled = true;
     console.error(`interrupted (${sig}): closing the browser and removing temp files`);
-    for (const fn of cleanups) await fn().catch(() => undefined);
+    await cleanupAll();
     process.exit(130);
   });
 }
@@ -102,13 +115,14 @@ export async function launchBrowser(label) {
       "--disable-sync",
     ],
   });
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    cleanups.delete(close);
-    await context.close().catch(() => undefined);
-    await rm(profile, { recursive: true, force: true });
+  // One promise for the whole teardown, so every caller (and cleanupAll) waits for it to finish.
+  let closing = null;
+  const close = () => {
+    closing ??= (async () => {
+      await context.close().catch(() => undefined);
+      await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    })();
+    return closing;
   };
   cleanups.add(close);
   return { context, profile, close };
@@ -181,14 +195,12 @@ export async function snapshotTinyjoin() {
     const files = {};
     for (const [k, v] of Object.entries(fileHashes(join(dir, "dist"), isRuntimeFile))) files[k.replace(/^.*?\/dist\//, "client-ts/dist/")] = v;
     if (JSON.stringify(Object.values(files)) !== JSON.stringify(Object.values(JSON.parse(before)))) {
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
       continue;
     }
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    const remove = async () => {
-      cleanups.delete(remove);
-      await rm(dir, { recursive: true, force: true });
-    };
+    let removing = null;
+    const remove = () => (removing ??= rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
     cleanups.add(remove);
     return { dir, name: pkg.name, version: pkg.version, files, remove };
   }
