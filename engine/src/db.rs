@@ -394,6 +394,9 @@ impl Connection {
     ) -> Result<Output> {
         let opts = self.opts();
         if let Some(t) = &mut self.txn {
+            // Statement atomicity: undo this statement alone on error. The
+            // savepoint is released either way, or every later statement
+            // would copy the pages it changes and keep the old ones.
             let sp = t.write.savepoint();
             let saved = t.catalog.clone();
             let r = statement::run(&mut t.write, &mut t.catalog, stmt, text, params, opts);
@@ -401,6 +404,7 @@ impl Connection {
                 t.write.rollback_to(&sp)?;
                 t.catalog = saved;
             }
+            t.write.release(sp)?;
             return r;
         }
         if statement::is_read_only(stmt) {
@@ -502,7 +506,10 @@ impl Connection {
             .txn
             .as_mut()
             .ok_or_else(|| sql_err!("internal: no transaction"))?;
+        let (_, sp, _) = t.savepoints.remove(i);
         t.savepoints.truncate(i);
+        // Releases the storage savepoint and every newer one with it.
+        t.write.release(sp)?;
         if i == 0 && t.by_savepoint {
             self.commit()?;
         }

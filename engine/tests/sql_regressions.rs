@@ -30,6 +30,46 @@ fn alias_referring_to_itself_is_an_error_not_a_stack_overflow() {
             assert_eq!(e.code(), "SQL_ERROR", "{sql}: {e}");
         }
     }
-    let r = conn.execute("SELECT 1 AS a ORDER BY a", &Params::None).unwrap();
+    let r = conn
+        .execute("SELECT 1 AS a ORDER BY a", &Params::None)
+        .unwrap();
     assert_eq!(r.rows.len(), 1);
+}
+
+/// Bug: inside BEGIN ... COMMIT every statement took a storage savepoint
+/// and never released it, so each later statement copied every page it
+/// changed and kept the old copy: a 10,000-row transaction grew the file
+/// (and memory, and time per statement) without bound. Released now: the
+/// file is about as large as when one statement inserts the same rows.
+#[test]
+fn statements_in_a_transaction_release_their_savepoints() {
+    use tinyjoin_engine::db::{DbOptions, Value};
+    use tinyjoin_engine::storage::MemoryDevice;
+    let size_after = |one_statement: bool| {
+        let dev = MemoryDevice::new();
+        let db = Database::open(Box::new(dev.clone()), DbOptions::default()).unwrap();
+        let mut c = db.connect();
+        c.execute_batch("CREATE TABLE t(id INTEGER PRIMARY KEY, title TEXT UNIQUE)")
+            .unwrap();
+        if one_statement {
+            c.execute_batch(
+                "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 9999) \
+                 INSERT INTO t SELECT i, 'title ' || i FROM n",
+            )
+            .unwrap();
+        } else {
+            c.execute_batch("BEGIN").unwrap();
+            let mut st = c.prepare("INSERT INTO t VALUES (?, ?)").unwrap();
+            for i in 0..10_000i64 {
+                let p =
+                    Params::Positional(vec![Value::Integer(i), Value::Text(format!("title {i}"))]);
+                st.execute(&mut c, &p).unwrap();
+            }
+            c.execute_batch("COMMIT").unwrap();
+        }
+        dev.to_bytes().len()
+    };
+    let (single, many) = (size_after(true), size_after(false));
+    println!("file after one statement: {single} bytes; after 10,000 statements: {many} bytes");
+    assert!(many < 2 * single, "{many} bytes vs {single}");
 }

@@ -105,7 +105,6 @@ fn a_small_limit_spills_and_stays_bounded() {
     };
     let store = Store::open(Box::new(dev), opts.clone()).unwrap();
     let mut max_retained = 0;
-    let mut peak = 0;
     let mut t = store.write().unwrap();
     t.create_tree("rows").unwrap();
     let value = vec![b'y'; 1024];

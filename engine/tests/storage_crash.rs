@@ -60,7 +60,7 @@ fn workloads() -> Vec<Workload> {
         let ops = (0..15)
             .map(|_| {
                 let k = key(r() % 400);
-                if r() % 3 == 0 {
+                if r().is_multiple_of(3) {
                     Op::Del(k)
                 } else {
                     Op::Put(k, vec![t as u8; (r() % 200) as usize])

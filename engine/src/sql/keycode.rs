@@ -165,6 +165,7 @@ fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(&TERMINATOR);
 }
 
+#[cfg(test)] // used by tests only; the executor does not need it yet
 /// The smallest byte string greater than every key that starts with
 /// `prefix`, for the exclusive upper bound of a prefix range scan; `None`
 /// when there is none (the prefix is empty or all 0xFF).

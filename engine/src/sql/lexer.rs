@@ -459,6 +459,7 @@ macro_rules! keywords {
         }
 
         impl Keyword {
+            #[cfg(test)] // used by tests only; the executor does not need it yet
             /// The keyword's canonical (upper-case) spelling.
             pub(crate) fn as_str(self) -> &'static str {
                 match self {

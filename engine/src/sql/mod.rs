@@ -43,16 +43,16 @@
 //! - `planner`: bound plan types, access paths, join order.
 //! - `exec`: the executor (queries, DML, DDL, EXPLAIN QUERY PLAN).
 
+pub(crate) mod aggregate;
 pub(crate) mod ast;
 pub(crate) mod binder;
 pub(crate) mod catalog;
 pub(crate) mod exec;
-pub(crate) mod planner;
-pub(crate) mod lexer;
-pub(crate) mod parser;
-pub(crate) mod aggregate;
 pub(crate) mod functions;
 pub(crate) mod keycode;
+pub(crate) mod lexer;
+pub(crate) mod parser;
+pub(crate) mod planner;
 pub(crate) mod record;
 pub mod value;
 #[cfg(test)]

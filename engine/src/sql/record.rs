@@ -157,6 +157,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<Value>> {
     (0..reader.len()).map(|i| reader.field(i)).collect()
 }
 
+#[cfg(test)] // used by tests only; the executor does not need it yet
 /// Decodes column `index` only; `None` if the record has fewer columns.
 /// Validates the whole header like [`RecordReader::new`] but allocates
 /// nothing besides the value itself.
@@ -243,18 +244,6 @@ impl<'a> RecordReader<'a> {
     /// The number of columns stored.
     pub(crate) fn len(&self) -> usize {
         self.fields.len()
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.fields.is_empty()
-    }
-
-    /// Column `index`, or `None` past the stored columns.
-    pub(crate) fn column(&self, index: usize) -> Result<Option<Value>> {
-        if index >= self.fields.len() {
-            return Ok(None);
-        }
-        self.field(index).map(Some)
     }
 
     fn field(&self, index: usize) -> Result<Value> {

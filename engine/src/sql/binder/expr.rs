@@ -483,10 +483,12 @@ impl Binder<'_> {
         }
         if c.table.is_none() {
             if let Some(alias) = scope.alias(&c.column) {
-                // Guard against `SELECT x AS x`-style self reference.
-                if !matches!(&alias.kind, ExprKind::Column(inner) if inner.column.eq_ignore_ascii_case(&c.column))
-                {
-                    return self.bind_expr(&alias, scope, agg);
+                let name = c.column.to_ascii_lowercase();
+                if !self.expanding_aliases.contains(&name) {
+                    self.expanding_aliases.push(name);
+                    let bound = self.bind_expr(&alias, scope, agg);
+                    self.expanding_aliases.pop();
+                    return bound;
                 }
             }
             if c.double_quoted {

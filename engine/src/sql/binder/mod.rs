@@ -52,6 +52,11 @@ pub(crate) struct Binder<'c> {
     view_depth: usize,
     /// Row count of a table's tree, for the planner's estimates.
     pub stats: Option<&'c dyn Fn(&str) -> u64>,
+    /// Result aliases being expanded (lower-cased): an alias met again
+    /// inside its own expansion (`SELECT a = b AS b`, or a cycle through
+    /// several aliases) is not expanded again, so binding cannot recurse
+    /// without end.
+    expanding_aliases: Vec<String>,
 }
 
 impl<'c> Binder<'c> {
@@ -62,6 +67,7 @@ impl<'c> Binder<'c> {
             ctes: Vec::new(),
             view_depth: 0,
             stats: None,
+            expanding_aliases: Vec::new(),
         }
     }
 }
