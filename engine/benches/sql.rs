@@ -18,7 +18,8 @@
 //! faster), and a verdict only when the min–max ranges do not overlap.
 //! A tool, not a test: nothing here asserts a time.
 //!
-//! `cargo bench -p tinyjoin-engine --bench sql [-- --quick] [-- --only SUBSTR]`
+//! `cargo bench -p tinyjoin-engine --bench sql [-- --quick | --profile] [--only SUBSTR]`
+//! (`--profile`: one repetition of a small profile, for callgrind).
 
 use rusqlite::types::{Value as SqValue, ValueRef};
 use std::cmp::Ordering;
@@ -72,7 +73,7 @@ const KINDS: [Kind; 2] = [Kind::TinyJoin, Kind::Sqlite];
 
 /// An open connection of one engine.
 enum Conn {
-    Tj(Connection),
+    Tj(Box<Connection>),
     Sq(rusqlite::Connection),
 }
 
@@ -81,7 +82,7 @@ fn open(kind: Kind, path: &Path) -> Conn {
         Kind::TinyJoin => {
             let dev = FileDevice::open(path).expect("open TinyJoin file");
             let db = Database::open(Box::new(dev), DbOptions::default()).expect("open TinyJoin");
-            Conn::Tj(db.connect())
+            Conn::Tj(Box::new(db.connect()))
         }
         Kind::Sqlite => {
             let c = rusqlite::Connection::open(path).expect("open SQLite file");
@@ -650,6 +651,22 @@ fn joins(b: &mut Bench, dir: &Path) {
 /// The index workloads on `a`: CREATE INDEX, lookups through each index,
 /// and writes maintaining three indexes.
 fn indexes(b: &mut Bench, dir: &Path) {
+    // Fixed parts of the workload names below.
+    let names = [
+        "CREATE INDEX on 1 column",
+        "CREATE INDEX on 2 columns",
+        "CREATE INDEX on lower(e)",
+        "equality lookups of 200 rows (a.b = ?)",
+        "range lookups of 1% (a.b >= ? AND a.b < ?)",
+        "composite lookups (d = ? AND c > 500)",
+        "expression lookups (lower(e) = ?)",
+        "UPDATE indexed column on",
+        "rows with 3 indexes",
+        "bulk insert",
+    ];
+    if !names.iter().any(|n| b.cfg.wanted(n)) {
+        return;
+    }
     let n = b.cfg.a_rows;
     let bd = b.cfg.b_distinct();
     let mut f = Files::new(dir, "index");
@@ -813,7 +830,25 @@ fn main() {
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1).cloned());
-    let cfg = if quick {
+    let cfg = if args.iter().any(|a| a == "--profile") {
+        // Small enough to run under valgrind --tool=callgrind.
+        Config {
+            reps: 1,
+            analytic_rows: 4_000,
+            cust_rows: 200,
+            order_rows: 4_000,
+            item_rows: 8_040,
+            a_rows: 4_000,
+            eq_lookups: 100,
+            range_lookups: 20,
+            composite_lookups: 20,
+            expr_lookups: 20,
+            point_joins: 20,
+            write_rows: 200,
+            bulk_rows: 2_000,
+            only,
+        }
+    } else if quick {
         Config {
             reps: 2,
             analytic_rows: 20_000,
