@@ -16,7 +16,8 @@ enum Op {
     Put(usize, Vec<u8>, Vec<u8>),
     Delete(usize, Vec<u8>),
     DeleteNth(usize, usize),
-    Range(usize, Option<Vec<u8>>, Option<Vec<u8>>, bool),
+    /// Tree, bounds, reverse, and whether each bound is inclusive.
+    Range(usize, Option<Vec<u8>>, Option<Vec<u8>>, bool, (bool, bool)),
     Commit,
     Rollback,
     Savepoint,
@@ -49,8 +50,8 @@ fn op() -> impl Strategy<Value = Op> {
         40 => (0..3usize, key(), value()).prop_map(|(t, k, v)| Op::Put(t, k, v)),
         8 => (0..3usize, key()).prop_map(|(t, k)| Op::Delete(t, k)),
         10 => (0..3usize, any::<usize>()).prop_map(|(t, n)| Op::DeleteNth(t, n)),
-        5 => (0..3usize, prop::option::of(key()), prop::option::of(key()), any::<bool>())
-            .prop_map(|(t, lo, hi, rev)| Op::Range(t, lo, hi, rev)),
+        5 => (0..3usize, prop::option::of(key()), prop::option::of(key()), any::<bool>(), any::<(bool, bool)>())
+            .prop_map(|(t, lo, hi, rev, inc)| Op::Range(t, lo, hi, rev, inc)),
         8 => Just(Op::Commit),
         2 => Just(Op::Rollback),
         2 => Just(Op::Savepoint),
@@ -161,14 +162,19 @@ impl Harness {
                     self.working.get_mut(TREES[t]).unwrap().remove(&k);
                 }
             }
-            Op::Range(t, lo, hi, rev) => {
+            Op::Range(t, lo, hi, rev, (lo_inc, hi_inc)) => {
                 self.txn();
                 let m = self.working.entry(TREES[t]).or_default().clone();
-                let (lo, hi) = (bound(&lo, true), bound(&hi, false));
-                if let (Bound::Included(a), Bound::Excluded(b)) = (&lo, &hi) {
-                    if a > b {
+                let (lo, hi) = (bound(&lo, lo_inc), bound(&hi, hi_inc));
+                // BTreeMap::range panics on inverted or empty-exclusive bounds.
+                match (&lo, &hi) {
+                    (
+                        Bound::Included(a) | Bound::Excluded(a),
+                        Bound::Included(b) | Bound::Excluded(b),
+                    ) if a > b || (a == b && !(lo_inc && hi_inc)) => {
                         return;
                     }
+                    _ => {}
                 }
                 let want: Vec<(Vec<u8>, Vec<u8>)> = m
                     .range((lo.clone(), hi.clone()))

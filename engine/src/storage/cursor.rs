@@ -23,36 +23,7 @@ impl Cursor {
         root: PageId,
         bound: &Bound<Vec<u8>>,
     ) -> Result<Cursor> {
-        let mut c = Cursor { path: Vec::new() };
-        if root.is_none() {
-            return Ok(c);
-        }
-        let mut id = root;
-        loop {
-            if c.path.len() > MAX_TREE_DEPTH {
-                return Err(corrupt!(root.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
-            }
-            let node = src.node(id)?;
-            match &*node {
-                Node::Branch(b) => {
-                    let i = match bound {
-                        Bound::Unbounded => 0,
-                        Bound::Included(k) | Bound::Excluded(k) => b.child_index(k),
-                    };
-                    id = b.children()[i];
-                    c.path.push((node.clone(), i));
-                }
-                Node::Leaf(l) => {
-                    let i = match bound {
-                        Bound::Unbounded => 0,
-                        Bound::Included(k) => l.search(k).unwrap_or_else(|i| i),
-                        Bound::Excluded(k) => l.search(k).map(|i| i + 1).unwrap_or_else(|i| i),
-                    };
-                    c.path.push((node.clone(), i));
-                    return Ok(c);
-                }
-            }
-        }
+        Cursor::descend(src, root, bound, true)
     }
 
     /// Positions after the last entry <= / < `bound` (backward iteration):
@@ -61,6 +32,17 @@ impl Cursor {
         src: &dyn NodeSource,
         root: PageId,
         bound: &Bound<Vec<u8>>,
+    ) -> Result<Cursor> {
+        Cursor::descend(src, root, bound, false)
+    }
+
+    /// The descent both seeks share; they differ only where an unbounded
+    /// end starts and on which side of an equal key the leaf index lands.
+    fn descend(
+        src: &dyn NodeSource,
+        root: PageId,
+        bound: &Bound<Vec<u8>>,
+        forward: bool,
     ) -> Result<Cursor> {
         let mut c = Cursor { path: Vec::new() };
         if root.is_none() {
@@ -75,6 +57,7 @@ impl Cursor {
             match &*node {
                 Node::Branch(b) => {
                     let i = match bound {
+                        Bound::Unbounded if forward => 0,
                         Bound::Unbounded => b.children().len() - 1,
                         Bound::Included(k) | Bound::Excluded(k) => b.child_index(k),
                     };
@@ -82,10 +65,18 @@ impl Cursor {
                     c.path.push((node.clone(), i));
                 }
                 Node::Leaf(l) => {
+                    // Past an equal key: forward from an excluded bound, or
+                    // backward from an included one.
                     let i = match bound {
+                        Bound::Unbounded if forward => 0,
                         Bound::Unbounded => l.len(),
-                        Bound::Included(k) => l.search(k).map(|i| i + 1).unwrap_or_else(|i| i),
-                        Bound::Excluded(k) => l.search(k).unwrap_or_else(|i| i),
+                        Bound::Included(k) | Bound::Excluded(k) => {
+                            let past = forward == matches!(bound, Bound::Excluded(_));
+                            match l.search(k) {
+                                Ok(i) if past => i + 1,
+                                Ok(i) | Err(i) => i,
+                            }
+                        }
                     };
                     c.path.push((node.clone(), i));
                     return Ok(c);
