@@ -165,13 +165,16 @@ export class Session {
   private async becomeOwner(): Promise<void> {
     if (this.closed) return;
     this.setRole("owner");
-    if (this.connected) this.ownerLost(this.epoch);
-    // Follower traffic now goes to our Worker, which listens on the channel itself.
+    // Follower traffic now goes to our Worker, which listens on the channel
+    // itself. Closed before `ownerLost`, whose state check requires that an
+    // owner tab no longer reads the channel (it reported a broken state when
+    // a tab became owner while still connected to the previous owner).
     if (this.channel !== null) {
       this.channel.onmessage = null;
       this.channel.close();
       this.channel = null;
     }
+    if (this.connected) this.ownerLost(this.epoch);
     try {
       const port = await this.platform.startOwner(this.opts.name, this.clientId, this.opts.owner);
       if (this.closed) {
