@@ -157,7 +157,6 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<Value>> {
     (0..reader.len()).map(|i| reader.field(i)).collect()
 }
 
-
 /// A parsed record header: each field's type and body offset, ready to
 /// decode any column on demand.
 #[derive(Debug)]
