@@ -654,3 +654,127 @@ fn sql_that_ends_a_client_transaction_is_reported_and_frees_the_slot() {
         "a late rollback is harmless"
     );
 }
+
+/// A device that counts flushes, over a shared memory device.
+#[derive(Clone)]
+struct CountingDevice {
+    inner: MemoryDevice,
+    flushes: Rc<RefCell<u32>>,
+}
+
+impl Device for CountingDevice {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.inner.read_at(offset, buf)
+    }
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> Result<()> {
+        self.inner.write_at(offset, data)
+    }
+    fn flush(&mut self) -> Result<()> {
+        *self.flushes.borrow_mut() += 1;
+        self.inner.flush()
+    }
+    fn len(&mut self) -> Result<u64> {
+        self.inner.len()
+    }
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        self.inner.truncate(len)
+    }
+}
+
+#[test]
+fn a_durable_single_row_commit_costs_only_the_engines_flushes() {
+    let dev = CountingDevice {
+        inner: MemoryDevice::new(),
+        flushes: Rc::new(RefCell::new(0)),
+    };
+    let flushes = dev.flushes.clone();
+    let mut o = Owner::open(Box::new(dev), LOCAL, &opts()).expect("open");
+    one(&mut o, LOCAL, 1, Request::Open);
+    one(
+        &mut o,
+        LOCAL,
+        2,
+        Request::Exec {
+            txn: Some("setup".into()),
+            sql: "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT UNIQUE)".into(),
+        },
+    );
+    let before = *flushes.borrow();
+    let r = one(
+        &mut o,
+        LOCAL,
+        3,
+        query("INSERT INTO t(v) VALUES ('a')", Some("auto-1")),
+    );
+    assert!(matches!(r, Response::Rows(_)), "{r:?}");
+    let autocommit = *flushes.borrow() - before;
+    let before = *flushes.borrow();
+    one(&mut o, LOCAL, 4, Request::Begin { txn: "t-2".into() });
+    one(
+        &mut o,
+        LOCAL,
+        5,
+        query("INSERT INTO t(v) VALUES ('b')", Some("t-2")),
+    );
+    one(&mut o, LOCAL, 6, Request::Commit { txn: "t-2".into() });
+    let client_txn = *flushes.borrow() - before;
+    let stmt = match one(
+        &mut o,
+        LOCAL,
+        7,
+        Request::Prepare {
+            sql: "INSERT INTO t(v) VALUES (?)".into(),
+        },
+    ) {
+        Response::Prepared { stmt, .. } => stmt,
+        other => panic!("{other:?}"),
+    };
+    let before = *flushes.borrow();
+    let r = one(
+        &mut o,
+        LOCAL,
+        8,
+        Request::Run {
+            txn: Some("auto-3".into()),
+            stmt,
+            params: Params::Positional(vec![WireValue::Text("c".into())]),
+        },
+    );
+    assert!(matches!(r, Response::Rows(_)), "{r:?}");
+    let prepared = *flushes.borrow() - before;
+    let before = *flushes.borrow();
+    let r = one(
+        &mut o,
+        LOCAL,
+        9,
+        Request::Batch {
+            txn: "b-4".into(),
+            items: vec![BatchItem {
+                sql: "INSERT INTO t(v) VALUES ('d')".into(),
+                params: Params::None,
+            }],
+        },
+    );
+    assert!(matches!(r, Response::BatchDone(_)), "{r:?}");
+    let batch = *flushes.borrow() - before;
+    let before = *flushes.borrow();
+    one(&mut o, LOCAL, 10, query("SELECT * FROM t WHERE k = 1", Some("r-5")));
+    let read = *flushes.borrow() - before;
+    eprintln!(
+        "flushes: autocommit {autocommit}, client transaction {client_txn}, \
+         prepared {prepared}, batch {batch}, read {read}"
+    );
+    // The engine's two-flush commit, and nothing more: the commit record is
+    // written inside the same engine transaction. A read commits nothing.
+    assert_eq!(
+        (autocommit, client_txn, prepared, batch, read),
+        (2, 2, 2, 2, 0)
+    );
+    for txn in ["auto-1", "t-2", "auto-3", "b-4"] {
+        assert_eq!(
+            one(&mut o, LOCAL, 11, Request::TxnStatus { txn: txn.into() }),
+            Response::TxnState { committed: true },
+            "{txn}"
+        );
+    }
+}
