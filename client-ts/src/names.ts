@@ -10,7 +10,11 @@
  *   the owner's to learn when the owner died.
  * - `channelName(name)`: the BroadcastChannel followers and the owner Worker
  *   talk on.
- * - `fileName(name)`: the OPFS file of database `name`.
+ * - `fileName(name)`: the OPFS file of database `name` before any import
+ *   (generation 0); `generationFileName(name, g)`: the file an import wrote
+ *   (generation g >= 1); `manifestFileName(name)`: the manifest naming the
+ *   current generation (opfs.ts). The suffixes differ from `.tinyjoin`, and
+ *   generations are digits only, so no database's files match another's.
  */
 
 const PREFIX = "tinyjoin:";
@@ -33,6 +37,25 @@ export function channelName(name: string): string {
 /** The OPFS file name: the database name, percent-encoded so any name is a valid file name. */
 export function fileName(name: string): string {
   return `${encodeURIComponent(name)}.tinyjoin`;
+}
+
+/** The OPFS file of generation `g` of database `name` (0: the original file). */
+export function generationFileName(name: string, g: number): string {
+  return g === 0 ? fileName(name) : `${encodeURIComponent(name)}.tinyjoin-${g}`;
+}
+
+/** The OPFS manifest file of database `name`. */
+export function manifestFileName(name: string): string {
+  return `${encodeURIComponent(name)}.tinyjoin-manifest`;
+}
+
+/** The generation a file name is of for database `name`, or null if it is not one of its database files. */
+export function generationOf(name: string, file: string): number | null {
+  if (file === fileName(name)) return 0;
+  const prefix = `${encodeURIComponent(name)}.tinyjoin-`;
+  if (!file.startsWith(prefix)) return null;
+  const digits = file.slice(prefix.length);
+  return /^[1-9][0-9]{0,9}$/.test(digits) ? Number(digits) : null;
 }
 
 /** Whether `name` is a usable database name. */

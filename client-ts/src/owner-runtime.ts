@@ -8,12 +8,21 @@
  * sequence of entries: route `u8`, length `u32` (little-endian), bytes.
  * Routes: 0 to this tab's client, 1 broadcast on the channel, 2 "watch this
  * client's lock" (the bytes are its id, UTF-8): the owner learns that a
- * follower died when its client lock is released.
+ * follower died when its client lock is released; 3 "stage this import"
+ * (the bytes are a validated database file): written to a new OPFS file,
+ * flushed, opened by the owner, then made current by the manifest (opfs.ts,
+ * "Crash-safe import"). Requests arriving meanwhile wait inside the owner.
+ *
+ * Test hook: a function at `globalThis.__tinyjoinImportFault`, if any, is
+ * called with the name of each import step reached ("created", "partial",
+ * "flushed", "staged", "switched", "cleaned"); the crash tests make it stop
+ * the Worker there. Nothing else reads it.
  */
 
 import init, { Owner } from "./wasm/tinyjoin_worker.js";
 import { channelName, clientLock } from "./names.js";
-import { openSyncHandle } from "./opfs.js";
+import { openDatabaseFiles, removeFile, openSyncHandle, writeManifest } from "./opfs.js";
+import { generationFileName } from "./names.js";
 import type { SyncAccessHandle } from "./opfs.js";
 import type { OwnerOptions } from "./platform.js";
 import { TinyJoinError, isErrorCode } from "./errors.js";
@@ -21,6 +30,16 @@ import { TinyJoinError, isErrorCode } from "./errors.js";
 export const ROUTE_LOCAL = 0;
 export const ROUTE_CHANNEL = 1;
 export const ROUTE_WATCH = 2;
+export const ROUTE_IMPORT = 3;
+
+/** Bytes per write call when an import is written to its new file. */
+const IMPORT_CHUNK = 1 << 20;
+
+/** Calls the crash tests' hook, if one is installed, at an import step. */
+function importStep(step: string): void {
+  const hook = (globalThis as { __tinyjoinImportFault?: unknown }).__tinyjoinImportFault;
+  if (typeof hook === "function") (hook as (step: string) => void)(step);
+}
 
 export interface OwnerRuntime {
   readonly epoch: number;
@@ -31,6 +50,13 @@ export interface OwnerRuntime {
 }
 
 const utf8 = new TextDecoder();
+
+/** An OPFS exception (quota) or a wasm error as a TinyJoinError. */
+function opfsError(e: unknown): TinyJoinError {
+  if (e instanceof DOMException && e.name === "QuotaExceededError") return new TinyJoinError("QUOTA_EXCEEDED", e.message);
+  if (e instanceof DOMException) return new TinyJoinError("IO", `${e.name}: ${e.message}`);
+  return wasmError(e);
+}
 
 /** Converts what the wasm throws (`{ code, message }`) or anything else into a TinyJoinError. */
 export function wasmError(e: unknown): TinyJoinError {
@@ -59,18 +85,26 @@ export async function startOwnerRuntime(
 ): Promise<OwnerRuntime> {
   await init();
   let handle: SyncAccessHandle | null = null;
+  let manifest: SyncAccessHandle | null = null;
+  let generation = 0;
   let owner: Owner;
   try {
     if (options.storage === "opfs") {
-      handle = await openSyncHandle(name);
+      const files = await openDatabaseFiles(name);
+      manifest = files.manifest;
+      handle = files.db;
+      generation = files.generation;
       owner = Owner.openOpfs(handle, clientId, options.batchLimitBytes, options.validation, options.cachePages);
     } else {
       owner = Owner.openMemory(clientId, options.batchLimitBytes, options.cachePages);
     }
   } catch (e) {
     handle?.close();
+    manifest?.close();
     throw wasmError(e);
   }
+  /** The handle of an import being written, closed by `stop` too. */
+  let staging: SyncAccessHandle | null = null;
   let channel: BroadcastChannel | null = null;
   const watched = new Set<string>();
   const watchAbort = new AbortController();
@@ -87,7 +121,60 @@ export async function startOwnerRuntime(
       if (route === ROUTE_LOCAL) toClient(bytes);
       else if (route === ROUTE_CHANNEL) channel?.postMessage(bytes);
       else if (route === ROUTE_WATCH) watch(utf8.decode(bytes));
+      else if (route === ROUTE_IMPORT) void runImport(bytes);
     }
+  };
+
+  /**
+   * Stages an import (route 3) in a new file and switches the manifest to
+   * it; any failure before the switch aborts it (the old file stays, the
+   * new one is deleted), a failed switch poisons the owner (the next open
+   * finds whichever generation the manifest names, both complete).
+   */
+  const runImport = async (bytes: Uint8Array): Promise<void> => {
+    const next = generation + 1;
+    const file = generationFileName(name, next);
+    try {
+      if (manifest === null || handle === null) throw new TinyJoinError("MISUSE", "a file import reached an owner without files");
+      staging = await openSyncHandle(name, file);
+      if (stopped) throw new TinyJoinError("CLOSED", "the database closed during the import");
+      staging.truncate(0);
+      importStep("created");
+      for (let at = 0; at < bytes.length; at += IMPORT_CHUNK) {
+        const chunk = bytes.subarray(at, Math.min(bytes.length, at + IMPORT_CHUNK));
+        if (staging.write(chunk, { at }) !== chunk.length) throw new TinyJoinError("IO", "a write of the imported file was short");
+        if (at === 0) importStep("partial");
+      }
+      staging.flush();
+      importStep("flushed");
+      owner.stageImport(staging);
+      importStep("staged");
+    } catch (e) {
+      staging?.close();
+      staging = null;
+      if (stopped) return;
+      const err = opfsError(e);
+      guarded(() => owner.abortImport(err.code, err.message, false));
+      await removeFile(file);
+      return;
+    }
+    try {
+      writeManifest(manifest, next);
+    } catch (e) {
+      const err = opfsError(e);
+      guarded(() => owner.abortImport(err.code, `the switch to the imported file failed: ${err.message}`, true));
+      return;
+    }
+    importStep("switched");
+    const old = handle;
+    const oldFile = generationFileName(name, generation);
+    handle = staging;
+    staging = null;
+    generation = next;
+    guarded(() => owner.finishImport());
+    old.close();
+    await removeFile(oldFile);
+    importStep("cleaned");
   };
 
   const watch = (id: string): void => {
@@ -130,6 +217,8 @@ export async function startOwnerRuntime(
       owner.free();
     } finally {
       handle?.close();
+      staging?.close();
+      manifest?.close();
     }
   };
 

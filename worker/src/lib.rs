@@ -107,6 +107,28 @@ mod bindings {
             crate::owner::encode_replies(&self.inner.handle(bytes))
         }
 
+        /// Opens the file the Worker wrote an import into (a reply of route
+        /// 3); throws `{ code, message }` if it does not open and check clean.
+        #[wasm_bindgen(js_name = stageImport)]
+        pub fn stage_import(&mut self, handle: FileSystemSyncAccessHandle) -> Result<(), JsValue> {
+            let dev = Box::new(crate::opfs::OpfsDevice::new(handle));
+            self.inner.stage_import(dev).map_err(|e| js_error(&e))
+        }
+
+        /// The manifest names the staged file: swap it in.
+        #[wasm_bindgen(js_name = finishImport)]
+        pub fn finish_import(&mut self) -> Vec<u8> {
+            crate::owner::encode_replies(&self.inner.finish_import())
+        }
+
+        /// The import failed with `code`/`message`; `poison` when the
+        /// manifest switch itself failed.
+        #[wasm_bindgen(js_name = abortImport)]
+        pub fn abort_import(&mut self, code: &str, message: &str, poison: bool) -> Vec<u8> {
+            let e = crate::protocol::WireError::new(code, message);
+            crate::owner::encode_replies(&self.inner.abort_import(e, poison))
+        }
+
         #[wasm_bindgen(js_name = clientGone)]
         pub fn client_gone(&mut self, client: &str) -> Vec<u8> {
             crate::owner::encode_replies(&self.inner.client_gone(client))

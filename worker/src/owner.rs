@@ -22,6 +22,13 @@
 //!    new owner and that its request did not run.
 //! 5. Malformed requests are answered with a typed error when their sender is
 //!    known and dropped otherwise; the owner keeps serving either way.
+//! 6. An import never rewrites the live file. On a file-backed owner it is
+//!    staged: the validated bytes go out as a [`Route::Import`] reply, the
+//!    Worker writes and flushes them into a new file, [`Owner::stage_import`]
+//!    opens that file (full validation) and bumps its epoch, the Worker
+//!    switches its manifest to it, and [`Owner::finish_import`] swaps it in
+//!    ([`Owner::abort_import`] on any failure). Until then every request
+//!    waits in `queue`, so nothing runs against a half-switched database.
 
 //!
 //! - `records`: the epoch and the commit records, written in the
@@ -65,6 +72,10 @@ pub enum Route {
     Channel = 1,
     /// Not a message: watch this client's lock (bytes = its id).
     Watch = 2,
+    /// Not a message: an import to stage (bytes = the validated database
+    /// file): write it to a new file, flush, then call
+    /// [`Owner::stage_import`] (invariant 6).
+    Import = 3,
 }
 
 /// One reply of a `handle` call.
@@ -141,6 +152,34 @@ enum Outcome {
     Reply(Response),
     /// The request needs the write slot another client holds: queue it.
     Wait,
+    /// An import waits for its new file (invariant 6); answered later by
+    /// `finish_import` or `abort_import`.
+    Staging(Vec<u8>),
+}
+
+/// How an owner applies an import.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ImportMode {
+    /// A memory database: the new database replaces it in one step.
+    InMemory,
+    /// A file: staged in a new file by the Worker (invariant 6).
+    NewFile,
+}
+
+/// A database opened and ready to replace the current one.
+struct Staged {
+    db: Database,
+    device: SharedDevice,
+    auto: Connection,
+    epoch: u32,
+    next_seq: i64,
+}
+
+/// An import in progress on a file-backed owner.
+struct Importing {
+    /// The IMPORT request's envelope, for its answer.
+    env: Envelope,
+    staged: Option<Staged>,
 }
 
 type Served = std::result::Result<Outcome, WireError>;
@@ -167,9 +206,12 @@ pub struct Owner {
     /// The next commit record's sequence number (negative, counting down).
     next_seq: i64,
     opts: OwnerOptions,
-    /// A validated import, applied right after its DONE reply is out (so that
-    /// reply carries the epoch the importer knows).
-    pending_import: Option<Vec<u8>>,
+    /// A validated and opened in-memory import, installed right after its
+    /// DONE reply is out (so that reply carries the epoch the importer knows).
+    pending_import: Option<Staged>,
+    import_mode: ImportMode,
+    /// The file import in progress, if any (invariant 6).
+    importing: Option<Importing>,
     /// Set when an import could not be applied: every request fails with it.
     poisoned: Option<WireError>,
 }
@@ -296,13 +338,17 @@ impl Owner {
             next_seq,
             opts: opts.clone(),
             pending_import: None,
+            import_mode: ImportMode::NewFile,
+            importing: None,
             poisoned: None,
         })
     }
 
     /// Opens an empty in-memory database.
     pub fn open_memory(local: &str, opts: &OwnerOptions) -> Result<Owner> {
-        Self::open(Box::new(MemoryDevice::new()), local, opts)
+        let mut o = Self::open(Box::new(MemoryDevice::new()), local, opts)?;
+        o.import_mode = ImportMode::InMemory;
+        Ok(o)
     }
 
     fn db_options(opts: &OwnerOptions) -> DbOptions {
@@ -398,19 +444,26 @@ impl Owner {
         self.writer = None;
     }
 
-    fn dispatch(&mut self, env: Envelope, req: Request, out: &mut Vec<Reply>) {
+    /// The error a request is refused with before it runs: the owner is
+    /// poisoned, or the request is addressed to another epoch.
+    fn refusal(&self, env: &Envelope, req: &Request) -> Option<WireError> {
         if let Some(e) = &self.poisoned {
-            out.push(self.reply(&env.client, env.request, &Response::Failed(e.clone())));
-            return;
+            return Some(e.clone());
         }
         if !matches!(req, Request::Open) && env.epoch != self.epoch {
-            let e = WireError::new(
+            return Some(WireError::new(
                 code::STALE_EPOCH,
                 format!(
                     "request for owner epoch {} reached the owner of epoch {}",
                     env.epoch, self.epoch
                 ),
-            );
+            ));
+        }
+        None
+    }
+
+    fn dispatch(&mut self, env: Envelope, req: Request, out: &mut Vec<Reply>) {
+        if let Some(e) = self.refusal(&env, &req) {
             out.push(self.reply(&env.client, env.request, &Response::Failed(e)));
             return;
         }
@@ -423,29 +476,48 @@ impl Owner {
                 bytes: env.client.as_bytes().to_vec(),
             });
         }
+        if self.importing.is_some() {
+            self.queue.push_back((env, req));
+            return;
+        }
+        if let Some(waiting) = self.serve_one(env, req, out) {
+            self.queue.push_back(waiting);
+        }
+    }
+
+    /// Serves one admitted request; gives it back if it must wait.
+    fn serve_one(
+        &mut self,
+        env: Envelope,
+        req: Request,
+        out: &mut Vec<Reply>,
+    ) -> Option<(Envelope, Request)> {
         match self.serve(&env, &req) {
             Ok(Outcome::Reply(resp)) => out.push(self.reply(&env.client, env.request, &resp)),
-            Ok(Outcome::Wait) => self.queue.push_back((env, req)),
+            Ok(Outcome::Wait) => return Some((env, req)),
+            Ok(Outcome::Staging(bytes)) => self.start_staging(env, bytes, out),
             Err(e) => out.push(self.reply(&env.client, env.request, &Response::Failed(e))),
         }
         self.apply_import(out);
+        None
     }
 
-    /// Runs queued requests in order while the write slot is free.
+    /// Runs queued requests in order while the write slot is free and no
+    /// import is being staged. A request queued before an import finished
+    /// is checked again: its epoch may be stale now.
     fn drain_queue(&mut self, out: &mut Vec<Reply>) {
-        while self.writer.is_none() {
+        while self.writer.is_none() && self.importing.is_none() {
             let Some((env, req)) = self.queue.pop_front() else {
                 return;
             };
-            match self.serve(&env, &req) {
-                Ok(Outcome::Reply(resp)) => out.push(self.reply(&env.client, env.request, &resp)),
-                Ok(Outcome::Wait) => {
-                    self.queue.push_front((env, req));
-                    return;
-                }
-                Err(e) => out.push(self.reply(&env.client, env.request, &Response::Failed(e))),
+            if let Some(e) = self.refusal(&env, &req) {
+                out.push(self.reply(&env.client, env.request, &Response::Failed(e)));
+                continue;
             }
-            self.apply_import(out);
+            if let Some(waiting) = self.serve_one(env, req, out) {
+                self.queue.push_front(waiting);
+                return;
+            }
         }
     }
 
@@ -544,26 +616,36 @@ impl Owner {
                 if let Some(s) = self.slot_busy(client, None) {
                     return s;
                 }
-                Self::validate_import(bytes, &self.opts).map_err(|e| WireError::from(&e))?;
-                self.pending_import = Some(bytes.clone());
-                Ok(Outcome::Reply(Response::Done))
+                let memory = SharedDevice(Rc::new(RefCell::new(Box::new(
+                    MemoryDevice::from_bytes(bytes.clone()),
+                ))));
+                let db = Self::open_checked(memory.clone(), &self.opts)
+                    .map_err(|e| WireError::from(&e))?;
+                match self.import_mode {
+                    ImportMode::NewFile => Ok(Outcome::Staging(bytes.clone())),
+                    ImportMode::InMemory => {
+                        let staged =
+                            Self::stage(db, memory, self.epoch).map_err(|e| WireError::from(&e))?;
+                        self.pending_import = Some(staged);
+                        Ok(Outcome::Reply(Response::Done))
+                    }
+                }
             }
         }
     }
 
-    /// Opens `bytes` as a database in memory and runs the full check on it.
-    fn validate_import(bytes: &[u8], opts: &OwnerOptions) -> Result<()> {
+    /// Opens the database on `device` with full validation and runs the
+    /// full check on it (indexes against tables too); a file that fails is
+    /// `CORRUPT`.
+    fn open_checked(device: SharedDevice, opts: &OwnerOptions) -> Result<Database> {
         let full = OwnerOptions {
             validation: Validation::Full,
             ..opts.clone()
         };
-        let db = Database::open(
-            Box::new(MemoryDevice::from_bytes(bytes.to_vec())),
-            Self::db_options(&full),
-        )?;
+        let db = Database::open(Box::new(device), Self::db_options(&full))?;
         let report = db.check()?;
         match report.problems.first() {
-            None => Ok(()),
+            None => Ok(db),
             Some(p) => Err(Error::Corrupt {
                 page: p.page,
                 detail: format!(
@@ -575,40 +657,39 @@ impl Owner {
         }
     }
 
-    /// Replaces the file with a validated import and reopens it under a new
-    /// epoch; every client learns it from READY (ours by postMessage too).
-    /// If rewriting or reopening fails, the owner cannot go on: the error is
-    /// kept and every later request fails with it, so clients see a typed
-    /// error rather than a half-replaced file.
-    fn apply_import(&mut self, out: &mut Vec<Reply>) {
-        let Some(bytes) = self.pending_import.take() else {
-            return;
-        };
+    /// Makes an opened import ready to replace the current database: its
+    /// epoch is bumped past ours (and committed in it).
+    fn stage(db: Database, device: SharedDevice, current_epoch: u32) -> Result<Staged> {
+        let mut auto = db.connect();
+        let epoch = Self::bump_epoch(&mut auto, current_epoch)?;
+        let next_seq = Self::load_next_seq(&mut auto)?;
+        Ok(Staged {
+            db,
+            device,
+            auto,
+            epoch,
+            next_seq,
+        })
+    }
+
+    /// Replaces the database with a staged one: every client's prepared
+    /// statements and connection state are gone (they re-`OPEN` on READY).
+    fn install(&mut self, staged: Staged) {
         self.release_writer();
         for c in self.clients.values_mut() {
             c.stmts.clear();
         }
         self.conns.clear();
-        let r = (|| -> Result<()> {
-            {
-                let mut dev = self.device.0.borrow_mut();
-                dev.truncate(0)?;
-                dev.write_at(0, &bytes)?;
-                dev.flush()?;
-            }
-            let db = Database::open(Box::new(self.device.clone()), Self::db_options(&self.opts))?;
-            let mut auto = db.connect();
-            self.epoch = Self::bump_epoch(&mut auto, self.epoch)?;
-            self.next_seq = Self::load_next_seq(&mut auto)?;
-            self.db = db;
-            self.auto = Some(auto);
-            Ok(())
-        })();
-        if let Err(e) = r {
-            self.auto = None;
-            self.poisoned = Some(WireError::from(&e));
-            return;
-        }
+        self.db = staged.db;
+        self.device = staged.device;
+        self.auto = Some(staged.auto);
+        self.epoch = staged.epoch;
+        self.next_seq = staged.next_seq;
+        self.commits_since_prune = 0;
+    }
+
+    /// Announces the current epoch to every client, ours by postMessage too.
+    fn announce(&self, out: &mut Vec<Reply>) {
         let ready = self.ready();
         out.push(Reply {
             route: Route::Channel,
@@ -618,6 +699,89 @@ impl Owner {
             route: Route::Local,
             bytes: ready,
         });
+    }
+
+    /// Installs a staged in-memory import after its DONE reply is out, and
+    /// announces the new epoch.
+    fn apply_import(&mut self, out: &mut Vec<Reply>) {
+        if let Some(staged) = self.pending_import.take() {
+            self.install(staged);
+            self.announce(out);
+        }
+    }
+
+    /// A file import was validated: from now on requests wait, and the
+    /// Worker is asked to write the bytes to a new file (invariant 6).
+    fn start_staging(&mut self, env: Envelope, bytes: Vec<u8>, out: &mut Vec<Reply>) {
+        self.importing = Some(Importing { env, staged: None });
+        out.push(Reply {
+            route: Route::Import,
+            bytes,
+        });
+    }
+
+    /// Whether a file import is waiting for `stage_import` / `finish_import`.
+    pub fn importing(&self) -> bool {
+        self.importing.is_some()
+    }
+
+    /// The Worker wrote and flushed the import into a new file on `device`:
+    /// opens it (full validation and check, read back from the file) and
+    /// bumps its epoch in it. The file is not yet the database; on error the
+    /// Worker calls [`Owner::abort_import`].
+    pub fn stage_import(&mut self, device: Box<dyn Device>) -> Result<()> {
+        let Some(importing) = self.importing.as_mut() else {
+            return Err(Error::Misuse("no import is being staged".into()));
+        };
+        let device = SharedDevice(Rc::new(RefCell::new(device)));
+        let db = Self::open_checked(device.clone(), &self.opts)?;
+        importing.staged = Some(Self::stage(db, device, self.epoch)?);
+        Ok(())
+    }
+
+    /// The Worker made the staged file the database (its manifest names it,
+    /// durably): answers the import with DONE in the old epoch, swaps the
+    /// staged database in, announces the new epoch and runs what waited.
+    pub fn finish_import(&mut self) -> Vec<Reply> {
+        let mut out = Vec::new();
+        let Some(importing) = self.importing.take() else {
+            return out;
+        };
+        let env = importing.env;
+        match importing.staged {
+            Some(staged) => {
+                out.push(self.reply(&env.client, env.request, &Response::Done));
+                self.install(staged);
+                self.announce(&mut out);
+            }
+            None => {
+                let e = misuse("the import was finished before its file was staged");
+                out.push(self.reply(&env.client, env.request, &Response::Failed(e)));
+            }
+        }
+        self.drain_queue(&mut out);
+        out
+    }
+
+    /// The import failed (writing, flushing or opening the new file): the
+    /// importer gets `error` and the current database stays. With `poison`
+    /// (the manifest switch failed, so which file is current is unknown
+    /// until the next open), every later request fails with `error` too.
+    pub fn abort_import(&mut self, error: WireError, poison: bool) -> Vec<Reply> {
+        let mut out = Vec::new();
+        let Some(importing) = self.importing.take() else {
+            return out;
+        };
+        let env = importing.env;
+        out.push(self.reply(&env.client, env.request, &Response::Failed(error.clone())));
+        if poison {
+            self.auto = None;
+            self.conns.clear();
+            self.release_writer();
+            self.poisoned = Some(error);
+        }
+        self.drain_queue(&mut out);
+        out
     }
 
     fn prepare(&mut self, client: &str, sql: &str) -> Served {

@@ -23,6 +23,12 @@ export class Owner {
   ready(): Uint8Array;
   /** Handles one request message; returns a reply list (see owner-runtime.ts). */
   handle(bytes: Uint8Array): Uint8Array;
+  /** Opens the file an import (reply route 3) was written and flushed into; throws `{ code, message }`. */
+  stageImport(handle: SyncAccessHandle): void;
+  /** The manifest names the staged file: swap it in; returns a reply list. */
+  finishImport(): Uint8Array;
+  /** The import failed; `poison` when the manifest switch failed. Returns a reply list. */
+  abortImport(code: string, message: string, poison: boolean): Uint8Array;
   /** A client's lock was released: roll back its transaction; returns a reply list. */
   clientGone(client: string): Uint8Array;
 }

@@ -34,7 +34,7 @@ fn send(
 fn decode_all(replies: Vec<Reply>) -> Vec<(Route, Envelope, Response)> {
     replies
         .into_iter()
-        .filter(|r| r.route != Route::Watch)
+        .filter(|r| r.route != Route::Watch && r.route != Route::Import)
         .map(|r| {
             let (env, resp) = decode_response(&r.bytes).expect("owner replies decode");
             (r.route, env, resp)
@@ -550,6 +550,143 @@ fn import_replaces_the_database_after_validation() {
     );
 }
 
+/// A file-backed owner (the OPFS owner's import mode) over `dev`, with table t.
+fn file_owner(dev: MemoryDevice) -> Owner {
+    let mut o = Owner::open(Box::new(dev), LOCAL, &opts()).expect("open");
+    one(&mut o, LOCAL, 1, Request::Open);
+    one(
+        &mut o,
+        LOCAL,
+        2,
+        Request::Exec {
+            txn: Some("setup".into()),
+            sql: "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT UNIQUE)".into(),
+        },
+    );
+    o
+}
+
+fn exported(o: &mut Owner) -> Vec<u8> {
+    match one(o, LOCAL, 90, Request::Export) {
+        Response::Bytes(b) => b,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn encode(o: &Owner, client: &str, request: u32, req: &Request) -> Vec<u8> {
+    encode_request(
+        &Envelope {
+            epoch: o.epoch(),
+            client: client.into(),
+            request,
+        },
+        req,
+    )
+}
+
+#[test]
+fn a_file_import_is_staged_in_a_new_file_and_requests_wait_for_it() {
+    let mut src = file_owner(MemoryDevice::new());
+    one(
+        &mut src,
+        LOCAL,
+        3,
+        query("INSERT INTO t(v) VALUES ('new')", Some("n")),
+    );
+    let good = exported(&mut src);
+
+    let old_file = MemoryDevice::new();
+    let mut o = file_owner(old_file.clone());
+    one(
+        &mut o,
+        LOCAL,
+        3,
+        query("INSERT INTO t(v) VALUES ('old')", Some("o")),
+    );
+    let old_bytes = exported(&mut o);
+    let before = o.epoch();
+
+    let out = o.handle(&encode(
+        &o,
+        LOCAL,
+        4,
+        &Request::Import {
+            bytes: good.clone(),
+        },
+    ));
+    assert_eq!(out.len(), 1, "only the staging request, no answer yet");
+    assert_eq!((out[0].route, &out[0].bytes), (Route::Import, &good));
+    assert!(o.importing());
+    // A request while staging waits (no reply), and the live file is untouched.
+    let out = o.handle(&encode(&o, "f1", 5, &query("SELECT v FROM t", None)));
+    assert!(out.is_empty(), "{out:?}");
+    let mut now = vec![0u8; old_bytes.len()];
+    old_file.clone().read_at(0, &mut now).expect("read");
+    assert_eq!(now, old_bytes, "the live file is never rewritten");
+
+    let new_file = MemoryDevice::from_bytes(good.clone());
+    o.stage_import(Box::new(new_file)).expect("stage");
+    assert_eq!(o.epoch(), before, "nothing switched before finish_import");
+    let out = decode_all(o.finish_import());
+    assert_eq!(
+        (out[0].1.request, out[0].1.epoch, &out[0].2),
+        (4, before, &Response::Done)
+    );
+    assert!(o.epoch() > before);
+    assert!(matches!(out[1].2, Response::Ready { .. }));
+    assert!(matches!(out[2].2, Response::Ready { .. }));
+    // The request that waited was addressed to the old epoch.
+    assert_eq!(failed(out[3].2.clone()).code, "STALE_EPOCH");
+    assert_eq!(out.len(), 4);
+    assert_eq!(
+        rows(one(&mut o, LOCAL, 6, query("SELECT v FROM t", None))),
+        vec![vec![WireValue::Text("new".into())]]
+    );
+    assert!(!o.importing());
+}
+
+#[test]
+fn a_failed_staging_leaves_the_old_database_serving() {
+    let mut src = file_owner(MemoryDevice::new());
+    let good = exported(&mut src);
+    let mut o = file_owner(MemoryDevice::new());
+    one(
+        &mut o,
+        LOCAL,
+        3,
+        query("INSERT INTO t(v) VALUES ('old')", Some("o")),
+    );
+    let before = o.epoch();
+    let out = o.handle(&encode(
+        &o,
+        LOCAL,
+        4,
+        &Request::Import {
+            bytes: good.clone(),
+        },
+    ));
+    assert_eq!(out[0].route, Route::Import);
+    let waiting = encode(&o, LOCAL, 5, &query("SELECT v FROM t", None));
+    assert!(o.handle(&waiting).is_empty());
+    // The new file came back short (a write that did not land): staging fails.
+    let short = MemoryDevice::from_bytes(good[..good.len() / 2].to_vec());
+    assert!(o.stage_import(Box::new(short)).is_err());
+    let out = decode_all(o.abort_import(WireError::new("IO", "write failed"), false));
+    assert_eq!(failed(out[0].2.clone()).code, "IO");
+    assert_eq!(
+        rows(out[1].2.clone()),
+        vec![vec![WireValue::Text("old".into())]],
+        "the waiting request ran against the old database"
+    );
+    assert_eq!(o.epoch(), before);
+    // A poisoning abort (the manifest switch failed) fails everything after.
+    let out = o.handle(&encode(&o, LOCAL, 6, &Request::Import { bytes: good }));
+    assert_eq!(out[0].route, Route::Import);
+    decode_all(o.abort_import(WireError::new("IO", "manifest"), true));
+    let e = failed(one(&mut o, LOCAL, 7, query("SELECT 1", None)));
+    assert_eq!(e.code, "IO");
+}
+
 #[test]
 fn old_commit_records_are_pruned_and_recent_ones_kept() {
     let mut o = setup();
@@ -758,7 +895,12 @@ fn a_durable_single_row_commit_costs_only_the_engines_flushes() {
     assert!(matches!(r, Response::BatchDone(_)), "{r:?}");
     let batch = *flushes.borrow() - before;
     let before = *flushes.borrow();
-    one(&mut o, LOCAL, 10, query("SELECT * FROM t WHERE k = 1", Some("r-5")));
+    one(
+        &mut o,
+        LOCAL,
+        10,
+        query("SELECT * FROM t WHERE k = 1", Some("r-5")),
+    );
     let read = *flushes.borrow() - before;
     eprintln!(
         "flushes: autocommit {autocommit}, client transaction {client_txn}, \
