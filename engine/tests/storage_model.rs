@@ -1,5 +1,6 @@
 //! Model test of the storage layer: random sequences of put / delete / range
-//! scan / commit / rollback / savepoint / reopen / snapshot against a
+//! scan / commit / rollback / savepoint (copy-on-write and undo-log; rolled
+//! back, kept, released) / reopen / snapshot against a
 //! `BTreeMap` model. Keys and values range from empty to multi-page.
 
 use proptest::prelude::*;
@@ -21,7 +22,14 @@ enum Op {
     Commit,
     Rollback,
     Savepoint,
+    /// An undo-log savepoint, as a statement takes.
+    StatementSavepoint,
+    /// Roll back to the newest savepoint and release it.
     RollbackToSavepoint,
+    /// Roll back to the newest savepoint, keeping it open.
+    RollbackKeep,
+    /// Release the newest savepoint, keeping its changes.
+    ReleaseSavepoint,
     Reopen,
     OpenSnapshot,
     CheckSnapshots,
@@ -55,7 +63,10 @@ fn op() -> impl Strategy<Value = Op> {
         8 => Just(Op::Commit),
         2 => Just(Op::Rollback),
         2 => Just(Op::Savepoint),
+        3 => Just(Op::StatementSavepoint),
         2 => Just(Op::RollbackToSavepoint),
+        1 => Just(Op::RollbackKeep),
+        2 => Just(Op::ReleaseSavepoint),
         2 => Just(Op::Reopen),
         2 => Just(Op::OpenSnapshot),
         2 => Just(Op::CheckSnapshots),
@@ -213,6 +224,22 @@ impl Harness {
                 let sp = self.txn().savepoint();
                 self.savepoints.push((sp, self.working.clone()));
             }
+            Op::StatementSavepoint => {
+                let sp = self.txn().statement_savepoint();
+                self.savepoints.push((sp, self.working.clone()));
+            }
+            Op::RollbackKeep => {
+                if let Some((sp, m)) = self.savepoints.pop() {
+                    self.txn().rollback_to(&sp).unwrap();
+                    self.working = m.clone();
+                    self.savepoints.push((sp, m));
+                }
+            }
+            Op::ReleaseSavepoint => {
+                if let Some((sp, _)) = self.savepoints.pop() {
+                    self.txn().release(sp).unwrap();
+                }
+            }
             Op::RollbackToSavepoint => {
                 if let Some((sp, m)) = self.savepoints.pop() {
                     self.txn().rollback_to(&sp).unwrap();
@@ -291,6 +318,31 @@ proptest! {
         BATCH_LIMIT.with(|l| l.set(40 << 10));
         run(ops);
     }
+
+    #[test]
+    fn nested_savepoints_match_model(ops in prop::collection::vec(savepoint_heavy_op(), 1..60)) {
+        // Statement savepoints inside and around copy-on-write ones, frozen
+        // by tree clears and (40 KiB limit) by undo logs over 10 KiB.
+        BATCH_LIMIT.with(|l| l.set(40 << 10));
+        run(ops);
+    }
+}
+
+/// Mostly savepoint operations, with enough writes between them to log,
+/// freeze and spill.
+fn savepoint_heavy_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0..2usize, key(), value()).prop_map(|(t, k, v)| Op::Put(t, k, v)),
+        3 => (0..2usize, any::<usize>()).prop_map(|(t, n)| Op::DeleteNth(t, n)),
+        3 => Just(Op::StatementSavepoint),
+        2 => Just(Op::Savepoint),
+        2 => Just(Op::RollbackToSavepoint),
+        2 => Just(Op::RollbackKeep),
+        2 => Just(Op::ReleaseSavepoint),
+        1 => (0..2usize).prop_map(Op::ClearTree),
+        1 => Just(Op::Commit),
+        1 => Just(Op::Reopen),
+    ]
 }
 
 /// Long sequences of small keys: deep trees, splits and merges at every level.

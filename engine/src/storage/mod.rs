@@ -10,7 +10,8 @@
 //! - `btree`: copy-on-write insert, remove and lookup.
 //! - `cursor`: ordered iteration.
 //! - `store`: the open store, snapshots, ranges.
-//! - `txn`: the write transaction, savepoints, spilling.
+//! - `txn`: the write transaction and spilling.
+//! - `savepoint`: copy-on-write and undo-log savepoints.
 //! - `commit`: the commit protocol, recovery, the free list on disk.
 //! - `check`: validation.
 
@@ -24,6 +25,7 @@ mod fault;
 pub mod format;
 mod node;
 mod pager;
+mod savepoint;
 mod store;
 mod txn;
 
@@ -32,4 +34,5 @@ pub use device::{Device, FileDevice, MemoryDevice};
 pub use fault::{CrashMode, FaultDevice, FaultHandle, FaultKind};
 pub use pager::PagerStats;
 pub use store::{CommitMode, Range, ReadTxn, Store, StoreOptions, TreeRead, Validation};
-pub use txn::{Savepoint, WriteTxn};
+pub use savepoint::Savepoint;
+pub use txn::WriteTxn;

@@ -14,6 +14,7 @@ use super::alloc::FreeSet;
 use super::btree::{self, NodeSource, NodeStore};
 use super::format::*;
 use super::node::{overflow_pages, value_is_inline, LeafValue, Node};
+use super::savepoint::{SavepointState, UndoLog};
 use super::store::{check_tree_name, no_such_tree, Range, RangeSource, Shared, TreeMeta, TreeRead};
 use crate::{corrupt, Error, Result};
 use std::collections::HashMap;
@@ -32,20 +33,6 @@ pub(crate) struct Owned {
     pub crc: u32,
 }
 
-/// A point to roll back to inside a write transaction.
-#[derive(Debug)]
-pub struct Savepoint {
-    id: u64,
-}
-
-struct SavepointState {
-    id: u64,
-    gen: u64,
-    trees: HashMap<String, Option<TreeMeta>>,
-    freed_len: usize,
-    limbo_len: usize,
-}
-
 /// The open write transaction. Dropping it rolls back.
 pub struct WriteTxn {
     pub(crate) shared: Rc<Shared>,
@@ -60,9 +47,10 @@ pub struct WriteTxn {
     /// Owned pages released while a savepoint may still need them.
     pub(crate) limbo: Vec<(PageId, Owned)>,
     pub(crate) page_count: u64,
-    savepoints: Vec<SavepointState>,
-    gen: u64,
-    next_savepoint: u64,
+    pub(crate) savepoints: Vec<SavepointState>,
+    pub(crate) undo: UndoLog,
+    pub(crate) gen: u64,
+    pub(crate) next_savepoint: u64,
     pub(crate) finished: bool,
 }
 
@@ -89,13 +77,14 @@ impl WriteTxn {
             freed: Vec::new(),
             limbo: Vec::new(),
             savepoints: Vec::new(),
+            undo: UndoLog::default(),
             gen: 1,
             next_savepoint: 1,
             finished: false,
         })
     }
 
-    fn limit(&self) -> u64 {
+    pub(crate) fn limit(&self) -> u64 {
         self.shared.opts.batch_limit_bytes
     }
 
@@ -103,8 +92,8 @@ impl WriteTxn {
     pub fn retained_bytes(&self) -> u64 {
         let nodes = self.dirty.len() as u64 * (PAGE_SIZE as u64 + 64);
         let books = (self.owned.len() + self.freed.len() + self.limbo.len()) as u64 * 32;
-        let trees = self.savepoints.iter().map(|s| s.trees.len()).sum::<usize>() + self.trees.len();
-        nodes + books + trees as u64 * 320
+        let trees = self.savepoint_trees() + self.trees.len();
+        nodes + books + trees as u64 * 320 + self.undo.bytes()
     }
 
     pub(crate) fn meta(&self, name: &str) -> Result<Option<TreeMeta>> {
@@ -128,6 +117,7 @@ impl WriteTxn {
     /// Creates an empty tree; false if it already exists.
     pub fn create_tree(&mut self, name: &str) -> Result<bool> {
         check_tree_name(name)?;
+        self.freeze_undo();
         if self.meta(name)?.is_some() {
             return Ok(false);
         }
@@ -143,6 +133,7 @@ impl WriteTxn {
 
     /// Drops a tree and frees its pages; false if it did not exist.
     pub fn drop_tree(&mut self, name: &str) -> Result<bool> {
+        self.freeze_undo();
         let Some(m) = self.meta(name)? else {
             return Ok(false);
         };
@@ -153,6 +144,7 @@ impl WriteTxn {
 
     /// Removes every entry of a tree.
     pub fn clear_tree(&mut self, name: &str) -> Result<()> {
+        self.freeze_undo();
         let m = self.existing(name)?;
         self.free_tree(m.root)?;
         self.trees.insert(
@@ -208,35 +200,78 @@ impl WriteTxn {
                 needed: value.len() as u64,
             });
         }
-        let mut m = self.existing(tree)?;
         let stored = if value_is_inline(key.len(), value.len()) {
             LeafValue::Inline(value.to_vec())
         } else {
             self.write_overflow(value)?
         };
-        let (root, old) = btree::insert(self, m.root, key, stored)?;
-        m.root = root;
-        if let Some(old) = &old {
-            self.free_value(old);
-        } else {
-            m.len += 1;
-        }
-        self.trees.insert(tree.to_string(), Some(m));
+        let old = self.put_value(tree, key, stored)?;
+        let replaced = old.is_some();
+        self.displaced(tree, key, old);
         self.maybe_spill()?;
-        Ok(old.is_some())
+        Ok(replaced)
     }
 
     /// Removes a key; true if it was there.
     pub fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool> {
-        let mut m = self.existing(tree)?;
-        let (root, old) = btree::remove(self, m.root, key)?;
-        let Some(old) = old else { return Ok(false) };
-        self.free_value(&old);
-        m.root = root;
-        m.len = m.len.saturating_sub(1);
-        self.trees.insert(tree.to_string(), Some(m));
+        let Some(old) = self.remove_value(tree, key)? else {
+            return Ok(false);
+        };
+        self.displaced(tree, key, Some(old));
         self.maybe_spill()?;
         Ok(true)
+    }
+
+    /// Puts `value` under `key` in the tree; returns the value it replaced,
+    /// not yet freed.
+    pub(crate) fn put_value(
+        &mut self,
+        tree: &str,
+        key: &[u8],
+        value: LeafValue,
+    ) -> Result<Option<LeafValue>> {
+        let mut m = self.existing(tree)?;
+        let (root, old) = btree::insert(self, m.root, key, value)?;
+        m.root = root;
+        if old.is_none() {
+            m.len += 1;
+        }
+        self.set_meta(tree, m);
+        Ok(old)
+    }
+
+    /// Removes `key` from the tree; returns its value, not yet freed.
+    pub(crate) fn remove_value(&mut self, tree: &str, key: &[u8]) -> Result<Option<LeafValue>> {
+        let mut m = self.existing(tree)?;
+        let (root, old) = btree::remove(self, m.root, key)?;
+        if old.is_some() {
+            m.root = root;
+            m.len = m.len.saturating_sub(1);
+            self.set_meta(tree, m);
+        }
+        Ok(old)
+    }
+
+    fn set_meta(&mut self, tree: &str, m: TreeMeta) {
+        match self.trees.get_mut(tree) {
+            Some(slot) => *slot = Some(m),
+            None => {
+                self.trees.insert(tree.to_string(), Some(m));
+            }
+        }
+    }
+
+    /// After a change to `key` displaced `old`: log its inverse when a
+    /// statement savepoint is logging, and free `old` unless the log keeps it.
+    fn displaced(&mut self, tree: &str, key: &[u8], old: Option<LeafValue>) {
+        let free = if self.logging() {
+            self.log_change(tree, key, old)
+        } else {
+            old
+        };
+        if let Some(v) = free {
+            self.free_value(&v);
+        }
     }
 
     /// Writes a large value to fresh consecutive overflow pages right away:
@@ -299,12 +334,6 @@ impl WriteTxn {
         PageId(start)
     }
 
-    /// The newest savepoint's generation: owned pages at least this young
-    /// may change in place.
-    fn inplace_gen(&self) -> u64 {
-        self.savepoints.last().map_or(0, |s| s.gen)
-    }
-
     /// Spills dirty nodes to their pages once they pass half the limit.
     fn maybe_spill(&mut self) -> Result<()> {
         if self.retained_bytes() <= self.limit() / 2 {
@@ -343,75 +372,9 @@ impl WriteTxn {
         Ok(())
     }
 
-    /// Marks a point this transaction can roll back to.
-    pub fn savepoint(&mut self) -> Savepoint {
-        self.gen += 1;
-        let id = self.next_savepoint;
-        self.next_savepoint += 1;
-        self.savepoints.push(SavepointState {
-            id,
-            gen: self.gen,
-            trees: self.trees.clone(),
-            freed_len: self.freed.len(),
-            limbo_len: self.limbo.len(),
-        });
-        Savepoint { id }
-    }
-
-    fn savepoint_index(&self, sp: &Savepoint) -> Result<usize> {
-        self.savepoints
-            .iter()
-            .position(|s| s.id == sp.id)
-            .ok_or_else(|| crate::misuse!("savepoint is no longer open"))
-    }
-
-    /// Undoes everything since `sp` (which stays open).
-    pub fn rollback_to(&mut self, sp: &Savepoint) -> Result<()> {
-        let i = self.savepoint_index(sp)?;
-        self.savepoints.truncate(i + 1);
-        let s = &self.savepoints[i];
-        let (gen, freed_len, limbo_len) = (s.gen, s.freed_len, s.limbo_len);
-        self.trees = s.trees.clone();
-        self.freed.truncate(freed_len);
-        for (id, o) in self.limbo.split_off(limbo_len) {
-            self.owned.insert(id, o);
-        }
-        let young: Vec<PageId> = self
-            .owned
-            .iter()
-            .filter(|(_, o)| o.gen >= gen)
-            .map(|(&id, _)| id)
-            .collect();
-        for id in young {
-            self.owned.remove(&id);
-            self.dirty.remove(&id);
-            self.free.insert(id);
-        }
-        self.gen += 1;
-        self.savepoints[i].gen = self.gen;
-        Ok(())
-    }
-
-    /// Forgets `sp` (and any newer savepoint), keeping their changes.
-    pub fn release(&mut self, sp: Savepoint) -> Result<()> {
-        let i = self.savepoint_index(&sp)?;
-        self.savepoints.truncate(i);
-        let keep_from = self.inplace_gen();
-        let limbo = std::mem::take(&mut self.limbo);
-        for (id, o) in limbo {
-            if o.gen >= keep_from {
-                self.dirty.remove(&id);
-                self.free.insert(id);
-            } else {
-                self.limbo.push((id, o));
-            }
-        }
-        Ok(())
-    }
-
     /// Makes the transaction durable; returns once it is.
     pub fn commit(mut self) -> Result<()> {
-        self.savepoints.clear();
+        self.clear_savepoints();
         let result = super::commit::commit(&mut self);
         self.finish();
         result
