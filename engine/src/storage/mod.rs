@@ -33,6 +33,6 @@ pub use check::{CheckReport, Problem};
 pub use device::{Device, FileDevice, MemoryDevice};
 pub use fault::{CrashMode, FaultDevice, FaultHandle, FaultKind};
 pub use pager::PagerStats;
-pub use store::{CommitMode, Range, ReadTxn, Store, StoreOptions, TreeRead, Validation};
 pub use savepoint::Savepoint;
+pub use store::{CommitMode, Range, ReadTxn, Store, StoreOptions, TreeRead, Validation};
 pub use txn::WriteTxn;
