@@ -26,11 +26,16 @@ import { generationFileName } from "./names.js";
 import type { SyncAccessHandle } from "./opfs.js";
 import type { OwnerOptions } from "./platform.js";
 import { TinyJoinError, isErrorCode } from "./errors.js";
+import { RequestKind, encodeParams } from "./protocol.js";
+import type { Params, Request } from "./protocol.js";
 
 export const ROUTE_LOCAL = 0;
 export const ROUTE_CHANNEL = 1;
 export const ROUTE_WATCH = 2;
 export const ROUTE_IMPORT = 3;
+
+/** An empty parameter list, in its wire form. */
+const NO_PARAMS = encodeParams({ tag: "none" });
 
 /** Bytes per write call when an import is written to its new file. */
 const IMPORT_CHUNK = 1 << 20;
@@ -42,9 +47,18 @@ function importStep(step: string): void {
 }
 
 export interface OwnerRuntime {
+  /** The owner's current epoch (it grows with each import). */
   readonly epoch: number;
   /** Handles request bytes from this tab's client. */
   request(bytes: Uint8Array): void;
+  /**
+   * The in-worker API's direct call (OwnerPort.direct): `req` answered at
+   * once as the response's kind byte and body, or null when it must go as a
+   * message (a kind without a direct form, an import in progress, a request
+   * that would wait). Throws INVALID_ARGUMENT for parameters that cannot be
+   * encoded, WORKER_FAILED (after stopping the owner) on a trap.
+   */
+  direct(req: Request): Uint8Array | null;
   /** Closes the database, the file handle and the channel. */
   stop(): void;
 }
@@ -234,11 +248,68 @@ export async function startOwnerRuntime(
     channel.postMessage(owner.ready());
   }
 
+  const params = (p: Params): Uint8Array => {
+    try {
+      return encodeParams(p);
+    } catch (e) {
+      throw new TinyJoinError("INVALID_ARGUMENT", `the request cannot be encoded: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+
+  const direct = (req: Request): Uint8Array | null => {
+    if (stopped) return null;
+    let kind: number;
+    let txn: string | undefined;
+    let sql = "";
+    let stmt = 0;
+    let p = NO_PARAMS;
+    switch (req.kind) {
+      case "exec":
+        [kind, txn, sql] = [RequestKind.Exec, req.txn ?? undefined, req.sql];
+        break;
+      case "query":
+        [kind, txn, sql, p] = [RequestKind.Query, req.txn ?? undefined, req.sql, params(req.params)];
+        break;
+      case "prepare":
+        [kind, sql] = [RequestKind.Prepare, req.sql];
+        break;
+      case "run":
+        [kind, txn, stmt, p] = [RequestKind.Run, req.txn ?? undefined, req.stmt, params(req.params)];
+        break;
+      case "finalize":
+        [kind, stmt] = [RequestKind.Finalize, req.stmt];
+        break;
+      case "begin":
+        [kind, txn] = [RequestKind.Begin, req.txn];
+        break;
+      case "commit":
+        [kind, txn] = [RequestKind.Commit, req.txn];
+        break;
+      case "rollback":
+        [kind, txn] = [RequestKind.Rollback, req.txn];
+        break;
+      default:
+        return null;
+    }
+    try {
+      return owner.direct(kind, txn, sql, stmt, p) ?? null;
+    } catch (e) {
+      // A trap, as in `guarded`: the instance cannot be trusted any more.
+      const err = new TinyJoinError("WORKER_FAILED", `the owner's engine failed: ${wasmError(e).message}`);
+      stop();
+      onFatal(err);
+      throw err;
+    }
+  };
+
   return {
-    epoch: owner.epoch,
+    get epoch(): number {
+      return owner.epoch;
+    },
     request(bytes: Uint8Array): void {
       guarded(() => owner.handle(bytes));
     },
+    direct,
     stop,
   };
 }

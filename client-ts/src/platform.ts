@@ -5,6 +5,8 @@
  * failover are tested without a browser.
  */
 
+import type { Request } from "./protocol.js";
+
 /** The subset of `LockManager` the client uses. */
 export interface LocksLike {
   request(name: string, options: { ifAvailable?: boolean; signal?: AbortSignal }, callback: (lock: unknown) => Promise<void> | void): Promise<void>;
@@ -34,6 +36,13 @@ export interface OwnerPort {
   onfailure: ((code: string, message: string) => void) | null;
   /** Stops the Worker (closing the database and its file handle). */
   terminate(): Promise<void>;
+  /**
+   * Present only when the owner runs in this very thread (the in-worker
+   * API): answers `req` at once, as the response's kind byte and body (no
+   * envelope), if the owner's epoch is `epoch` and the request needs no
+   * waiting; null means "send it as a message".
+   */
+  direct?(req: Request, epoch: number): Uint8Array | null;
 }
 
 export interface Platform {

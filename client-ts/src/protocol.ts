@@ -609,62 +609,88 @@ export function peekEnvelope(bytes: Uint8Array): { envelope: Envelope; kind: num
 /** Decodes and validates a response. Throws ProtocolError. */
 export function decodeResponse(bytes: Uint8Array, ints: IntegerMode = "number"): { envelope: Envelope; response: Response } {
   const { env, kind, r } = readEnvelope(bytes, ints);
-  const response = decodeBody(env, (): Response => {
-    let resp: Response;
-    switch (kind) {
-      case ResponseKind.Ready:
-        resp = { kind: "ready", owner: r.id("owner id") };
-        break;
-      case ResponseKind.Opened:
-        resp = { kind: "opened", owner: r.id("owner id") };
-        break;
-      case ResponseKind.Done:
-        resp = { kind: "done" };
-        break;
-      case ResponseKind.Rows:
-        resp = { kind: "rows", result: r.resultSet() };
-        break;
-      case ResponseKind.Prepared:
-        resp = { kind: "prepared", stmt: r.u32(), paramCount: r.u32(), columns: r.columns() };
-        break;
-      case ResponseKind.BatchDone: {
-        const n = r.count(24, "result set");
-        const results: ResultSet[] = [];
-        for (let i = 0; i < n; i++) results.push(r.resultSet());
-        resp = { kind: "batchDone", results };
-        break;
-      }
-      case ResponseKind.TxnState: {
-        const flag = r.u8();
-        if (flag > 1) throw new Malformed(`committed flag ${flag} is neither 0 nor 1`);
-        resp = { kind: "txnState", committed: flag === 1 };
-        break;
-      }
-      case ResponseKind.Bytes:
-        resp = { kind: "bytes", bytes: r.bytes().slice() };
-        break;
-      case ResponseKind.Failed: {
-        const code = r.str("error code");
-        const message = r.str("error message");
-        const flag = r.u8();
-        if (flag > 1) throw new Malformed(`error position flag ${flag} is neither 0 nor 1`);
-        resp = { kind: "failed", error: { code, message, position: flag === 1 ? r.u32() : undefined } };
-        break;
-      }
-      case ResponseKind.Checked: {
-        const n = r.count(12, "problem");
-        const problems: CheckProblem[] = [];
-        for (let i = 0; i < n; i++) problems.push({ page: r.u64(), detail: r.str("problem detail") });
-        resp = { kind: "checked", summary: { problems, pages: r.u64(), trees: r.u64(), entries: r.u64(), freePages: r.u64() } };
-        break;
-      }
-      default:
-        throw new Malformed(`unknown response kind ${kind}`);
-    }
-    r.end();
-    return resp;
-  });
+  const response = decodeBody(env, () => readResponse(kind, r));
   return { envelope: env, response };
+}
+
+/**
+ * Decodes a response without envelope (its kind byte, then its body), as the
+ * in-worker API's direct calls answer. Throws ProtocolError.
+ */
+export function decodeResponseBody(bytes: Uint8Array, ints: IntegerMode = "number"): Response {
+  const r = new Reader(bytes, ints);
+  try {
+    return readResponse(r.u8(), r);
+  } catch (e) {
+    if (e instanceof Malformed) throw new ProtocolError("MALFORMED_MESSAGE", e.message);
+    throw e;
+  }
+}
+
+/** The parameter list alone, in its wire form (the in-worker API's direct calls). */
+export function encodeParams(p: Params): Uint8Array {
+  if (p.tag === "none") return NO_PARAMS;
+  const w = new Writer();
+  w.params(p);
+  return w.finish();
+}
+
+const NO_PARAMS = new Uint8Array([ParamsTag.None]);
+
+function readResponse(kind: number, r: Reader): Response {
+  let resp: Response;
+  switch (kind) {
+    case ResponseKind.Ready:
+      resp = { kind: "ready", owner: r.id("owner id") };
+      break;
+    case ResponseKind.Opened:
+      resp = { kind: "opened", owner: r.id("owner id") };
+      break;
+    case ResponseKind.Done:
+      resp = { kind: "done" };
+      break;
+    case ResponseKind.Rows:
+      resp = { kind: "rows", result: r.resultSet() };
+      break;
+    case ResponseKind.Prepared:
+      resp = { kind: "prepared", stmt: r.u32(), paramCount: r.u32(), columns: r.columns() };
+      break;
+    case ResponseKind.BatchDone: {
+      const n = r.count(24, "result set");
+      const results: ResultSet[] = [];
+      for (let i = 0; i < n; i++) results.push(r.resultSet());
+      resp = { kind: "batchDone", results };
+      break;
+    }
+    case ResponseKind.TxnState: {
+      const flag = r.u8();
+      if (flag > 1) throw new Malformed(`committed flag ${flag} is neither 0 nor 1`);
+      resp = { kind: "txnState", committed: flag === 1 };
+      break;
+    }
+    case ResponseKind.Bytes:
+      resp = { kind: "bytes", bytes: r.bytes().slice() };
+      break;
+    case ResponseKind.Failed: {
+      const code = r.str("error code");
+      const message = r.str("error message");
+      const flag = r.u8();
+      if (flag > 1) throw new Malformed(`error position flag ${flag} is neither 0 nor 1`);
+      resp = { kind: "failed", error: { code, message, position: flag === 1 ? r.u32() : undefined } };
+      break;
+    }
+    case ResponseKind.Checked: {
+      const n = r.count(12, "problem");
+      const problems: CheckProblem[] = [];
+      for (let i = 0; i < n; i++) problems.push({ page: r.u64(), detail: r.str("problem detail") });
+      resp = { kind: "checked", summary: { problems, pages: r.u64(), trees: r.u64(), entries: r.u64(), freePages: r.u64() } };
+      break;
+    }
+    default:
+      throw new Malformed(`unknown response kind ${kind}`);
+  }
+  r.end();
+  return resp;
 }
 
 /** Decodes and validates a request (the fake owner of the Node tests). Throws ProtocolError. */

@@ -30,7 +30,7 @@
  */
 
 import { channelName, clientLock, electionLock } from "./names.js";
-import { ProtocolError, decodeResponse, encodeRequest, peekEnvelope, ResponseKind } from "./protocol.js";
+import { ProtocolError, decodeResponse, decodeResponseBody, encodeRequest, peekEnvelope, ResponseKind } from "./protocol.js";
 import type { IntegerMode, Request, Response } from "./protocol.js";
 import type { ChannelLike, OwnerOptions, OwnerPort, Platform } from "./platform.js";
 import { TinyJoinError, fromWire } from "./errors.js";
@@ -239,6 +239,17 @@ export class Session {
   call(req: Request, pinned: number | null = null): Promise<Response> {
     if (this.closed) return Promise.reject(new TinyJoinError("CLOSED", "the database client is closed"));
     if (pinned !== null && (!this.connected || this.epoch !== pinned)) return Promise.reject(new LostInFlight());
+    // An owner in this thread answers at once, unless messages are still in
+    // flight (they must run first: requests run in the order they are made).
+    if (this.connected && this.pending.size === 0 && this.port?.direct !== undefined) {
+      let bytes: Uint8Array | null;
+      try {
+        bytes = this.port.direct(req, this.epoch);
+      } catch (e) {
+        return Promise.reject(e instanceof TinyJoinError ? e : new TinyJoinError("WORKER_FAILED", String(e)));
+      }
+      if (bytes !== null) return this.directAnswer(bytes);
+    }
     const p: Pending = { id: this.takeRequestId(), req, sentEpoch: null, pinned, done: new Deferred<Response>() };
     this.pending.set(p.id, p);
     if (this.connected) {
@@ -246,6 +257,19 @@ export class Session {
       this.transmit(p.id, req, this.epoch);
     }
     return p.done.promise;
+  }
+
+  /** A direct answer (kind byte and body) as the promise `call` returns. */
+  private directAnswer(bytes: Uint8Array): Promise<Response> {
+    let response: Response;
+    try {
+      response = decodeResponseBody(bytes, this.opts.integers);
+    } catch (e) {
+      const code = e instanceof ProtocolError ? e.code : "MALFORMED_MESSAGE";
+      return Promise.reject(new TinyJoinError(code, e instanceof Error ? e.message : String(e)));
+    }
+    if (response.kind === "failed") return Promise.reject(fromWire(response.error.code, response.error.message, response.error.position));
+    return Promise.resolve(response);
   }
 
   private onChannelMessage(data: unknown): void {

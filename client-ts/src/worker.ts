@@ -36,6 +36,8 @@ function inWorkerPlatform(): Platform {
         onmessage: null,
         onfailure: null,
         terminate: async () => runtime.stop(),
+        // The owner is in this thread: calls go straight into the wasm.
+        direct: (req, epoch) => (epoch === runtime.epoch ? runtime.direct(req) : null),
       };
       const runtime = await startOwnerRuntime(
         name,

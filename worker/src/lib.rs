@@ -107,6 +107,41 @@ mod bindings {
             crate::owner::encode_replies(&self.inner.handle(bytes))
         }
 
+        /// The in-worker API's direct call: request `kind` (EXEC, QUERY,
+        /// PREPARE, RUN, FINALIZE, BEGIN, COMMIT or ROLLBACK) with its
+        /// fields as arguments (`params` in the protocol's parameter form),
+        /// answered by the response's kind byte and body (no envelope), or
+        /// `undefined` when it must go as a message instead
+        /// (`Owner::call_local`).
+        pub fn direct(
+            &mut self,
+            kind: u8,
+            txn: Option<String>,
+            sql: String,
+            stmt: u32,
+            params: &[u8],
+        ) -> Option<Vec<u8>> {
+            use crate::protocol::{decode_params, encode_response_body, kind as k, Request};
+            let params = || decode_params(params);
+            let id = |txn: Option<String>| txn.unwrap_or_default();
+            let req = match kind {
+                k::EXEC => Ok(Request::Exec { txn, sql }),
+                k::QUERY => params().map(|params| Request::Query { txn, sql, params }),
+                k::PREPARE => Ok(Request::Prepare { sql }),
+                k::RUN => params().map(|params| Request::Run { txn, stmt, params }),
+                k::FINALIZE => Ok(Request::Finalize { stmt }),
+                k::BEGIN => Ok(Request::Begin { txn: id(txn) }),
+                k::COMMIT => Ok(Request::Commit { txn: id(txn) }),
+                k::ROLLBACK => Ok(Request::Rollback { txn: id(txn) }),
+                _ => return None,
+            };
+            let resp = match req {
+                Ok(req) => self.inner.call_local(&req)?,
+                Err(e) => crate::protocol::Response::Failed(e),
+            };
+            Some(encode_response_body(&resp))
+        }
+
         /// Opens the file the Worker wrote an import into (a reply of route
         /// 3); throws `{ code, message }` if it does not open and check clean.
         #[wasm_bindgen(js_name = stageImport)]

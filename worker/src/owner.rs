@@ -417,6 +417,37 @@ impl Owner {
         out
     }
 
+    /// Serves a request of the local client directly, for the in-worker
+    /// API (one client, no channel): the same `serve` as [`Owner::handle`],
+    /// without decoding, epochs or routing. `None` when the request cannot
+    /// be answered now (an import is being staged, requests are queued, it
+    /// would wait for the write slot, or it is an import itself): the caller
+    /// then sends it as a message, which queues in order.
+    pub fn call_local(&mut self, req: &Request) -> Option<Response> {
+        if self.importing.is_some()
+            || !self.queue.is_empty()
+            || matches!(req, Request::Import { .. })
+        {
+            return None;
+        }
+        if let Some(e) = &self.poisoned {
+            return Some(Response::Failed(e.clone()));
+        }
+        let env = Envelope {
+            epoch: self.epoch,
+            client: self.local.clone(),
+            request: 0,
+        };
+        match self.serve(&env, req) {
+            Ok(Outcome::Reply(r)) => Some(r),
+            // Only an IMPORT stages (refused above); a request that must wait
+            // did nothing yet (`slot_busy` runs first; a write that met BUSY
+            // was rolled back).
+            Ok(Outcome::Wait | Outcome::Staging(_)) => None,
+            Err(e) => Some(Response::Failed(e)),
+        }
+    }
+
     /// A client is gone (its lock was released): roll back its transaction,
     /// forget its statements and queued requests.
     pub fn client_gone(&mut self, client: &str) -> Vec<Reply> {

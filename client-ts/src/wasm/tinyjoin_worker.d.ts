@@ -23,6 +23,11 @@ export class Owner {
   ready(): Uint8Array;
   /** Handles one request message; returns a reply list (see owner-runtime.ts). */
   handle(bytes: Uint8Array): Uint8Array;
+  /**
+   * The in-worker API's direct call: request `kind` with its fields, answered
+   * by the response's kind byte and body, or undefined ("send it as a message").
+   */
+  direct(kind: number, txn: string | undefined, sql: string, stmt: number, params: Uint8Array): Uint8Array | undefined;
   /** Opens the file an import (reply route 3) was written and flushed into; throws `{ code, message }`. */
   stageImport(handle: SyncAccessHandle): void;
   /** The manifest names the staged file: swap it in; returns a reply list. */

@@ -920,3 +920,58 @@ fn a_durable_single_row_commit_costs_only_the_engines_flushes() {
         );
     }
 }
+
+#[test]
+fn direct_local_calls_answer_exactly_as_messages_do() {
+    let script: Vec<Request> = vec![
+        Request::Exec {
+            txn: Some("a".into()),
+            sql: "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT UNIQUE)".into(),
+        },
+        query("INSERT INTO t(v) VALUES ('x')", Some("b")),
+        query("INSERT INTO t(v) VALUES ('x')", Some("c")),
+        query("SELECT k, v FROM t", Some("d")),
+        query("SELEC 1", None),
+        Request::Begin { txn: "e".into() },
+        Request::Query {
+            txn: Some("e".into()),
+            sql: "INSERT INTO t(v) VALUES (?)".into(),
+            params: Params::Positional(vec![WireValue::Text("y".into())]),
+        },
+        Request::Begin { txn: "f".into() },
+        Request::Commit { txn: "e".into() },
+        Request::Commit { txn: "e".into() },
+        Request::Prepare {
+            sql: "SELECT v FROM t WHERE k = :k".into(),
+        },
+        Request::Run {
+            txn: Some("g".into()),
+            stmt: 1,
+            params: Params::Named(vec![(":k".into(), WireValue::Integer(2))]),
+        },
+        Request::Finalize { stmt: 1 },
+        Request::Run {
+            txn: Some("h".into()),
+            stmt: 1,
+            params: Params::None,
+        },
+        Request::Begin { txn: "i".into() },
+        Request::Rollback { txn: "i".into() },
+        query("SELECT count(*), last_insert_rowid() FROM t", None),
+    ];
+    let mut by_message = Owner::open_memory(LOCAL, &opts()).expect("open");
+    let mut direct = Owner::open_memory(LOCAL, &opts()).expect("open");
+    one(&mut by_message, LOCAL, 1, Request::Open);
+    one(&mut direct, LOCAL, 1, Request::Open);
+    for (i, req) in script.into_iter().enumerate() {
+        let want = one(&mut by_message, LOCAL, 2 + i as u32, req.clone());
+        let got = direct.call_local(&req).expect("answered at once");
+        assert_eq!(got, want, "request {i}: {req:?}");
+    }
+    assert!(
+        direct
+            .call_local(&Request::Import { bytes: Vec::new() })
+            .is_none(),
+        "an import always goes as a message"
+    );
+}

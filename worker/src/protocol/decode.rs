@@ -355,3 +355,12 @@ pub fn decode_response(bytes: &[u8]) -> std::result::Result<(Envelope, Response)
             error: WireError::new(code::MALFORMED_MESSAGE, m),
         })
 }
+
+/// Decodes a parameter list on its own (the in-worker API's direct calls
+/// pass parameters in this form, without a message around them).
+pub fn decode_params(bytes: &[u8]) -> std::result::Result<Params, WireError> {
+    let mut r = Reader { buf: bytes, pos: 0 };
+    r.params()
+        .and_then(|p| r.end().map(|()| p))
+        .map_err(|m| WireError::new(code::MALFORMED_MESSAGE, m))
+}

@@ -201,7 +201,24 @@ pub fn request_kind(req: &Request) -> u8 {
 
 /// Encodes a response.
 pub fn encode_response(env: &Envelope, resp: &Response) -> Vec<u8> {
-    let k = match resp {
+    let mut w = Writer::message(response_kind(resp), env);
+    write_response_body(&mut w, resp);
+    w.finish()
+}
+
+/// A response without envelope: its kind byte, then its body. The in-worker
+/// API's direct calls (one client, no epochs, no routing) answer this way.
+pub fn encode_response_body(resp: &Response) -> Vec<u8> {
+    let mut w = Writer {
+        buf: Vec::with_capacity(64),
+    };
+    w.u8(response_kind(resp));
+    write_response_body(&mut w, resp);
+    w.finish()
+}
+
+fn response_kind(resp: &Response) -> u8 {
+    match resp {
         Response::Ready { .. } => kind::READY,
         Response::Opened { .. } => kind::OPENED,
         Response::Done => kind::DONE,
@@ -212,8 +229,10 @@ pub fn encode_response(env: &Envelope, resp: &Response) -> Vec<u8> {
         Response::Bytes(_) => kind::BYTES,
         Response::Failed(_) => kind::FAILED,
         Response::Checked(_) => kind::CHECKED,
-    };
-    let mut w = Writer::message(k, env);
+    }
+}
+
+fn write_response_body(w: &mut Writer, resp: &Response) {
     match resp {
         Response::Ready { owner } | Response::Opened { owner } => w.short_str(owner),
         Response::Done => {}
@@ -245,5 +264,4 @@ pub fn encode_response(env: &Envelope, resp: &Response) -> Vec<u8> {
             }
         }
     }
-    w.finish()
 }

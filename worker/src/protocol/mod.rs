@@ -29,8 +29,8 @@ mod decode;
 mod encode;
 mod message;
 
-pub use decode::{decode_request, decode_response};
-pub use encode::{encode_request, encode_response, request_kind, Writer};
+pub use decode::{decode_params, decode_request, decode_response};
+pub use encode::{encode_request, encode_response, encode_response_body, request_kind, Writer};
 pub use message::*;
 
 #[cfg(test)]
