@@ -15,7 +15,16 @@
 //! transaction open and as it was (SQLite's ABORT).
 //!
 //! Catalog: the database holds the catalog of the latest commit; a
-//! transaction works on its own copy, published when it commits.
+//! transaction shares it (`Rc`) and copies it only when DDL changes it
+//! (`Rc::make_mut`), publishing it when it commits. Every change gives the
+//! catalog a new version.
+//!
+//! Prepared statements keep their bound and planned form
+//! (`statement::Plan`) and reuse it while the catalog they run against has
+//! the version it was planned for (DDL in any connection, a ROLLBACK past
+//! a DDL, all change the version) and the tables it sized kept roughly
+//! their size; otherwise they plan again. Parameters are checked and bound
+//! on every execution.
 //!
 //! `PRAGMA foreign_keys` is ON by default in TinyJoin (SQLite's default is
 //! OFF): FOREIGN KEY constraints are enforced unless a connection turns
@@ -162,9 +171,9 @@ pub struct QueryResult {
 /// An open write transaction of a connection.
 struct Txn {
     write: WriteTxn,
-    catalog: Catalog,
+    catalog: Rc<Catalog>,
     /// Named savepoints, innermost last, with the catalog at each.
-    savepoints: Vec<(String, Savepoint, Catalog)>,
+    savepoints: Vec<(String, Savepoint, Rc<Catalog>)>,
     /// Started by SAVEPOINT rather than BEGIN (RELEASE of the last commits).
     by_savepoint: bool,
 }
@@ -177,19 +186,36 @@ pub struct Connection {
     last_insert_rowid: i64,
 }
 
-/// A prepared statement.
+/// A prepared statement. It keeps its bound and planned form between
+/// executions and plans again when the schema changes.
 pub struct Statement {
     sql: String,
     parsed: Parsed,
     columns: Vec<String>,
+    /// The cached plan (`None` until first needed, or after a failure).
+    plan: Option<statement::Plan>,
 }
 
 impl Statement {
     /// Runs the statement with `params` on `conn`.
     pub fn execute(&mut self, conn: &mut Connection, params: &Params) -> Result<QueryResult> {
         let values = bind_params(&self.parsed, params)?;
-        let parsed = self.parsed.clone();
-        conn.run_parsed(&self.sql, &parsed, &values)
+        let r = conn.run_parsed(&self.sql, &self.parsed, &values, &mut self.plan)?;
+        // A query planned again after a schema change may have new columns.
+        if matches!(self.parsed.statement, ast::Statement::Select(_)) && r.columns != self.columns {
+            self.columns = r.columns.clone();
+        }
+        Ok(r)
+    }
+
+    /// True when executing the statement cannot modify the database:
+    /// SELECT (and VALUES), EXPLAIN, and a PRAGMA that only reads (one
+    /// without a value, such as `PRAGMA foreign_keys` or
+    /// `PRAGMA integrity_check`). False for everything else, including
+    /// BEGIN, COMMIT, ROLLBACK, SAVEPOINT and RELEASE (BEGIN takes the
+    /// write lock) and pragmas that set a value.
+    pub fn is_read_only(&self) -> bool {
+        statement::is_read_only(&self.parsed.statement)
     }
 
     /// The result column names (empty for statements without rows).
@@ -273,7 +299,7 @@ impl Connection {
         while let Some(parsed) = parse_next(sql, offset)? {
             offset = parsed.end;
             let values = vec![Value::Null; parsed.params.len()];
-            self.run_parsed(sql, &parsed, &values)?;
+            self.run_parsed(sql, &parsed, &values, &mut None)?;
         }
         Ok(())
     }
@@ -286,7 +312,7 @@ impl Connection {
         while let Some(parsed) = parse_next(sql, offset)? {
             offset = parsed.end;
             let values = bind_params(&parsed, params)?;
-            last = Some(self.run_parsed(sql, &parsed, &values)?);
+            last = Some(self.run_parsed(sql, &parsed, &values, &mut None)?);
         }
         last.ok_or_else(|| misuse!("no statement to execute"))
     }
@@ -294,12 +320,24 @@ impl Connection {
     /// Prepares the first statement of `sql`.
     pub fn prepare(&mut self, sql: &str) -> Result<Statement> {
         let parsed = parse_next(sql, 0)?.ok_or_else(|| misuse!("no statement to prepare"))?;
-        let columns =
-            self.with_read_kv(|kv, cat| Ok(statement::columns_of(kv, cat, &parsed.statement)?.0))?;
+        // A query is planned now (its columns come from the plan, and a
+        // query that does not bind fails here); others on first run.
+        let plan = match &parsed.statement {
+            ast::Statement::Select(_) => {
+                Some(self.with_read_kv(|kv, cat| statement::prepare(kv, cat, &parsed.statement))?)
+            }
+            _ => None,
+        };
+        let columns = match &plan {
+            Some(p) => p.columns(),
+            None => self
+                .with_read_kv(|kv, cat| Ok(statement::columns_of(kv, cat, &parsed.statement)?.0))?,
+        };
         Ok(Statement {
             sql: sql.to_string(),
             parsed,
             columns,
+            plan,
         })
     }
 
@@ -338,10 +376,16 @@ impl Connection {
         }
     }
 
-    fn run_parsed(&mut self, sql: &str, parsed: &Parsed, params: &[Value]) -> Result<QueryResult> {
+    fn run_parsed(
+        &mut self,
+        sql: &str,
+        parsed: &Parsed,
+        params: &[Value],
+        plan: &mut Option<statement::Plan>,
+    ) -> Result<QueryResult> {
         // 'now' is one instant for the whole statement, as in SQLite.
         crate::sql::functions::set_statement_time(statement_clock());
-        let result = self.run_parsed_at(sql, parsed, params);
+        let result = self.run_parsed_at(sql, parsed, params, plan);
         crate::sql::functions::set_statement_time(None);
         result
     }
@@ -351,6 +395,7 @@ impl Connection {
         sql: &str,
         parsed: &Parsed,
         params: &[Value],
+        plan: &mut Option<statement::Plan>,
     ) -> Result<QueryResult> {
         let text = sql
             .get(parsed.start..parsed.end)
@@ -373,7 +418,7 @@ impl Connection {
             }
             ast::Statement::Release { name, .. } => self.release(name).map(|_| Output::default()),
             ast::Statement::Pragma(p) => self.pragma(p),
-            stmt => self.run_statement(stmt, text, params),
+            stmt => self.run_statement(stmt, text, params, plan),
         }?;
         if let Some(id) = out.last_rowid {
             self.last_insert_rowid = id;
@@ -391,15 +436,18 @@ impl Connection {
         stmt: &ast::Statement,
         text: &str,
         params: &[Value],
+        plan: &mut Option<statement::Plan>,
     ) -> Result<Output> {
         let opts = self.opts();
         if let Some(t) = &mut self.txn {
             // Statement atomicity: undo this statement alone on error. The
             // savepoint is released either way, or every later statement
             // would copy the pages it changes and keep the old ones.
-            let sp = t.write.savepoint();
+            let sp = t.write.statement_savepoint();
             let saved = t.catalog.clone();
-            let r = statement::run(&mut t.write, &mut t.catalog, stmt, text, params, opts);
+            let r = current_plan(plan, &t.write, &t.catalog, stmt).and_then(|p| {
+                statement::execute(&mut t.write, &mut t.catalog, p, stmt, text, params, opts)
+            });
             if r.is_err() {
                 t.write.rollback_to(&sp)?;
                 t.catalog = saved;
@@ -407,18 +455,20 @@ impl Connection {
             t.write.release(sp)?;
             return r;
         }
+        let mut cat = self.db.catalog();
         if statement::is_read_only(stmt) {
             let mut snapshot = self.db.shared.store.read()?;
-            let mut cat = (*self.db.catalog()).clone();
-            return statement::run(&mut snapshot, &mut cat, stmt, text, params, opts);
+            let p = current_plan(plan, &snapshot, &cat, stmt)?;
+            return statement::execute(&mut snapshot, &mut cat, p, stmt, text, params, opts);
         }
         let mut write = self.db.shared.store.write()?;
-        let mut cat = (*self.db.catalog()).clone();
-        match statement::run(&mut write, &mut cat, stmt, text, params, opts) {
+        let r = current_plan(plan, &write, &cat, stmt)
+            .and_then(|p| statement::execute(&mut write, &mut cat, p, stmt, text, params, opts));
+        match r {
             Ok(out) => {
                 write.commit()?;
                 if out.schema_changed {
-                    *self.db.shared.catalog.borrow_mut() = Rc::new(cat);
+                    *self.db.shared.catalog.borrow_mut() = cat;
                 }
                 Ok(out)
             }
@@ -434,7 +484,7 @@ impl Connection {
             return Err(sql_err!("cannot start a transaction within a transaction"));
         }
         let write = self.db.shared.store.write()?;
-        let catalog = (*self.db.catalog()).clone();
+        let catalog = self.db.catalog();
         self.txn = Some(Txn {
             write,
             catalog,
@@ -450,7 +500,7 @@ impl Connection {
             .take()
             .ok_or_else(|| sql_err!("cannot commit - no transaction is active"))?;
         t.write.commit()?;
-        *self.db.shared.catalog.borrow_mut() = Rc::new(t.catalog);
+        *self.db.shared.catalog.borrow_mut() = t.catalog;
         Ok(())
     }
 
@@ -550,6 +600,21 @@ impl Connection {
     }
 }
 
+/// The plan in `slot` when it is current for `cat` and `kv`, else a new
+/// one, stored in `slot` (cleared if planning fails).
+fn current_plan<'p>(
+    slot: &'p mut Option<statement::Plan>,
+    kv: &dyn Kv,
+    cat: &Catalog,
+    stmt: &ast::Statement,
+) -> Result<&'p statement::Plan> {
+    if !slot.as_ref().is_some_and(|p| p.is_current(kv, cat)) {
+        *slot = None;
+        *slot = Some(statement::prepare(kv, cat, stmt)?);
+    }
+    slot.as_ref().ok_or_else(|| sql_err!("internal: no plan"))
+}
+
 /// The wall clock in Unix milliseconds, where the platform has one without
 /// a host call (not on wasm32, where the date functions read their own).
 fn statement_clock() -> Option<i64> {
@@ -577,5 +642,232 @@ fn pragma_bool(v: &ast::PragmaValue) -> Result<bool> {
             message: format!("invalid boolean: {word}"),
             position: None,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Prepared statements keep their plan only while it is valid: after
+    //! DDL in the same or another connection, and after a ROLLBACK past
+    //! DDL, they plan again (an INSERT planned before CREATE INDEX must
+    //! maintain the new index). Also `Statement::is_read_only`.
+
+    use super::*;
+
+    fn int(i: i64) -> Value {
+        Value::Integer(i)
+    }
+
+    fn rows(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {
+        c.execute(sql, &Params::None)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .rows
+    }
+
+    fn run(st: &mut Statement, c: &mut Connection, p: Vec<Value>) -> QueryResult {
+        st.execute(c, &Params::Positional(p))
+            .unwrap_or_else(|e| panic!("{}: {e}", st.sql))
+    }
+
+    fn assert_consistent(db: &Database) {
+        let report = db.check().unwrap();
+        assert!(report.problems.is_empty(), "{:?}", report.problems);
+    }
+
+    fn setup() -> (Database, Connection) {
+        let db = Database::open_in_memory().unwrap();
+        let mut c = db.connect();
+        c.execute_batch(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, b INTEGER, c TEXT);
+             INSERT INTO t VALUES (1, 10, 'x'), (2, 20, 'y'), (3, 10, 'z');",
+        )
+        .unwrap();
+        (db, c)
+    }
+
+    #[test]
+    fn plans_follow_ddl_in_the_same_connection() {
+        let (db, mut c) = setup();
+        let mut sel = c
+            .prepare("SELECT id FROM t WHERE b = ? ORDER BY id")
+            .unwrap();
+        let mut ins = c.prepare("INSERT INTO t(b, c) VALUES (?, ?)").unwrap();
+        let mut del = c.prepare("DELETE FROM t WHERE b = ?").unwrap();
+        let mut upd = c.prepare("UPDATE t SET b = b + 1 WHERE id = ?").unwrap();
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(10)]).rows,
+            vec![vec![int(1)], vec![int(3)]]
+        );
+        run(&mut ins, &mut c, vec![int(10), Value::Text("w".into())]);
+        c.execute_batch("CREATE INDEX t_b ON t(b)").unwrap();
+        // The cached INSERT/UPDATE/DELETE now maintain t_b.
+        run(&mut ins, &mut c, vec![int(10), Value::Text("v".into())]);
+        run(&mut upd, &mut c, vec![int(1)]);
+        assert_consistent(&db);
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(10)]).rows,
+            vec![vec![int(3)], vec![int(4)], vec![int(5)]]
+        );
+        assert_eq!(run(&mut del, &mut c, vec![int(11)]).changes, 1);
+        assert_consistent(&db);
+        // DROP INDEX: plans that read or wrote t_b must not touch it.
+        c.execute_batch("DROP INDEX t_b").unwrap();
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(10)]).rows,
+            vec![vec![int(3)], vec![int(4)], vec![int(5)]]
+        );
+        run(&mut ins, &mut c, vec![int(30), Value::Text("u".into())]);
+        run(&mut upd, &mut c, vec![int(3)]);
+        assert_eq!(run(&mut del, &mut c, vec![int(30)]).changes, 1);
+        assert_consistent(&db);
+        // ALTER TABLE: new columns are seen, renamed ones are rebound.
+        let mut star = c.prepare("SELECT * FROM t WHERE id = 2").unwrap();
+        assert_eq!(star.column_names(), ["id", "b", "c"]);
+        c.execute_batch("ALTER TABLE t ADD COLUMN d INTEGER DEFAULT 7")
+            .unwrap();
+        let r = run(&mut star, &mut c, vec![]);
+        assert_eq!(r.columns, ["id", "b", "c", "d"]);
+        assert_eq!(
+            r.rows,
+            vec![vec![int(2), int(20), Value::Text("y".into()), int(7)]]
+        );
+        assert_eq!(star.column_names(), ["id", "b", "c", "d"]);
+        run(&mut ins, &mut c, vec![int(40), Value::Text("t".into())]);
+        assert_eq!(
+            rows(&mut c, "SELECT d FROM t WHERE b = 40"),
+            vec![vec![int(7)]]
+        );
+        c.execute_batch("ALTER TABLE t RENAME COLUMN b TO bb")
+            .unwrap();
+        let e = sel.execute(&mut c, &Params::Positional(vec![int(10)]));
+        assert!(e.is_err(), "{e:?}");
+        c.execute_batch("ALTER TABLE t RENAME COLUMN bb TO b")
+            .unwrap();
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(10)]).rows,
+            vec![vec![int(4)], vec![int(5)]]
+        );
+    }
+
+    #[test]
+    fn plans_follow_ddl_of_another_connection() {
+        let (db, mut c) = setup();
+        let mut other = db.connect();
+        let mut ins = c.prepare("INSERT INTO t VALUES (?, ?, ?)").unwrap();
+        let mut sel = c.prepare("SELECT count(*) FROM t WHERE b = ?").unwrap();
+        run(&mut ins, &mut c, vec![int(4), int(10), Value::Null]);
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(10)]).rows,
+            vec![vec![int(3)]]
+        );
+        other
+            .execute_batch("CREATE UNIQUE INDEX t_c ON t(c)")
+            .unwrap();
+        run(
+            &mut ins,
+            &mut c,
+            vec![int(5), int(10), Value::Text("q".into())],
+        );
+        assert_consistent(&db);
+        // The cached INSERT enforces the new UNIQUE index.
+        let dup = ins.execute(
+            &mut c,
+            &Params::Positional(vec![int(6), int(1), Value::Text("q".into())]),
+        );
+        assert!(matches!(dup, Err(Error::Constraint { .. })), "{dup:?}");
+        other
+            .execute_batch("DROP INDEX t_c; CREATE INDEX t_b ON t(b)")
+            .unwrap();
+        run(
+            &mut ins,
+            &mut c,
+            vec![int(6), int(10), Value::Text("q".into())],
+        );
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(10)]).rows,
+            vec![vec![int(5)]]
+        );
+        assert_consistent(&db);
+        other.execute_batch("DROP TABLE t").unwrap();
+        assert!(sel
+            .execute(&mut c, &Params::Positional(vec![int(10)]))
+            .is_err());
+        other
+            .execute_batch("CREATE TABLE t(id INTEGER PRIMARY KEY, b INTEGER, c TEXT)")
+            .unwrap();
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(10)]).rows,
+            vec![vec![int(0)]]
+        );
+    }
+
+    #[test]
+    fn plans_follow_rollback_past_ddl() {
+        let (db, mut c) = setup();
+        let mut ins = c.prepare("INSERT INTO t(b) VALUES (?)").unwrap();
+        c.execute_batch("BEGIN; CREATE INDEX t_b ON t(b)").unwrap();
+        run(&mut ins, &mut c, vec![int(50)]);
+        c.execute_batch("ROLLBACK").unwrap();
+        run(&mut ins, &mut c, vec![int(51)]);
+        assert_consistent(&db);
+        c.execute_batch("BEGIN; SAVEPOINT s; CREATE INDEX t_b ON t(b)")
+            .unwrap();
+        run(&mut ins, &mut c, vec![int(52)]);
+        c.execute_batch("ROLLBACK TO s").unwrap();
+        run(&mut ins, &mut c, vec![int(53)]);
+        c.execute_batch("COMMIT").unwrap();
+        assert_consistent(&db);
+        assert_eq!(
+            rows(&mut c, "SELECT b FROM t WHERE b > 40 ORDER BY b"),
+            vec![vec![int(51)], vec![int(53)]]
+        );
+    }
+
+    #[test]
+    fn parameters_are_checked_on_every_run() {
+        let (_db, mut c) = setup();
+        let mut sel = c.prepare("SELECT c FROM t WHERE id = ?").unwrap();
+        assert_eq!(sel.param_count(), 1);
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(2)]).rows,
+            vec![vec![Value::Text("y".into())]]
+        );
+        let e = sel.execute(&mut c, &Params::Positional(vec![int(1), int(2)]));
+        assert!(matches!(e, Err(Error::Misuse(_))), "{e:?}");
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(3)]).rows,
+            vec![vec![Value::Text("z".into())]]
+        );
+        assert_eq!(
+            sel.execute(&mut c, &Params::None).unwrap().rows,
+            Vec::<Vec<Value>>::new()
+        );
+    }
+
+    #[test]
+    fn read_only_statements() {
+        let (_db, mut c) = setup();
+        for (sql, ro) in [
+            ("SELECT * FROM t", true),
+            ("VALUES (1), (2)", true),
+            ("WITH x AS (SELECT 1) SELECT * FROM x", true),
+            ("EXPLAIN QUERY PLAN SELECT * FROM t", true),
+            ("PRAGMA foreign_keys", true),
+            ("PRAGMA integrity_check", true),
+            ("PRAGMA foreign_keys = OFF", false),
+            ("INSERT INTO t(b) VALUES (1)", false),
+            ("UPDATE t SET b = 1", false),
+            ("DELETE FROM t", false),
+            ("CREATE TABLE u(x)", false),
+            ("CREATE INDEX t_b ON t(b)", false),
+            ("DROP TABLE t", false),
+            ("ALTER TABLE t ADD COLUMN z", false),
+            ("BEGIN", false),
+            ("COMMIT", false),
+            ("SAVEPOINT s", false),
+        ] {
+            let st = c.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+            assert_eq!(st.is_read_only(), ro, "{sql}");
+        }
     }
 }

@@ -135,7 +135,17 @@ pub(crate) struct Catalog {
     pub views: BTreeMap<String, Rc<View>>,
     /// The next id for a tree name.
     pub next_id: u64,
+    /// Names these exact contents: a catalog that changes takes a version
+    /// no catalog had before ([`Catalog::bump_version`]), so a plan bound
+    /// against version `v` is valid for any catalog whose version is `v`
+    /// (prepared statements key their cached plans on it). `Default`
+    /// gives 0, shared by catalogs that are still empty.
+    pub version: u64,
 }
+
+/// The last catalog version handed out (process-wide, so versions never
+/// repeat across databases either).
+static LAST_VERSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The catalog key of a name: SQL names are case-insensitive (ASCII).
 pub(crate) fn key(name: &str) -> String {
@@ -143,6 +153,12 @@ pub(crate) fn key(name: &str) -> String {
 }
 
 impl Catalog {
+    /// Gives the catalog a version no catalog had before; called after
+    /// every change to its objects.
+    pub(crate) fn bump_version(&mut self) {
+        self.version = LAST_VERSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    }
+
     /// The table named `name`, if any.
     pub(crate) fn table(&self, name: &str) -> Option<&Rc<Table>> {
         self.tables.get(&key(name))

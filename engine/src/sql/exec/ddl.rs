@@ -62,6 +62,7 @@ pub(crate) fn load_catalog(kv: &dyn Kv) -> Result<Catalog> {
             load_object(&mut cat, &entry, &records)?;
         }
     }
+    cat.bump_version();
     Ok(cat)
 }
 

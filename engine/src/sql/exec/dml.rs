@@ -24,7 +24,7 @@ use crate::sql::binder::select::split_and;
 use crate::sql::binder::Binder;
 use crate::sql::catalog::{Catalog, Table};
 use crate::sql::planner::join::{plan_from, Conjunct};
-use crate::sql::planner::plan::{Core, Expr, FromItem, Source};
+use crate::sql::planner::plan::{Core, Expr, FromItem, Query, Source};
 use crate::sql::value::{apply_affinity, Affinity, Value};
 use crate::{sql_err, ConstraintKind, Error, Result};
 
@@ -88,19 +88,18 @@ fn eval_row(ctx: &ExecCtx, exprs: &[Expr], row: &[Value]) -> Result<Row> {
     exprs.iter().map(|e| ctx.eval(e, &env)).collect()
 }
 
-/// Finds the rows of `table` matching `where_clause` (every column, then
-/// the rowid), using the planner's access path.
-pub(crate) fn matching_rows(
-    ctx: &ExecCtx,
+/// Plans the scan for the rows of `table` matching `where_clause` (every
+/// column, then the rowid), with the planner's access path.
+fn plan_matching(
     cat: &Catalog,
     table: &Rc<Table>,
     name: &str,
     where_clause: Option<&ast::Expr>,
-) -> Result<Vec<Row>> {
+    stats: &dyn Fn(&str) -> u64,
+) -> Result<Core> {
     let scope = Scope::new(vec![table_scope_item(table, name)], None);
-    let stats = |tree: &str| ctx.kv.tree_len(tree).unwrap_or(1000);
     let mut binder = Binder::new(cat);
-    binder.stats = Some(&stats);
+    binder.stats = Some(stats);
     let width = table.columns.len() + 1;
     let item = FromItem {
         name: name.to_string(),
@@ -108,7 +107,7 @@ pub(crate) fn matching_rows(
         offset: 0,
         width,
         left_join: false,
-        rows: ctx.kv.tree_len(&table.tree)? as f64,
+        rows: stats(&table.tree) as f64,
         indexes: crate::sql::binder::from::index_infos(
             &mut binder,
             table,
@@ -130,7 +129,7 @@ pub(crate) fn matching_rows(
         }
     }
     let (from, filter) = plan_from(cat, items, conjuncts, width)?;
-    let core = Core {
+    Ok(Core {
         from,
         filter,
         aggregate: None,
@@ -139,9 +138,13 @@ pub(crate) fn matching_rows(
         visible: 0,
         distinct: false,
         collations: Vec::new(),
-    };
+    })
+}
+
+/// Runs a scan planned by [`plan_matching`], collecting its rows.
+fn matching_rows(ctx: &ExecCtx, core: &Core) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
-    ctx.join(&core, None, &mut |row| {
+    ctx.join(core, None, &mut |row| {
         ctx.charge(super::row_size(row))?;
         rows.push(row.to_vec());
         Ok(true)
@@ -149,90 +152,128 @@ pub(crate) fn matching_rows(
     Ok(rows)
 }
 
-/// INSERT.
-pub(crate) fn insert(
-    kv: &mut dyn Kv,
-    cat: &Catalog,
-    ins: &ast::Insert,
-    params: &[Value],
-    opts: DmlOptions,
-) -> Result<DmlOutcome> {
-    let table = writable_table(cat, &ins.table.name)?;
-    let name = ins.alias.clone().unwrap_or_else(|| table.name.clone());
-    let n = table.columns.len();
-    // Target slot of each supplied value: a column, or n for the rowid.
-    let targets: Vec<usize> = if ins.columns.is_empty() {
-        (0..n).collect()
-    } else {
-        ins.columns
-            .iter()
-            .map(|c| match table.column_index(c) {
-                Some(i) => Ok(i),
-                None if ["rowid", "oid", "_rowid_"]
-                    .iter()
-                    .any(|r| r.eq_ignore_ascii_case(c)) =>
-                {
-                    Ok(n)
-                }
-                None => Err(sql_err!("table {} has no column named {c}", table.name)),
-            })
-            .collect::<Result<_>>()?
-    };
-    let writer = TableWriter::new(cat, &table)?;
-    let (ret_exprs, ret_names) = bind_returning(cat, &table, &name, &ins.returning)?;
-    let source = {
-        let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-        source_rows(&ctx, cat, ins)?
-    };
-    let defaults = default_exprs(cat, &table)?;
-    let mut out = DmlOutcome {
-        returning_columns: ret_names,
-        ..DmlOutcome::default()
-    };
-    for values in source {
-        if !values.is_empty() && values.len() != targets.len() {
-            return Err(if ins.columns.is_empty() {
-                sql_err!(
-                    "table {} has {} columns but {} values were supplied",
-                    table.name,
-                    n,
-                    values.len()
-                )
-            } else {
-                sql_err!("{} values for {} columns", values.len(), targets.len())
-            });
-        }
-        let mut row = vec![Value::Null; n + 1];
-        let mut given = vec![false; n + 1];
-        for (v, &t) in values.into_iter().zip(&targets) {
-            row[t] = v;
-            given[t] = true;
-        }
-        {
-            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-            for i in 0..n {
-                if !given[i] {
-                    if let Some(d) = &defaults[i] {
-                        row[i] = ctx.eval(d, &Env::new(&[], None))?;
-                    }
-                }
-                row[i] = apply_affinity(
-                    std::mem::replace(&mut row[i], Value::Null),
-                    table.columns[i].affinity,
-                );
-            }
-        }
-        let written = insert_one(kv, cat, &writer, ins, row, params, opts)?;
-        if let Some(row) = written {
-            out.changes += 1;
-            out.last_rowid = row[n].to_i64_opt();
-            if !ret_exprs.is_empty() {
-                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-                out.returning.push(eval_row(&ctx, &ret_exprs, &row)?);
-            }
-        }
+/// Where an INSERT's rows come from, bound.
+enum SourcePlan {
+    DefaultValues,
+    Values(Vec<Vec<Expr>>),
+    Query(Query),
+}
+
+/// A bound INSERT: everything but the rows' values.
+pub(crate) struct InsertPlan {
+    /// Target slot of each supplied value: a column, or n for the rowid.
+    targets: Vec<usize>,
+    writer: TableWriter,
+    returning: Vec<Expr>,
+    returning_columns: Vec<String>,
+    source: SourcePlan,
+    /// The DEFAULT of each column, bound.
+    defaults: Vec<Option<Expr>>,
+}
+
+impl InsertPlan {
+    pub(crate) fn new(cat: &Catalog, ins: &ast::Insert) -> Result<InsertPlan> {
+        let table = writable_table(cat, &ins.table.name)?;
+        let name = ins.alias.clone().unwrap_or_else(|| table.name.clone());
+        let n = table.columns.len();
+        let targets: Vec<usize> = if ins.columns.is_empty() {
+            (0..n).collect()
+        } else {
+            ins.columns
+                .iter()
+                .map(|c| match table.column_index(c) {
+                    Some(i) => Ok(i),
+                    None if is_rowid_name(c) => Ok(n),
+                    None => Err(sql_err!("table {} has no column named {c}", table.name)),
+                })
+                .collect::<Result<_>>()?
+        };
+        let writer = TableWriter::new(cat, &table)?;
+        let (returning, returning_columns) = bind_returning(cat, &table, &name, &ins.returning)?;
+        let source = bind_source(cat, ins)?;
+        let defaults = default_exprs(cat, &table)?;
+        Ok(InsertPlan {
+            targets,
+            writer,
+            returning,
+            returning_columns,
+            source,
+            defaults,
+        })
     }
-    Ok(out)
+
+    /// Runs the INSERT `ins` this plan was made from.
+    pub(crate) fn run(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        ins: &ast::Insert,
+        params: &[Value],
+        opts: DmlOptions,
+    ) -> Result<DmlOutcome> {
+        let table = &self.writer.table;
+        let n = table.columns.len();
+        let targets = &self.targets;
+        let source = {
+            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+            source_rows(&ctx, &self.source)?
+        };
+        let mut out = DmlOutcome {
+            returning_columns: self.returning_columns.clone(),
+            ..DmlOutcome::default()
+        };
+        for values in source {
+            if !values.is_empty() && values.len() != targets.len() {
+                return Err(if ins.columns.is_empty() {
+                    sql_err!(
+                        "table {} has {} columns but {} values were supplied",
+                        table.name,
+                        n,
+                        values.len()
+                    )
+                } else {
+                    sql_err!("{} values for {} columns", values.len(), targets.len())
+                });
+            }
+            let mut row = vec![Value::Null; n + 1];
+            let mut given = vec![false; n + 1];
+            for (v, &t) in values.into_iter().zip(targets) {
+                row[t] = v;
+                given[t] = true;
+            }
+            {
+                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                for i in 0..n {
+                    if !given[i] {
+                        if let Some(d) = &self.defaults[i] {
+                            row[i] = ctx.eval(d, &Env::new(&[], None))?;
+                        }
+                    }
+                    row[i] = apply_affinity(
+                        std::mem::replace(&mut row[i], Value::Null),
+                        table.columns[i].affinity,
+                    );
+                }
+            }
+            let written = insert_one(kv, cat, &self.writer, ins, row, params, opts)?;
+            if let Some(row) = written {
+                out.changes += 1;
+                out.last_rowid = row[n].to_i64_opt();
+                if !self.returning.is_empty() {
+                    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                    out.returning.push(eval_row(&ctx, &self.returning, &row)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// True for the names of the rowid (`rowid`, `oid`, `_rowid_`).
+fn is_rowid_name(c: &str) -> bool {
+    ["rowid", "oid", "_rowid_"]
+        .iter()
+        .any(|r| r.eq_ignore_ascii_case(c))
 }
 
 trait IntOpt {
@@ -263,25 +304,23 @@ fn default_exprs(cat: &Catalog, table: &Table) -> Result<Vec<Option<Expr>>> {
         .collect()
 }
 
-/// The rows an INSERT supplies, computed before anything is written.
-fn source_rows(ctx: &ExecCtx, cat: &Catalog, ins: &ast::Insert) -> Result<Vec<Row>> {
+/// Binds where an INSERT's rows come from.
+fn bind_source(cat: &Catalog, ins: &ast::Insert) -> Result<SourcePlan> {
     match &ins.source {
-        ast::InsertSource::DefaultValues => Ok(vec![Vec::new()]),
+        ast::InsertSource::DefaultValues => Ok(SourcePlan::DefaultValues),
         ast::InsertSource::Values(rows) => {
             let scope = Scope::new(Vec::new(), None);
             let mut binder = Binder::new(cat);
             let mut agg = AggCtx::default();
-            let env = Env::new(&[], None);
-            let mut out = Vec::with_capacity(rows.len());
-            for r in rows {
-                let mut vals = Vec::with_capacity(r.len());
-                for e in r {
-                    let b = binder.bind_plain(e, &scope, &mut agg)?;
-                    vals.push(ctx.eval(&b, &env)?);
-                }
-                out.push(vals);
-            }
-            Ok(out)
+            let rows = rows
+                .iter()
+                .map(|r| {
+                    r.iter()
+                        .map(|e| binder.bind_plain(e, &scope, &mut agg))
+                        .collect::<Result<Vec<_>>>()
+                })
+                .collect::<Result<_>>()?;
+            Ok(SourcePlan::Values(rows))
         }
         ast::InsertSource::Select(select) => {
             let mut select = (**select).clone();
@@ -290,8 +329,22 @@ fn source_rows(ctx: &ExecCtx, cat: &Catalog, ins: &ast::Insert) -> Result<Vec<Ro
             }
             let mut binder = Binder::new(cat);
             let (q, _, _) = binder.bind_query_in(&select, None)?;
-            ctx.run_query(&q, None)
+            Ok(SourcePlan::Query(q))
         }
+    }
+}
+
+/// The rows an INSERT supplies, computed before anything is written.
+fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<Vec<Row>> {
+    match source {
+        SourcePlan::DefaultValues => Ok(vec![Vec::new()]),
+        SourcePlan::Values(rows) => {
+            let env = Env::new(&[], None);
+            rows.iter()
+                .map(|r| r.iter().map(|e| ctx.eval(e, &env)).collect())
+                .collect()
+        }
+        SourcePlan::Query(q) => ctx.run_query(q, None),
     }
 }
 
@@ -452,7 +505,8 @@ fn upsert_update(
             return Ok(None);
         }
     }
-    let new_row = assign(&ctx, &mut binder, &scope, table, sets, &old, &env_row)?;
+    let sets = bind_sets(&mut binder, &scope, table, sets)?;
+    let new_row = apply_sets(&ctx, &sets, table, &old, &env_row)?;
     drop(ctx);
     write_update(
         kv,
@@ -466,27 +520,56 @@ fn upsert_update(
     )
 }
 
-/// Applies SET assignments to `old`, evaluating in `env_row`.
-fn assign(
-    ctx: &ExecCtx,
+/// One SET assignment, bound: the target slots (a column, or n for the
+/// rowid) and the value (a row value or subquery when several targets).
+struct BoundSet {
+    targets: Vec<usize>,
+    value: Expr,
+}
+
+/// Binds SET assignments over `scope`.
+fn bind_sets(
     binder: &mut Binder,
     scope: &Scope,
     table: &Table,
     sets: &[ast::Assignment],
+) -> Result<Vec<BoundSet>> {
+    let n = table.columns.len();
+    let mut agg = AggCtx::default();
+    sets.iter()
+        .map(|a| {
+            let value = binder.bind_plain(&a.value, scope, &mut agg)?;
+            let targets = a
+                .columns
+                .iter()
+                .map(|c| match table.column_index(c) {
+                    Some(i) => Ok(i),
+                    None if is_rowid_name(c) => Ok(n),
+                    None => Err(sql_err!("no such column: {c}")),
+                })
+                .collect::<Result<_>>()?;
+            Ok(BoundSet { targets, value })
+        })
+        .collect()
+}
+
+/// Applies bound SET assignments to `old`, evaluating in `env_row`.
+fn apply_sets(
+    ctx: &ExecCtx,
+    sets: &[BoundSet],
+    table: &Table,
     old: &[Value],
     env_row: &[Value],
 ) -> Result<Row> {
     let n = table.columns.len();
     let mut row = old.to_vec();
-    let mut agg = AggCtx::default();
     let env = Env::new(env_row, None);
     for a in sets {
-        let value = binder.bind_plain(&a.value, scope, &mut agg)?;
-        let values = if a.columns.len() == 1 {
-            vec![ctx.eval(&value, &env)?]
+        let values = if a.targets.len() == 1 {
+            vec![ctx.eval(&a.value, &env)?]
         } else {
-            match &value {
-                Expr::Row(items) if items.len() == a.columns.len() => items
+            match &a.value {
+                Expr::Row(items) if items.len() == a.targets.len() => items
                     .iter()
                     .map(|x| ctx.eval(x, &env))
                     .collect::<Result<_>>()?,
@@ -494,28 +577,18 @@ fn assign(
                     let rows = ctx.subquery_rows(q, &env)?;
                     rows.first()
                         .cloned()
-                        .unwrap_or_else(|| vec![Value::Null; a.columns.len()])
+                        .unwrap_or_else(|| vec![Value::Null; a.targets.len()])
                 }
                 _ => {
                     return Err(sql_err!(
                         "{} columns assigned {} values",
-                        a.columns.len(),
+                        a.targets.len(),
                         1
                     ))
                 }
             }
         };
-        for (c, v) in a.columns.iter().zip(values) {
-            let i = match table.column_index(c) {
-                Some(i) => i,
-                None if ["rowid", "oid", "_rowid_"]
-                    .iter()
-                    .any(|r| r.eq_ignore_ascii_case(c)) =>
-                {
-                    n
-                }
-                None => return Err(sql_err!("no such column: {c}")),
-            };
+        for (&i, v) in a.targets.iter().zip(values) {
             row[i] = if i < n {
                 apply_affinity(v, table.columns[i].affinity)
             } else {
@@ -608,98 +681,174 @@ pub(crate) fn delete_by_rowid(
     let Some(row) = w.read(&*kv, rowid)? else {
         return Ok(());
     };
+    delete_row(kv, cat, w, &row, params, opts)
+}
+
+/// Deletes `row` (as stored now: every column, then the rowid), its index
+/// entries, and applies foreign key actions.
+fn delete_row(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    w: &TableWriter,
+    row: &[Value],
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<()> {
+    let rowid = row[w.table.columns.len()].to_i64_opt().unwrap_or_default();
     if opts.foreign_keys {
-        super::fk::on_parent_delete(kv, cat, &w.table, &row, params, opts)?;
+        super::fk::on_parent_delete(kv, cat, &w.table, row, params, opts)?;
     }
     let vals = {
         let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-        w.all_index_values(&ctx, &row)?
+        w.all_index_values(&ctx, row)?
     };
     w.delete(kv, &vals, rowid)
 }
 
-/// UPDATE.
-pub(crate) fn update(
-    kv: &mut dyn Kv,
-    cat: &Catalog,
-    up: &ast::Update,
-    params: &[Value],
-    opts: DmlOptions,
-) -> Result<DmlOutcome> {
-    if up.from.is_some() {
-        return Err(sql_err!("UPDATE ... FROM is not supported"));
-    }
-    let table = writable_table(cat, &up.table.name)?;
-    let name = up.alias.clone().unwrap_or_else(|| table.name.clone());
-    let writer = TableWriter::new(cat, &table)?;
-    let (ret_exprs, ret_names) = bind_returning(cat, &table, &name, &up.returning)?;
-    let scope = Scope::new(vec![table_scope_item(&table, &name)], None);
-    let planned: Vec<(Row, Row)> = {
-        let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-        let rows = matching_rows(&ctx, cat, &table, &name, up.where_clause.as_ref())?;
-        let mut binder = Binder::new(cat);
-        rows.into_iter()
-            .map(|old| {
-                let new = assign(&ctx, &mut binder, &scope, &table, &up.sets, &old, &old)?;
-                Ok((old, new))
-            })
-            .collect::<Result<_>>()?
-    };
-    let or = up.or.unwrap_or(ast::ConflictResolution::Abort);
-    let mut out = DmlOutcome {
-        returning_columns: ret_names,
-        ..DmlOutcome::default()
-    };
-    for (old, new) in planned {
-        // The row may have been removed by an earlier REPLACE or cascade.
-        let rowid = old[table.columns.len()].to_i64_opt().unwrap_or_default();
-        let Some(current) = writer.read(&*kv, rowid)? else {
-            continue;
-        };
-        let _ = current;
-        if let Some(row) = write_update(kv, cat, &writer, &old, new, or, params, opts)? {
-            out.changes += 1;
-            if !ret_exprs.is_empty() {
-                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-                out.returning.push(eval_row(&ctx, &ret_exprs, &row)?);
-            }
-        }
-    }
-    Ok(out)
+/// A bound UPDATE: the scan for its rows and its assignments.
+pub(crate) struct UpdatePlan {
+    writer: TableWriter,
+    returning: Vec<Expr>,
+    returning_columns: Vec<String>,
+    scan: Core,
+    sets: Vec<BoundSet>,
 }
 
-/// DELETE.
-pub(crate) fn delete(
-    kv: &mut dyn Kv,
-    cat: &Catalog,
-    del: &ast::Delete,
-    params: &[Value],
-    opts: DmlOptions,
-) -> Result<DmlOutcome> {
-    let table = writable_table(cat, &del.table.name)?;
-    let name = del.alias.clone().unwrap_or_else(|| table.name.clone());
-    let writer = TableWriter::new(cat, &table)?;
-    let (ret_exprs, ret_names) = bind_returning(cat, &table, &name, &del.returning)?;
-    let rows = {
-        let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-        matching_rows(&ctx, cat, &table, &name, del.where_clause.as_ref())?
-    };
-    let mut out = DmlOutcome {
-        returning_columns: ret_names,
-        ..DmlOutcome::default()
-    };
-    let n = table.columns.len();
-    for row in rows {
-        let rowid = row[n].to_i64_opt().unwrap_or_default();
-        if writer.read(&*kv, rowid)?.is_none() {
-            continue;
+impl UpdatePlan {
+    pub(crate) fn new(
+        cat: &Catalog,
+        up: &ast::Update,
+        stats: &dyn Fn(&str) -> u64,
+    ) -> Result<UpdatePlan> {
+        if up.from.is_some() {
+            return Err(sql_err!("UPDATE ... FROM is not supported"));
         }
-        if !ret_exprs.is_empty() {
-            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-            out.returning.push(eval_row(&ctx, &ret_exprs, &row)?);
-        }
-        delete_by_rowid(kv, cat, &writer, rowid, params, opts)?;
-        out.changes += 1;
+        let table = writable_table(cat, &up.table.name)?;
+        let name = up.alias.clone().unwrap_or_else(|| table.name.clone());
+        let writer = TableWriter::new(cat, &table)?;
+        let (returning, returning_columns) = bind_returning(cat, &table, &name, &up.returning)?;
+        let scan = plan_matching(cat, &table, &name, up.where_clause.as_ref(), stats)?;
+        let scope = Scope::new(vec![table_scope_item(&table, &name)], None);
+        let mut binder = Binder::new(cat);
+        let sets = bind_sets(&mut binder, &scope, &table, &up.sets)?;
+        Ok(UpdatePlan {
+            writer,
+            returning,
+            returning_columns,
+            scan,
+            sets,
+        })
     }
-    Ok(out)
+
+    /// Runs the UPDATE `up` this plan was made from.
+    pub(crate) fn run(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        up: &ast::Update,
+        params: &[Value],
+        opts: DmlOptions,
+    ) -> Result<DmlOutcome> {
+        let table = &self.writer.table;
+        let planned: Vec<(Row, Row)> = {
+            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+            let rows = matching_rows(&ctx, &self.scan)?;
+            rows.into_iter()
+                .map(|old| {
+                    let new = apply_sets(&ctx, &self.sets, table, &old, &old)?;
+                    Ok((old, new))
+                })
+                .collect::<Result<_>>()?
+        };
+        let or = up.or.unwrap_or(ast::ConflictResolution::Abort);
+        let mut out = DmlOutcome {
+            returning_columns: self.returning_columns.clone(),
+            ..DmlOutcome::default()
+        };
+        let n = table.columns.len();
+        for (old, new) in planned {
+            // The row may have been removed or changed by an earlier
+            // REPLACE or cascade: update what is there now.
+            let rowid = old[n].to_i64_opt().unwrap_or_default();
+            let Some(current) = self.writer.read(&*kv, rowid)? else {
+                continue;
+            };
+            let (old, new) = if current == old {
+                (old, new)
+            } else {
+                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                let new = apply_sets(&ctx, &self.sets, table, &current, &current)?;
+                (current, new)
+            };
+            if let Some(row) = write_update(kv, cat, &self.writer, &old, new, or, params, opts)? {
+                out.changes += 1;
+                if !self.returning.is_empty() {
+                    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                    out.returning.push(eval_row(&ctx, &self.returning, &row)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A bound DELETE: the scan for its rows.
+pub(crate) struct DeletePlan {
+    writer: TableWriter,
+    returning: Vec<Expr>,
+    returning_columns: Vec<String>,
+    scan: Core,
+}
+
+impl DeletePlan {
+    pub(crate) fn new(
+        cat: &Catalog,
+        del: &ast::Delete,
+        stats: &dyn Fn(&str) -> u64,
+    ) -> Result<DeletePlan> {
+        let table = writable_table(cat, &del.table.name)?;
+        let name = del.alias.clone().unwrap_or_else(|| table.name.clone());
+        let writer = TableWriter::new(cat, &table)?;
+        let (returning, returning_columns) = bind_returning(cat, &table, &name, &del.returning)?;
+        let scan = plan_matching(cat, &table, &name, del.where_clause.as_ref(), stats)?;
+        Ok(DeletePlan {
+            writer,
+            returning,
+            returning_columns,
+            scan,
+        })
+    }
+
+    /// Runs the DELETE this plan was made from.
+    pub(crate) fn run(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        params: &[Value],
+        opts: DmlOptions,
+    ) -> Result<DmlOutcome> {
+        let rows = {
+            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+            matching_rows(&ctx, &self.scan)?
+        };
+        let mut out = DmlOutcome {
+            returning_columns: self.returning_columns.clone(),
+            ..DmlOutcome::default()
+        };
+        let n = self.writer.table.columns.len();
+        for row in rows {
+            let rowid = row[n].to_i64_opt().unwrap_or_default();
+            // A cascade may have removed or changed the row meanwhile.
+            let Some(current) = self.writer.read(&*kv, rowid)? else {
+                continue;
+            };
+            if !self.returning.is_empty() {
+                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                out.returning.push(eval_row(&ctx, &self.returning, &row)?);
+            }
+            delete_row(kv, cat, &self.writer, &current, params, opts)?;
+            out.changes += 1;
+        }
+        Ok(out)
+    }
 }

@@ -2,6 +2,18 @@
 //! plans it, executes it. Transaction control (BEGIN, COMMIT, ROLLBACK,
 //! SAVEPOINT, RELEASE) and connection pragmas belong to the connection
 //! (`db.rs`), which calls this for everything else.
+//!
+//! Binding and planning are split from execution: [`prepare`] makes a
+//! [`Plan`] (the bound query, or the bound INSERT/UPDATE/DELETE), which
+//! [`execute`] runs with the parameters of one execution. A prepared
+//! statement keeps its plan while [`Plan::is_current`] holds: the catalog
+//! still has the version the plan was bound against (any DDL gives the
+//! catalog a new version), and no table the planner sized has since grown
+//! or shrunk several-fold. DDL is not planned: it runs from the syntax tree
+//! each time, and only it copies the catalog (`Rc::make_mut`).
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use super::dml::{self, DmlOptions};
 use super::kv::Kv;
@@ -10,6 +22,7 @@ use super::ExecCtx;
 use crate::sql::ast::{self, Statement};
 use crate::sql::binder::Binder;
 use crate::sql::catalog::Catalog;
+use crate::sql::planner::plan::Query;
 use crate::sql::value::Value;
 use crate::{sql_err, Result};
 
@@ -25,9 +38,186 @@ pub(crate) struct Output {
     pub schema_changed: bool,
 }
 
-/// True when the statement only reads (it can run on a snapshot).
+/// True when running the statement cannot change the database: SELECT
+/// (and VALUES), EXPLAIN, and the PRAGMA forms that only read (a pragma
+/// without a value). Such a statement can run on a snapshot.
+/// Transaction control is not read-only (BEGIN takes the write lock).
 pub(crate) fn is_read_only(stmt: &Statement) -> bool {
-    matches!(stmt, Statement::Select(_) | Statement::Explain { .. })
+    match stmt {
+        Statement::Select(_) | Statement::Explain { .. } => true,
+        Statement::Pragma(p) => p.value.is_none(),
+        _ => false,
+    }
+}
+
+/// The row counts the planner read while binding, kept so a cached plan
+/// can tell when the data it was planned for has changed a lot.
+#[derive(Default)]
+pub(crate) struct StatsLog(RefCell<Vec<(String, u64)>>);
+
+impl StatsLog {
+    /// The entry count of `tree` (1000 when unknown), recorded.
+    pub(crate) fn tree_len(&self, kv: &dyn Kv, tree: &str) -> u64 {
+        let n = kv.tree_len(tree).unwrap_or(1000);
+        let mut seen = self.0.borrow_mut();
+        if !seen.iter().any(|(t, _)| t == tree) {
+            seen.push((tree.to_string(), n));
+        }
+        n
+    }
+
+    fn into_inner(self) -> Vec<(String, u64)> {
+        self.0.into_inner()
+    }
+}
+
+/// True when a table of `now` entries is close enough to the `then` the
+/// planner saw for its plan to stand (within a factor of 2, or 64 rows).
+fn similar_size(then: u64, now: u64) -> bool {
+    let (lo, hi) = (then.min(now), then.max(now));
+    hi <= lo.saturating_mul(2).saturating_add(64)
+}
+
+/// A statement bound and planned, ready to run any number of times.
+pub(crate) struct Plan {
+    /// The catalog version the plan was bound against.
+    version: u64,
+    /// Entry counts of the trees the planner sized.
+    stats: Vec<(String, u64)>,
+    kind: PlanKind,
+}
+
+enum PlanKind {
+    Query(Query),
+    Explain(Vec<Row>),
+    Insert(dml::InsertPlan),
+    Update(dml::UpdatePlan),
+    Delete(dml::DeletePlan),
+    /// Runs from the syntax tree each time (DDL, no-ops, errors).
+    Direct,
+}
+
+impl Plan {
+    /// True while the plan may run on `cat` and `kv`: the catalog is the
+    /// one it was bound against and the tables it sized kept their size
+    /// (within a factor of 2).
+    pub(crate) fn is_current(&self, kv: &dyn Kv, cat: &Catalog) -> bool {
+        self.version == cat.version
+            && self
+                .stats
+                .iter()
+                .all(|(tree, then)| kv.tree_len(tree).is_ok_and(|now| similar_size(*then, now)))
+    }
+
+    /// The result column names of a query plan (empty otherwise).
+    pub(crate) fn columns(&self) -> Vec<String> {
+        match &self.kind {
+            PlanKind::Query(q) => q.columns.clone(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Binds and plans `stmt` against `cat`, sizing tables in `kv`.
+pub(crate) fn prepare(kv: &dyn Kv, cat: &Catalog, stmt: &Statement) -> Result<Plan> {
+    let log = StatsLog::default();
+    let stats = |tree: &str| log.tree_len(kv, tree);
+    let kind = match stmt {
+        Statement::Select(s) => {
+            let mut binder = Binder::new(cat);
+            binder.stats = Some(&stats);
+            PlanKind::Query(binder.bind_query_in(s, None)?.0)
+        }
+        Statement::Explain { statement, .. } => {
+            let Statement::Select(s) = statement.as_ref() else {
+                return Err(sql_err!(
+                    "EXPLAIN QUERY PLAN supports SELECT statements only"
+                ));
+            };
+            let mut binder = Binder::new(cat);
+            binder.stats = Some(&stats);
+            let (q, _, _) = binder.bind_query_in(s, None)?;
+            PlanKind::Explain(super::explain::explain(&q))
+        }
+        Statement::Insert(i) => PlanKind::Insert(dml::InsertPlan::new(cat, i)?),
+        Statement::Update(u) => PlanKind::Update(dml::UpdatePlan::new(cat, u, &stats)?),
+        Statement::Delete(d) => PlanKind::Delete(dml::DeletePlan::new(cat, d, &stats)?),
+        _ => PlanKind::Direct,
+    };
+    Ok(Plan {
+        version: cat.version,
+        stats: log.into_inner(),
+        kind,
+    })
+}
+
+/// True for the statements that change the catalog.
+fn is_ddl(stmt: &Statement) -> bool {
+    matches!(
+        stmt,
+        Statement::CreateTable(_)
+            | Statement::CreateIndex(_)
+            | Statement::CreateView(_)
+            | Statement::Drop(_)
+            | Statement::AlterTable(_)
+    )
+}
+
+/// Runs `plan`, made by [`prepare`] from `stmt` (whose text is `sql`) and
+/// current for `cat` ([`Plan::is_current`]). DDL copies the catalog if it
+/// is shared and gives it a new version.
+pub(crate) fn execute(
+    kv: &mut dyn Kv,
+    cat: &mut Rc<Catalog>,
+    plan: &Plan,
+    stmt: &Statement,
+    sql: &str,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<Output> {
+    let mut out = Output::default();
+    match (&plan.kind, stmt) {
+        (PlanKind::Query(q), _) => {
+            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+            out.rows = ctx.run_query(q, None)?;
+            out.columns = q.columns.clone();
+            out.decl_types = q.decl_types.clone();
+        }
+        (PlanKind::Explain(rows), _) => {
+            out.rows = rows.clone();
+            out.columns = explain_columns();
+        }
+        (PlanKind::Insert(p), Statement::Insert(i)) => {
+            dml_output(&mut out, p.run(kv, cat, i, params, opts)?)
+        }
+        (PlanKind::Update(p), Statement::Update(u)) => {
+            dml_output(&mut out, p.run(kv, cat, u, params, opts)?)
+        }
+        (PlanKind::Delete(p), Statement::Delete(_)) => {
+            dml_output(&mut out, p.run(kv, cat, params, opts)?)
+        }
+        (PlanKind::Direct, stmt) if is_ddl(stmt) => {
+            let cat = Rc::make_mut(cat);
+            let r = run_direct(kv, cat, stmt, sql, params, opts);
+            // Even a failed DDL may have changed the (discarded) copy.
+            cat.bump_version();
+            return r;
+        }
+        (PlanKind::Direct, stmt) => {
+            return run_direct(kv, &mut Catalog::clone(cat), stmt, sql, params, opts)
+        }
+        _ => return Err(sql_err!("internal: plan of another statement")),
+    }
+    Ok(out)
+}
+
+fn explain_columns() -> Vec<String> {
+    vec![
+        "id".into(),
+        "parent".into(),
+        "notused".into(),
+        "detail".into(),
+    ]
 }
 
 /// The result columns a statement will produce (for prepared statements),
@@ -58,8 +248,25 @@ pub(crate) fn columns_of(
     }
 }
 
-/// Runs `stmt` (whose text is `sql`).
+/// Runs `stmt` (whose text is `sql`) once: [`prepare`], then [`execute`].
+#[cfg(test)]
 pub(crate) fn run(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    stmt: &Statement,
+    sql: &str,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<Output> {
+    let plan = prepare(&*kv, cat, stmt)?;
+    let mut shared = Rc::new(std::mem::take(cat));
+    let r = execute(kv, &mut shared, &plan, stmt, sql, params, opts);
+    *cat = Rc::try_unwrap(shared).unwrap_or_else(|rc| (*rc).clone());
+    r
+}
+
+/// Runs a statement that has no plan (DDL and the rest) from its syntax.
+fn run_direct(
     kv: &mut dyn Kv,
     cat: &mut Catalog,
     stmt: &Statement,
@@ -69,19 +276,6 @@ pub(crate) fn run(
 ) -> Result<Output> {
     let mut out = Output::default();
     match stmt {
-        Statement::Select(s) => {
-            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-            let stats = |tree: &str| ctx.kv.tree_len(tree).unwrap_or(1000);
-            let mut binder = Binder::new(cat);
-            binder.stats = Some(&stats);
-            let (q, _, _) = binder.bind_query_in(s, None)?;
-            out.rows = ctx.run_query(&q, None)?;
-            out.columns = q.columns;
-            out.decl_types = q.decl_types;
-        }
-        Statement::Insert(i) => dml_output(&mut out, dml::insert(kv, cat, i, params, opts)?),
-        Statement::Update(u) => dml_output(&mut out, dml::update(kv, cat, u, params, opts)?),
-        Statement::Delete(d) => dml_output(&mut out, dml::delete(kv, cat, d, params, opts)?),
         Statement::CreateTable(ct) => {
             out.schema_changed = match &ct.body {
                 ast::CreateTableBody::Columns { .. } => super::ddl::create_table(kv, cat, ct, sql)?,
@@ -111,26 +305,15 @@ pub(crate) fn run(
             super::ddl::alter_table(kv, cat, at, sql)?;
             out.schema_changed = true;
         }
-        Statement::Explain { statement, .. } => {
-            let Statement::Select(s) = statement.as_ref() else {
-                return Err(sql_err!(
-                    "EXPLAIN QUERY PLAN supports SELECT statements only"
-                ));
-            };
-            let stats = |tree: &str| kv.tree_len(tree).unwrap_or(1000);
-            let mut binder = Binder::new(cat);
-            binder.stats = Some(&stats);
-            let (q, _, _) = binder.bind_query_in(s, None)?;
-            out.rows = super::explain::explain(&q);
-            out.columns = vec![
-                "id".into(),
-                "parent".into(),
-                "notused".into(),
-                "detail".into(),
-            ];
-        }
         Statement::Analyze { .. } | Statement::Vacuum { .. } | Statement::Reindex { .. } => {}
         Statement::Pragma(p) => return Err(sql_err!("unsupported pragma: {}", p.name.name)),
+        Statement::Select(_)
+        | Statement::Explain { .. }
+        | Statement::Insert(_)
+        | Statement::Update(_)
+        | Statement::Delete(_) => {
+            return Err(sql_err!("internal: a planned statement reached run_direct"));
+        }
         Statement::Begin { .. }
         | Statement::Commit { .. }
         | Statement::Rollback { .. }
