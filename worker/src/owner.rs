@@ -135,7 +135,6 @@ pub struct OwnerOptions {
 /// A prepared statement kept for a client.
 struct Prepared {
     stmt: Statement,
-    read_only: bool,
 }
 
 #[derive(Default)]
@@ -216,31 +215,6 @@ pub struct Owner {
     poisoned: Option<WireError>,
 }
 
-/// Whether a statement only reads, judged before running it: a statement
-/// that starts with SELECT, VALUES or EXPLAIN. Anything else (including WITH,
-/// which may lead to a write) is treated as a write: it pays one commit with
-/// its transaction id recorded, which is always correct, only slower.
-/// `Owner::run_statement` and `Owner::prepare` must agree, hence one function.
-fn is_read_only(sql: &str) -> bool {
-    let mut s = sql.trim_start();
-    // Skip leading comments.
-    loop {
-        if let Some(rest) = s.strip_prefix("--") {
-            s = rest.split_once('\n').map_or("", |(_, r)| r).trim_start();
-        } else if let Some(rest) = s.strip_prefix("/*") {
-            s = rest.split_once("*/").map_or("", |(_, r)| r).trim_start();
-        } else {
-            break;
-        }
-    }
-    let word: String = s
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic())
-        .collect::<String>()
-        .to_ascii_uppercase();
-    matches!(word.as_str(), "SELECT" | "VALUES" | "EXPLAIN")
-}
-
 fn to_value(v: WireValue) -> Value {
     match v {
         WireValue::Null => Value::Null,
@@ -307,9 +281,12 @@ fn misuse(m: impl Into<String>) -> WireError {
     WireError::new(code::MISUSE, m)
 }
 
-/// What an autocommit request runs: SQL text, a client's prepared statement, or a script.
+/// What an autocommit request runs: SQL text, the one statement of a SQL
+/// text prepared to learn whether it only reads, a client's prepared
+/// statement, or a script.
 enum Work<'a> {
     Query(&'a str, &'a Params),
+    Once(Box<Statement>, &'a Params),
     Prepared(u32, &'a Params),
     Script(&'a str),
 }
@@ -825,13 +802,7 @@ impl Owner {
         let id = state.next_stmt;
         let columns = stmt.column_names().to_vec();
         let param_count = u32::try_from(stmt.param_count()).unwrap_or(u32::MAX);
-        state.stmts.insert(
-            id,
-            Prepared {
-                stmt,
-                read_only: is_read_only(sql),
-            },
-        );
+        state.stmts.insert(id, Prepared { stmt });
         Ok(Outcome::Reply(Response::Prepared {
             stmt: id,
             param_count,
@@ -929,7 +900,7 @@ impl Owner {
     }
 
     /// EXEC / QUERY / RUN, routed by `txn` (PROTOCOL.md, "Meaning of the requests").
-    fn statement(&mut self, client: &str, txn: Option<&str>, work: Work<'_>) -> Served {
+    fn statement(&mut self, client: &str, txn: Option<&str>, mut work: Work<'_>) -> Served {
         let in_open_txn =
             matches!((&self.writer, txn), (Some((c, t)), Some(x)) if c == client && t == x);
         if in_open_txn {
@@ -937,7 +908,7 @@ impl Owner {
                 .txn_conn
                 .take()
                 .ok_or_else(|| misuse("no connection for the open transaction"))?;
-            let r = self.run_user_work(&mut conn, client, &work);
+            let r = self.run_user_work(&mut conn, client, &mut work);
             if !conn.in_transaction() {
                 // The SQL itself ended the transaction (COMMIT, ROLLBACK, END,
                 // RELEASE): its outcome is no longer the client's commit to
@@ -954,10 +925,23 @@ impl Owner {
             self.txn_conn = Some(conn);
             return r.map(|rs| Outcome::Reply(Response::Rows(rs)));
         }
-        let read_only = match &work {
-            Work::Query(sql, _) => is_read_only(sql),
-            Work::Script(_) => false,
-            Work::Prepared(id, _) => self.prepared(client, *id)?.read_only,
+        // Whether the request only reads, so it runs on the latest snapshot
+        // and records nothing (PROTOCOL.md): the engine decides
+        // (`Statement::is_read_only`). SQL text is prepared for that (and
+        // then runs as prepared); a text of several statements, and any
+        // script, counts as a write: it pays one commit with its
+        // transaction id recorded, which is always correct.
+        let read_only = match work {
+            Work::Query(sql, params) if txn.is_some() => match self.single_statement(sql)? {
+                Some(stmt) => {
+                    let ro = stmt.is_read_only();
+                    work = Work::Once(Box::new(stmt), params);
+                    ro
+                }
+                None => false,
+            },
+            Work::Query(..) | Work::Once(..) | Work::Script(_) => false,
+            Work::Prepared(id, _) => self.prepared(client, id)?.stmt.is_read_only(),
         };
         let r = match txn {
             Some(txn) if !read_only => {
@@ -965,12 +949,12 @@ impl Owner {
                     return s;
                 }
                 self.in_recorded_txn(client, txn, |owner, conn| {
-                    owner.run_user_work(conn, client, &work)
+                    owner.run_user_work(conn, client, &mut work)
                 })
             }
             _ => {
                 let mut conn = self.take_conn(client);
-                let r = self.run_user_work(&mut conn, client, &work);
+                let r = self.run_user_work(&mut conn, client, &mut work);
                 self.put_conn(client, conn);
                 r
             }
@@ -982,13 +966,28 @@ impl Owner {
         }
     }
 
+    /// The statement of `sql` prepared, if `sql` holds exactly one (else
+    /// `None`); an error if the first does not prepare (the error running
+    /// it would report).
+    fn single_statement(&mut self, sql: &str) -> std::result::Result<Option<Statement>, WireError> {
+        let conn = self.auto_conn()?;
+        let stmt = conn.prepare(sql).map_err(|e| WireError::from(&e))?;
+        let rest = stmt.tail(sql);
+        let alone = rest
+            .trim_matches(|c: char| c.is_whitespace() || c == ';')
+            .is_empty()
+            // Only comments left: there is no statement to prepare.
+            || matches!(conn.prepare(rest), Err(Error::Misuse(_)));
+        Ok(alone.then_some(stmt))
+    }
+
     /// Runs a client's statement and reports the client's own last insert
     /// rowid with it.
     fn run_user_work(
         &mut self,
         conn: &mut Connection,
         client: &str,
-        work: &Work<'_>,
+        work: &mut Work<'_>,
     ) -> std::result::Result<ResultSet, WireError> {
         let before = conn.last_insert_rowid();
         let mut rs = self.run_work(conn, client, work)?;
@@ -1024,10 +1023,11 @@ impl Owner {
         &mut self,
         conn: &mut Connection,
         client: &str,
-        work: &Work<'_>,
+        work: &mut Work<'_>,
     ) -> std::result::Result<ResultSet, WireError> {
         let r = match work {
             Work::Query(sql, params) => conn.execute(sql, &to_db_params(params)),
+            Work::Once(stmt, params) => stmt.execute(conn, &to_db_params(params)),
             Work::Script(sql) => conn.execute_batch(sql).map(|()| QueryResult {
                 columns: Vec::new(),
                 rows: Vec::new(),
@@ -1038,7 +1038,7 @@ impl Owner {
                 let p = self
                     .clients
                     .get_mut(client)
-                    .and_then(|c| c.stmts.get_mut(id))
+                    .and_then(|c| c.stmts.get_mut(&*id))
                     .ok_or_else(|| {
                         misuse(format!(
                             "prepared statement {id} does not exist for client {client}"

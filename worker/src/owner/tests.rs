@@ -975,3 +975,99 @@ fn direct_local_calls_answer_exactly_as_messages_do() {
         "an import always goes as a message"
     );
 }
+
+#[test]
+fn the_engine_decides_which_requests_only_read() {
+    let dev = CountingDevice {
+        inner: MemoryDevice::new(),
+        flushes: Rc::new(RefCell::new(0)),
+    };
+    let flushes = dev.flushes.clone();
+    let mut o = Owner::open(Box::new(dev), LOCAL, &opts()).expect("open");
+    one(&mut o, LOCAL, 1, Request::Open);
+    one(
+        &mut o,
+        LOCAL,
+        2,
+        Request::Exec {
+            txn: Some("setup".into()),
+            sql: "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT UNIQUE)".into(),
+        },
+    );
+    let committed = |o: &mut Owner, txn: &str| {
+        one(o, LOCAL, 50, Request::TxnStatus { txn: txn.into() })
+            == Response::TxnState { committed: true }
+    };
+    // (SQL, whether it only reads)
+    let cases = [
+        ("WITH x(a) AS (SELECT 1) SELECT a FROM x", true),
+        ("/* c */ SELECT 1 -- and a comment", true),
+        ("SELECT 1;  -- trailing", true),
+        ("VALUES (1), (2)", true),
+        ("EXPLAIN QUERY PLAN SELECT * FROM t", true),
+        ("PRAGMA foreign_keys", true),
+        ("INSERT INTO t(v) VALUES ('a') RETURNING k", false),
+        // The keyword check took this for a read: the INSERT ran unrecorded.
+        ("SELECT 1; INSERT INTO t(v) VALUES ('b')", false),
+        (
+            "WITH x(a) AS (SELECT 'c') INSERT INTO t(v) SELECT a FROM x",
+            false,
+        ),
+        ("PRAGMA foreign_keys = OFF", false),
+    ];
+    for (i, (sql, reads)) in cases.into_iter().enumerate() {
+        let txn = format!("q{i}");
+        let before = *flushes.borrow();
+        let r = one(&mut o, LOCAL, 10 + i as u32, query(sql, Some(&txn)));
+        assert!(matches!(r, Response::Rows(_)), "{sql}: {r:?}");
+        let cost = *flushes.borrow() - before;
+        assert_eq!(
+            (cost == 0, committed(&mut o, &txn)),
+            (reads, !reads),
+            "{sql}: {cost} flushes"
+        );
+    }
+    assert_eq!(
+        rows(one(
+            &mut o,
+            LOCAL,
+            30,
+            query("SELECT v FROM t ORDER BY k", None)
+        )),
+        ["a", "b", "c"].map(|v| vec![WireValue::Text(v.into())])
+    );
+    // A prepared statement is judged the same way.
+    for (sql, reads) in [
+        ("WITH x(a) AS (SELECT 1) SELECT a FROM x", true),
+        ("DELETE FROM t WHERE k < 0", false),
+    ] {
+        let Response::Prepared { stmt, .. } =
+            one(&mut o, LOCAL, 31, Request::Prepare { sql: sql.into() })
+        else {
+            panic!("prepare {sql}")
+        };
+        let txn = format!("p{stmt}");
+        one(
+            &mut o,
+            LOCAL,
+            32,
+            Request::Run {
+                txn: Some(txn.clone()),
+                stmt,
+                params: Params::None,
+            },
+        );
+        assert_eq!(committed(&mut o, &txn), !reads, "{sql}");
+    }
+    // A statement that does not prepare fails as it would running.
+    assert_eq!(
+        failed(one(
+            &mut o,
+            LOCAL,
+            40,
+            query("SELECT * FROM missing", Some("m"))
+        ))
+        .code,
+        "SQL_ERROR"
+    );
+}
