@@ -14,7 +14,7 @@
 //!   may be emptier than `UNDERFLOW_SIZE`.
 
 use super::format::{PageId, MAX_TREE_DEPTH, PAGE_SIZE};
-use super::node::{leaf_entry_size, Branch, Leaf, LeafValue, Node};
+use super::node::{Branch, Leaf, LeafValue, Node};
 use crate::{corrupt, Result};
 use std::rc::Rc;
 
@@ -50,7 +50,7 @@ pub(crate) fn get(src: &dyn NodeSource, root: PageId, key: &[u8]) -> Result<Opti
         let node = src.node(id)?;
         match &*node {
             Node::Branch(b) => id = b.children()[b.child_index(key)],
-            Node::Leaf(l) => return Ok(l.search(key).ok().map(|i| l.entries()[i].1.clone())),
+            Node::Leaf(l) => return Ok(l.search(key).ok().map(|i| l.value(i).to_owned())),
         }
     }
     Err(corrupt!(root.0, "tree deeper than {MAX_TREE_DEPTH} levels"))
@@ -129,7 +129,7 @@ fn insert_rec(
     let (pos, old) = match l.search(key) {
         Ok(i) => (i, Some(l.replace(i, value))),
         Err(i) => {
-            l.insert(i, key.to_vec(), value);
+            l.insert(i, key, value);
             (i, None)
         }
     };
@@ -137,17 +137,17 @@ fn insert_rec(
         return Ok((new_id, None, old));
     }
     let appended = rightmost && old.is_none() && pos == l.len() - 1;
-    let at = leaf_split_point(l.entries(), appended);
+    let at = leaf_split_point(l, appended);
     let right = l.split_off(at);
-    let sep = right.entries()[0].0.clone();
+    let sep = right.key(0).to_vec();
     let right_id = st.alloc_node(Node::Leaf(right))?;
     Ok((new_id, Some((sep, right_id)), old))
 }
 
 /// Where to split an overfull leaf: both halves must fit a page; prefer the
 /// byte midpoint, or (sorted appends) leave the left page as full as possible.
-fn leaf_split_point(entries: &[(Vec<u8>, LeafValue)], appended: bool) -> usize {
-    let sizes: Vec<usize> = entries.iter().map(|(k, v)| leaf_entry_size(k, v)).collect();
+fn leaf_split_point(l: &Leaf, appended: bool) -> usize {
+    let sizes: Vec<usize> = (0..l.len()).map(|i| l.entry_size(i)).collect();
     split_point(&sizes, super::node::LEAF_SLOTS_OFFSET, appended)
 }
 
@@ -300,9 +300,9 @@ fn rebalance(st: &mut dyn NodeStore, parent: PageId, ci: usize) -> Result<()> {
             if l.encoded_size() <= PAGE_SIZE {
                 (Node::Leaf(l), None)
             } else {
-                let at = leaf_split_point(l.entries(), false);
+                let at = leaf_split_point(&l, false);
                 let right = l.split_off(at);
-                let sep = right.entries()[0].0.clone();
+                let sep = right.key(0).to_vec();
                 (Node::Leaf(l), Some((sep, Node::Leaf(right))))
             }
         }

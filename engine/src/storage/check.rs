@@ -10,7 +10,7 @@
 
 use super::commit::load_freelist;
 use super::format::*;
-use super::node::{for_each_leaf_entry, overflow_pages, Branch, LeafValue, Node, RawValue};
+use super::node::{for_each_leaf_entry, overflow_pages, Branch, Node, RawValue};
 use super::store::{ReadTxn, TreeMeta};
 use crate::Result;
 
@@ -239,18 +239,18 @@ impl Walker<'_> {
             },
             Node::Leaf(l) => {
                 let mut f = Facts {
-                    first: l.entries().first().map(|e| e.0.clone()),
-                    last: l.entries().last().map(|e| e.0.clone()),
+                    first: (!l.is_empty()).then(|| l.key(0).to_vec()),
+                    last: (!l.is_empty()).then(|| l.key(l.len() - 1).to_vec()),
                     branch: None,
                     count: l.len() as u64,
                     overflow: Vec::new(),
                     inline: Vec::new(),
                 };
-                for (k, v) in l.into_entries() {
+                for (k, v) in l.iter() {
                     match v {
-                        LeafValue::Overflow { len, first } => f.overflow.push((first, len)),
-                        LeafValue::Inline(v) if collect => f.inline.push((k, v)),
-                        LeafValue::Inline(_) => {}
+                        RawValue::Overflow { len, first } => f.overflow.push((first, len)),
+                        RawValue::Inline(v) if collect => f.inline.push((k.to_vec(), v.to_vec())),
+                        RawValue::Inline(_) => {}
                     }
                 }
                 f

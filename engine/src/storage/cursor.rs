@@ -5,7 +5,7 @@
 
 use super::btree::NodeSource;
 use super::format::{PageId, MAX_TREE_DEPTH};
-use super::node::{LeafValue, Node};
+use super::node::{LeafValue, Node, RawValue};
 use crate::{corrupt, Result};
 use std::ops::Bound;
 use std::rc::Rc;
@@ -95,9 +95,9 @@ impl Cursor {
                 return Err(corrupt!(0, "cursor path does not end in a leaf"));
             };
             if *i < l.len() {
-                let e = l.entries()[*i].clone();
+                let (k, v) = l.entry(*i);
                 *i += 1;
-                return Ok(Some(e));
+                return Ok(Some((k.to_vec(), v.to_owned())));
             }
             if !self.step_leaf(src, true)? {
                 self.path.clear();
@@ -117,11 +117,55 @@ impl Cursor {
             };
             if *i > 0 {
                 *i -= 1;
-                return Ok(Some(l.entries()[*i].clone()));
+                let (k, v) = l.entry(*i);
+                return Ok(Some((k.to_vec(), v.to_owned())));
             }
             if !self.step_leaf(src, false)? {
                 self.path.clear();
                 return Ok(None);
+            }
+        }
+    }
+
+    /// Calls `f` with each entry from the current position onward (forward)
+    /// or backward, borrowed from the leaf that holds it, until `f` returns
+    /// false or the tree ends. The position advances past every entry `f`
+    /// saw, so `next`/`prev` continue after the last one.
+    pub(crate) fn visit(
+        &mut self,
+        src: &dyn NodeSource,
+        forward: bool,
+        f: &mut dyn FnMut(&[u8], RawValue<'_>) -> Result<bool>,
+    ) -> Result<()> {
+        loop {
+            let Some((node, i)) = self.path.last_mut() else {
+                return Ok(());
+            };
+            // A clone of the leaf's `Rc` keeps it alive while `f` runs.
+            let leaf = node.clone();
+            let Node::Leaf(l) = &*leaf else {
+                return Err(corrupt!(0, "cursor path does not end in a leaf"));
+            };
+            if forward {
+                while *i < l.len() {
+                    let (k, v) = l.entry(*i);
+                    *i += 1;
+                    if !f(k, v)? {
+                        return Ok(());
+                    }
+                }
+            } else {
+                while *i > 0 {
+                    *i -= 1;
+                    let (k, v) = l.entry(*i);
+                    if !f(k, v)? {
+                        return Ok(());
+                    }
+                }
+            }
+            if !self.step_leaf(src, forward)? {
+                self.path.clear();
+                return Ok(());
             }
         }
     }

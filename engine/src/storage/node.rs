@@ -28,11 +28,14 @@ pub enum LeafValue {
 }
 
 impl LeafValue {
-    /// Bytes this value takes in the leaf entry after the key.
-    fn encoded_len(&self) -> usize {
+    /// This value, borrowed.
+    pub fn as_raw(&self) -> RawValue<'_> {
         match self {
-            LeafValue::Inline(v) => 2 + v.len(),
-            LeafValue::Overflow { .. } => 16,
+            LeafValue::Inline(v) => RawValue::Inline(v),
+            LeafValue::Overflow { len, first } => RawValue::Overflow {
+                len: *len,
+                first: *first,
+            },
         }
     }
 }
@@ -61,12 +64,40 @@ pub fn overflow_pages(len: u64) -> u64 {
     len.div_ceil(OVERFLOW_PAYLOAD_LEN as u64)
 }
 
-/// A leaf: sorted keys and their values. The encoded size is kept up to
-/// date by every change, so the overflow check after an insert is O(1).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A leaf: sorted keys and their values, kept compact: every key and
+/// inline value lives in one byte arena (`data`), addressed by a slot per
+/// entry in key order. Decoding a page costs two allocations, and so does
+/// the copy a write makes before changing a shared node. Bytes of replaced
+/// or removed entries stay in the arena as `garbage` until it is compacted.
+/// The encoded size is kept up to date by every change, so the overflow
+/// check after an insert is O(1).
+#[derive(Clone, Debug)]
 pub struct Leaf {
-    entries: Vec<(Vec<u8>, LeafValue)>,
+    data: Vec<u8>,
+    slots: Vec<Slot>,
     size: usize,
+    garbage: usize,
+}
+
+/// Where an entry's key and value sit in the arena.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    key_at: u32,
+    key_len: u32,
+    value: SlotValue,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum SlotValue {
+    /// `len` bytes at `at` in the arena.
+    Inline {
+        at: u32,
+        len: u32,
+    },
+    Overflow {
+        len: u64,
+        first: PageId,
+    },
 }
 
 /// A branch: `keys.len() + 1` children, encoded size kept up to date.
@@ -77,8 +108,14 @@ pub struct Branch {
     size: usize,
 }
 
+/// Encoded size of a leaf entry, slot included.
+#[cfg(test)]
 pub fn leaf_entry_size(key: &[u8], value: &LeafValue) -> usize {
-    SLOT_LEN + LEAF_ENTRY_FIXED + key.len() + value.encoded_len()
+    let v = match value {
+        LeafValue::Inline(v) => 2 + v.len(),
+        LeafValue::Overflow { .. } => 16,
+    };
+    SLOT_LEN + LEAF_ENTRY_FIXED + key.len() + v
 }
 
 pub fn branch_entry_size(key: &[u8]) -> usize {
@@ -87,68 +124,201 @@ pub fn branch_entry_size(key: &[u8]) -> usize {
 
 impl Leaf {
     pub fn new(entries: Vec<(Vec<u8>, LeafValue)>) -> Leaf {
-        let size = LEAF_SLOTS_OFFSET
-            + entries
-                .iter()
-                .map(|(k, v)| leaf_entry_size(k, v))
-                .sum::<usize>();
-        Leaf { entries, size }
+        let mut l = Leaf::with_capacity(entries.len(), 0);
+        for (k, v) in &entries {
+            l.push(k, v.as_raw());
+        }
+        l
     }
 
-    pub fn entries(&self) -> &[(Vec<u8>, LeafValue)] {
-        &self.entries
+    fn with_capacity(entries: usize, bytes: usize) -> Leaf {
+        Leaf {
+            data: Vec::with_capacity(bytes),
+            slots: Vec::with_capacity(entries),
+            size: LEAF_SLOTS_OFFSET,
+            garbage: 0,
+        }
     }
 
-    pub fn into_entries(self) -> Vec<(Vec<u8>, LeafValue)> {
-        self.entries
+    /// Appends an entry after every other (the caller keeps keys sorted).
+    fn push(&mut self, key: &[u8], value: RawValue<'_>) {
+        let slot = self.store(key, value);
+        self.slots.push(slot);
+    }
+
+    /// Copies an entry's bytes into the arena and accounts for its size.
+    fn store(&mut self, key: &[u8], value: RawValue<'_>) -> Slot {
+        let key_at = self.data.len() as u32;
+        self.data.extend_from_slice(key);
+        let value = self.store_value(value);
+        self.size += SLOT_LEN + LEAF_ENTRY_FIXED + key.len() + value_encoded_len(value);
+        Slot {
+            key_at,
+            key_len: key.len() as u32,
+            value,
+        }
+    }
+
+    fn store_value(&mut self, value: RawValue<'_>) -> SlotValue {
+        match value {
+            RawValue::Inline(v) => {
+                let at = self.data.len() as u32;
+                self.data.extend_from_slice(v);
+                SlotValue::Inline {
+                    at,
+                    len: v.len() as u32,
+                }
+            }
+            RawValue::Overflow { len, first } => SlotValue::Overflow { len, first },
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.slots.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.slots.is_empty()
     }
 
     pub fn encoded_size(&self) -> usize {
         self.size
     }
 
-    /// Index of `key`, or where it would be inserted.
-    pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
-        self.entries
-            .binary_search_by(|(k, _)| k.as_slice().cmp(key))
+    /// Key `i`.
+    pub fn key(&self, i: usize) -> &[u8] {
+        let s = &self.slots[i];
+        &self.data[s.key_at as usize..(s.key_at + s.key_len) as usize]
     }
 
-    pub fn insert(&mut self, i: usize, key: Vec<u8>, value: LeafValue) {
-        self.size += leaf_entry_size(&key, &value);
-        self.entries.insert(i, (key, value));
+    /// Value `i`, borrowed.
+    pub fn value(&self, i: usize) -> RawValue<'_> {
+        match self.slots[i].value {
+            SlotValue::Inline { at, len } => {
+                RawValue::Inline(&self.data[at as usize..(at + len) as usize])
+            }
+            SlotValue::Overflow { len, first } => RawValue::Overflow { len, first },
+        }
+    }
+
+    /// Entry `i`, borrowed.
+    pub fn entry(&self, i: usize) -> (&[u8], RawValue<'_>) {
+        (self.key(i), self.value(i))
+    }
+
+    /// Every entry in key order, borrowed.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], RawValue<'_>)> + '_ {
+        (0..self.len()).map(|i| self.entry(i))
+    }
+
+    /// Encoded size of entry `i`, slot included.
+    pub fn entry_size(&self, i: usize) -> usize {
+        let s = &self.slots[i];
+        SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + value_encoded_len(s.value)
+    }
+
+    /// Index of `key`, or where it would be inserted.
+    pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
+        let (mut lo, mut hi) = (0, self.slots.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.key(mid).cmp(key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Ok(mid),
+            }
+        }
+        Err(lo)
+    }
+
+    pub fn insert(&mut self, i: usize, key: &[u8], value: LeafValue) {
+        let slot = self.store(key, value.as_raw());
+        self.slots.insert(i, slot);
     }
 
     /// Replaces entry `i`'s value, returning the old one.
     pub fn replace(&mut self, i: usize, value: LeafValue) -> LeafValue {
-        self.size = self.size + value.encoded_len() - self.entries[i].1.encoded_len();
-        std::mem::replace(&mut self.entries[i].1, value)
+        let old = self.value(i).to_owned();
+        let old_slot = self.slots[i].value;
+        self.forget_value(old_slot);
+        let new = self.store_value(value.as_raw());
+        self.size = self.size + value_encoded_len(new) - value_encoded_len(old_slot);
+        self.slots[i].value = new;
+        self.maybe_compact();
+        old
     }
 
     pub fn remove(&mut self, i: usize) -> (Vec<u8>, LeafValue) {
-        let e = self.entries.remove(i);
-        self.size -= leaf_entry_size(&e.0, &e.1);
-        e
+        let key = self.key(i).to_vec();
+        let value = self.value(i).to_owned();
+        self.size -= self.entry_size(i);
+        let s = self.slots.remove(i);
+        self.garbage += s.key_len as usize;
+        self.forget_value(s.value);
+        self.maybe_compact();
+        (key, value)
+    }
+
+    fn forget_value(&mut self, v: SlotValue) {
+        if let SlotValue::Inline { len, .. } = v {
+            self.garbage += len as usize;
+        }
+    }
+
+    /// Rebuilds the arena once most of it is garbage.
+    fn maybe_compact(&mut self) {
+        if self.garbage > PAGE_SIZE / 2 && self.garbage * 2 > self.data.len() {
+            *self = self.copy_range(0, self.len());
+        }
+    }
+
+    /// A new leaf holding entries `from..to`, with a compact arena.
+    fn copy_range(&self, from: usize, to: usize) -> Leaf {
+        let bytes = (from..to)
+            .map(|i| {
+                let s = &self.slots[i];
+                s.key_len as usize
+                    + match s.value {
+                        SlotValue::Inline { len, .. } => len as usize,
+                        SlotValue::Overflow { .. } => 0,
+                    }
+            })
+            .sum();
+        let mut l = Leaf::with_capacity(to - from, bytes);
+        for i in from..to {
+            let (k, v) = self.entry(i);
+            l.push(k, v);
+        }
+        l
     }
 
     /// Moves entries `at..` into a new leaf.
     pub fn split_off(&mut self, at: usize) -> Leaf {
-        let right = Leaf::new(self.entries.split_off(at));
-        self.size -= right.size - LEAF_SLOTS_OFFSET;
+        let right = self.copy_range(at, self.len());
+        *self = self.copy_range(0, at);
         right
     }
 
     /// Appends all of `other`'s entries (which sort after this leaf's).
     pub fn append(&mut self, other: Leaf) {
-        self.size += other.size - LEAF_SLOTS_OFFSET;
-        self.entries.extend(other.entries);
+        for (k, v) in other.iter() {
+            self.push(k, v);
+        }
+    }
+}
+
+impl PartialEq for Leaf {
+    fn eq(&self, other: &Leaf) -> bool {
+        self.len() == other.len() && self.iter().zip(other.iter()).all(|(a, b)| a == b)
+    }
+}
+
+impl Eq for Leaf {}
+
+fn value_encoded_len(v: SlotValue) -> usize {
+    match v {
+        SlotValue::Inline { len, .. } => 2 + len as usize,
+        SlotValue::Overflow { .. } => 16,
     }
 }
 
@@ -269,17 +439,17 @@ impl Node {
 fn encode_leaf(l: &Leaf, b: &mut [u8]) {
     debug_assert_eq!(
         l.size,
-        Leaf::new(l.entries.clone()).size,
+        l.copy_range(0, l.len()).size,
         "leaf size bookkeeping drifted"
     );
     b[KIND_OFFSET] = KIND_LEAF;
-    write_u16(b, COUNT_OFFSET, l.entries.len() as u16);
-    let mut at = LEAF_SLOTS_OFFSET + SLOT_LEN * l.entries.len();
-    for (i, (k, v)) in l.entries.iter().enumerate() {
+    write_u16(b, COUNT_OFFSET, l.len() as u16);
+    let mut at = LEAF_SLOTS_OFFSET + SLOT_LEN * l.len();
+    for (i, (k, v)) in l.iter().enumerate() {
         write_u16(b, LEAF_SLOTS_OFFSET + SLOT_LEN * i, at as u16);
         write_u16(b, at, k.len() as u16);
         match v {
-            LeafValue::Inline(data) => {
+            RawValue::Inline(data) => {
                 b[at + 2] = 0;
                 write_u16(b, at + 3, data.len() as u16);
                 at += 5;
@@ -288,9 +458,9 @@ fn encode_leaf(l: &Leaf, b: &mut [u8]) {
                 b[at..at + data.len()].copy_from_slice(data);
                 at += data.len();
             }
-            LeafValue::Overflow { len, first } => {
+            RawValue::Overflow { len, first } => {
                 b[at + 2] = 1;
-                write_u64(b, at + 3, *len);
+                write_u64(b, at + 3, len);
                 write_u64(b, at + 11, first.0);
                 at += 19;
                 b[at..at + k.len()].copy_from_slice(k);
@@ -336,11 +506,20 @@ fn check_order(prev: Option<&[u8]>, key: &[u8], id: PageId) -> Result<()> {
     }
 }
 
-/// A leaf entry's value as it sits in the page, borrowed.
-#[derive(Clone, Copy, Debug)]
+/// A leaf entry's value as it sits in a page or a leaf, borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RawValue<'a> {
     Inline(&'a [u8]),
     Overflow { len: u64, first: PageId },
+}
+
+impl RawValue<'_> {
+    pub fn to_owned(self) -> LeafValue {
+        match self {
+            RawValue::Inline(v) => LeafValue::Inline(v.to_vec()),
+            RawValue::Overflow { len, first } => LeafValue::Overflow { len, first },
+        }
+    }
 }
 
 /// Walks a verified leaf page's entries in key order without copying them,
@@ -386,15 +565,10 @@ pub fn for_each_leaf_entry<'p>(
 }
 
 fn decode_leaf(page: &[u8], id: PageId) -> Result<Leaf> {
-    let mut entries: Vec<(Vec<u8>, LeafValue)> = Vec::new();
-    for_each_leaf_entry(page, id, |key, value| {
-        let value = match value {
-            RawValue::Inline(v) => LeafValue::Inline(v.to_vec()),
-            RawValue::Overflow { len, first } => LeafValue::Overflow { len, first },
-        };
-        entries.push((key.to_vec(), value));
-    })?;
-    Ok(Leaf::new(entries))
+    let count = read_u16(page, COUNT_OFFSET) as usize;
+    let mut leaf = Leaf::with_capacity(count.min(PAGE_SIZE / SLOT_LEN), PAGE_SIZE);
+    for_each_leaf_entry(page, id, |key, value| leaf.push(key, value))?;
+    Ok(leaf)
 }
 
 fn decode_branch(page: &[u8], id: PageId) -> Result<Branch> {

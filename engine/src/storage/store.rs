@@ -19,7 +19,7 @@ use super::check::{self, CheckReport};
 use super::cursor::Cursor;
 use super::device::Device;
 use super::format::*;
-use super::node::{LeafValue, Node};
+use super::node::{LeafValue, Node, RawValue};
 use super::pager::{Pager, PagerStats};
 use super::txn::WriteTxn;
 use crate::{corrupt, misuse, Error, Result};
@@ -340,6 +340,52 @@ impl<'a> Range<'a> {
         }
         self.back_key = Some(k.clone());
         Ok(Some((k, self.src.value(v)?)))
+    }
+}
+
+impl Range<'_> {
+    /// Calls `f` with each entry of the range, ascending (descending when
+    /// `reverse`), until `f` returns false. Keys and inline values are
+    /// borrowed from the tree's nodes, not copied; an overflow value is read
+    /// into a temporary. Visits the whole range from that end, whatever
+    /// `next`/`next_back` returned before; consumes the range.
+    pub fn visit(
+        self,
+        reverse: bool,
+        mut f: impl FnMut(&[u8], &[u8]) -> Result<bool>,
+    ) -> Result<()> {
+        let src = self.src;
+        let (lo, hi) = (&self.lo, &self.hi);
+        let mut cursor = if reverse {
+            Cursor::seek_back(src, self.root, hi)?
+        } else {
+            Cursor::seek(src, self.root, lo)?
+        };
+        cursor.visit(src, !reverse, &mut |k, v| {
+            let outside = if reverse {
+                match lo {
+                    Bound::Unbounded => false,
+                    Bound::Included(l) => k < l.as_slice(),
+                    Bound::Excluded(l) => k <= l.as_slice(),
+                }
+            } else {
+                match hi {
+                    Bound::Unbounded => false,
+                    Bound::Included(h) => k > h.as_slice(),
+                    Bound::Excluded(h) => k >= h.as_slice(),
+                }
+            };
+            if outside {
+                return Ok(false);
+            }
+            match v {
+                RawValue::Inline(b) => f(k, b),
+                RawValue::Overflow { .. } => {
+                    let b = src.value(v.to_owned())?;
+                    f(k, &b)
+                }
+            }
+        })
     }
 }
 

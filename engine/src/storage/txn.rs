@@ -170,8 +170,8 @@ impl WriteTxn {
             match &*node {
                 Node::Branch(b) => stack.extend(b.children().iter().map(|&c| (c, depth + 1))),
                 Node::Leaf(l) => {
-                    for (_, v) in l.entries() {
-                        self.free_value(v);
+                    for (_, v) in l.iter() {
+                        self.free_value(&v.to_owned());
                     }
                 }
             }
