@@ -157,6 +157,106 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<Value>> {
     (0..reader.len()).map(|i| reader.field(i)).collect()
 }
 
+/// A field as it sits in a record, borrowed: what [`visit_fields`] hands
+/// out so a reader can copy a text into a buffer it already owns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum FieldRef<'a> {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(&'a str),
+    Blob(&'a [u8]),
+}
+
+impl FieldRef<'_> {
+    /// The owned value.
+    pub(crate) fn to_value(self) -> Value {
+        match self {
+            FieldRef::Null => Value::Null,
+            FieldRef::Integer(i) => Value::Integer(i),
+            FieldRef::Real(r) => Value::Real(r),
+            FieldRef::Text(s) => Value::Text(s.to_string()),
+            FieldRef::Blob(b) => Value::Blob(b.to_vec()),
+        }
+    }
+}
+
+/// Walks a record's header once and calls `f(column, field)` for each
+/// column `wanted` accepts, in column order; other fields are skipped
+/// without being read or checked (no allocation either way). The header
+/// and the body length are validated as [`RecordReader::new`] does.
+/// Returns the number of columns the record stores.
+pub(crate) fn visit_fields(
+    bytes: &[u8],
+    wanted: &dyn Fn(usize) -> bool,
+    f: &mut dyn FnMut(usize, FieldRef<'_>) -> Result<()>,
+) -> Result<usize> {
+    let mut pos = 0;
+    let count = get_varint(bytes, &mut pos)?;
+    if count > (bytes.len() - pos) as u64 {
+        return Err(corrupt!(
+            0,
+            "record: {count} columns in a {}-byte record",
+            bytes.len()
+        ));
+    }
+    // The body starts after the header; sum the header's field lengths
+    // first to find it (the header is a run of small varints).
+    let header_start = pos;
+    let mut body_start = pos;
+    let mut scan = pos;
+    for _ in 0..count {
+        get_varint(bytes, &mut scan)?;
+        body_start = scan;
+    }
+    let mut body = body_start;
+    pos = header_start;
+    for c in 0..count as usize {
+        let t = get_varint(bytes, &mut pos)?;
+        let start = body;
+        body = body
+            .checked_add(field_len(t)?)
+            .filter(|&end| end <= bytes.len())
+            .ok_or_else(|| corrupt!(0, "record: field of type {t} runs past the end"))?;
+        if wanted(c) {
+            f(c, field_ref(&bytes[start..body], t, c)?)?;
+        }
+    }
+    if body != bytes.len() {
+        return Err(corrupt!(0, "record: {} trailing bytes", bytes.len() - body));
+    }
+    Ok(count as usize)
+}
+
+/// The field of type `t` whose body bytes are `data`.
+fn field_ref(data: &[u8], t: u64, index: usize) -> Result<FieldRef<'_>> {
+    Ok(match t {
+        TYPE_NULL => FieldRef::Null,
+        TYPE_ZERO => FieldRef::Integer(0),
+        TYPE_ONE => FieldRef::Integer(1),
+        3..=TYPE_INT_MAX => {
+            let fill = if data[0] & 0x80 != 0 { 0xff } else { 0 };
+            let mut buf = [fill; 8];
+            buf[8 - data.len()..].copy_from_slice(data);
+            FieldRef::Integer(i64::from_be_bytes(buf))
+        }
+        TYPE_REAL => {
+            let mut buf = [0u8; REAL_SIZE];
+            buf.copy_from_slice(data);
+            let r = f64::from_bits(u64::from_be_bytes(buf));
+            if r.is_nan() {
+                return Err(corrupt!(0, "record: NaN stored in column {index}"));
+            }
+            FieldRef::Real(r)
+        }
+        t if t % 2 == 0 => FieldRef::Blob(data),
+        _ => FieldRef::Text(
+            std::str::from_utf8(data)
+                .map_err(|_| corrupt!(0, "record: column {index} is not valid UTF-8"))?,
+        ),
+    })
+}
+
 /// A parsed record header: each field's type and body offset, ready to
 /// decode any column on demand.
 #[derive(Debug)]
@@ -214,31 +314,7 @@ fn decode_field(bytes: &[u8], t: u64, start: usize, index: usize) -> Result<Valu
         .checked_add(field_len(t)?)
         .and_then(|end| bytes.get(start..end))
         .ok_or_else(|| corrupt!(0, "record: column {index} runs past the end"))?;
-    Ok(match t {
-        TYPE_NULL => Value::Null,
-        TYPE_ZERO => Value::Integer(0),
-        TYPE_ONE => Value::Integer(1),
-        3..=TYPE_INT_MAX => {
-            let fill = if data[0] & 0x80 != 0 { 0xff } else { 0 };
-            let mut buf = [fill; 8];
-            buf[8 - data.len()..].copy_from_slice(data);
-            Value::Integer(i64::from_be_bytes(buf))
-        }
-        TYPE_REAL => {
-            let mut buf = [0u8; REAL_SIZE];
-            buf.copy_from_slice(data);
-            let r = f64::from_bits(u64::from_be_bytes(buf));
-            if r.is_nan() {
-                return Err(corrupt!(0, "record: NaN stored in column {index}"));
-            }
-            Value::Real(r)
-        }
-        t if t % 2 == 0 => Value::Blob(data.to_vec()),
-        _ => Value::Text(
-            String::from_utf8(data.to_vec())
-                .map_err(|_| corrupt!(0, "record: column {index} is not valid UTF-8"))?,
-        ),
-    })
+    Ok(field_ref(data, t, index)?.to_value())
 }
 
 #[cfg(test)]
@@ -273,6 +349,36 @@ mod tests {
             let bytes = encode(&values);
             let back = decode(&bytes).unwrap();
             prop_assert!(bitwise_eq(&values, &back));
+        }
+
+        #[test]
+        fn visiting_every_field_agrees_with_decode(values in proptest::collection::vec(value_strategy(), 0..12)) {
+            let bytes = encode(&values);
+            let mut seen = Vec::new();
+            let n = visit_fields(&bytes, &|_| true, &mut |c, f| {
+                seen.push((c, f.to_value()));
+                Ok(())
+            }).unwrap();
+            prop_assert_eq!(n, values.len());
+            let back: Vec<Value> = seen.iter().map(|(_, v)| v.clone()).collect();
+            prop_assert!(bitwise_eq(&values, &back));
+            prop_assert!(seen.iter().enumerate().all(|(i, (c, _))| i == *c));
+        }
+
+        #[test]
+        fn visiting_garbage_agrees_with_decode(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
+            let mut seen = Vec::new();
+            let visited = visit_fields(&bytes, &|_| true, &mut |_, f| {
+                seen.push(f.to_value());
+                Ok(())
+            });
+            match decode(&bytes) {
+                Ok(values) => {
+                    prop_assert!(visited.is_ok());
+                    prop_assert!(bitwise_eq(&values, &seen));
+                }
+                Err(_) => prop_assert!(visited.is_err()),
+            }
         }
 
         #[test]

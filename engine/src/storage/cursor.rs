@@ -5,7 +5,7 @@
 
 use super::btree::NodeSource;
 use super::format::{PageId, MAX_TREE_DEPTH};
-use super::node::{LeafValue, Node, RawValue};
+use super::node::{LeafValue, Node};
 use crate::{corrupt, Result};
 use std::ops::Bound;
 use std::rc::Rc;
@@ -95,9 +95,9 @@ impl Cursor {
                 return Err(corrupt!(0, "cursor path does not end in a leaf"));
             };
             if *i < l.len() {
-                let (k, v) = l.entry(*i);
+                let e = l.entries()[*i].clone();
                 *i += 1;
-                return Ok(Some((k.to_vec(), v.to_owned())));
+                return Ok(Some(e));
             }
             if !self.step_leaf(src, true)? {
                 self.path.clear();
@@ -117,8 +117,7 @@ impl Cursor {
             };
             if *i > 0 {
                 *i -= 1;
-                let (k, v) = l.entry(*i);
-                return Ok(Some((k.to_vec(), v.to_owned())));
+                return Ok(Some(l.entries()[*i].clone()));
             }
             if !self.step_leaf(src, false)? {
                 self.path.clear();
@@ -135,7 +134,7 @@ impl Cursor {
         &mut self,
         src: &dyn NodeSource,
         forward: bool,
-        f: &mut dyn FnMut(&[u8], RawValue<'_>) -> Result<bool>,
+        f: &mut dyn FnMut(&[u8], &LeafValue) -> Result<bool>,
     ) -> Result<()> {
         loop {
             let Some((node, i)) = self.path.last_mut() else {
@@ -146,9 +145,10 @@ impl Cursor {
             let Node::Leaf(l) = &*leaf else {
                 return Err(corrupt!(0, "cursor path does not end in a leaf"));
             };
+            let entries = l.entries();
             if forward {
-                while *i < l.len() {
-                    let (k, v) = l.entry(*i);
+                while *i < entries.len() {
+                    let (k, v) = &entries[*i];
                     *i += 1;
                     if !f(k, v)? {
                         return Ok(());
@@ -157,7 +157,7 @@ impl Cursor {
             } else {
                 while *i > 0 {
                     *i -= 1;
-                    let (k, v) = l.entry(*i);
+                    let (k, v) = &entries[*i];
                     if !f(k, v)? {
                         return Ok(());
                     }

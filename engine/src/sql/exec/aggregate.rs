@@ -17,6 +17,8 @@ pub(crate) struct Accumulator {
     inner: agg::Accumulator,
     /// `min`/`max`: report when the value changes.
     extreme: bool,
+    /// The argument values of the current row (a buffer reused per row).
+    args: Vec<Value>,
 }
 
 impl Accumulator {
@@ -28,6 +30,7 @@ impl Accumulator {
         Ok(Accumulator {
             inner: agg::Accumulator::new(kind, call.distinct, call.collation),
             extreme: matches!(kind, AggregateKind::Min | AggregateKind::Max),
+            args: Vec::with_capacity(call.args.len()),
         })
     }
 
@@ -38,19 +41,25 @@ impl Accumulator {
                 return Ok(false);
             }
         }
-        let mut args = Vec::with_capacity(call.args.len());
+        self.args.clear();
         if !call.star {
             for a in &call.args {
-                args.push(ctx.eval(a, env)?);
+                self.args.push(ctx.eval(a, env)?);
             }
         }
         if !self.extreme {
-            self.inner.step(&args)?;
+            self.inner.step(&self.args)?;
             return Ok(false);
         }
         let before = self.inner.value()?;
-        self.inner.step(&args)?;
+        self.inner.step(&self.args)?;
         Ok(self.inner.value()? != before)
+    }
+
+    /// Whether this is `min` or `max` (whose changes pick the row that
+    /// supplies a group's bare columns).
+    pub(crate) fn is_extreme(&self) -> bool {
+        self.extreme
     }
 
     /// The aggregate's value for the group.

@@ -5,11 +5,13 @@
 //! layer's transactions (see `exec::store_kv`) and [`MemKv`], a `BTreeMap`
 //! used by unit tests of the executor.
 //!
-//! Scans are returned collected ([`Kv::scan`]) because a storage `Range`
-//! borrows its transaction, and UPDATE/DELETE must modify the tree they
-//! scanned. Simplification, with its cost: a scan holds its whole key range
-//! in memory; the executor charges it to the statement's memory budget so a
-//! scan too large for the batch limit fails with `BatchLimitExceeded`.
+//! Reads stream: [`Kv::visit`] hands each entry of a key range to a
+//! callback as borrowed byte slices (no copy of keys or values out of the
+//! tree's nodes) and stops when the callback says so. The visiting borrows
+//! the `Kv` immutably, so nothing can modify the tree while it runs;
+//! UPDATE/DELETE therefore collect what they need (rows or rowids) before
+//! writing. [`Kv::scan`] is the collected form, built on `visit`, for
+//! callers that need owned entries (DDL, integrity checks, small probes).
 
 #[cfg(test)]
 use std::collections::BTreeMap;
@@ -20,13 +22,28 @@ use crate::{Error, Result};
 /// One entry of a tree: key and value bytes.
 pub(crate) type Entry = (Vec<u8>, Vec<u8>);
 
+/// The callback of [`Kv::visit`]: one entry's key and value; `Ok(false)`
+/// stops the visit.
+pub(crate) type Visitor<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
+
 /// Read and write access to named trees. Writes fail with
 /// [`Error::ReadOnly`] on a read snapshot.
 pub(crate) trait Kv {
     /// The value stored under `key`, if any.
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// Calls `f` with each entry with `lo <= key <= hi` (per the bounds),
+    /// ascending unless `reverse`, until `f` returns false. Key and value
+    /// are borrowed for the duration of the call only.
+    fn visit(
+        &self,
+        tree: &str,
+        lo: Bound<Vec<u8>>,
+        hi: Bound<Vec<u8>>,
+        reverse: bool,
+        f: &mut Visitor,
+    ) -> Result<()>;
     /// Entries with `lo <= key <= hi` (per the bounds), ascending unless
-    /// `reverse`. At most `limit` entries when given.
+    /// `reverse`, collected. At most `limit` entries when given.
     fn scan(
         &self,
         tree: &str,
@@ -34,7 +51,18 @@ pub(crate) trait Kv {
         hi: Bound<Vec<u8>>,
         reverse: bool,
         limit: Option<usize>,
-    ) -> Result<Vec<Entry>>;
+    ) -> Result<Vec<Entry>> {
+        let limit = limit.unwrap_or(usize::MAX);
+        let mut out = Vec::new();
+        if limit == 0 {
+            return Ok(out);
+        }
+        self.visit(tree, lo, hi, reverse, &mut |k, v| {
+            out.push((k.to_vec(), v.to_vec()));
+            Ok(out.len() < limit)
+        })?;
+        Ok(out)
+    }
     /// Number of entries in the tree.
     fn tree_len(&self, tree: &str) -> Result<u64>;
     /// Whether the tree exists.
@@ -77,25 +105,30 @@ impl Kv for MemKv {
         Ok(self.tree(tree)?.get(key).cloned())
     }
 
-    fn scan(
+    fn visit(
         &self,
         tree: &str,
         lo: Bound<Vec<u8>>,
         hi: Bound<Vec<u8>>,
         reverse: bool,
-        limit: Option<usize>,
-    ) -> Result<Vec<Entry>> {
+        f: &mut Visitor,
+    ) -> Result<()> {
         let t = self.tree(tree)?;
         if bounds_empty(&lo, &hi) {
-            return Ok(Vec::new());
+            return Ok(());
         }
-        let range = t.range((lo, hi)).map(|(k, v)| (k.clone(), v.clone()));
-        let limit = limit.unwrap_or(usize::MAX);
-        Ok(if reverse {
-            range.rev().take(limit).collect()
-        } else {
-            range.take(limit).collect()
-        })
+        let mut range = t.range((lo, hi));
+        loop {
+            let next = if reverse {
+                range.next_back()
+            } else {
+                range.next()
+            };
+            match next {
+                Some((k, v)) if f(k, v)? => {}
+                _ => return Ok(()),
+            }
+        }
     }
 
     fn tree_len(&self, tree: &str) -> Result<u64> {

@@ -12,11 +12,11 @@ use std::ops::Bound;
 use std::rc::Rc;
 
 use super::eval::Env;
-use super::ExecCtx;
+use super::{row_size, ExecCtx};
 use crate::sql::catalog::{Index, Table};
 use crate::sql::keycode::{self, KeyColumn};
-use crate::sql::planner::plan::{Access, Expr, FromItem, Level, Source};
-use crate::sql::record;
+use crate::sql::planner::plan::{Access, Expr, From, FromItem, Level, Source};
+use crate::sql::record::{self, FieldRef};
 use crate::sql::value::{apply_affinity, Affinity, Collation, Value};
 use crate::{corrupt, Result};
 
@@ -27,25 +27,79 @@ const ROWID_SIZE: usize = 8;
 
 /// Decodes a table entry into the item layout: every column, then the rowid.
 pub(crate) fn table_row(table: &Table, key: &[u8], value: &[u8]) -> Result<Row> {
+    let mut row = vec![Value::Null; table.columns.len() + 1];
+    decode_into(table, None, key, value, &mut row)?;
+    Ok(row)
+}
+
+/// Decodes a table entry into `dst` (the item's slots: columns, then the
+/// rowid). With `used`, only the columns it marks are read; the others are
+/// neither decoded nor written (a streamed level's unread slots stay NULL).
+/// A text or blob slot's buffer is reused when the new value has the same
+/// type, so a streamed scan does not allocate per row.
+pub(crate) fn decode_into(
+    table: &Table,
+    used: Option<&[bool]>,
+    key: &[u8],
+    value: &[u8],
+    dst: &mut [Value],
+) -> Result<()> {
     let rowid = keycode::decode_rowid(key)?;
-    let mut row = record::decode(value)?;
     let n = table.columns.len();
-    if row.len() > n {
+    let wanted = |c: usize| c < n && used.is_none_or(|u| u[c]);
+    let count = record::visit_fields(value, &wanted, &mut |c, f| {
+        assign(&mut dst[c], f);
+        Ok(())
+    })?;
+    if count > n {
         return Err(corrupt!(
             0,
-            "row {rowid} of {} has {} values for {n} columns",
-            table.name,
-            row.len()
+            "row {rowid} of {} has {count} values for {n} columns",
+            table.name
         ));
     }
-    for c in row.len()..n {
-        row.push(default_literal(table, c));
+    for (c, slot) in dst.iter_mut().enumerate().take(n).skip(count) {
+        if wanted(c) {
+            *slot = default_literal(table, c);
+        }
     }
     if let Some(a) = table.rowid_alias {
-        row[a] = Value::Integer(rowid);
+        dst[a] = Value::Integer(rowid);
     }
-    row.push(Value::Integer(rowid));
-    Ok(row)
+    dst[n] = Value::Integer(rowid);
+    Ok(())
+}
+
+/// Stores `f` in `dst`, reusing `dst`'s text or blob buffer when it has one.
+fn assign(dst: &mut Value, f: FieldRef<'_>) {
+    match (&mut *dst, f) {
+        (Value::Text(s), FieldRef::Text(t)) => {
+            s.clear();
+            s.push_str(t);
+        }
+        (Value::Blob(b), FieldRef::Blob(x)) => {
+            b.clear();
+            b.extend_from_slice(x);
+        }
+        (_, f) => *dst = f.to_value(),
+    }
+}
+
+/// Copies `src` into `dst` slot by slot, reusing text and blob buffers.
+pub(crate) fn copy_row(dst: &mut [Value], src: &[Value]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        match (&mut *d, s) {
+            (Value::Text(a), Value::Text(b)) => {
+                a.clear();
+                a.push_str(b);
+            }
+            (Value::Blob(a), Value::Blob(b)) => {
+                a.clear();
+                a.extend_from_slice(b);
+            }
+            _ => d.clone_from(s),
+        }
+    }
 }
 
 /// The value of a column missing from an old record (added by ALTER TABLE
@@ -126,22 +180,38 @@ fn convert(v: Value, aff: Affinity) -> Value {
     }
 }
 
+/// Where a join level sends each candidate, once it is written into the
+/// row's slots; `Ok(false)` stops the level.
+pub(crate) type CandidateSink<'s> = dyn FnMut(&mut Vec<Value>) -> Result<bool> + 's;
+
+/// Key bounds of one storage range.
+type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
 impl ExecCtx<'_> {
-    /// Every row of a table, decoded.
+    /// Every row of a table, decoded and charged to the statement.
     pub(crate) fn scan_table(&self, table: &Table) -> Result<Vec<Row>> {
-        let entries = self
-            .kv
-            .scan(&table.tree, Bound::Unbounded, Bound::Unbounded, false, None)?;
-        self.charge(
-            entries
-                .iter()
-                .map(|(k, v)| (k.len() + v.len()) as u64)
-                .sum(),
+        self.collect_table(table, None)
+    }
+
+    /// Every row of a table, with only the `used` columns decoded when
+    /// given, charged to the statement.
+    fn collect_table(&self, table: &Table, used: Option<&[bool]>) -> Result<Vec<Row>> {
+        let width = table.columns.len() + 1;
+        let mut rows = Vec::new();
+        self.kv.visit(
+            &table.tree,
+            Bound::Unbounded,
+            Bound::Unbounded,
+            false,
+            &mut |k, v| {
+                let mut row = vec![Value::Null; width];
+                decode_into(table, used, k, v, &mut row)?;
+                self.charge(row_size(&row))?;
+                rows.push(row);
+                Ok(true)
+            },
         )?;
-        entries
-            .iter()
-            .map(|(k, v)| table_row(table, k, v))
-            .collect()
+        Ok(rows)
     }
 
     /// The row with `rowid`, if any.
@@ -153,33 +223,191 @@ impl ExecCtx<'_> {
         }
     }
 
-    /// The candidate rows of a join level, given the rows bound so far.
-    pub(crate) fn level_rows(
+    /// Decodes the row with `rowid` into `dst` (see [`decode_into`]);
+    /// false when there is no such row.
+    fn row_by_id_into(
+        &self,
+        table: &Table,
+        used: Option<&[bool]>,
+        rowid: i64,
+        dst: &mut [Value],
+    ) -> Result<bool> {
+        let key = keycode::encode_rowid(rowid);
+        match self.kv.get(&table.tree, &key)? {
+            Some(v) => {
+                decode_into(table, used, &key, &v, dst)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Writes each candidate row of a join level into the level's slots of
+    /// `row` (given the rows bound so far) and calls `f`. Returns false when
+    /// `f` stopped it.
+    ///
+    /// Table rows are streamed from storage, decoding only the columns the
+    /// query reads: a scan of the outermost level (which runs once), rowid lookups and ranges, index probes. Other sources, inner
+    /// scans and hash-join builds are materialized once per execution of
+    /// the core (charged to the statement) and copied in.
+    pub(crate) fn for_each_candidate(
+        &self,
+        from: &From,
+        depth: usize,
+        row: &mut Vec<Value>,
+        outer: Option<&Env>,
+        lc: &mut LevelCache,
+        f: &mut CandidateSink,
+    ) -> Result<bool> {
+        let level = &from.levels[depth];
+        let item = &from.items[level.item];
+        let (off, w) = (item.offset, item.width);
+        let used = (item.used.len() == w).then_some(item.used.as_slice());
+        let table = match (&item.source, &level.access) {
+            (Source::Table(t), Access::Scan) if depth == 0 => t,
+            (Source::Table(t), Access::RowidEq(_) | Access::RowidRange { .. })
+            | (Source::Table(t), Access::Index { .. }) => t,
+            _ => return self.materialized_candidates(item, level, row, outer, lc, f),
+        };
+        let ranges: Vec<KeyRange> = {
+            let env = Env::new(row, outer);
+            match &level.access {
+                Access::RowidEq(values) => {
+                    let mut ids: Vec<i64> = Vec::with_capacity(values.len());
+                    for v in values {
+                        if let Value::Integer(id) = convert(self.eval(v, &env)?, Affinity::Numeric)
+                        {
+                            if !ids.contains(&id) {
+                                ids.push(id);
+                            }
+                        }
+                    }
+                    for id in ids {
+                        if self.row_by_id_into(table, used, id, &mut row[off..off + w])? && !f(row)?
+                        {
+                            return Ok(false);
+                        }
+                    }
+                    return Ok(true);
+                }
+                Access::RowidRange { lo, hi } => {
+                    match self.rowid_bounds(lo.as_ref(), hi.as_ref(), &env)? {
+                        Some(r) => vec![r],
+                        None => Vec::new(),
+                    }
+                }
+                Access::Index {
+                    index,
+                    eq,
+                    affinities,
+                    lo,
+                    hi,
+                    ..
+                } => {
+                    let probe = IndexProbe {
+                        eq,
+                        affinities,
+                        lo: lo.as_ref(),
+                        hi: hi.as_ref(),
+                    };
+                    self.index_ranges(index, &probe, &env)?
+                }
+                _ => vec![(Bound::Unbounded, Bound::Unbounded)],
+            }
+        };
+        if let Access::Index {
+            index, covering, ..
+        } = &level.access
+        {
+            let cols = if *covering {
+                key_columns(index)
+            } else {
+                Vec::new()
+            };
+            let mut seen = HashSet::new();
+            let multi = ranges.len() > 1;
+            for (lo, hi) in ranges {
+                let mut go = true;
+                self.kv.visit(&index.tree, lo, hi, false, &mut |k, _| {
+                    let rowid = index_key_rowid(k)?;
+                    if multi && !seen.insert(rowid) {
+                        return Ok(true);
+                    }
+                    let dst = &mut row[off..off + w];
+                    if *covering {
+                        key_into_row(table, index, &cols, k, rowid, dst)?;
+                    } else if !self.row_by_id_into(table, used, rowid, dst)? {
+                        return Ok(true);
+                    }
+                    go = f(row)?;
+                    Ok(go)
+                })?;
+                if !go {
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
+        }
+        for (lo, hi) in ranges {
+            let mut go = true;
+            self.kv.visit(&table.tree, lo, hi, false, &mut |k, v| {
+                decode_into(table, used, k, v, &mut row[off..off + w])?;
+                go = f(row)?;
+                Ok(go)
+            })?;
+            if !go {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The candidates of a level whose rows are kept: a hash join's build
+    /// side (probed by the current row's key), a scan below the outermost
+    /// level, a subquery or CTE.
+    fn materialized_candidates(
         &self,
         item: &FromItem,
         level: &Level,
-        env: &Env,
+        row: &mut Vec<Value>,
+        outer: Option<&Env>,
         lc: &mut LevelCache,
-    ) -> Result<Rc<Vec<Row>>> {
-        if let Access::Hash {
+        f: &mut CandidateSink,
+    ) -> Result<bool> {
+        let (off, w) = (item.offset, item.width);
+        let rows = {
+            let env = Env::new(row, outer);
+            self.source_rows(item, &env, &mut lc.rows)?
+        };
+        let Access::Hash {
             build,
             probe,
             affinities,
             collations,
         } = &level.access
-        {
-            let rows = self.source_rows(item, env, &mut lc.rows)?;
-            if lc.hash.is_none() {
-                lc.hash = Some(hash_rows(&rows, build, collations));
+        else {
+            for r in rows.iter() {
+                copy_row(&mut row[off..off + w], &r[..w]);
+                if !f(row)? {
+                    return Ok(false);
+                }
             }
-            let mut key = Vec::new();
+            return Ok(true);
+        };
+        if lc.hash.is_none() {
+            lc.hash = Some(hash_rows(&rows, build, collations));
+        }
+        let key = &mut lc.key;
+        key.clear();
+        {
+            let env = Env::new(row, outer);
             for ((e, aff), coll) in probe.iter().zip(affinities).zip(collations) {
-                let v = convert(self.eval(e, env)?, *aff);
+                let v = convert(self.eval(e, &env)?, *aff);
                 if v.is_null() {
-                    return Ok(Rc::new(Vec::new()));
+                    return Ok(true);
                 }
                 keycode::append_value(
-                    &mut key,
+                    key,
                     &v,
                     KeyColumn {
                         desc: false,
@@ -187,49 +415,17 @@ impl ExecCtx<'_> {
                     },
                 );
             }
-            let hits = lc.hash.as_ref().and_then(|h| h.get(&key));
-            return Ok(Rc::new(hits.map_or_else(Vec::new, |ix| {
-                ix.iter().map(|&i| rows[i].clone()).collect()
-            })));
         }
-        let Source::Table(table) = &item.source else {
-            return self.source_rows(item, env, &mut lc.rows);
+        let Some(hits) = lc.hash.as_ref().and_then(|h| h.get(key.as_slice())) else {
+            return Ok(true);
         };
-        match &level.access {
-            Access::Scan | Access::Hash { .. } => self.source_rows(item, env, &mut lc.rows),
-            Access::RowidEq(values) => {
-                let mut out = Vec::new();
-                let mut seen = HashSet::new();
-                for v in values {
-                    if let Value::Integer(id) = convert(self.eval(v, env)?, Affinity::Numeric) {
-                        if seen.insert(id) {
-                            out.extend(self.table_row_by_id(table, id)?);
-                        }
-                    }
-                }
-                Ok(Rc::new(out))
-            }
-            Access::RowidRange { lo, hi } => self
-                .rowid_range(table, lo.as_ref(), hi.as_ref(), env)
-                .map(Rc::new),
-            Access::Index {
-                index,
-                eq,
-                affinities,
-                lo,
-                hi,
-                covering,
-            } => {
-                let probe = IndexProbe {
-                    eq,
-                    affinities,
-                    lo: lo.as_ref(),
-                    hi: hi.as_ref(),
-                    covering: *covering,
-                };
-                self.index_rows(table, index, &probe, env).map(Rc::new)
+        for &i in hits {
+            copy_row(&mut row[off..off + w], &rows[i][..w]);
+            if !f(row)? {
+                return Ok(false);
             }
         }
+        Ok(true)
     }
 
     /// Every row of a level's source, cached for the statement (tables,
@@ -245,7 +441,10 @@ impl ExecCtx<'_> {
             return Ok(rows.clone());
         }
         let rows = match &item.source {
-            Source::Table(t) => Rc::new(self.scan_table(t)?),
+            Source::Table(t) => {
+                let used = (item.used.len() == item.width).then_some(item.used.as_slice());
+                Rc::new(self.collect_table(t, used)?)
+            }
             Source::Query { query } => Rc::new(self.run_query(&query.query, env.outer)?),
             Source::CteWorking(id) => self.working.borrow().get(id).cloned().unwrap_or_default(),
         };
@@ -253,18 +452,19 @@ impl ExecCtx<'_> {
         Ok(rows)
     }
 
-    fn rowid_range(
+    /// The key range of a rowid range; `None` when a bound is NULL (no
+    /// row matches).
+    fn rowid_bounds(
         &self,
-        table: &Table,
         lo: Option<&(Expr, bool)>,
         hi: Option<&(Expr, bool)>,
         env: &Env,
-    ) -> Result<Vec<Row>> {
+    ) -> Result<Option<KeyRange>> {
         let mut lo_b = Bound::Unbounded;
         let mut hi_b = Bound::Unbounded;
         if let Some((e, _)) = lo {
             match convert(self.eval(e, env)?, Affinity::Numeric) {
-                Value::Null => return Ok(Vec::new()),
+                Value::Null => return Ok(None),
                 Value::Integer(i) => lo_b = Bound::Included(keycode::encode_rowid(i).to_vec()),
                 Value::Real(r) => {
                     lo_b = Bound::Included(
@@ -276,7 +476,7 @@ impl ExecCtx<'_> {
         }
         if let Some((e, _)) = hi {
             match convert(self.eval(e, env)?, Affinity::Numeric) {
-                Value::Null => return Ok(Vec::new()),
+                Value::Null => return Ok(None),
                 Value::Integer(i) => hi_b = Bound::Included(keycode::encode_rowid(i).to_vec()),
                 Value::Real(r) => {
                     hi_b = Bound::Included(
@@ -286,48 +486,20 @@ impl ExecCtx<'_> {
                 _ => {}
             }
         }
-        let entries = self.kv.scan(&table.tree, lo_b, hi_b, false, None)?;
-        entries
-            .iter()
-            .map(|(k, v)| table_row(table, k, v))
-            .collect()
+        Ok(Some((lo_b, hi_b)))
     }
 
-    fn index_rows(
-        &self,
-        table: &Table,
-        index: &Index,
-        probe: &IndexProbe,
-        env: &Env,
-    ) -> Result<Vec<Row>> {
+    /// The index key ranges a probe reads: one per combination of the
+    /// equality values (IN lists multiply), narrowed by the range on the
+    /// next column. Empty when a probe value is NULL.
+    fn index_ranges(&self, index: &Index, probe: &IndexProbe, env: &Env) -> Result<Vec<KeyRange>> {
         let IndexProbe {
             eq,
             affinities,
             lo,
             hi,
-            covering,
         } = *probe;
         let cols = key_columns(index);
-        // Every combination of the equality values (IN lists multiply).
-        let mut prefixes: Vec<Vec<Value>> = vec![Vec::new()];
-        for (i, values) in eq.iter().enumerate() {
-            let mut next = Vec::new();
-            let mut seen = HashSet::new();
-            for v in values {
-                let v = convert(self.eval(v, env)?, affinities[i]);
-                if v.is_null()
-                    || !seen.insert(keycode::encode_key(std::slice::from_ref(&v), &cols[i..=i]))
-                {
-                    continue;
-                }
-                for p in &prefixes {
-                    let mut p = p.clone();
-                    p.push(v.clone());
-                    next.push(p);
-                }
-            }
-            prefixes = next;
-        }
         let range_col = eq.len();
         let range_aff = affinities.get(range_col).copied().unwrap_or(Affinity::Blob);
         let bound_value = |b: Option<&(Expr, bool)>| -> Result<Option<Option<(Value, bool)>>> {
@@ -346,28 +518,49 @@ impl ExecCtx<'_> {
         let (Some(lo_v), Some(hi_v)) = (bound_value(lo)?, bound_value(hi)?) else {
             return Ok(Vec::new());
         };
-        let mut seen = HashSet::new();
-        let mut out = Vec::new();
-        for p in prefixes {
-            let prefix = keycode::encode_key(&p, &cols);
-            let (lo_k, hi_k) = if range_col < cols.len() && (lo_v.is_some() || hi_v.is_some()) {
-                range_bounds(&prefix, cols[range_col], lo_v.as_ref(), hi_v.as_ref())
-            } else {
-                index_prefix_range(&prefix)
-            };
-            for (k, _) in self.kv.scan(&index.tree, lo_k, hi_k, false, None)? {
-                let rowid = index_key_rowid(&k)?;
-                if !seen.insert(rowid) {
+        // Encoded key prefixes, one per combination of equality values.
+        let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
+        for (i, values) in eq.iter().enumerate() {
+            let mut encoded: Vec<Vec<u8>> = Vec::with_capacity(values.len());
+            for v in values {
+                let v = convert(self.eval(v, env)?, affinities[i]);
+                if v.is_null() {
                     continue;
                 }
-                if covering {
-                    out.push(row_from_key(table, index, &cols, &k, rowid)?);
-                } else {
-                    out.extend(self.table_row_by_id(table, rowid)?);
+                let mut k = Vec::new();
+                keycode::append_value(&mut k, &v, cols[i]);
+                if !encoded.contains(&k) {
+                    encoded.push(k);
                 }
             }
+            prefixes = if encoded.len() == 1 {
+                for p in &mut prefixes {
+                    p.extend_from_slice(&encoded[0]);
+                }
+                prefixes
+            } else {
+                let mut next = Vec::with_capacity(prefixes.len() * encoded.len());
+                for k in &encoded {
+                    for p in &prefixes {
+                        let mut p = p.clone();
+                        p.extend_from_slice(k);
+                        next.push(p);
+                    }
+                }
+                next
+            };
         }
-        Ok(out)
+        Ok(prefixes
+            .into_iter()
+            .map(|prefix| {
+                if range_col < cols.len() && (lo_v.is_some() || hi_v.is_some()) {
+                    range_bounds(&prefix, cols[range_col], lo_v.as_ref(), hi_v.as_ref())
+                } else {
+                    let hi = prefix_successor(&prefix);
+                    (Bound::Included(prefix), hi)
+                }
+            })
+            .collect())
     }
 }
 
@@ -379,32 +572,32 @@ struct IndexProbe<'p> {
     affinities: &'p [Affinity],
     lo: Option<&'p (Expr, bool)>,
     hi: Option<&'p (Expr, bool)>,
-    covering: bool,
 }
 
-/// A row rebuilt from an index key (covering scans): the indexed columns
-/// (their column affinity restores the storage class the key folds, 2 vs
-/// 2.0) and the rowid; other columns are NULL, and unread.
-fn row_from_key(
+/// Writes a row rebuilt from an index key (covering scans) into `dst`:
+/// the indexed columns (their column affinity restores the storage class
+/// the key folds, 2 vs 2.0) and the rowid; other slots are left alone, and
+/// stay NULL (the query does not read them).
+fn key_into_row(
     table: &Table,
     index: &Index,
     cols: &[KeyColumn],
     key: &[u8],
     rowid: i64,
-) -> Result<Row> {
+    dst: &mut [Value],
+) -> Result<()> {
     let n = table.columns.len();
     let values = keycode::decode_key(&key[..key.len() - ROWID_SIZE], cols)?;
-    let mut row = vec![Value::Null; n + 1];
     for (ic, v) in index.columns.iter().zip(values) {
         if let Some(c) = ic.column {
-            row[c] = apply_affinity(v, table.columns[c].affinity);
+            dst[c] = apply_affinity(v, table.columns[c].affinity);
         }
     }
     if let Some(a) = table.rowid_alias {
-        row[a] = Value::Integer(rowid);
+        dst[a] = Value::Integer(rowid);
     }
-    row[n] = Value::Integer(rowid);
-    Ok(row)
+    dst[n] = Value::Integer(rowid);
+    Ok(())
 }
 
 /// What a join level keeps between probes: its source rows (when they do
@@ -413,6 +606,8 @@ fn row_from_key(
 pub(crate) struct LevelCache {
     pub rows: Option<Rc<Vec<Row>>>,
     pub hash: Option<HashMap<Vec<u8>, Vec<usize>>>,
+    /// The probe key buffer, reused across probes.
+    pub key: Vec<u8>,
 }
 
 /// Hashes rows by the key of their `build` columns (NULL keys left out:

@@ -4,12 +4,12 @@
 //! recursive CTEs, ORDER BY and LIMIT/OFFSET.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
 use super::aggregate::Accumulator;
 use super::eval::Env;
-use super::scan::{LevelCache, Row};
+use super::scan::{copy_row, LevelCache, Row};
 use super::{row_size, ExecCtx};
 use crate::sql::ast::CompoundOperator;
 use crate::sql::keycode::{self, KeyColumn};
@@ -219,6 +219,9 @@ impl ExecCtx<'_> {
         Ok(())
     }
 
+    /// Binds level `depth` (and, recursively, the levels after it) for the
+    /// row bound so far; `caches[0]` is this level's cache. Returns false
+    /// when the sink stopped the join.
     fn join_level(
         &self,
         core: &Core,
@@ -232,23 +235,23 @@ impl ExecCtx<'_> {
             return sink(row);
         };
         let item = &core.from.items[level.item];
-        let candidates = {
-            let env = Env::new(row, outer);
-            self.level_rows(item, level, &env, &mut caches[depth])?
+        let Some((cache, rest)) = caches.split_first_mut() else {
+            return Err(sql_err!("internal: no cache for join level {depth}"));
         };
         let mut matched = false;
-        for cand in candidates.iter() {
-            row[item.offset..item.offset + item.width].clone_from_slice(&cand[..item.width]);
+        let go = self.for_each_candidate(&core.from, depth, row, outer, cache, &mut |row| {
             let env = Env::new(row, outer);
             if !self.all_true(&level.on, &env)? {
-                continue;
+                return Ok(true);
             }
             matched = true;
-            if self.all_true(&level.filters, &env)?
-                && !self.join_level(core, depth + 1, row, outer, caches, sink)?
-            {
-                return Ok(false);
+            if self.all_true(&level.filters, &env)? {
+                return self.join_level(core, depth + 1, row, outer, rest, sink);
             }
+            Ok(true)
+        })?;
+        if !go {
+            return Ok(false);
         }
         if item.left_join && !matched {
             for v in &mut row[item.offset..item.offset + item.width] {
@@ -256,7 +259,7 @@ impl ExecCtx<'_> {
             }
             let env = Env::new(row, outer);
             if self.all_true(&level.filters, &env)?
-                && !self.join_level(core, depth + 1, row, outer, caches, sink)?
+                && !self.join_level(core, depth + 1, row, outer, rest, sink)?
             {
                 return Ok(false);
             }
@@ -264,6 +267,10 @@ impl ExecCtx<'_> {
         Ok(true)
     }
 
+    /// Runs an aggregate core: rows stream from the join into their
+    /// group's accumulators. Groups are found by the key encoding of their
+    /// GROUP BY values (a hash lookup with a reused key buffer) and come
+    /// out in key order, as SQLite's sorter gives them.
     fn run_aggregate(
         &self,
         core: &Core,
@@ -271,6 +278,9 @@ impl ExecCtx<'_> {
         outer: Option<&Env>,
     ) -> Result<Vec<Row>> {
         struct Group {
+            key: Vec<u8>,
+            /// The row that supplies bare columns: the last one, or the
+            /// one that last changed a min/max.
             repr: Row,
             accs: Vec<Accumulator>,
         }
@@ -280,7 +290,8 @@ impl ExecCtx<'_> {
                 .map(Accumulator::new)
                 .collect::<Result<Vec<_>>>()
         };
-        let mut groups: BTreeMap<Vec<u8>, Group> = BTreeMap::new();
+        let mut groups: Vec<Group> = Vec::new();
+        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
         let agg_keys: Vec<KeyColumn> = agg
             .group_collations
             .iter()
@@ -289,48 +300,51 @@ impl ExecCtx<'_> {
                 collation: *c,
             })
             .collect();
+        let has_extreme = new_accs()?.iter().any(Accumulator::is_extreme);
+        let mut key = Vec::new();
         self.join(core, outer, &mut |row| {
             let env = Env::new(row, outer);
-            let mut key_vals = Vec::with_capacity(agg.group_by.len());
-            for g in &agg.group_by {
-                key_vals.push(self.eval(g, &env)?);
+            key.clear();
+            for (i, g) in agg.group_by.iter().enumerate() {
+                let v = self.eval(g, &env)?;
+                keycode::append_value(&mut key, &v, agg_keys.get(i).copied().unwrap_or_default());
             }
-            let key = keycode::encode_key(&key_vals, &agg_keys);
-            if !groups.contains_key(&key) {
+            let slot = if agg.group_by.is_empty() && !groups.is_empty() {
+                0
+            } else if let Some(&i) = index.get(key.as_slice()) {
+                i
+            } else {
                 self.charge(row_size(row) + key.len() as u64)?;
-                let accs = new_accs()?;
-                groups.insert(
-                    key.clone(),
-                    Group {
-                        repr: row.to_vec(),
-                        accs,
-                    },
-                );
-            }
-            let Some(group) = groups.get_mut(&key) else {
-                return Err(crate::sql_err!("internal: group vanished"));
+                groups.push(Group {
+                    key: key.clone(),
+                    repr: row.to_vec(),
+                    accs: new_accs()?,
+                });
+                index.insert(key.clone(), groups.len() - 1);
+                groups.len() - 1
             };
+            let group = &mut groups[slot];
             let mut changed_extreme = false;
             for (acc, call) in group.accs.iter_mut().zip(&agg.calls) {
                 changed_extreme |= acc.step(self, call, &env)?;
             }
-            if changed_extreme || agg.calls.iter().all(|c| c.name != "min" && c.name != "max") {
-                group.repr.clone_from_slice(row);
+            if changed_extreme || !has_extreme {
+                copy_row(&mut group.repr, row);
             }
             Ok(true)
         })?;
+        drop(index);
         if groups.is_empty() && agg.group_by.is_empty() {
-            groups.insert(
-                Vec::new(),
-                Group {
-                    repr: vec![Value::Null; core.from.width],
-                    accs: new_accs()?,
-                },
-            );
+            groups.push(Group {
+                key: Vec::new(),
+                repr: vec![Value::Null; core.from.width],
+                accs: new_accs()?,
+            });
         }
+        groups.sort_unstable_by(|a, b| a.key.cmp(&b.key));
         let mut rows = Vec::with_capacity(groups.len());
         let mut sources = Vec::new();
-        for (_, g) in groups {
+        for g in groups {
             let aggs = g
                 .accs
                 .into_iter()

@@ -3,51 +3,37 @@
 
 use std::ops::Bound;
 
-use super::kv::{bounds_empty, read_only_error, Entry, Kv};
+use super::kv::{bounds_empty, read_only_error, Kv, Visitor};
 use crate::storage::{ReadTxn, TreeRead, WriteTxn};
 use crate::Result;
 
-fn scan_tree(
+fn visit_tree(
     t: &dyn TreeRead,
     tree: &str,
     lo: Bound<Vec<u8>>,
     hi: Bound<Vec<u8>>,
     reverse: bool,
-    limit: Option<usize>,
-) -> Result<Vec<Entry>> {
+    f: &mut Visitor,
+) -> Result<()> {
     if bounds_empty(&lo, &hi) {
-        return Ok(Vec::new());
+        return Ok(());
     }
-    let mut range = t.range(tree, lo, hi)?;
-    let limit = limit.unwrap_or(usize::MAX);
-    let mut out = Vec::new();
-    while out.len() < limit {
-        let next = if reverse {
-            range.next_back()?
-        } else {
-            range.next()?
-        };
-        match next {
-            Some(e) => out.push(e),
-            None => break,
-        }
-    }
-    Ok(out)
+    t.range(tree, lo, hi)?.visit(reverse, f)
 }
 
 impl Kv for WriteTxn {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         TreeRead::get(self, tree, key)
     }
-    fn scan(
+    fn visit(
         &self,
         tree: &str,
         lo: Bound<Vec<u8>>,
         hi: Bound<Vec<u8>>,
         reverse: bool,
-        limit: Option<usize>,
-    ) -> Result<Vec<Entry>> {
-        scan_tree(self, tree, lo, hi, reverse, limit)
+        f: &mut Visitor,
+    ) -> Result<()> {
+        visit_tree(self, tree, lo, hi, reverse, f)
     }
     fn tree_len(&self, tree: &str) -> Result<u64> {
         TreeRead::tree_len(self, tree)
@@ -73,15 +59,15 @@ impl Kv for ReadTxn {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         TreeRead::get(self, tree, key)
     }
-    fn scan(
+    fn visit(
         &self,
         tree: &str,
         lo: Bound<Vec<u8>>,
         hi: Bound<Vec<u8>>,
         reverse: bool,
-        limit: Option<usize>,
-    ) -> Result<Vec<Entry>> {
-        scan_tree(self, tree, lo, hi, reverse, limit)
+        f: &mut Visitor,
+    ) -> Result<()> {
+        visit_tree(self, tree, lo, hi, reverse, f)
     }
     fn tree_len(&self, tree: &str) -> Result<u64> {
         TreeRead::tree_len(self, tree)
