@@ -5,7 +5,7 @@
 
 use super::btree::NodeSource;
 use super::format::{PageId, MAX_TREE_DEPTH};
-use super::node::{LeafValue, Node};
+use super::node::{LeafValue, Node, RawValue};
 use crate::{corrupt, Result};
 use std::ops::Bound;
 use std::rc::Rc;
@@ -95,9 +95,9 @@ impl Cursor {
                 return Err(corrupt!(0, "cursor path does not end in a leaf"));
             };
             if *i < l.len() {
-                let e = l.entries()[*i].clone();
+                let (k, v) = l.entry(*i);
                 *i += 1;
-                return Ok(Some(e));
+                return Ok(Some((k.to_vec(), v.to_owned())));
             }
             if !self.step_leaf(src, true)? {
                 self.path.clear();
@@ -117,7 +117,8 @@ impl Cursor {
             };
             if *i > 0 {
                 *i -= 1;
-                return Ok(Some(l.entries()[*i].clone()));
+                let (k, v) = l.entry(*i);
+                return Ok(Some((k.to_vec(), v.to_owned())));
             }
             if !self.step_leaf(src, false)? {
                 self.path.clear();
@@ -134,7 +135,7 @@ impl Cursor {
         &mut self,
         src: &dyn NodeSource,
         forward: bool,
-        f: &mut dyn FnMut(&[u8], &LeafValue) -> Result<bool>,
+        f: &mut dyn FnMut(&[u8], RawValue<'_>) -> Result<bool>,
     ) -> Result<()> {
         loop {
             let Some((node, i)) = self.path.last_mut() else {
@@ -145,10 +146,9 @@ impl Cursor {
             let Node::Leaf(l) = &*leaf else {
                 return Err(corrupt!(0, "cursor path does not end in a leaf"));
             };
-            let entries = l.entries();
             if forward {
-                while *i < entries.len() {
-                    let (k, v) = &entries[*i];
+                while *i < l.len() {
+                    let (k, v) = l.entry(*i);
                     *i += 1;
                     if !f(k, v)? {
                         return Ok(());
@@ -157,7 +157,7 @@ impl Cursor {
             } else {
                 while *i > 0 {
                     *i -= 1;
-                    let (k, v) = &entries[*i];
+                    let (k, v) = l.entry(*i);
                     if !f(k, v)? {
                         return Ok(());
                     }

@@ -19,7 +19,7 @@ use super::check::{self, CheckReport};
 use super::cursor::Cursor;
 use super::device::Device;
 use super::format::*;
-use super::node::{LeafValue, Node};
+use super::node::{LeafValue, Node, RawValue};
 use super::pager::{Pager, PagerStats};
 use super::txn::WriteTxn;
 use crate::{corrupt, misuse, Error, Result};
@@ -379,12 +379,9 @@ impl Range<'_> {
                 return Ok(false);
             }
             match v {
-                LeafValue::Inline(b) => f(k, b),
-                LeafValue::Overflow { len, first } => {
-                    let b = src.value(LeafValue::Overflow {
-                        len: *len,
-                        first: *first,
-                    })?;
+                RawValue::Inline(b) => f(k, b),
+                RawValue::Overflow { .. } => {
+                    let b = src.value(v.to_owned())?;
                     f(k, &b)
                 }
             }
