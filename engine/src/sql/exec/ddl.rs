@@ -9,7 +9,7 @@ use std::ops::Bound;
 use std::rc::Rc;
 
 use super::kv::Kv;
-use super::scan::{index_key, key_columns, table_row};
+use super::scan::{index_key, table_row};
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::catalog::{
@@ -342,38 +342,49 @@ pub(crate) fn create_index(
     let index = Rc::new(index);
     let plan = super::write::index_plan(cat, &table, &index)?;
     kv.create_tree(&index.tree)?;
-    let entries = kv.scan(&table.tree, Bound::Unbounded, Bound::Unbounded, false, None)?;
-    let rows = entries
-        .iter()
-        .map(|(k, v)| table_row(&table, k, v))
-        .collect::<Result<Vec<_>>>()?;
+    // Every entry's key, computed in one pass over the table, then sorted
+    // and inserted in key order (each insert lands next to the last).
+    // Alongside each key: whether it counts for UNIQUE (no NULL value).
+    let mut keys: Vec<(Vec<u8>, bool)> = Vec::new();
     {
         let params: Vec<Value> = Vec::new();
         let ctx = ExecCtx::new(&*kv, &params, limit);
-        let mut keys = Vec::with_capacity(rows.len());
-        for row in &rows {
-            if let Some(vals) = super::write::index_values(&ctx, &plan, row)? {
-                keys.push((vals, row[table.columns.len()].clone()));
-            }
+        let n = table.columns.len();
+        kv.visit(
+            &table.tree,
+            Bound::Unbounded,
+            Bound::Unbounded,
+            false,
+            &mut |k, v| {
+                let row = table_row(&table, k, v)?;
+                let Value::Integer(rowid) = row[n] else {
+                    return Ok(true);
+                };
+                if let Some(vals) = super::write::index_values(&ctx, &plan, &row)? {
+                    let key = index_key(&vals, &plan.cols, rowid);
+                    keys.push((key, !vals.iter().any(Value::is_null)));
+                }
+                Ok(true)
+            },
+        )?;
+    }
+    keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    if index.unique {
+        // Keys are the values' encoding then an 8-byte rowid: equal values
+        // sort next to each other.
+        let prefix = |k: &[u8]| k.len().saturating_sub(8);
+        let dup = keys
+            .windows(2)
+            .any(|w| w[0].1 && w[1].1 && w[0].0[..prefix(&w[0].0)] == w[1].0[..prefix(&w[1].0)]);
+        if dup {
+            return Err(Error::Constraint {
+                kind: ConstraintKind::Unique,
+                message: super::write::unique_message(&table, &index),
+            });
         }
-        std::mem::drop(ctx);
-        let cols = key_columns(&index);
-        let mut seen = std::collections::HashSet::new();
-        for (vals, rowid) in keys {
-            let Value::Integer(rowid) = rowid else {
-                continue;
-            };
-            if index.unique
-                && !vals.iter().any(Value::is_null)
-                && !seen.insert(crate::sql::keycode::encode_key(&vals, &cols))
-            {
-                return Err(Error::Constraint {
-                    kind: ConstraintKind::Unique,
-                    message: super::write::unique_message(&table, &index),
-                });
-            }
-            kv.insert(&index.tree, &index_key(&vals, &cols, rowid), &[])?;
-        }
+    }
+    for (key, _) in &keys {
+        kv.insert(&index.tree, key, &[])?;
     }
     save_object(kv, "index", name, &table.name, &index.tree, Some(sql))?;
     save_meta(kv, cat)?;

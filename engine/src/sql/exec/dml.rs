@@ -156,7 +156,7 @@ fn matching_rows(ctx: &ExecCtx, core: &Core) -> Result<Vec<Row>> {
 enum SourcePlan {
     DefaultValues,
     Values(Vec<Vec<Expr>>),
-    Query(Query),
+    Query(Box<Query>),
 }
 
 /// A bound INSERT: everything but the rows' values.
@@ -329,7 +329,7 @@ fn bind_source(cat: &Catalog, ins: &ast::Insert) -> Result<SourcePlan> {
             }
             let mut binder = Binder::new(cat);
             let (q, _, _) = binder.bind_query_in(&select, None)?;
-            Ok(SourcePlan::Query(q))
+            Ok(SourcePlan::Query(Box::new(q)))
         }
     }
 }
@@ -658,11 +658,10 @@ fn write_update(
             _ => return Err(w.conflict_error(c)),
         }
     }
-    if opts.foreign_keys {
+    if opts.foreign_keys && w.referenced {
         super::fk::on_parent_update(kv, cat, table, old, &new, params, opts)?;
     }
-    w.delete(kv, &old_vals, old_id)?;
-    w.insert(kv, &new_vals, &new)?;
+    w.replace(kv, &old_vals, old_id, &new_vals, &new)?;
     if opts.foreign_keys {
         super::fk::check_child(kv, cat, table, &new, params, opts.batch_limit)?;
     }
@@ -695,7 +694,7 @@ fn delete_row(
     opts: DmlOptions,
 ) -> Result<()> {
     let rowid = row[w.table.columns.len()].to_i64_opt().unwrap_or_default();
-    if opts.foreign_keys {
+    if opts.foreign_keys && w.referenced {
         super::fk::on_parent_delete(kv, cat, &w.table, row, params, opts)?;
     }
     let vals = {

@@ -101,6 +101,9 @@ pub(crate) struct TableWriter {
     pub table: Rc<Table>,
     pub indexes: Vec<IndexPlan>,
     pub checks: Vec<(String, Expr)>,
+    /// Some table's FOREIGN KEY names this one as its parent (deleting or
+    /// changing a row may need foreign key actions).
+    pub referenced: bool,
 }
 
 /// A uniqueness conflict: which constraint, and the rowid of the row
@@ -128,10 +131,16 @@ impl TableWriter {
             let label = name.clone().unwrap_or_else(|| check_text(e));
             checks.push((label, bound));
         }
+        let referenced = cat.tables.values().any(|t| {
+            t.foreign_keys
+                .iter()
+                .any(|fk| fk.parent.eq_ignore_ascii_case(&table.name))
+        });
         Ok(TableWriter {
             table: table.clone(),
             indexes,
             checks,
+            referenced,
         })
     }
 
@@ -246,22 +255,65 @@ impl TableWriter {
         index_vals: &[Option<Vec<Value>>],
         row: &[Value],
     ) -> Result<()> {
+        let rowid = self.put_row(kv, row)?;
+        for (plan, vals) in self.indexes.iter().zip(index_vals) {
+            if let Some(v) = vals {
+                kv.insert(&plan.index.tree, &index_key(v, &plan.cols, rowid), &[])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the table entry of `row` (every column, then the rowid),
+    /// replacing any row with its rowid; returns the rowid.
+    fn put_row(&self, kv: &mut dyn Kv, row: &[Value]) -> Result<i64> {
         let n = self.table.columns.len();
         let Value::Integer(rowid) = row[n] else {
             return Err(crate::sql_err!("internal: row without an integer rowid"));
         };
-        let mut stored = row[..n].to_vec();
-        if let Some(a) = self.table.rowid_alias {
-            stored[a] = Value::Null;
+        // The INTEGER PRIMARY KEY column is stored as NULL (it is the key).
+        let value = match self.table.rowid_alias {
+            Some(a) => {
+                let mut stored = row[..n].to_vec();
+                stored[a] = Value::Null;
+                record::encode(&stored)
+            }
+            None => record::encode(&row[..n]),
+        };
+        kv.insert(&self.table.tree, &keycode::encode_rowid(rowid), &value)?;
+        Ok(rowid)
+    }
+
+    /// Replaces row `old` (rowid `old_id`, index values `old_vals`) by
+    /// `new` (index values `new_vals`), touching only the index entries
+    /// whose key changes.
+    pub(crate) fn replace(
+        &self,
+        kv: &mut dyn Kv,
+        old_vals: &[Option<Vec<Value>>],
+        old_id: i64,
+        new_vals: &[Option<Vec<Value>>],
+        new: &[Value],
+    ) -> Result<()> {
+        let n = self.table.columns.len();
+        let Value::Integer(new_id) = new[n] else {
+            return Err(crate::sql_err!("internal: row without an integer rowid"));
+        };
+        if new_id != old_id {
+            kv.remove(&self.table.tree, &keycode::encode_rowid(old_id))?;
         }
-        kv.insert(
-            &self.table.tree,
-            &keycode::encode_rowid(rowid),
-            &record::encode(&stored),
-        )?;
-        for (plan, vals) in self.indexes.iter().zip(index_vals) {
-            if let Some(v) = vals {
-                kv.insert(&plan.index.tree, &index_key(v, &plan.cols, rowid), &[])?;
+        self.put_row(kv, new)?;
+        for ((plan, old), new) in self.indexes.iter().zip(old_vals).zip(new_vals) {
+            let old_key = old.as_ref().map(|v| index_key(v, &plan.cols, old_id));
+            let new_key = new.as_ref().map(|v| index_key(v, &plan.cols, new_id));
+            if old_key == new_key {
+                continue;
+            }
+            if let Some(k) = old_key {
+                kv.remove(&plan.index.tree, &k)?;
+            }
+            if let Some(k) = new_key {
+                kv.insert(&plan.index.tree, &k, &[])?;
             }
         }
         Ok(())
