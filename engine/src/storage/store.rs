@@ -389,6 +389,54 @@ impl Range<'_> {
     }
 }
 
+/// A tree's entry in the catalog tree at `catalog_root`.
+pub(crate) fn catalog_meta(
+    src: &dyn NodeSource,
+    catalog_root: PageId,
+    name: &str,
+) -> Result<Option<TreeMeta>> {
+    match super::btree::get(src, catalog_root, name.as_bytes())? {
+        Some(LeafValue::Inline(v)) => Ok(Some(TreeMeta::decode(&v, catalog_root)?)),
+        Some(LeafValue::Overflow { .. }) => {
+            Err(corrupt!(catalog_root.0, "catalog entry overflows"))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Every tree name in the catalog tree at `catalog_root`, ascending.
+pub(crate) fn catalog_names(src: &dyn RangeSource, catalog_root: PageId) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    let mut r = Range::new(src, catalog_root, Bound::Unbounded, Bound::Unbounded);
+    while let Some((k, _)) = r.next()? {
+        names.push(
+            String::from_utf8(k).map_err(|_| corrupt!(catalog_root.0, "tree name is not UTF-8"))?,
+        );
+    }
+    Ok(names)
+}
+
+/// The value under `key` in the tree at `root`, overflow pages read.
+pub(crate) fn tree_get(src: &dyn RangeSource, root: PageId, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    match super::btree::get(src, root, key)? {
+        Some(v) => Ok(Some(src.value(v)?)),
+        None => Ok(None),
+    }
+}
+
+/// A stored value's bytes: inline as is, overflow read from its pages
+/// (which must lie below `page_count`).
+pub(crate) fn read_value(shared: &Shared, v: LeafValue, page_count: u64) -> Result<Vec<u8>> {
+    match v {
+        LeafValue::Inline(v) => Ok(v),
+        LeafValue::Overflow { len, first } => shared
+            .inner
+            .borrow_mut()
+            .pager
+            .read_overflow(first, len, page_count),
+    }
+}
+
 /// Checks a tree name against the format's limits.
 pub(crate) fn check_tree_name(name: &str) -> Result<()> {
     if name.is_empty() || name.len() > MAX_TREE_NAME_LEN {
@@ -418,13 +466,7 @@ impl ReadTxn {
         if let Some(m) = self.metas.borrow().get(name) {
             return Ok(*m);
         }
-        let m = match super::btree::get(self, self.sb.catalog_root, name.as_bytes())? {
-            Some(LeafValue::Inline(v)) => Some(TreeMeta::decode(&v, self.sb.catalog_root)?),
-            Some(LeafValue::Overflow { .. }) => {
-                return Err(corrupt!(self.sb.catalog_root.0, "catalog entry overflows"))
-            }
-            None => None,
-        };
+        let m = catalog_meta(self, self.sb.catalog_root, name)?;
         self.metas.borrow_mut().insert(name.to_string(), m);
         Ok(m)
     }
@@ -455,25 +497,13 @@ impl NodeSource for ReadTxn {
 
 impl RangeSource for ReadTxn {
     fn value(&self, v: LeafValue) -> Result<Vec<u8>> {
-        match v {
-            LeafValue::Inline(v) => Ok(v),
-            LeafValue::Overflow { len, first } => self
-                .shared
-                .inner
-                .borrow_mut()
-                .pager
-                .read_overflow(first, len, self.sb.page_count),
-        }
+        read_value(&self.shared, v, self.sb.page_count)
     }
 }
 
 impl TreeRead for ReadTxn {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let m = self.existing(tree)?;
-        match super::btree::get(self, m.root, key)? {
-            Some(v) => Ok(Some(self.value(v)?)),
-            None => Ok(None),
-        }
+        tree_get(self, self.existing(tree)?.root, key)
     }
 
     fn range(&self, tree: &str, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Result<Range<'_>> {
@@ -486,20 +516,7 @@ impl TreeRead for ReadTxn {
     }
 
     fn tree_names(&self) -> Result<Vec<String>> {
-        let mut names = Vec::new();
-        let mut r = Range::new(
-            self,
-            self.sb.catalog_root,
-            Bound::Unbounded,
-            Bound::Unbounded,
-        );
-        while let Some((k, _)) = r.next()? {
-            names.push(
-                String::from_utf8(k)
-                    .map_err(|_| corrupt!(self.sb.catalog_root.0, "tree name is not UTF-8"))?,
-            );
-        }
-        Ok(names)
+        catalog_names(self, self.sb.catalog_root)
     }
 
     fn tree_len(&self, tree: &str) -> Result<u64> {

@@ -15,7 +15,10 @@ use super::btree::{self, NodeSource, NodeStore};
 use super::format::*;
 use super::node::{overflow_pages, value_is_inline, LeafValue, Node};
 use super::savepoint::{SavepointState, UndoLog};
-use super::store::{check_tree_name, no_such_tree, Range, RangeSource, Shared, TreeMeta, TreeRead};
+use super::store::{
+    catalog_meta, catalog_names, check_tree_name, no_such_tree, read_value, tree_get, Range,
+    RangeSource, Shared, TreeMeta, TreeRead,
+};
 use crate::{corrupt, Error, Result};
 use std::collections::HashMap;
 use std::ops::Bound;
@@ -100,14 +103,7 @@ impl WriteTxn {
         if let Some(m) = self.trees.get(name) {
             return Ok(*m);
         }
-        match btree::get(self, self.base.catalog_root, name.as_bytes())? {
-            Some(LeafValue::Inline(v)) => Ok(Some(TreeMeta::decode(&v, self.base.catalog_root)?)),
-            Some(LeafValue::Overflow { .. }) => Err(corrupt!(
-                self.base.catalog_root.0,
-                "catalog entry overflows"
-            )),
-            None => Ok(None),
-        }
+        catalog_meta(self, self.base.catalog_root, name)
     }
 
     fn existing(&self, name: &str) -> Result<TreeMeta> {
@@ -462,25 +458,13 @@ impl NodeStore for WriteTxn {
 
 impl RangeSource for WriteTxn {
     fn value(&self, v: LeafValue) -> Result<Vec<u8>> {
-        match v {
-            LeafValue::Inline(v) => Ok(v),
-            LeafValue::Overflow { len, first } => self
-                .shared
-                .inner
-                .borrow_mut()
-                .pager
-                .read_overflow(first, len, self.page_count),
-        }
+        read_value(&self.shared, v, self.page_count)
     }
 }
 
 impl TreeRead for WriteTxn {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let m = self.existing(tree)?;
-        match btree::get(self, m.root, key)? {
-            Some(v) => Ok(Some(self.value(v)?)),
-            None => Ok(None),
-        }
+        tree_get(self, self.existing(tree)?.root, key)
     }
 
     fn range(&self, tree: &str, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Result<Range<'_>> {
@@ -493,19 +477,10 @@ impl TreeRead for WriteTxn {
     }
 
     fn tree_names(&self) -> Result<Vec<String>> {
-        let mut names = std::collections::BTreeSet::new();
-        let mut r = Range::new(
-            self,
-            self.base.catalog_root,
-            Bound::Unbounded,
-            Bound::Unbounded,
-        );
-        while let Some((k, _)) = r.next()? {
-            names.insert(
-                String::from_utf8(k)
-                    .map_err(|_| corrupt!(self.base.catalog_root.0, "tree name is not UTF-8"))?,
-            );
-        }
+        let mut names: std::collections::BTreeSet<String> =
+            catalog_names(self, self.base.catalog_root)?
+                .into_iter()
+                .collect();
         for (name, m) in &self.trees {
             match m {
                 Some(_) => names.insert(name.clone()),
