@@ -188,8 +188,8 @@ impl FieldRef<'_> {
 /// Returns the number of columns the record stores.
 pub(crate) fn visit_fields(
     bytes: &[u8],
-    wanted: &dyn Fn(usize) -> bool,
-    f: &mut dyn FnMut(usize, FieldRef<'_>) -> Result<()>,
+    wanted: impl Fn(usize) -> bool,
+    mut f: impl FnMut(usize, FieldRef<'_>) -> Result<()>,
 ) -> Result<usize> {
     let mut pos = 0;
     let count = get_varint(bytes, &mut pos)?;
@@ -200,18 +200,22 @@ pub(crate) fn visit_fields(
             bytes.len()
         ));
     }
-    // The body starts after the header; sum the header's field lengths
-    // first to find it (the header is a run of small varints).
-    let header_start = pos;
-    let mut body_start = pos;
-    let mut scan = pos;
-    for _ in 0..count {
-        get_varint(bytes, &mut scan)?;
-        body_start = scan;
+    let count = count as usize;
+    // The body starts after the header: find its end by counting varint
+    // terminators (bytes without the continuation bit); the types are
+    // decoded, and checked, in the second pass.
+    let mut body = pos;
+    let mut ends = 0;
+    while ends < count {
+        let Some(&b) = bytes.get(body) else {
+            return Err(corrupt!(0, "record: truncated varint at byte {body}"));
+        };
+        body += 1;
+        if b & 0x80 == 0 {
+            ends += 1;
+        }
     }
-    let mut body = body_start;
-    pos = header_start;
-    for c in 0..count as usize {
+    for c in 0..count {
         let t = get_varint(bytes, &mut pos)?;
         let start = body;
         body = body
@@ -225,7 +229,7 @@ pub(crate) fn visit_fields(
     if body != bytes.len() {
         return Err(corrupt!(0, "record: {} trailing bytes", bytes.len() - body));
     }
-    Ok(count as usize)
+    Ok(count)
 }
 
 /// The field of type `t` whose body bytes are `data`.
@@ -355,7 +359,7 @@ mod tests {
         fn visiting_every_field_agrees_with_decode(values in proptest::collection::vec(value_strategy(), 0..12)) {
             let bytes = encode(&values);
             let mut seen = Vec::new();
-            let n = visit_fields(&bytes, &|_| true, &mut |c, f| {
+            let n = visit_fields(&bytes, |_| true, |c, f| {
                 seen.push((c, f.to_value()));
                 Ok(())
             }).unwrap();
@@ -368,7 +372,7 @@ mod tests {
         #[test]
         fn visiting_garbage_agrees_with_decode(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
             let mut seen = Vec::new();
-            let visited = visit_fields(&bytes, &|_| true, &mut |_, f| {
+            let visited = visit_fields(&bytes, |_| true, |_, f| {
                 seen.push(f.to_value());
                 Ok(())
             });

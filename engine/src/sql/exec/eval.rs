@@ -2,6 +2,7 @@
 //! three-valued logic, comparison with affinity and collation, IN / EXISTS /
 //! scalar subqueries (uncorrelated ones computed once per statement).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -33,7 +34,11 @@ impl<'a> Env<'a> {
     }
 
     fn column(&self, level: usize, index: usize) -> Result<Value> {
-        let mut env = self;
+        self.column_ref(level, index).cloned()
+    }
+
+    fn column_ref(&self, level: usize, index: usize) -> Result<&'a Value> {
+        let mut env: &Env<'a> = self;
         for _ in 0..level {
             env = env
                 .outer
@@ -41,7 +46,6 @@ impl<'a> Env<'a> {
         }
         env.row
             .get(index)
-            .cloned()
             .ok_or_else(|| sql_err!("internal: column slot {index} out of range"))
     }
 }
@@ -91,6 +95,20 @@ fn apply_compare(op: BinaryOp, a: &Value, b: &Value, cmp: &CmpInfo) -> Value {
 }
 
 impl ExecCtx<'_> {
+    /// Evaluates an operand that is only read: a column, literal or
+    /// parameter is borrowed instead of cloned (no copy of its text).
+    fn operand<'v>(&'v self, e: &'v Expr, env: &'v Env) -> Result<Cow<'v, Value>> {
+        Ok(match e {
+            Expr::Literal(v) => Cow::Borrowed(v),
+            Expr::Column { level, index } => Cow::Borrowed(env.column_ref(*level, *index)?),
+            Expr::Param(i) => match self.params.get(*i) {
+                Some(v) => Cow::Borrowed(v),
+                None => Cow::Owned(Value::Null),
+            },
+            _ => Cow::Owned(self.eval(e, env)?),
+        })
+    }
+
     /// Evaluates `e` in `env`.
     // One arm per bound expression kind (about 160 lines), kept in one
     // exhaustive match so every kind's SQL semantics (NULL handling, short
@@ -142,13 +160,13 @@ impl ExecCtx<'_> {
                 if let (Expr::Row(_), _) | (_, Expr::Row(_)) = (left.as_ref(), right.as_ref()) {
                     return self.compare_rows(*op, left, right, env);
                 }
-                let a = self.eval(left, env)?;
-                let b = self.eval(right, env)?;
+                let a = self.operand(left, env)?;
+                let b = self.operand(right, env)?;
                 apply_compare(*op, &a, &b, cmp)
             }
             Expr::Arith { op, left, right } => {
-                let a = self.eval(left, env)?;
-                let b = self.eval(right, env)?;
+                let a = self.operand(left, env)?;
+                let b = self.operand(right, env)?;
                 op.apply(&a, &b)
             }
             Expr::IsNull { negated, expr } => {

@@ -47,7 +47,7 @@ pub(crate) fn decode_into(
     let rowid = keycode::decode_rowid(key)?;
     let n = table.columns.len();
     let wanted = |c: usize| c < n && used.is_none_or(|u| u[c]);
-    let count = record::visit_fields(value, &wanted, &mut |c, f| {
+    let count = record::visit_fields(value, wanted, |c, f| {
         assign(&mut dst[c], f);
         Ok(())
     })?;
