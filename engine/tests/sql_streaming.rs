@@ -86,6 +86,12 @@ fn scans_and_aggregates_over_more_than_the_batch_limit_succeed() {
             vec![Value::Text("zero".into()), int(ROWS / 3)],
         ]
     );
+    // An inner join builds its hash (or looks up rows) on the small side
+    // and streams the big one.
+    let sql = "SELECT g.name, count(*) FROM t JOIN g ON g.id = t.g GROUP BY g.name ORDER BY 1";
+    let plan = rows(&mut c, &format!("EXPLAIN QUERY PLAN {sql}"));
+    assert_eq!(plan[0][3], Value::Text("SCAN t".into()), "{plan:?}");
+    assert_eq!(rows(&mut c, sql).len(), 3);
     // A LIMIT stops the stream early.
     assert_eq!(
         rows(&mut c, "SELECT id FROM t WHERE id > 10 LIMIT 2"),

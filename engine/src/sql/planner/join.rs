@@ -65,14 +65,14 @@ pub(crate) fn plan_from(
     }
     let fixed_order = items.iter().any(|i| i.left_join);
     let n = items.len();
+    let order = if fixed_order {
+        (0..n).collect()
+    } else {
+        join_order(&items, &pending)
+    };
     let mut bound = vec![false; n];
     let mut levels = Vec::with_capacity(n);
-    for step in 0..n {
-        let next = if fixed_order {
-            step
-        } else {
-            pick_next(&items, &pending, &bound)
-        };
+    for &next in &order {
         bound[next] = true;
         let (on, filters): (Vec<Conjunct>, Vec<Conjunct>) = {
             let mut here = Vec::new();
@@ -131,6 +131,48 @@ pub(crate) fn plan_from(
     ))
 }
 
+/// The order of an inner join: greedy by [`pick_next`], then a hash join
+/// builds on the smaller input: when the outermost item is scanned and the
+/// next one would be hashed although it has more rows, the two change
+/// places (the big item streams as the outer level; the small one is
+/// hashed, or found through its index or rowid, per outer row).
+fn join_order(items: &[FromItem], conjuncts: &[Conjunct]) -> Vec<usize> {
+    let n = items.len();
+    let mut bound = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    for _ in 0..n {
+        let next = pick_next(items, conjuncts, &bound);
+        bound[next] = true;
+        order.push(next);
+    }
+    if n >= 2 {
+        let (first, second) = (order[0], order[1]);
+        let mut trial = vec![false; n];
+        trial[first] = true;
+        let first_access = choose_access(items, first, &usable(conjuncts, first, &trial), &trial);
+        trial[second] = true;
+        let second_access =
+            choose_access(items, second, &usable(conjuncts, second, &trial), &trial);
+        if matches!(first_access, Access::Scan)
+            && matches!(second_access, Access::Hash { .. })
+            && items[second].rows > items[first].rows
+        {
+            order.swap(0, 1);
+        }
+    }
+    order
+}
+
+/// The conjuncts usable by `item`'s access path once the `bound` items
+/// (including `item`) are bound.
+fn usable<'c>(conjuncts: &'c [Conjunct], item: usize, bound: &[bool]) -> Vec<&'c Expr> {
+    conjuncts
+        .iter()
+        .filter(|c| c.on.is_none() && c.items.contains(&item) && c.items.iter().all(|&j| bound[j]))
+        .map(|c| &c.expr)
+        .collect()
+}
+
 /// The unbound item with the cheapest access path given `bound`.
 fn pick_next(items: &[FromItem], pending: &[Conjunct], bound: &[bool]) -> usize {
     let mut best: Option<(f64, usize)> = None;
@@ -140,11 +182,7 @@ fn pick_next(items: &[FromItem], pending: &[Conjunct], bound: &[bool]) -> usize 
         }
         let mut trial = bound.to_vec();
         trial[i] = true;
-        let usable: Vec<&Expr> = pending
-            .iter()
-            .filter(|c| c.on.is_none() && c.items.contains(&i) && c.items.iter().all(|&j| trial[j]))
-            .map(|c| &c.expr)
-            .collect();
+        let usable = usable(pending, i, &trial);
         let access = choose_access(items, i, &usable, &trial);
         let mut cost = estimate_rows(&items[i], &access);
         // Prefer items constrained by something already bound.
