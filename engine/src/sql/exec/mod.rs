@@ -1,13 +1,24 @@
 //! The executor: runs bound plans against a [`kv::Kv`] view of storage.
 //!
-//! Shape: a batch executor. Each query operator (join, aggregation,
-//! window, sort, set operation) consumes and produces materialized row
-//! vectors; the nested-loop join streams rows into the operator above it
-//! and stops early when a LIMIT is satisfied. Simplification, with its
-//! cost: intermediate results live in memory. Every materialized buffer is
-//! charged to the statement's budget ([`ExecCtx::charge`]), so a query
-//! whose buffers exceed the batch limit fails with `BatchLimitExceeded`
-//! instead of growing without bound; nothing spills to disk.
+//! Shape: a streaming nested-loop join feeding materializing operators.
+//! The join binds one FROM item per level; each level writes its candidate
+//! rows into one reused row buffer and calls the level below, and the last
+//! level calls a sink (projection, DISTINCT, aggregation, or a collector),
+//! stopping early when a LIMIT is satisfied. Table rows stream straight
+//! from storage ([`kv::Kv::visit`] hands out borrowed entries) for the
+//! outermost level's scan and for every rowid lookup, rowid range and
+//! index probe, decoding only the columns the query reads
+//! (`FromItem::used`); nothing of a streamed table is kept. What must be
+//! kept is materialized: an inner level's plain scan (read once, reused
+//! for every outer row), a hash join's build side, subqueries and CTEs,
+//! and above the join the rows of window functions, ORDER BY, compound
+//! bodies and the result itself. Simplification, with its cost: those
+//! buffers live in memory. Each is charged to the statement's budget
+//! ([`ExecCtx::charge`]), so a query whose buffers exceed the batch limit
+//! fails with `BatchLimitExceeded` instead of growing without bound;
+//! nothing spills to disk. Streamed rows are not charged: a scan, filter
+//! or aggregate over any amount of data runs in constant memory (plus its
+//! groups).
 //!
 //! - `kv`: the key-value view of storage; `store_kv` implements it for the
 //!   storage layer's transactions.

@@ -1,6 +1,14 @@
 //! Reading rows: table rows from their tree, and the candidate rows of a
 //! join level through its access path (scan, rowid lookup or range, index
-//! probe), plus the index key layout shared with DML.
+//! probe, hash join), plus the index key layout shared with DML.
+//!
+//! A level's candidates are written into the level's slots of the join's
+//! row buffer ([`ExecCtx::for_each_candidate`]); streamed table rows are
+//! decoded there directly ([`decode_into`]), reading only the columns the
+//! query uses and reusing text buffers, so a streamed row costs no
+//! allocation. Invariant the partial decoding relies on: a level always
+//! writes the same set of slots (its access path is fixed), so the slots
+//! it never writes keep the NULL the buffer started with.
 //!
 //! Index key layout (shared by every caller that builds or probes index
 //! keys: [`index_key`], [`index_prefix_range`], DML's uniqueness probe):
