@@ -9,7 +9,7 @@ use std::ops::Bound;
 use std::rc::Rc;
 
 use super::kv::Kv;
-use super::scan::{index_key, table_row};
+use super::scan::{decode_into, index_key};
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::catalog::{
@@ -350,13 +350,24 @@ pub(crate) fn create_index(
         let params: Vec<Value> = Vec::new();
         let ctx = ExecCtx::new(&*kv, &params, limit);
         let n = table.columns.len();
+        // Only the columns the key and predicate read are decoded, into
+        // one reused row.
+        let mut used = vec![false; n];
+        for e in plan.exprs.iter().chain(plan.predicate.iter()) {
+            crate::sql::planner::plan::local_slots(e, &mut |slot| {
+                if let Some(u) = used.get_mut(slot) {
+                    *u = true;
+                }
+            });
+        }
+        let mut row = vec![Value::Null; n + 1];
         kv.visit(
             &table.tree,
             Bound::Unbounded,
             Bound::Unbounded,
             false,
             &mut |k, v| {
-                let row = table_row(&table, k, v)?;
+                decode_into(&table, Some(&used), k, v, &mut row)?;
                 let Value::Integer(rowid) = row[n] else {
                     return Ok(true);
                 };
