@@ -117,6 +117,9 @@ export async function startOwnerRuntime(
     manifest?.close();
     throw wasmError(e);
   }
+  // Only a shared owner can fail over, so only its commits need records
+  // ("did X commit?"); the others' commits write just the user's changes.
+  if (!shared) owner.recordCommits(false);
   /** The handle of an import being written, closed by `stop` too. */
   let staging: SyncAccessHandle | null = null;
   let channel: BroadcastChannel | null = null;

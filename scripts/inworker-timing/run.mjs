@@ -3,8 +3,9 @@
 // client-ts/dist and worker.js on 127.0.0.1, runs the worker in headless
 // Debian Chromium on OPFS, and prints microseconds per call (median of 7
 // rounds of N calls) for: a point lookup by prepared statement, the same by
-// SQL text, and a single-row INSERT inside a transaction (prepared and by
-// SQL text). Needs scripts/build-wasm.
+// SQL text, a single-row INSERT inside a transaction (prepared and by SQL
+// text), a durable single-row autocommit INSERT (N/10 per round: two OPFS
+// flushes each), and SELECT 1. Needs scripts/build-wasm.
 //
 // Usage: node scripts/inworker-timing/run.mjs [--n=2000]
 import { createServer } from "node:http";

@@ -46,6 +46,10 @@ onmessage = async (ev) => {
         for (let i = 0; i < n; i++) await tx.run("INSERT INTO t(v) VALUES (?)", [`s${r}-${i}`]);
       }),
     );
+    const durable = Math.max(1, Math.floor(n / 10));
+    results[`durable autocommit insert, prepared (${durable} per round)`] = await timed(durable, async (r) => {
+      for (let i = 0; i < durable; i++) await ins.run([`d${r}-${i}`]);
+    });
     results["SELECT 1 (db.query)"] = await timed(n, async () => {
       for (let i = 0; i < n; i++) await db.query("SELECT 1");
     });

@@ -94,6 +94,12 @@ mod bindings {
             Ok(Owner { inner })
         }
 
+        /// Commit records on or off (`Owner::set_record_commits`).
+        #[wasm_bindgen(js_name = recordCommits)]
+        pub fn record_commits(&mut self, on: bool) {
+            self.inner.set_record_commits(on);
+        }
+
         #[wasm_bindgen(getter)]
         pub fn epoch(&self) -> u32 {
             self.inner.epoch()

@@ -15,7 +15,8 @@
 //! 3. Every write transaction with an id commits that id into
 //!    `_tinyjoin_commits` in the same commit, so `TXN_STATUS` answers "did X
 //!    commit?" after a failover. Read-only autocommit statements record
-//!    nothing and pay no commit.
+//!    nothing and pay no commit. An owner without failover (in-worker API,
+//!    memory databases) records nothing (`set_record_commits`).
 //! 4. The epoch is read, incremented and committed in `_tinyjoin_meta` when
 //!    the owner opens, so it grows across owners; requests for another epoch
 //!    are refused with `STALE_EPOCH`, which tells the client it talks to a
@@ -213,6 +214,11 @@ pub struct Owner {
     importing: Option<Importing>,
     /// Set when an import could not be applied: every request fails with it.
     poisoned: Option<WireError>,
+    /// Whether commits are recorded (invariant 3); off for an owner nobody
+    /// can fail over from (`set_record_commits`).
+    record_commits: bool,
+    /// The commit record's INSERT, prepared once per database.
+    record_stmt: Option<Statement>,
 }
 
 fn to_value(v: WireValue) -> Value {
@@ -318,6 +324,8 @@ impl Owner {
             import_mode: ImportMode::NewFile,
             importing: None,
             poisoned: None,
+            record_commits: true,
+            record_stmt: None,
         })
     }
 
@@ -334,6 +342,17 @@ impl Owner {
             batch_limit_bytes: opts.batch_limit_bytes,
             validation: opts.validation,
         }
+    }
+
+    /// Turns commit records (invariant 3) off or on. They answer "did X
+    /// commit?" after a failover; an owner whose only client runs in its
+    /// own thread (the in-worker API, a memory database) has no failover:
+    /// if it dies its client dies with it, and a request that the client
+    /// sees lost in flight (sent as a message while an import replaced the
+    /// database) never ran, so "no" is the right answer. Such an owner
+    /// skips the records, and its commits write only the user's changes.
+    pub fn set_record_commits(&mut self, on: bool) {
+        self.record_commits = on;
     }
 
     /// This owner's epoch.
@@ -694,6 +713,7 @@ impl Owner {
         self.epoch = staged.epoch;
         self.next_seq = staged.next_seq;
         self.commits_since_prune = 0;
+        self.record_stmt = None;
     }
 
     /// Announces the current epoch to every client, ours by postMessage too.

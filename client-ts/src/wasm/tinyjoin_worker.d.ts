@@ -17,6 +17,8 @@ export class Owner {
   static openOpfs(handle: SyncAccessHandle, client: string, batchLimitBytes: number, validation: string, cachePages: number): Owner;
   /** Opens an empty in-memory database; throws `{ code, message }`. */
   static openMemory(client: string, batchLimitBytes: number, cachePages: number): Owner;
+  /** Commit records on (default) or off: off for an owner that cannot fail over. */
+  recordCommits(on: boolean): void;
   /** The owner epoch (incremented in the database at each open). */
   readonly epoch: number;
   /** The READY announcement to broadcast. */

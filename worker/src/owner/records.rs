@@ -1,6 +1,14 @@
 //! The owner's bookkeeping rows in the database: the epoch in `META_TABLE`
 //! and the commit records in `COMMITS_TABLE` (invariants 3 and 4 of the
 //! parent module), written inside the transactions they describe.
+//!
+//! Cost: a commit record makes the commit write one more tree than the
+//! user's changes. The table is a plain rowid table (`seq`), without an
+//! index on `txn` (databases created before this kept a UNIQUE one, which
+//! still works): an index would be a third tree written by every commit,
+//! while "did X commit?" is asked only after a failover, where scanning the
+//! at most `KEPT_COMMITS` rows is cheap. The INSERT is prepared once per
+//! database.
 
 use tinyjoin_engine::db::{Connection, Params as DbParams};
 use tinyjoin_engine::{Error, Result, Value};
@@ -13,7 +21,7 @@ impl Owner {
     pub(super) fn bump_epoch(conn: &mut Connection, at_least: u32) -> Result<u32> {
         conn.execute_batch(&format!(
             "CREATE TABLE IF NOT EXISTS {META_TABLE}(key TEXT PRIMARY KEY, value INTEGER NOT NULL);\
-             CREATE TABLE IF NOT EXISTS {COMMITS_TABLE}(seq INTEGER PRIMARY KEY, txn TEXT NOT NULL UNIQUE);"
+             CREATE TABLE IF NOT EXISTS {COMMITS_TABLE}(seq INTEGER PRIMARY KEY, txn TEXT NOT NULL);"
         ))?;
         conn.execute_batch("BEGIN")?;
         let r = (|| {
@@ -53,9 +61,18 @@ impl Owner {
     /// Inserts the commit record of `txn` (and now and then prunes old ones)
     /// inside the connection's open transaction.
     pub(super) fn record(&mut self, conn: &mut Connection, txn: &str) -> Result<()> {
+        if !self.record_commits {
+            return Ok(());
+        }
         let seq = self.next_seq;
-        conn.execute(
-            &format!("INSERT INTO {COMMITS_TABLE}(seq, txn) VALUES (?, ?)"),
+        let stmt = match &mut self.record_stmt {
+            Some(stmt) => stmt,
+            empty => empty.insert(conn.prepare(&format!(
+                "INSERT INTO {COMMITS_TABLE}(seq, txn) VALUES (?, ?)"
+            ))?),
+        };
+        stmt.execute(
+            conn,
             &DbParams::Positional(vec![Value::Integer(seq), Value::Text(txn.to_string())]),
         )?;
         // A rolled-back transaction leaves a gap in the sequence; harmless.

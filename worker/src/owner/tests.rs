@@ -1071,3 +1071,46 @@ fn the_engine_decides_which_requests_only_read() {
         "SQL_ERROR"
     );
 }
+
+#[test]
+fn an_owner_without_failover_records_no_commits() {
+    let mut o = setup();
+    o.set_record_commits(false);
+    let r = one(
+        &mut o,
+        LOCAL,
+        2,
+        query("INSERT INTO t(v) VALUES ('a')", Some("w1")),
+    );
+    assert!(matches!(r, Response::Rows(_)), "{r:?}");
+    one(&mut o, LOCAL, 3, Request::Begin { txn: "w2".into() });
+    one(
+        &mut o,
+        LOCAL,
+        4,
+        query("INSERT INTO t(v) VALUES ('b')", Some("w2")),
+    );
+    one(&mut o, LOCAL, 5, Request::Commit { txn: "w2".into() });
+    assert_eq!(count(&mut o), 2);
+    assert_eq!(
+        rows(one(
+            &mut o,
+            LOCAL,
+            6,
+            query(&format!("SELECT txn FROM {COMMITS_TABLE}"), None)
+        )),
+        vec![vec![WireValue::Text("setup".into())]],
+        "only the commit made before records were turned off"
+    );
+    // The insert rowid the client sees is its own either way.
+    let r = one(
+        &mut o,
+        LOCAL,
+        7,
+        query("INSERT INTO t(v) VALUES ('c')", Some("w3")),
+    );
+    let Response::Rows(rs) = r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(rs.last_insert_rowid, 3);
+}
