@@ -981,4 +981,48 @@ mod tests {
             ],
         );
     }
+
+    #[test]
+    fn insert_rowid_conflicts_leave_the_row_and_indexes_intact() {
+        same_as_sqlite(
+            &[
+                "CREATE TABLE t(id INTEGER PRIMARY KEY, a INT, b TEXT)",
+                "CREATE INDEX t_a ON t(a)",
+                "INSERT INTO t VALUES (1, 10, 'x'), (2, 20, 'y')",
+                "INSERT INTO t VALUES (3, 30, 'z'), (1, 11, 'dup')",
+                "BEGIN",
+                "INSERT INTO t VALUES (4, 40, 'w')",
+                "INSERT INTO t VALUES (2, 21, 'dup')",
+                "INSERT INTO t(rowid, a) VALUES (2, 22)",
+                "INSERT OR IGNORE INTO t VALUES (2, 23, 'ign'), (5, 50, 'v')",
+                "INSERT OR REPLACE INTO t VALUES (1, 12, 'rep')",
+                "INSERT INTO t(a) VALUES (60)",
+                "COMMIT",
+                "CREATE TABLE u(x TEXT, y INT UNIQUE)",
+                "INSERT INTO u(rowid, x, y) VALUES (1, 'a', 1), (2, 'b', 2)",
+                // Both the rowid and the UNIQUE y conflict: the rowid's
+                // error comes first in both.
+                "INSERT INTO u(rowid, x, y) VALUES (1, 'c', 2)",
+                "INSERT INTO u(x, y) VALUES ('d', 3)",
+            ],
+            &[
+                "SELECT * FROM t ORDER BY id",
+                "SELECT id FROM t WHERE a >= 10 ORDER BY a",
+                "SELECT rowid, * FROM u ORDER BY rowid",
+            ],
+        );
+        let db = Database::open_in_memory().unwrap();
+        let mut c = db.connect();
+        c.execute_batch(
+            "CREATE TABLE u(x TEXT, y INT UNIQUE); INSERT INTO u(rowid, x, y) VALUES (1, 'a', 1), (2, 'b', 2)",
+        )
+        .unwrap();
+        let e = c
+            .execute_batch("INSERT INTO u(rowid, x, y) VALUES (1, 'c', 2)")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "constraint failed: UNIQUE constraint failed: u.rowid"
+        );
+    }
 }

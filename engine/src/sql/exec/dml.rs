@@ -366,7 +366,7 @@ fn insert_one(
         _ if !row[n].is_null() => Some(row[n].clone()),
         _ => None,
     };
-    let rowid = match explicit {
+    let rowid = match explicit.clone() {
         Some(v) => match apply_affinity(v, Affinity::Integer) {
             Value::Integer(i) => i,
             _ => {
@@ -404,7 +404,20 @@ fn insert_one(
         }
         return Err(e);
     }
-    let conflicts = w.find_conflicts(&ctx, &row, rowid, None)?;
+    // The rowid needs no probe when it is new (max + 1), nor when a
+    // conflict on it can only fail the statement and no UNIQUE index
+    // could conflict first: writing the row then reports it.
+    let late_rowid_check = explicit.is_some()
+        && matches!(
+            or,
+            ast::ConflictResolution::Abort
+                | ast::ConflictResolution::Fail
+                | ast::ConflictResolution::Rollback
+        )
+        && ins.upsert.is_empty()
+        && !w.has_unique();
+    let probe_rowid = explicit.is_some() && !late_rowid_check;
+    let conflicts = w.find_conflicts_from(&ctx, &row, rowid, None, probe_rowid)?;
     let index_vals = w.all_index_values(&ctx, &row)?;
     drop(ctx);
     if let Some(c) = conflicts.first() {
@@ -441,7 +454,11 @@ fn insert_one(
             _ => return Err(w.conflict_error(c)),
         }
     }
-    w.insert(kv, &index_vals, &row)?;
+    if late_rowid_check {
+        w.insert_new(kv, &index_vals, &row)?;
+    } else {
+        w.insert(kv, &index_vals, &row)?;
+    }
     if opts.foreign_keys {
         super::fk::check_child(kv, cat, table, &row, params, opts.batch_limit)?;
     }

@@ -178,6 +178,11 @@ impl TableWriter {
         Ok(())
     }
 
+    /// True when some index is UNIQUE (or a non-rowid PRIMARY KEY).
+    pub(crate) fn has_unique(&self) -> bool {
+        self.indexes.iter().any(|p| p.index.unique)
+    }
+
     /// The first uniqueness conflict of `row` (with rowid `rowid`) against
     /// rows other than `own` (the row being updated).
     pub(crate) fn find_conflicts(
@@ -187,8 +192,22 @@ impl TableWriter {
         rowid: i64,
         own: Option<i64>,
     ) -> Result<Vec<Conflict>> {
+        self.find_conflicts_from(ctx, row, rowid, own, true)
+    }
+
+    /// [`TableWriter::find_conflicts`], probing the rowid only when
+    /// `probe_rowid` (the caller knows it is free, or checks it itself).
+    pub(crate) fn find_conflicts_from(
+        &self,
+        ctx: &ExecCtx,
+        row: &[Value],
+        rowid: i64,
+        own: Option<i64>,
+        probe_rowid: bool,
+    ) -> Result<Vec<Conflict>> {
         let mut out = Vec::new();
-        if own != Some(rowid)
+        if probe_rowid
+            && own != Some(rowid)
             && ctx
                 .kv
                 .get(&self.table.tree, &keycode::encode_rowid(rowid))?
@@ -255,7 +274,28 @@ impl TableWriter {
         index_vals: &[Option<Vec<Value>>],
         row: &[Value],
     ) -> Result<()> {
-        let rowid = self.put_row(kv, row)?;
+        let (rowid, _) = self.put_row(kv, row)?;
+        for (plan, vals) in self.indexes.iter().zip(index_vals) {
+            if let Some(v) = vals {
+                kv.insert(&plan.index.tree, &index_key(v, &plan.cols, rowid), &[])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a new row and its index entries, failing with the rowid's
+    /// UNIQUE error (after writing the table entry: the caller's statement
+    /// is rolled back) when a row already has its rowid.
+    pub(crate) fn insert_new(
+        &self,
+        kv: &mut dyn Kv,
+        index_vals: &[Option<Vec<Value>>],
+        row: &[Value],
+    ) -> Result<()> {
+        let (rowid, replaced) = self.put_row(kv, row)?;
+        if replaced {
+            return Err(self.conflict_error(&Conflict { index: None, rowid }));
+        }
         for (plan, vals) in self.indexes.iter().zip(index_vals) {
             if let Some(v) = vals {
                 kv.insert(&plan.index.tree, &index_key(v, &plan.cols, rowid), &[])?;
@@ -265,8 +305,9 @@ impl TableWriter {
     }
 
     /// Writes the table entry of `row` (every column, then the rowid),
-    /// replacing any row with its rowid; returns the rowid.
-    fn put_row(&self, kv: &mut dyn Kv, row: &[Value]) -> Result<i64> {
+    /// replacing any row with its rowid; returns the rowid and whether a
+    /// row was replaced.
+    fn put_row(&self, kv: &mut dyn Kv, row: &[Value]) -> Result<(i64, bool)> {
         let n = self.table.columns.len();
         let Value::Integer(rowid) = row[n] else {
             return Err(crate::sql_err!("internal: row without an integer rowid"));
@@ -280,8 +321,8 @@ impl TableWriter {
             }
             None => record::encode(&row[..n]),
         };
-        kv.insert(&self.table.tree, &keycode::encode_rowid(rowid), &value)?;
-        Ok(rowid)
+        let replaced = kv.insert(&self.table.tree, &keycode::encode_rowid(rowid), &value)?;
+        Ok((rowid, replaced))
     }
 
     /// Replaces row `old` (rowid `old_id`, index values `old_vals`) by
