@@ -277,6 +277,12 @@ impl ExecCtx<'_> {
             | (Source::Table(t), Access::Index { .. }) => t,
             _ => return self.materialized_candidates(item, level, row, outer, lc, f),
         };
+        if let Access::Index { index, .. } = &level.access {
+            if lc.key_cols.len() != index.columns.len() {
+                lc.key_cols = key_columns(index);
+            }
+        }
+        let cols = lc.key_cols.as_slice();
         let ranges: Vec<KeyRange> = {
             let env = Env::new(row, outer);
             match &level.access {
@@ -305,7 +311,6 @@ impl ExecCtx<'_> {
                     }
                 }
                 Access::Index {
-                    index,
                     eq,
                     affinities,
                     lo,
@@ -318,7 +323,7 @@ impl ExecCtx<'_> {
                         lo: lo.as_ref(),
                         hi: hi.as_ref(),
                     };
-                    self.index_ranges(index, &probe, &env)?
+                    self.index_ranges(cols, &probe, &env)?
                 }
                 _ => vec![(Bound::Unbounded, Bound::Unbounded)],
             }
@@ -327,11 +332,6 @@ impl ExecCtx<'_> {
             index, covering, ..
         } = &level.access
         {
-            let cols = if *covering {
-                key_columns(index)
-            } else {
-                Vec::new()
-            };
             let mut seen = HashSet::new();
             let multi = ranges.len() > 1;
             for (lo, hi) in ranges {
@@ -343,7 +343,7 @@ impl ExecCtx<'_> {
                     }
                     let dst = &mut row[off..off + w];
                     if *covering {
-                        key_into_row(table, index, &cols, k, rowid, dst)?;
+                        key_into_row(table, index, cols, k, rowid, dst)?;
                     } else if !self.row_by_id_into(table, used, rowid, dst)? {
                         return Ok(true);
                     }
@@ -500,14 +500,18 @@ impl ExecCtx<'_> {
     /// The index key ranges a probe reads: one per combination of the
     /// equality values (IN lists multiply), narrowed by the range on the
     /// next column. Empty when a probe value is NULL.
-    fn index_ranges(&self, index: &Index, probe: &IndexProbe, env: &Env) -> Result<Vec<KeyRange>> {
+    fn index_ranges(
+        &self,
+        cols: &[KeyColumn],
+        probe: &IndexProbe,
+        env: &Env,
+    ) -> Result<Vec<KeyRange>> {
         let IndexProbe {
             eq,
             affinities,
             lo,
             hi,
         } = *probe;
-        let cols = key_columns(index);
         let range_col = eq.len();
         let range_aff = affinities.get(range_col).copied().unwrap_or(Affinity::Blob);
         let bound_value = |b: Option<&(Expr, bool)>| -> Result<Option<Option<(Value, bool)>>> {
@@ -616,6 +620,8 @@ pub(crate) struct LevelCache {
     pub hash: Option<HashMap<Vec<u8>, Vec<usize>>>,
     /// The probe key buffer, reused across probes.
     pub key: Vec<u8>,
+    /// An index level's key columns, computed once.
+    pub key_cols: Vec<KeyColumn>,
 }
 
 /// Hashes rows by the key of their `build` columns (NULL keys left out:
