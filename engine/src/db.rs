@@ -1025,4 +1025,38 @@ mod tests {
             "constraint failed: UNIQUE constraint failed: u.rowid"
         );
     }
+
+    #[test]
+    fn foreign_keys_through_indexes_match_sqlite() {
+        same_as_sqlite(
+            &[
+                "CREATE TABLE p(id INTEGER PRIMARY KEY, k TEXT COLLATE NOCASE UNIQUE, \
+                 a INT, b INT, UNIQUE(b, a))",
+                "CREATE TABLE c(id INTEGER PRIMARY KEY, pk TEXT REFERENCES p(k) ON DELETE CASCADE, \
+                 x INT, y INT, FOREIGN KEY(x, y) REFERENCES p(a, b) ON UPDATE CASCADE)",
+                "CREATE INDEX c_pk ON c(pk)",
+                "CREATE INDEX c_yx ON c(y, x, id)",
+                "CREATE TABLE d(id INTEGER PRIMARY KEY, pk INT REFERENCES p(k))",
+                "INSERT INTO p VALUES (1, 'Ab', 1, 10), (2, 'cd', 2, 20), (3, '5', 3, 30)",
+                "INSERT INTO c VALUES (1, 'Ab', 1, 10), (2, 'cd', 2, 20), (3, 'ab', NULL, 20)",
+                "INSERT INTO c VALUES (4, 'zz', NULL, NULL)",
+                "INSERT INTO c VALUES (5, NULL, 3, 31)",
+                "INSERT INTO c VALUES (6, NULL, 3, 30)",
+                "INSERT INTO d VALUES (1, 5)",
+                "INSERT INTO d VALUES (2, '5')",
+                "UPDATE p SET a = 7 WHERE id = 1",
+                "UPDATE p SET b = 33 WHERE id = 3",
+                "DELETE FROM p WHERE id = 2",
+                "DELETE FROM p WHERE id = 1",
+                "DELETE FROM p WHERE id = 3",
+                "DELETE FROM d",
+                "DELETE FROM p WHERE id = 3",
+            ],
+            &[
+                "SELECT * FROM p ORDER BY id",
+                "SELECT * FROM c ORDER BY id",
+                "SELECT * FROM d ORDER BY id",
+            ],
+        );
+    }
 }

@@ -1,20 +1,27 @@
 //! FOREIGN KEY enforcement: a child row's key must match a parent row, and
 //! removing or changing a referenced parent key applies the child's ON
-//! DELETE / ON UPDATE action. Lookups scan the other table (or fetch by
-//! rowid when the key is the parent's INTEGER PRIMARY KEY); simple and
-//! linear, which is fine for the table sizes foreign keys usually guard.
+//! DELETE / ON UPDATE action.
+//!
+//! Lookups fetch by rowid when the key is the parent's INTEGER PRIMARY KEY;
+//! otherwise they probe an index of the other table whose leading plain
+//! columns are the key's columns (the parent's PRIMARY KEY / UNIQUE index;
+//! a child index on the foreign key columns), when the columns' affinities
+//! agree, so equal values have equal index keys. The index gives
+//! candidates (a superset: its collation may fold more), which the same
+//! comparison as the scan then filters. Without such an index, they scan.
 
 use std::cmp::Ordering;
 use std::rc::Rc;
 
 use super::dml::{delete_by_rowid, DmlOptions};
 use super::kv::Kv;
-use super::scan::Row;
+use super::scan::{index_key_rowid, index_prefix_range, key_columns, Row};
 use super::write::TableWriter;
 use super::ExecCtx;
 use crate::sql::ast::ForeignKeyAction;
 use crate::sql::catalog::{Catalog, ForeignKey, Table};
-use crate::sql::value::{apply_affinity, compare, Affinity, Value};
+use crate::sql::keycode;
+use crate::sql::value::{apply_affinity, compare, Affinity, Collation, Value};
 use crate::{sql_err, ConstraintKind, Error, Result};
 
 fn fk_error() -> Error {
@@ -54,10 +61,30 @@ fn parent_columns(parent: &Table, fk: &ForeignKey) -> Result<Vec<usize>> {
 }
 
 fn values_match(child: &[Value], parent: &[Value], affs: &[Affinity]) -> bool {
-    child.iter().zip(parent).zip(affs).all(|((c, p), a)| {
-        let c = apply_affinity(c.clone(), *a);
-        compare(&c, p, crate::sql::value::Collation::Binary) == Ordering::Equal
-    })
+    let binary = vec![Collation::Binary; affs.len()];
+    values_match_by(child, parent, affs, &binary)
+}
+
+/// True when the child values, with the parent's affinities, equal the
+/// parent values under the parent columns' collations (SQLite's rule).
+fn values_match_by(
+    child: &[Value],
+    parent: &[Value],
+    affs: &[Affinity],
+    colls: &[Collation],
+) -> bool {
+    child
+        .iter()
+        .zip(parent)
+        .zip(affs.iter().zip(colls))
+        .all(|((c, p), (a, coll))| {
+            let c = apply_affinity(c.clone(), *a);
+            compare(&c, p, *coll) == Ordering::Equal
+        })
+}
+
+fn column_collation(t: &Table, i: usize) -> Collation {
+    t.columns.get(i).map_or(Collation::Binary, |c| c.collation)
 }
 
 fn column_affinity(t: &Table, i: usize) -> Affinity {
@@ -90,6 +117,7 @@ pub(crate) fn check_child(
             ));
         }
         let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
+        let colls: Vec<Collation> = pcols.iter().map(|&i| column_collation(parent, i)).collect();
         let ctx = ExecCtx::new(&*kv, params, limit);
         let found = if pcols.len() == 1
             && (Some(pcols[0]) == parent.rowid_alias || pcols[0] == parent.columns.len())
@@ -98,10 +126,23 @@ pub(crate) fn check_child(
                 Value::Integer(id) => ctx.table_row_by_id(parent, id)?.is_some(),
                 _ => false,
             }
+        } else if let Some(rows) = {
+            // Parent values are stored with the parent's affinities.
+            let probe: Vec<Value> = vals
+                .iter()
+                .zip(&affs)
+                .map(|(v, a)| apply_affinity(v.clone(), *a))
+                .collect();
+            rows_by_index(&ctx, cat, parent, &pcols, &probe, &colls)?
+        } {
+            rows.iter().any(|p| {
+                let pv: Vec<Value> = pcols.iter().map(|&i| p[i].clone()).collect();
+                values_match_by(&vals, &pv, &affs, &colls)
+            })
         } else {
             ctx.scan_table(parent)?.iter().any(|p| {
                 let pv: Vec<Value> = pcols.iter().map(|&i| p[i].clone()).collect();
-                values_match(&vals, &pv, &affs)
+                values_match_by(&vals, &pv, &affs, &colls)
             })
         };
         if !found {
@@ -124,9 +165,63 @@ fn children(cat: &Catalog, parent: &Table) -> Vec<(Rc<Table>, ForeignKey)> {
     out
 }
 
+/// Rows of `table` whose columns `cols` may equal `vals` under collations
+/// `colls` (a superset of the equal ones), found through an index without
+/// predicate whose leading plain columns are exactly `cols` (in any
+/// order) and whose collations find every such row (the same, or the
+/// comparison is BINARY); `None` when there is no such index.
+fn rows_by_index(
+    ctx: &ExecCtx,
+    cat: &Catalog,
+    table: &Table,
+    cols: &[usize],
+    vals: &[Value],
+    colls: &[Collation],
+) -> Result<Option<Vec<Row>>> {
+    if vals.iter().any(Value::is_null) {
+        return Ok(Some(Vec::new()));
+    }
+    let k = cols.len();
+    let index = cat.table_indexes(&table.name).into_iter().find(|ix| {
+        ix.predicate.is_none()
+            && ix.columns.len() >= k
+            && ix.columns[..k]
+                .iter()
+                .all(|c| c.column.is_some_and(|i| cols.contains(&i)))
+            && cols.iter().zip(colls).all(|(i, coll)| {
+                ix.columns[..k].iter().any(|c| {
+                    c.column == Some(*i) && (c.collation == *coll || *coll == Collation::Binary)
+                })
+            })
+    });
+    let Some(index) = index else {
+        return Ok(None);
+    };
+    // The values in the index's column order.
+    let mut ordered = Vec::with_capacity(k);
+    for c in &index.columns[..k] {
+        let Some(j) = cols.iter().position(|&i| c.column == Some(i)) else {
+            return Ok(None);
+        };
+        ordered.push(vals[j].clone());
+    }
+    let key_cols = key_columns(&index);
+    let prefix = keycode::encode_key(&ordered, &key_cols[..k]);
+    let (lo, hi) = index_prefix_range(&prefix);
+    let mut rows = Vec::new();
+    for (key, _) in ctx.kv.scan(&index.tree, lo, hi, false, None)? {
+        if let Some(row) = ctx.table_row_by_id(table, index_key_rowid(&key)?)? {
+            rows.push(row);
+        }
+    }
+    Ok(Some(rows))
+}
+
 /// Child rows referencing `key` (the parent key values).
+#[allow(clippy::too_many_arguments)]
 fn referencing_rows(
     kv: &dyn Kv,
+    cat: &Catalog,
     child: &Table,
     fk: &ForeignKey,
     key: &[Value],
@@ -135,12 +230,34 @@ fn referencing_rows(
     limit: u64,
 ) -> Result<Vec<Row>> {
     let ctx = ExecCtx::new(kv, params, limit);
-    Ok(ctx
-        .scan_table(child)?
+    // The child's values equal the key only if, with the parent's
+    // affinity applied, they compare equal: an index finds them when the
+    // child columns have those affinities already.
+    let same_affinity = fk
+        .columns
+        .iter()
+        .zip(affs)
+        .all(|(&i, a)| column_affinity(child, i) == *a);
+    let colls: Vec<Collation> = match cat.table(&fk.parent) {
+        Some(parent) => parent_columns(parent, fk)?
+            .iter()
+            .map(|&i| column_collation(parent, i))
+            .collect(),
+        None => vec![Collation::Binary; key.len()],
+    };
+    let candidates = match same_affinity {
+        true => rows_by_index(&ctx, cat, child, &fk.columns, key, &colls)?,
+        false => None,
+    };
+    let candidates = match candidates {
+        Some(rows) => rows,
+        None => ctx.scan_table(child)?,
+    };
+    Ok(candidates
         .into_iter()
         .filter(|r| {
             let cv: Vec<Value> = fk.columns.iter().map(|&i| r[i].clone()).collect();
-            !cv.iter().any(Value::is_null) && values_match(&cv, key, affs)
+            !cv.iter().any(Value::is_null) && values_match_by(&cv, key, affs, &colls)
         })
         .collect())
 }
@@ -159,7 +276,16 @@ pub(crate) fn on_parent_delete(
         let key: Vec<Value> = pcols.iter().map(|&i| row[i].clone()).collect();
         let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
         let n = child.columns.len();
-        let refs = referencing_rows(&*kv, &child, &fk, &key, &affs, params, opts.batch_limit)?;
+        let refs = referencing_rows(
+            &*kv,
+            cat,
+            &child,
+            &fk,
+            &key,
+            &affs,
+            params,
+            opts.batch_limit,
+        )?;
         // A row referencing itself goes away with the delete.
         let own_id = row.get(parent.columns.len()).cloned();
         let refs: Vec<Row> = refs
@@ -204,7 +330,16 @@ pub(crate) fn on_parent_update(
         if values_match(&old_key, &new_key, &affs) {
             continue;
         }
-        let refs = referencing_rows(&*kv, &child, &fk, &old_key, &affs, params, opts.batch_limit)?;
+        let refs = referencing_rows(
+            &*kv,
+            cat,
+            &child,
+            &fk,
+            &old_key,
+            &affs,
+            params,
+            opts.batch_limit,
+        )?;
         if refs.is_empty() {
             continue;
         }
