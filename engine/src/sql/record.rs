@@ -62,7 +62,19 @@ pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 
 /// Reads an unsigned LEB128 at `*pos`, advancing it. Rejects truncated,
 /// over-long and overflowing encodings.
+#[inline]
 pub(crate) fn get_varint(bytes: &[u8], pos: &mut usize) -> Result<u64> {
+    // Fast path: type codes of small fields and counts are one byte.
+    if let Some(&b) = bytes.get(*pos) {
+        if b & 0x80 == 0 {
+            *pos += 1;
+            return Ok(u64::from(b));
+        }
+    }
+    get_long_varint(bytes, pos)
+}
+
+fn get_long_varint(bytes: &[u8], pos: &mut usize) -> Result<u64> {
     let mut v: u64 = 0;
     for i in 0..VARINT_MAX_LEN {
         let Some(&b) = bytes.get(*pos + i) else {

@@ -110,11 +110,41 @@ impl ExecCtx<'_> {
     }
 
     /// Evaluates `e` in `env`.
+    ///
+    /// The kinds every row meets (columns, literals, parameters, scalar
+    /// comparisons and arithmetic) are handled here, in a small function
+    /// whose frame is cheap to set up; the rest go to [`Self::eval_kind`].
+    /// Both must agree: the arms here are copies of its arms.
+    pub(crate) fn eval(&self, e: &Expr, env: &Env) -> Result<Value> {
+        match e {
+            Expr::Literal(v) => Ok(v.clone()),
+            Expr::Column { level, index } => env.column(*level, *index),
+            Expr::Param(i) => Ok(self.params.get(*i).cloned().unwrap_or(Value::Null)),
+            Expr::Compare {
+                op,
+                left,
+                right,
+                cmp,
+            } if !matches!(**left, Expr::Row(_)) && !matches!(**right, Expr::Row(_)) => {
+                let a = self.operand(left, env)?;
+                let b = self.operand(right, env)?;
+                Ok(apply_compare(*op, &a, &b, cmp))
+            }
+            Expr::Arith { op, left, right } => {
+                let a = self.operand(left, env)?;
+                let b = self.operand(right, env)?;
+                Ok(op.apply(&a, &b))
+            }
+            _ => self.eval_kind(e, env),
+        }
+    }
+
     // One arm per bound expression kind (about 160 lines), kept in one
     // exhaustive match so every kind's SQL semantics (NULL handling, short
     // circuits) reads in one place; row values, calls and subqueries have
     // their own functions.
-    pub(crate) fn eval(&self, e: &Expr, env: &Env) -> Result<Value> {
+    #[inline(never)]
+    fn eval_kind(&self, e: &Expr, env: &Env) -> Result<Value> {
         Ok(match e {
             Expr::Literal(v) => v.clone(),
             Expr::Column { level, index } => env.column(*level, *index)?,

@@ -79,6 +79,7 @@ pub(crate) fn decode_into(
 }
 
 /// Stores `f` in `dst`, reusing `dst`'s text or blob buffer when it has one.
+#[inline]
 fn assign(dst: &mut Value, f: FieldRef<'_>) {
     match (&mut *dst, f) {
         (Value::Text(s), FieldRef::Text(t)) => {

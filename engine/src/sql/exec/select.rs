@@ -13,7 +13,7 @@ use super::scan::{copy_row, LevelCache, Row};
 use super::{row_size, ExecCtx};
 use crate::sql::ast::CompoundOperator;
 use crate::sql::keycode::{self, KeyColumn};
-use crate::sql::planner::plan::{Body, Core, Query, SortKey};
+use crate::sql::planner::plan::{local_slots, Body, Core, Query, SortKey};
 use crate::sql::value::{compare, Value};
 use crate::{sql_err, Result};
 
@@ -301,6 +301,20 @@ impl ExecCtx<'_> {
             })
             .collect();
         let has_extreme = new_accs()?.iter().any(Accumulator::is_extreme);
+        // Whether anything evaluated per group reads the row's columns; if
+        // not, the representative row is never read and need not follow.
+        let mut needs_repr = false;
+        for e in core.output.iter().chain(agg.having.iter()) {
+            local_slots(e, &mut |_| needs_repr = true);
+        }
+        for w in &core.windows {
+            for e in w.args.iter().chain(&w.partition_by).chain(w.filter.iter()) {
+                local_slots(e, &mut |_| needs_repr = true);
+            }
+            for (e, ..) in &w.order_by {
+                local_slots(e, &mut |_| needs_repr = true);
+            }
+        }
         let mut key = Vec::new();
         self.join(core, outer, &mut |row| {
             let env = Env::new(row, outer);
@@ -328,7 +342,7 @@ impl ExecCtx<'_> {
             for (acc, call) in group.accs.iter_mut().zip(&agg.calls) {
                 changed_extreme |= acc.step(self, call, &env)?;
             }
-            if changed_extreme || !has_extreme {
+            if needs_repr && (changed_extreme || !has_extreme) {
                 copy_row(&mut group.repr, row);
             }
             Ok(true)
