@@ -3,6 +3,7 @@
 //!
 //! - `device`: the [`Device`] trait and the memory and file devices.
 //! - `fault`: the fault-injecting device for crash and fault tests.
+//! - `fasthash`: the hasher of the in-memory page and tree maps.
 //! - `format`: every on-disk constant, the checksum rule, the superblock.
 //! - `node`: B+tree nodes, decoded and encoded.
 //! - `pager`: device access, checksum verification, the node cache, poisoning.
@@ -21,6 +22,7 @@ mod check;
 mod commit;
 mod cursor;
 mod device;
+mod fasthash;
 mod fault;
 pub mod format;
 mod node;

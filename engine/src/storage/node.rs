@@ -40,6 +40,18 @@ impl LeafValue {
     }
 }
 
+/// The first 8 bytes of `key` as a big-endian word, zero-padded. When two
+/// keys' prefixes differ they order as the keys do (a zero pad only ties
+/// with a real zero byte), so searches compare prefixes first and read the
+/// key bytes only on a tie.
+#[inline]
+pub fn key_prefix(key: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = key.len().min(8);
+    w[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(w)
+}
+
 /// Fixed part of a leaf entry: klen + vkind.
 const LEAF_ENTRY_FIXED: usize = 3;
 /// Fixed part of a branch entry: klen + child.
@@ -82,6 +94,8 @@ pub struct Leaf {
 /// Where an entry's key and value sit in the arena.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
+    /// [`key_prefix`] of the key.
+    prefix: u64,
     key_at: u32,
     key_len: u32,
     value: SlotValue,
@@ -104,6 +118,8 @@ enum SlotValue {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Branch {
     keys: Vec<Vec<u8>>,
+    /// [`key_prefix`] of each key, searched before the keys themselves.
+    prefixes: Vec<u64>,
     children: Vec<PageId>,
     size: usize,
 }
@@ -153,6 +169,7 @@ impl Leaf {
         let value = self.store_value(value);
         self.size += SLOT_LEN + LEAF_ENTRY_FIXED + key.len() + value_encoded_len(value);
         Slot {
+            prefix: key_prefix(key),
             key_at,
             key_len: key.len() as u32,
             value,
@@ -219,10 +236,15 @@ impl Leaf {
 
     /// Index of `key`, or where it would be inserted.
     pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
+        let p = key_prefix(key);
         let (mut lo, mut hi) = (0, self.slots.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.key(mid).cmp(key) {
+            let ord = self.slots[mid]
+                .prefix
+                .cmp(&p)
+                .then_with(|| self.key(mid).cmp(key));
+            match ord {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return Ok(mid),
@@ -332,8 +354,10 @@ impl Branch {
     pub fn new(keys: Vec<Vec<u8>>, children: Vec<PageId>) -> Branch {
         debug_assert_eq!(keys.len() + 1, children.len());
         let size = BRANCH_SLOTS_OFFSET + keys.iter().map(|k| branch_entry_size(k)).sum::<usize>();
+        let prefixes = keys.iter().map(|k| key_prefix(k)).collect();
         Branch {
             keys,
+            prefixes,
             children,
             size,
         }
@@ -357,15 +381,26 @@ impl Branch {
 
     /// Index of the child whose key range holds `key`.
     pub fn child_index(&self, key: &[u8]) -> usize {
-        match self.keys.binary_search_by(|k| k.as_slice().cmp(key)) {
-            Ok(i) => i + 1,
-            Err(i) => i,
+        let p = key_prefix(key);
+        let (mut lo, mut hi) = (0, self.keys.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let ord = self.prefixes[mid]
+                .cmp(&p)
+                .then_with(|| self.keys[mid].as_slice().cmp(key));
+            match ord {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return mid + 1,
+            }
         }
+        lo
     }
 
     /// Inserts separator `key` at `i` with `right` as child `i + 1`.
     pub fn insert(&mut self, i: usize, key: Vec<u8>, right: PageId) {
         self.size += branch_entry_size(&key);
+        self.prefixes.insert(i, key_prefix(&key));
         self.keys.insert(i, key);
         self.children.insert(i + 1, right);
     }
@@ -373,12 +408,14 @@ impl Branch {
     /// Replaces separator `i`.
     pub fn set_key(&mut self, i: usize, key: Vec<u8>) {
         self.size = self.size + key.len() - self.keys[i].len();
+        self.prefixes[i] = key_prefix(&key);
         self.keys[i] = key;
     }
 
     /// Removes separator `i` and child `i + 1`.
     pub fn remove(&mut self, i: usize) {
         let k = self.keys.remove(i);
+        self.prefixes.remove(i);
         self.size -= branch_entry_size(&k);
         self.children.remove(i + 1);
     }
@@ -388,6 +425,7 @@ impl Branch {
     pub fn split(&mut self, m: usize) -> (Vec<u8>, Branch) {
         let right_keys = self.keys.split_off(m + 1);
         let promoted = self.keys.pop().expect("split point within the keys");
+        self.prefixes.truncate(m);
         let right_children = self.children.split_off(m + 1);
         let right = Branch::new(right_keys, right_children);
         self.size -= right.size - BRANCH_SLOTS_OFFSET + branch_entry_size(&promoted);
@@ -397,6 +435,8 @@ impl Branch {
     /// Appends separator `sep` and all of `other` (whose keys sort after).
     pub fn merge(&mut self, sep: Vec<u8>, other: Branch) {
         self.size += branch_entry_size(&sep) + other.size - BRANCH_SLOTS_OFFSET;
+        self.prefixes.push(key_prefix(&sep));
+        self.prefixes.extend(other.prefixes);
         self.keys.push(sep);
         self.keys.extend(other.keys);
         self.children.extend(other.children);
@@ -475,6 +515,13 @@ fn encode_branch(br: &Branch, b: &mut [u8]) {
         br.size,
         Branch::new(br.keys.clone(), br.children.clone()).size,
         "branch size drifted"
+    );
+    debug_assert!(
+        br.keys
+            .iter()
+            .map(|k| key_prefix(k))
+            .eq(br.prefixes.iter().copied()),
+        "branch key prefixes drifted"
     );
     b[KIND_OFFSET] = KIND_BRANCH;
     write_u16(b, COUNT_OFFSET, br.keys.len() as u16);
@@ -636,6 +683,58 @@ mod tests {
         assert_eq!(br.child_index(b"a"), 0);
         assert_eq!(br.child_index(b"k"), 1);
         assert_eq!(br.child_index(b"z"), 2);
+    }
+
+    #[test]
+    fn key_prefixes_order_as_keys_do() {
+        let keys: Vec<Vec<u8>> = vec![
+            vec![],
+            vec![0],
+            vec![0, 0, 0, 0, 0, 0, 0, 0],
+            vec![0, 0, 0, 0, 0, 0, 0, 0, 0],
+            vec![1, 2, 3, 4, 5, 6, 7, 8, 9],
+            vec![1, 2, 3, 4, 5, 6, 7, 9],
+            vec![0x80; 12],
+            vec![0xff; 8],
+            vec![0xff; 9],
+            vec![1, 2, 3],
+        ];
+        for a in &keys {
+            for b in &keys {
+                let (pa, pb) = (key_prefix(a), key_prefix(b));
+                if pa != pb {
+                    assert_eq!(pa.cmp(&pb), a.cmp(b), "{a:?} vs {b:?}");
+                }
+            }
+        }
+        let l = Leaf::new(
+            keys.iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .map(|k| (k.clone(), LeafValue::Inline(vec![])))
+                .collect(),
+        );
+        let sorted: Vec<&Vec<u8>> = keys
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let br = Branch::new(
+            sorted.iter().map(|k| k.to_vec()).collect(),
+            (0..=sorted.len() as u64).map(|i| PageId(i + 2)).collect(),
+        );
+        for probe in keys
+            .iter()
+            .chain([vec![0, 0, 0, 0, 0, 0, 0, 0, 5], vec![2]].iter())
+        {
+            let want = sorted.binary_search(&probe);
+            assert_eq!(l.search(probe), want, "{probe:?}");
+            let want_child = match want {
+                Ok(i) => i + 1,
+                Err(i) => i,
+            };
+            assert_eq!(br.child_index(probe), want_child, "{probe:?}");
+        }
     }
 
     #[test]

@@ -13,10 +13,11 @@
 //!    so carrying on could acknowledge a commit that is not on disk.
 
 use super::device::Device;
+use super::fasthash::FastMap;
 use super::format::*;
 use super::node::Node;
 use crate::{corrupt, Error, Result};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// Largest single device write the pager issues (pages coalesced per call).
@@ -232,7 +233,7 @@ impl Pager {
 /// pinned while they take at most a quarter of the capacity.
 struct NodeCache {
     capacity: usize,
-    map: HashMap<PageId, (Rc<Node>, bool)>,
+    map: FastMap<PageId, (Rc<Node>, bool)>,
     clock: VecDeque<PageId>,
     branches: usize,
 }
@@ -245,7 +246,7 @@ impl NodeCache {
     fn new(capacity: usize) -> NodeCache {
         NodeCache {
             capacity: capacity.max(16),
-            map: HashMap::new(),
+            map: FastMap::default(),
             clock: VecDeque::new(),
             branches: 0,
         }

@@ -33,12 +33,12 @@
 //!   at once.
 
 use super::btree::NodeStore;
+use super::fasthash::FastMap;
 use super::format::PageId;
 use super::node::LeafValue;
 use super::store::TreeMeta;
 use super::txn::WriteTxn;
 use crate::Result;
-use std::collections::HashMap;
 
 /// A point to roll back to inside a write transaction. Roll back with
 /// [`WriteTxn::rollback_to`] (the savepoint stays open) and always end it
@@ -52,7 +52,7 @@ pub struct Savepoint {
 #[derive(Clone)]
 struct CowState {
     gen: u64,
-    trees: HashMap<String, Option<TreeMeta>>,
+    trees: FastMap<String, Option<TreeMeta>>,
     freed_len: usize,
     limbo_len: usize,
 }

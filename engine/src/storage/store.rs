@@ -18,13 +18,14 @@ use super::btree::NodeSource;
 use super::check::{self, CheckReport};
 use super::cursor::Cursor;
 use super::device::Device;
+use super::fasthash::FastMap;
 use super::format::*;
 use super::node::{LeafValue, Node, RawValue};
 use super::pager::{Pager, PagerStats};
 use super::txn::WriteTxn;
 use crate::{corrupt, misuse, Error, Result};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::rc::Rc;
 
@@ -204,7 +205,7 @@ impl Store {
         Ok(ReadTxn {
             shared: self.shared.clone(),
             sb,
-            metas: RefCell::new(HashMap::new()),
+            metas: RefCell::new(FastMap::default()),
         })
     }
 
@@ -453,7 +454,7 @@ pub(crate) fn no_such_tree(name: &str) -> Error {
 pub struct ReadTxn {
     pub(crate) shared: Rc<Shared>,
     pub(crate) sb: Superblock,
-    metas: RefCell<HashMap<String, Option<TreeMeta>>>,
+    metas: RefCell<FastMap<String, Option<TreeMeta>>>,
 }
 
 impl ReadTxn {

@@ -12,6 +12,7 @@
 
 use super::alloc::FreeSet;
 use super::btree::{self, NodeSource, NodeStore};
+use super::fasthash::FastMap;
 use super::format::*;
 use super::node::{overflow_pages, value_is_inline, LeafValue, Node};
 use super::savepoint::{SavepointState, UndoLog};
@@ -20,7 +21,6 @@ use super::store::{
     RangeSource, Shared, TreeMeta, TreeRead,
 };
 use crate::{corrupt, Error, Result};
-use std::collections::HashMap;
 use std::ops::Bound;
 use std::rc::Rc;
 
@@ -41,9 +41,9 @@ pub struct WriteTxn {
     pub(crate) shared: Rc<Shared>,
     pub(crate) base: Superblock,
     /// Changed tree entries (None = dropped), written to the catalog at commit.
-    pub(crate) trees: HashMap<String, Option<TreeMeta>>,
-    pub(crate) dirty: HashMap<PageId, Rc<Node>>,
-    pub(crate) owned: HashMap<PageId, Owned>,
+    pub(crate) trees: FastMap<String, Option<TreeMeta>>,
+    pub(crate) dirty: FastMap<PageId, Rc<Node>>,
+    pub(crate) owned: FastMap<PageId, Owned>,
     pub(crate) free: FreeSet,
     /// Pages of the base state this transaction stopped referencing.
     pub(crate) freed: Vec<PageId>,
@@ -73,9 +73,9 @@ impl WriteTxn {
             page_count: base.page_count,
             base,
             shared,
-            trees: HashMap::new(),
-            dirty: HashMap::new(),
-            owned: HashMap::new(),
+            trees: FastMap::default(),
+            dirty: FastMap::default(),
+            owned: FastMap::default(),
             free,
             freed: Vec::new(),
             limbo: Vec::new(),

@@ -1,0 +1,87 @@
+//! A fast hasher for the storage layer's in-memory maps (node cache, dirty
+//! and owned pages, tree entries of a transaction). The keys are page
+//! numbers and short tree names the engine itself produces, looked up on
+//! every node access, where the standard library's DoS-resistant SipHash
+//! costs more than the lookup it serves. Multiply-rotate mixing (the
+//! scheme rustc uses internally); a crafted file can at worst slow these
+//! maps down, never change their results.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Multiply-rotate hasher state.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct FastHasher(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FastHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FastHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8-byte chunk")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(last));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::format::PageId;
+
+    #[test]
+    fn maps_behave_as_maps() {
+        let mut m: FastMap<PageId, u64> = FastMap::default();
+        for i in 0..10_000u64 {
+            m.insert(PageId(i * 7), i);
+        }
+        assert_eq!(m.len(), 10_000);
+        assert!((0..10_000u64).all(|i| m.get(&PageId(i * 7)) == Some(&i)));
+        assert!(m.get(&PageId(1)).is_none());
+        let mut s: FastMap<String, usize> = FastMap::default();
+        for (i, name) in ["", "a", "table:t", "index:t_b_with_a_long_name"]
+            .iter()
+            .enumerate()
+        {
+            assert!(s.insert(name.to_string(), i).is_none());
+        }
+        assert_eq!(s.get("table:t"), Some(&2));
+        assert!(!s.contains_key("table:u"));
+    }
+}
