@@ -933,12 +933,25 @@ mod tests {
                 "UPDATE t SET a = 1.0 WHERE id = 1",
                 "UPDATE t SET c = 30, a = 3 WHERE id = 1",
                 "UPDATE OR REPLACE t SET c = 30, a = 3 WHERE id = 12",
+                // A REPLACE removes a row the statement has yet to update.
+                "CREATE TABLE r(id INTEGER PRIMARY KEY, u INT UNIQUE, v INT)",
+                "CREATE INDEX r_v ON r(v)",
+                "INSERT INTO r VALUES (1, 1, 1), (2, 2, 2), (3, 3, 3), (5, 5, 5)",
+                "UPDATE OR REPLACE r SET u = u + 1, v = v * 10",
+                // A cascade removes rows the statement has yet to delete.
+                "CREATE TABLE s(id INTEGER PRIMARY KEY, up INT REFERENCES s(id) ON DELETE CASCADE)",
+                "CREATE INDEX s_up ON s(up)",
+                "INSERT INTO s VALUES (1, NULL), (2, 1), (3, 2), (4, NULL), (5, 4)",
+                "DELETE FROM s WHERE id IN (1, 3, 4)",
             ],
             &[
                 "SELECT * FROM t ORDER BY id",
                 "SELECT id FROM t WHERE a > 5 AND c > 0 ORDER BY id",
                 "SELECT id FROM t WHERE b = 'y' ORDER BY id",
                 "SELECT id FROM t WHERE lower(b) = 'z' ORDER BY id",
+                "SELECT * FROM r ORDER BY id",
+                "SELECT id FROM r WHERE v > 0 ORDER BY v",
+                "SELECT * FROM s ORDER BY id",
             ],
         );
     }

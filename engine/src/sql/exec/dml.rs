@@ -782,19 +782,28 @@ impl UpdatePlan {
             ..DmlOutcome::default()
         };
         let n = table.columns.len();
+        // Only a REPLACE or a foreign key action can change a row this
+        // statement has yet to update; without them no row is read again.
+        let may_change =
+            or == ast::ConflictResolution::Replace || (opts.foreign_keys && self.writer.referenced);
         for (old, new) in planned {
             // The row may have been removed or changed by an earlier
             // REPLACE or cascade: update what is there now.
             let rowid = old[n].to_i64_opt().unwrap_or_default();
-            let Some(current) = self.writer.read(&*kv, rowid)? else {
-                continue;
+            let current = match may_change {
+                true => match self.writer.read(&*kv, rowid)? {
+                    Some(row) => Some(row),
+                    None => continue,
+                },
+                false => None,
             };
-            let (old, new) = if current == old {
-                (old, new)
-            } else {
-                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-                let new = apply_sets(&ctx, &self.sets, table, &current, &current)?;
-                (current, new)
+            let (old, new) = match current {
+                Some(current) if current != old => {
+                    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                    let new = apply_sets(&ctx, &self.sets, table, &current, &current)?;
+                    (current, new)
+                }
+                _ => (old, new),
             };
             if let Some(row) = write_update(kv, cat, &self.writer, &old, new, or, params, opts)? {
                 out.changes += 1;
@@ -852,17 +861,25 @@ impl DeletePlan {
             ..DmlOutcome::default()
         };
         let n = self.writer.table.columns.len();
+        // Only a foreign key action can change a row this statement has
+        // yet to delete; without one no row is read again.
+        let may_change = opts.foreign_keys && self.writer.referenced;
         for row in rows {
             let rowid = row[n].to_i64_opt().unwrap_or_default();
             // A cascade may have removed or changed the row meanwhile.
-            let Some(current) = self.writer.read(&*kv, rowid)? else {
-                continue;
+            let current = match may_change {
+                true => match self.writer.read(&*kv, rowid)? {
+                    Some(current) => Some(current),
+                    None => continue,
+                },
+                false => None,
             };
             if !self.returning.is_empty() {
                 let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
                 out.returning.push(eval_row(&ctx, &self.returning, &row)?);
             }
-            delete_row(kv, cat, &self.writer, &current, params, opts)?;
+            let current = current.as_ref().unwrap_or(&row);
+            delete_row(kv, cat, &self.writer, current, params, opts)?;
             out.changes += 1;
         }
         Ok(out)
