@@ -3,6 +3,19 @@
 //! [`TableWriter`], checking constraints per row as SQLite does, and
 //! evaluates RETURNING over each written row.
 //!
+//! Binding is done once, into an [`InsertPlan`] / [`UpdatePlan`] /
+//! [`DeletePlan`] (the writer, the bound VALUES / SET / RETURNING / DEFAULT
+//! expressions, the planned scan for WHERE), which a prepared statement
+//! keeps and runs with each execution's parameters (see `statement.rs`).
+//! The plans hold `Rc`s of the catalog objects they were bound against and
+//! are valid only for that catalog version.
+//!
+//! Writes touch as little as they can: an UPDATE rewrites only the index
+//! entries whose key changed; a planned row is read again before it is
+//! written only when a REPLACE or a foreign key action may have changed
+//! it; an INSERT probes its rowid only when a conflict could be resolved
+//! rather than fail (otherwise writing the row reports it).
+//!
 //! Foreign keys (`PRAGMA foreign_keys`, ON by default in TinyJoin, unlike
 //! SQLite) are checked immediately per row: a child row's key must exist in
 //! the parent; deleting or changing a parent key that children reference

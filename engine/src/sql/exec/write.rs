@@ -3,9 +3,11 @@
 //! rows found for OR REPLACE / upsert) and FOREIGN KEY, with SQLite's error
 //! messages.
 //!
-//! A [`TableWriter`] is built once per statement: it binds the table's
-//! index expressions, partial-index predicates, CHECKs and DEFAULTs over a
-//! one-table row layout (columns, then rowid).
+//! A [`TableWriter`] is built once per statement plan (and kept by a
+//! prepared statement while the catalog version holds): it binds the
+//! table's index expressions, partial-index predicates and CHECKs over a
+//! one-table row layout (columns, then rowid), and notes whether any
+//! foreign key references the table.
 
 use std::ops::Bound;
 use std::rc::Rc;
