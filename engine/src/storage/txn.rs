@@ -414,7 +414,11 @@ impl NodeStore for WriteTxn {
             .is_some_and(|o| o.gen >= self.inplace_gen());
         let target = if inplace {
             if !self.dirty.contains_key(&id) {
+                // A spilled page of this transaction: no snapshot can reach
+                // it, so its clean copy leaves the cache and the node
+                // changes without being copied.
                 let node = self.node(id)?;
+                self.shared.inner.borrow_mut().pager.uncache(id);
                 self.dirty.insert(id, node);
             }
             id
