@@ -1072,4 +1072,35 @@ mod tests {
             ],
         );
     }
+
+    #[test]
+    fn plans_are_redone_when_a_table_grows_a_lot() {
+        let (db, mut c) = setup();
+        let mut sel = c.prepare("SELECT count(*) FROM t WHERE b = ?").unwrap();
+        let current = |st: &Statement| {
+            let snapshot = db.shared.store.read().unwrap();
+            st.plan
+                .as_ref()
+                .is_some_and(|p| p.is_current(&snapshot, &db.catalog()))
+        };
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(10)]).rows,
+            vec![vec![int(2)]]
+        );
+        assert!(current(&sel));
+        c.execute_batch("INSERT INTO t(b) VALUES (10), (11)")
+            .unwrap();
+        assert!(current(&sel), "a few rows more keep the plan");
+        c.execute_batch(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) \
+             INSERT INTO t(b) SELECT i % 50 FROM n",
+        )
+        .unwrap();
+        assert!(!current(&sel), "a table 40 times larger is planned again");
+        assert_eq!(
+            run(&mut sel, &mut c, vec![int(10)]).rows,
+            vec![vec![int(7)]]
+        );
+        assert!(current(&sel));
+    }
 }

@@ -56,9 +56,12 @@ pub(crate) fn is_read_only(stmt: &Statement) -> bool {
 pub(crate) struct StatsLog(RefCell<Vec<(String, u64)>>);
 
 impl StatsLog {
-    /// The entry count of `tree` (1000 when unknown), recorded.
+    /// The entry count of `tree`, recorded; 1000 when unknown (and then
+    /// not recorded, so the plan does not depend on it).
     pub(crate) fn tree_len(&self, kv: &dyn Kv, tree: &str) -> u64 {
-        let n = kv.tree_len(tree).unwrap_or(1000);
+        let Ok(n) = kv.tree_len(tree) else {
+            return 1000;
+        };
         let mut seen = self.0.borrow_mut();
         if !seen.iter().any(|(t, _)| t == tree) {
             seen.push((tree.to_string(), n));
