@@ -95,19 +95,24 @@ fn assign(dst: &mut Value, f: FieldRef<'_>) {
 }
 
 /// Copies `src` into `dst` slot by slot, reusing text and blob buffers.
-pub(crate) fn copy_row(dst: &mut [Value], src: &[Value]) {
+fn copy_row(dst: &mut [Value], src: &[Value]) {
     for (d, s) in dst.iter_mut().zip(src) {
-        match (&mut *d, s) {
-            (Value::Text(a), Value::Text(b)) => {
-                a.clear();
-                a.push_str(b);
-            }
-            (Value::Blob(a), Value::Blob(b)) => {
-                a.clear();
-                a.extend_from_slice(b);
-            }
-            _ => d.clone_from(s),
+        copy_value(d, s);
+    }
+}
+
+/// Copies `src` into `dst`, reusing `dst`'s text or blob buffer.
+pub(crate) fn copy_value(dst: &mut Value, src: &Value) {
+    match (&mut *dst, src) {
+        (Value::Text(a), Value::Text(b)) => {
+            a.clear();
+            a.push_str(b);
         }
+        (Value::Blob(a), Value::Blob(b)) => {
+            a.clear();
+            a.extend_from_slice(b);
+        }
+        _ => dst.clone_from(src),
     }
 }
 

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use super::aggregate::Accumulator;
 use super::eval::Env;
-use super::scan::{copy_row, LevelCache, Row};
+use super::scan::{copy_value, LevelCache, Row};
 use super::{row_size, ExecCtx};
 use crate::sql::ast::CompoundOperator;
 use crate::sql::keycode::{self, KeyColumn};
@@ -301,20 +301,23 @@ impl ExecCtx<'_> {
             })
             .collect();
         let has_extreme = new_accs()?.iter().any(Accumulator::is_extreme);
-        // Whether anything evaluated per group reads the row's columns; if
-        // not, the representative row is never read and need not follow.
-        let mut needs_repr = false;
+        // The row slots anything evaluated per group reads: only those of
+        // the representative row need to follow it (none, often).
+        let mut repr_slots = Vec::new();
         for e in core.output.iter().chain(agg.having.iter()) {
-            local_slots(e, &mut |_| needs_repr = true);
+            local_slots(e, &mut |s| repr_slots.push(s));
         }
         for w in &core.windows {
             for e in w.args.iter().chain(&w.partition_by).chain(w.filter.iter()) {
-                local_slots(e, &mut |_| needs_repr = true);
+                local_slots(e, &mut |s| repr_slots.push(s));
             }
             for (e, ..) in &w.order_by {
-                local_slots(e, &mut |_| needs_repr = true);
+                local_slots(e, &mut |s| repr_slots.push(s));
             }
         }
+        repr_slots.sort_unstable();
+        repr_slots.dedup();
+        repr_slots.retain(|&s| s < core.from.width);
         let mut key = Vec::new();
         self.join(core, outer, &mut |row| {
             let env = Env::new(row, outer);
@@ -342,8 +345,10 @@ impl ExecCtx<'_> {
             for (acc, call) in group.accs.iter_mut().zip(&agg.calls) {
                 changed_extreme |= acc.step(self, call, &env)?;
             }
-            if needs_repr && (changed_extreme || !has_extreme) {
-                copy_row(&mut group.repr, row);
+            if changed_extreme || !has_extreme {
+                for &s in &repr_slots {
+                    copy_value(&mut group.repr[s], &row[s]);
+                }
             }
             Ok(true)
         })?;
