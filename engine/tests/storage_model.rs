@@ -345,6 +345,44 @@ fn savepoint_heavy_op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Sorted appends (the rightmost-leaf fast path) interleaved with
+/// savepoints, rollbacks, deletes, random puts, spills and reopens.
+#[test]
+fn sorted_appends_match_model() {
+    use rand::{Rng, SeedableRng};
+    for (seed, limit) in [(1u64, 16u64 << 20), (2, 40 << 10), (3, 40 << 10)] {
+        BATCH_LIMIT.with(|l| l.set(limit));
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let mut ops = Vec::new();
+        let mut next = 0u32;
+        for _ in 0..4000 {
+            let t = rng.gen_range(0..2usize);
+            match rng.gen_range(0..100) {
+                0..=79 => {
+                    next += rng.gen_range(1..3);
+                    let len = rng.gen_range(0..300);
+                    ops.push(Op::Put(t, format!("k{next:08}").into_bytes(), vec![7; len]));
+                }
+                80..=83 => ops.push(Op::Put(
+                    t,
+                    format!("k{:08}", rng.gen_range(0..=next)).into_bytes(),
+                    vec![1; 10],
+                )),
+                84..=86 => ops.push(Op::DeleteNth(t, rng.gen())),
+                87..=89 => ops.push(Op::StatementSavepoint),
+                90 => ops.push(Op::Savepoint),
+                91..=92 => ops.push(Op::RollbackKeep),
+                93..=94 => ops.push(Op::ReleaseSavepoint),
+                95 => ops.push(Op::RollbackToSavepoint),
+                96..=97 => ops.push(Op::Commit),
+                98 => ops.push(Op::Reopen),
+                _ => ops.push(Op::Range(t, None, None, rng.gen(), (true, true))),
+            }
+        }
+        run(ops);
+    }
+}
+
 /// Long sequences of small keys: deep trees, splits and merges at every level.
 #[test]
 fn large_random_workload_matches_model() {

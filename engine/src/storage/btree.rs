@@ -38,6 +38,9 @@ pub(crate) trait NodeStore: NodeSource {
     fn free_page(&mut self, id: PageId);
     /// Releases the overflow pages of a value that was replaced or removed.
     fn free_value(&mut self, value: &LeafValue);
+    /// Told after an insert put a new largest key into the tree: the leaf
+    /// (the tree's rightmost) that now holds it.
+    fn appended_to(&mut self, _leaf: PageId) {}
 }
 
 /// Looks `key` up; the value as stored (inline or an overflow reference).
@@ -133,14 +136,22 @@ fn insert_rec(
             (i, None)
         }
     };
+    let appended = rightmost && old.is_none() && pos == l.len() - 1;
     if l.encoded_size() <= PAGE_SIZE {
+        if appended {
+            st.appended_to(new_id);
+        }
         return Ok((new_id, None, old));
     }
-    let appended = rightmost && old.is_none() && pos == l.len() - 1;
     let at = leaf_split_point(l, appended);
     let right = l.split_off(at);
     let sep = right.key(0).to_vec();
     let right_id = st.alloc_node(Node::Leaf(right))?;
+    if appended {
+        // The split point leaves the right page non-empty: the new key,
+        // the last one, is there.
+        st.appended_to(right_id);
+    }
     Ok((new_id, Some((sep, right_id)), old))
 }
 

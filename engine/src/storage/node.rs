@@ -125,7 +125,6 @@ pub struct Branch {
 }
 
 /// Encoded size of a leaf entry, slot included.
-#[cfg(test)]
 pub fn leaf_entry_size(key: &[u8], value: &LeafValue) -> usize {
     let v = match value {
         LeafValue::Inline(v) => 2 + v.len(),

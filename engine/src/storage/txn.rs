@@ -14,7 +14,7 @@ use super::alloc::FreeSet;
 use super::btree::{self, NodeSource, NodeStore};
 use super::fasthash::FastMap;
 use super::format::*;
-use super::node::{overflow_pages, value_is_inline, LeafValue, Node};
+use super::node::{leaf_entry_size, overflow_pages, value_is_inline, LeafValue, Node};
 use super::savepoint::{SavepointState, UndoLog};
 use super::store::{
     catalog_meta, catalog_names, check_tree_name, no_such_tree, read_value, tree_get, Range,
@@ -54,6 +54,11 @@ pub struct WriteTxn {
     pub(crate) undo: UndoLog,
     pub(crate) gen: u64,
     pub(crate) next_savepoint: u64,
+    /// Per tree, the rightmost leaf the last insert appended to (see
+    /// `try_append`); dropped by anything else that changes the tree.
+    pub(crate) append_hints: FastMap<String, PageId>,
+    /// The leaf `btree::insert` reported appending to, if it did.
+    appended: Option<PageId>,
     pub(crate) finished: bool,
 }
 
@@ -83,6 +88,8 @@ impl WriteTxn {
             undo: UndoLog::default(),
             gen: 1,
             next_savepoint: 1,
+            append_hints: FastMap::default(),
+            appended: None,
             finished: false,
         })
     }
@@ -130,6 +137,7 @@ impl WriteTxn {
     /// Drops a tree and frees its pages; false if it did not exist.
     pub fn drop_tree(&mut self, name: &str) -> Result<bool> {
         self.freeze_undo();
+        self.append_hints.remove(name);
         let Some(m) = self.meta(name)? else {
             return Ok(false);
         };
@@ -141,6 +149,7 @@ impl WriteTxn {
     /// Removes every entry of a tree.
     pub fn clear_tree(&mut self, name: &str) -> Result<()> {
         self.freeze_undo();
+        self.append_hints.remove(name);
         let m = self.existing(name)?;
         self.free_tree(m.root)?;
         self.trees.insert(
@@ -227,17 +236,73 @@ impl WriteTxn {
         value: LeafValue,
     ) -> Result<Option<LeafValue>> {
         let mut m = self.existing(tree)?;
+        let value = match self.try_append(tree, key, value)? {
+            None => {
+                m.len += 1;
+                self.set_meta(tree, m);
+                return Ok(None);
+            }
+            Some(v) => v,
+        };
+        self.appended = None;
         let (root, old) = btree::insert(self, m.root, key, value)?;
         m.root = root;
         if old.is_none() {
             m.len += 1;
         }
         self.set_meta(tree, m);
+        match self.appended.take() {
+            Some(leaf) => match self.append_hints.get_mut(tree) {
+                Some(h) => *h = leaf,
+                None => {
+                    self.append_hints.insert(tree.to_string(), leaf);
+                }
+            },
+            None => {
+                self.append_hints.remove(tree);
+            }
+        }
         Ok(old)
+    }
+
+    /// Sorted loads (sequential row ids, index builds) append to the
+    /// tree's rightmost leaf over and over: when the last insert into
+    /// `tree` appended to a leaf that this transaction still changes in
+    /// place, a key above all of its keys that fits goes straight into it,
+    /// without a descent. Nothing above the leaf changes (same page, no
+    /// split). Returns the value back when it does not apply.
+    fn try_append(
+        &mut self,
+        tree: &str,
+        key: &[u8],
+        value: LeafValue,
+    ) -> Result<Option<LeafValue>> {
+        let Some(&leaf) = self.append_hints.get(tree) else {
+            return Ok(Some(value));
+        };
+        let inplace = self
+            .owned
+            .get(&leaf)
+            .is_some_and(|o| o.gen >= self.inplace_gen());
+        let Some(node) = self.dirty.get_mut(&leaf).filter(|_| inplace) else {
+            return Ok(Some(value));
+        };
+        let Node::Leaf(l) = Rc::make_mut(node) else {
+            return Ok(Some(value));
+        };
+        let fits = !l.is_empty()
+            && l.key(l.len() - 1) < key
+            && l.encoded_size() + leaf_entry_size(key, &value) <= PAGE_SIZE;
+        if !fits {
+            return Ok(Some(value));
+        }
+        l.insert(l.len(), key, value);
+        Ok(None)
     }
 
     /// Removes `key` from the tree; returns its value, not yet freed.
     pub(crate) fn remove_value(&mut self, tree: &str, key: &[u8]) -> Result<Option<LeafValue>> {
+        self.append_hints.remove(tree);
         let mut m = self.existing(tree)?;
         let (root, old) = btree::remove(self, m.root, key)?;
         if old.is_some() {
@@ -437,6 +502,10 @@ impl NodeStore for WriteTxn {
         let id = self.alloc_page();
         self.dirty.insert(id, Rc::new(node));
         Ok(id)
+    }
+
+    fn appended_to(&mut self, leaf: PageId) {
+        self.appended = Some(leaf);
     }
 
     fn free_page(&mut self, id: PageId) {
