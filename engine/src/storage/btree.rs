@@ -43,6 +43,26 @@ pub(crate) trait NodeStore: NodeSource {
     fn appended_to(&mut self, _leaf: PageId) {}
 }
 
+/// Looks `key` up: the leaf that holds it and its index there.
+pub(crate) fn find(
+    src: &dyn NodeSource,
+    root: PageId,
+    key: &[u8],
+) -> Result<Option<(Rc<Node>, usize)>> {
+    if root.is_none() {
+        return Ok(None);
+    }
+    let mut id = root;
+    for _ in 0..=MAX_TREE_DEPTH {
+        let node = src.node(id)?;
+        match &*node {
+            Node::Branch(b) => id = b.children()[b.child_index(key)],
+            Node::Leaf(l) => return Ok(l.search(key).ok().map(|i| (node.clone(), i))),
+        }
+    }
+    Err(corrupt!(root.0, "tree deeper than {MAX_TREE_DEPTH} levels"))
+}
+
 /// Looks `key` up; the value as stored (inline or an overflow reference).
 pub(crate) fn get(src: &dyn NodeSource, root: PageId, key: &[u8]) -> Result<Option<LeafValue>> {
     if root.is_none() {

@@ -252,6 +252,14 @@ fn create(device: &mut dyn Device) -> Result<()> {
 pub trait TreeRead {
     /// The value under `key`, if any.
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// Calls `f` with the value under `key`, borrowed from its node (an
+    /// overflow value is read into a temporary); false if there is none.
+    fn get_with(
+        &self,
+        tree: &str,
+        key: &[u8],
+        f: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<bool>;
     /// Entries with keys within the bounds, in either direction.
     fn range(&self, tree: &str, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Result<Range<'_>>;
     fn tree_exists(&self, tree: &str) -> Result<bool>;
@@ -425,6 +433,27 @@ pub(crate) fn tree_get(src: &dyn RangeSource, root: PageId, key: &[u8]) -> Resul
     }
 }
 
+/// Calls `f` with the value under `key` in the tree at `root`, borrowed
+/// from its leaf; false when the key is absent.
+pub(crate) fn tree_get_with(
+    src: &dyn RangeSource,
+    root: PageId,
+    key: &[u8],
+    f: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<bool> {
+    let Some((leaf, i)) = super::btree::find(src, root, key)? else {
+        return Ok(false);
+    };
+    let Node::Leaf(l) = &*leaf else {
+        return Err(corrupt!(root.0, "lookup did not end in a leaf"));
+    };
+    match l.value(i) {
+        RawValue::Inline(v) => f(v)?,
+        v @ RawValue::Overflow { .. } => f(&src.value(v.to_owned())?)?,
+    }
+    Ok(true)
+}
+
 /// A stored value's bytes: inline as is, overflow read from its pages
 /// (which must lie below `page_count`).
 pub(crate) fn read_value(shared: &Shared, v: LeafValue, page_count: u64) -> Result<Vec<u8>> {
@@ -505,6 +534,15 @@ impl RangeSource for ReadTxn {
 impl TreeRead for ReadTxn {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         tree_get(self, self.existing(tree)?.root, key)
+    }
+
+    fn get_with(
+        &self,
+        tree: &str,
+        key: &[u8],
+        f: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        tree_get_with(self, self.existing(tree)?.root, key, f)
     }
 
     fn range(&self, tree: &str, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Result<Range<'_>> {

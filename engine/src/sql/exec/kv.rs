@@ -31,6 +31,19 @@ pub(crate) type Visitor<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
 pub(crate) trait Kv {
     /// The value stored under `key`, if any.
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// Calls `f` with the value stored under `key`, borrowed for the call
+    /// only; false (and no call) if there is none.
+    fn get_with(
+        &self,
+        tree: &str,
+        key: &[u8],
+        f: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        match self.get(tree, key)? {
+            Some(v) => f(&v).map(|_| true),
+            None => Ok(false),
+        }
+    }
     /// Calls `f` with each entry with `lo <= key <= hi` (per the bounds),
     /// ascending unless `reverse`, until `f` returns false. Key and value
     /// are borrowed for the duration of the call only.

@@ -247,13 +247,9 @@ impl ExecCtx<'_> {
         dst: &mut [Value],
     ) -> Result<bool> {
         let key = keycode::encode_rowid(rowid);
-        match self.kv.get(&table.tree, &key)? {
-            Some(v) => {
-                decode_into(table, used, &key, &v, dst)?;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        self.kv.get_with(&table.tree, &key, &mut |v| {
+            decode_into(table, used, &key, v, dst)
+        })
     }
 
     /// Writes each candidate row of a join level into the level's slots of

@@ -25,6 +25,14 @@ impl Kv for WriteTxn {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         TreeRead::get(self, tree, key)
     }
+    fn get_with(
+        &self,
+        tree: &str,
+        key: &[u8],
+        f: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        TreeRead::get_with(self, tree, key, f)
+    }
     fn visit(
         &self,
         tree: &str,
@@ -58,6 +66,14 @@ impl Kv for WriteTxn {
 impl Kv for ReadTxn {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         TreeRead::get(self, tree, key)
+    }
+    fn get_with(
+        &self,
+        tree: &str,
+        key: &[u8],
+        f: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        TreeRead::get_with(self, tree, key, f)
     }
     fn visit(
         &self,
