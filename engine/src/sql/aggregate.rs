@@ -126,8 +126,16 @@ impl Sum {
 
     /// `sqlite3_value_numeric_type` then `sumStep`.
     fn step(&mut self, v: &Value) {
-        let v = numeric_affinity(v.clone(), false);
-        match v {
+        // Numbers and NULL are read in place; only text and blobs convert.
+        let converted;
+        let v = match v {
+            Value::Text(_) | Value::Blob(_) => {
+                converted = numeric_affinity(v.clone(), false);
+                &converted
+            }
+            _ => v,
+        };
+        match *v {
             Value::Null => {}
             Value::Integer(i) => {
                 self.count += 1;
@@ -142,7 +150,7 @@ impl Sum {
                     self.kbn_step_int(i);
                 }
             }
-            other => {
+            ref other => {
                 self.count += 1;
                 if !self.approx {
                     self.kbn_init(self.int);
@@ -319,12 +327,20 @@ impl Accumulator {
         }
     }
 
+    #[cfg(test)] // the executor uses `step_reporting`
     /// Adds one row's arguments (none for `count(*)`).
     pub(crate) fn step(&mut self, args: &[Value]) -> Result<()> {
+        self.step_reporting(args).map(|_| ())
+    }
+
+    /// Adds one row's arguments (none for `count(*)`). Returns true when a
+    /// `min`/`max` took a new value (a replacement is strictly smaller or
+    /// greater in the total order, so the value changed); false otherwise.
+    pub(crate) fn step_reporting(&mut self, args: &[Value]) -> Result<bool> {
         let first = args.first().unwrap_or(&Value::Null);
         if let Some(seen) = &mut self.seen {
             if first.is_null() {
-                return Ok(());
+                return Ok(false);
             }
             let key = encode_key(
                 std::slice::from_ref(first),
@@ -334,7 +350,7 @@ impl Accumulator {
                 }],
             );
             if !seen.insert(key) {
-                return Ok(());
+                return Ok(false);
             }
         }
         match &mut self.state {
@@ -346,7 +362,7 @@ impl Accumulator {
             State::Sum(sum) => sum.step(first),
             State::Best(best) => {
                 if first.is_null() {
-                    return Ok(());
+                    return Ok(false);
                 }
                 let replace = match best {
                     None => true,
@@ -362,10 +378,11 @@ impl Accumulator {
                 if replace {
                     *best = Some(first.clone());
                 }
+                return Ok(replace);
             }
             State::Concat(concat) => concat.step(first, args.get(1)),
         }
-        Ok(())
+        Ok(false)
     }
 
     #[cfg(test)] // used by tests only; the executor does not need it yet
@@ -468,6 +485,32 @@ mod tests {
             .unwrap(),
             Integer(2)
         );
+    }
+
+    #[test]
+    fn min_max_report_new_values_only() {
+        use Value::*;
+        let mut max = Accumulator::new(AggregateKind::Max, false, Collation::NoCase);
+        let steps = [
+            (Null, false),
+            (Integer(2), true),
+            (Real(2.0), false),
+            (Integer(1), false),
+            (Real(2.5), true),
+            (Text("a".into()), true),
+            (Text("A".into()), false),
+            (Text("b".into()), true),
+        ];
+        for (v, changed) in steps {
+            assert_eq!(
+                max.step_reporting(std::slice::from_ref(&v)).unwrap(),
+                changed,
+                "{v:?}"
+            );
+        }
+        assert_eq!(max.finish().unwrap(), Text("b".into()));
+        let mut sum = Accumulator::new(AggregateKind::Sum, false, Collation::Binary);
+        assert!(!sum.step_reporting(&[Integer(1)]).unwrap());
     }
 
     #[test]

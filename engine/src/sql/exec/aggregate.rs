@@ -47,13 +47,8 @@ impl Accumulator {
                 self.args.push(ctx.eval(a, env)?);
             }
         }
-        if !self.extreme {
-            self.inner.step(&self.args)?;
-            return Ok(false);
-        }
-        let before = self.inner.value()?;
-        self.inner.step(&self.args)?;
-        Ok(self.inner.value()? != before)
+        // Only min/max report a change (a strictly smaller or greater value).
+        self.inner.step_reporting(&self.args)
     }
 
     /// Whether this is `min` or `max` (whose changes pick the row that

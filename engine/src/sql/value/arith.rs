@@ -48,8 +48,15 @@ pub type CastType = Affinity;
 impl BinaryOp {
     /// Applies the operator with SQLite's semantics. Never fails.
     pub fn apply(self, a: &Value, b: &Value) -> Value {
-        if a.is_null() || b.is_null() {
-            return Value::Null;
+        match (a, b) {
+            (Value::Null, _) | (_, Value::Null) => return Value::Null,
+            // The common case, without the general path's conversions.
+            (Value::Integer(x), Value::Integer(y)) if self.is_arithmetic() => {
+                if let Some(v) = self.exact(*x, *y) {
+                    return v;
+                }
+            }
+            _ => {}
         }
         match self {
             BinaryOp::Concat => concat(a, b),
@@ -61,20 +68,38 @@ impl BinaryOp {
         }
     }
 
+    fn is_arithmetic(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Add
+                | BinaryOp::Subtract
+                | BinaryOp::Multiply
+                | BinaryOp::Divide
+                | BinaryOp::Remainder
+        )
+    }
+
+    /// `+ - * / %` on two integers: the result, or `None` when it must be
+    /// redone in f64 (overflow, `i64::MIN / -1`).
+    #[inline]
+    fn exact(self, x: i64, y: i64) -> Option<Value> {
+        let exact = match self {
+            BinaryOp::Add => x.checked_add(y),
+            BinaryOp::Subtract => x.checked_sub(y),
+            BinaryOp::Multiply => x.checked_mul(y),
+            BinaryOp::Divide if y == 0 => return Some(Value::Null),
+            BinaryOp::Divide => x.checked_div(y),
+            _ if y == 0 => return Some(Value::Null),
+            _ => Some(x % if y == -1 { 1 } else { y }),
+        };
+        exact.map(Value::Integer)
+    }
+
     fn arithmetic(self, a: &Value, b: &Value) -> Value {
         if let (Some(Number::Integer(x)), Some(Number::Integer(y))) = (a.to_number(), b.to_number())
         {
-            let exact = match self {
-                BinaryOp::Add => x.checked_add(y),
-                BinaryOp::Subtract => x.checked_sub(y),
-                BinaryOp::Multiply => x.checked_mul(y),
-                BinaryOp::Divide if y == 0 => return Value::Null,
-                BinaryOp::Divide => x.checked_div(y),
-                _ if y == 0 => return Value::Null,
-                _ => Some(x % if y == -1 { 1 } else { y }),
-            };
-            if let Some(v) = exact {
-                return Value::Integer(v);
+            if let Some(v) = self.exact(x, y) {
+                return v;
             }
         }
         let (x, y) = (a.to_f64(), b.to_f64());
