@@ -184,11 +184,24 @@ pub(crate) fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
 /// canonical form (see the module doc: numbers as INTEGER when integral and
 /// in range, folded text for NOCASE/RTRIM). Errors on malformed bytes or a
 /// column count different from `columns.len()`.
+#[cfg(test)] // the executor visits keys with `visit_key`
 pub(crate) fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>> {
-    let mut pos = 0;
     let mut values = Vec::with_capacity(columns.len());
-    for column in columns {
-        values.push(decode_value(key, &mut pos, column.desc)?);
+    visit_key(key, columns, |_, v| values.push(v))?;
+    Ok(values)
+}
+
+/// Decodes a key as [`decode_key`] does, handing each column's value (with
+/// its position) to `f` instead of collecting them; the errors are the
+/// same, and a value already handed out stays handed out.
+pub(crate) fn visit_key(
+    key: &[u8],
+    columns: &[KeyColumn],
+    mut f: impl FnMut(usize, Value),
+) -> Result<()> {
+    let mut pos = 0;
+    for (i, column) in columns.iter().enumerate() {
+        f(i, decode_value(key, &mut pos, column.desc)?);
     }
     if pos != key.len() {
         return Err(corrupt!(
@@ -198,22 +211,30 @@ pub(crate) fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>
             columns.len()
         ));
     }
-    Ok(values)
+    Ok(())
+}
+
+/// The `N` bytes at `*pos` (un-inverted for a DESC column), advancing `pos`.
+fn take<const N: usize>(key: &[u8], pos: &mut usize, flip: u8) -> Result<[u8; N]> {
+    let start = *pos;
+    let bytes = key
+        .get(start..start + N)
+        .ok_or_else(|| corrupt!(0, "index key: truncated at byte {start}"))?;
+    let mut out = [0u8; N];
+    for (o, b) in out.iter_mut().zip(bytes) {
+        *o = b ^ flip;
+    }
+    *pos += N;
+    Ok(out)
 }
 
 fn decode_value(key: &[u8], pos: &mut usize, desc: bool) -> Result<Value> {
-    let byte = |i: usize| key.get(i).map(|&b| if desc { !b } else { b });
-    let take = |pos: &mut usize, n: usize| -> Result<Vec<u8>> {
-        let bytes = (*pos..*pos + n).map(byte).collect::<Option<Vec<u8>>>();
-        *pos += n;
-        bytes.ok_or_else(|| corrupt!(0, "index key: truncated at byte {}", *pos - n))
-    };
-    let tag = take(pos, 1)?[0];
+    let flip = if desc { 0xff } else { 0 };
+    let [tag] = take::<1>(key, pos, flip)?;
     match tag {
         TAG_NULL => Ok(Value::Null),
         TAG_NUMBER => {
-            let raw = take(pos, FLOAT_SIZE)?;
-            let ordered = u64::from_be_bytes(raw.try_into().unwrap_or_default());
+            let ordered = u64::from_be_bytes(take::<FLOAT_SIZE>(key, pos, flip)?);
             let bits = if ordered & SIGN_BIT != 0 {
                 ordered ^ SIGN_BIT
             } else {
@@ -224,8 +245,7 @@ fn decode_value(key: &[u8], pos: &mut usize, desc: bool) -> Result<Value> {
                 return Err(corrupt!(0, "index key: NaN at byte {}", *pos - FLOAT_SIZE));
             }
             let delta = if d.abs() >= DELTA_THRESHOLD {
-                let raw = take(pos, DELTA_SIZE)?;
-                i128::from(u16::from_be_bytes([raw[0], raw[1]]))
+                i128::from(u16::from_be_bytes(take::<DELTA_SIZE>(key, pos, flip)?))
             } else {
                 0
             };
@@ -234,15 +254,15 @@ fn decode_value(key: &[u8], pos: &mut usize, desc: bool) -> Result<Value> {
         TAG_TEXT | TAG_BLOB => {
             let mut bytes = Vec::new();
             loop {
-                let b = take(pos, 1)?[0];
+                let [b] = take::<1>(key, pos, flip)?;
                 if b != 0 {
                     bytes.push(b);
                     continue;
                 }
-                match take(pos, 1)?[0] {
-                    0 => break,
-                    ESCAPE => bytes.push(0),
-                    other => return Err(corrupt!(0, "index key: bad escape 0x00 0x{other:02x}")),
+                match take::<1>(key, pos, flip)? {
+                    [0] => break,
+                    [ESCAPE] => bytes.push(0),
+                    [other] => return Err(corrupt!(0, "index key: bad escape 0x00 0x{other:02x}")),
                 }
             }
             if tag == TAG_BLOB {

@@ -601,12 +601,11 @@ fn key_into_row(
     dst: &mut [Value],
 ) -> Result<()> {
     let n = table.columns.len();
-    let values = keycode::decode_key(&key[..key.len() - ROWID_SIZE], cols)?;
-    for (ic, v) in index.columns.iter().zip(values) {
-        if let Some(c) = ic.column {
+    keycode::visit_key(&key[..key.len() - ROWID_SIZE], cols, |i, v| {
+        if let Some(c) = index.columns.get(i).and_then(|ic| ic.column) {
             dst[c] = apply_affinity(v, table.columns[c].affinity);
         }
-    }
+    })?;
     if let Some(a) = table.rowid_alias {
         dst[a] = Value::Integer(rowid);
     }
