@@ -112,6 +112,21 @@ fn assert_state(r: &dyn TreeRead, model: &Model) {
         let empty = BTreeMap::new();
         let want = model.get(t).unwrap_or(&empty);
         assert_eq!(&dump(r, t), want, "contents of {t}");
+        if !r.tree_exists(t).unwrap() {
+            continue;
+        }
+        // Point lookups in key order (a snapshot's remembered leaf serves
+        // most of them), each followed by a probe just above the key.
+        for (k, v) in want {
+            assert_eq!(r.get(t, k).unwrap().as_ref(), Some(v), "get {k:?} in {t}");
+            let mut above = k.clone();
+            above.push(0);
+            assert_eq!(
+                r.get(t, &above).unwrap().as_ref(),
+                want.get(&above),
+                "get {above:?}"
+            );
+        }
     }
 }
 

@@ -49,6 +49,19 @@ pub(crate) fn find(
     root: PageId,
     key: &[u8],
 ) -> Result<Option<(Rc<Node>, usize)>> {
+    Ok(match find_leaf(src, root, key)? {
+        Some((leaf, Ok(i))) => Some((leaf, i)),
+        _ => None,
+    })
+}
+
+/// The leaf whose key range holds `key` (None for an empty tree), and
+/// where `key` is in it or would go.
+pub(crate) fn find_leaf(
+    src: &dyn NodeSource,
+    root: PageId,
+    key: &[u8],
+) -> Result<Option<(Rc<Node>, std::result::Result<usize, usize>)>> {
     if root.is_none() {
         return Ok(None);
     }
@@ -57,7 +70,10 @@ pub(crate) fn find(
         let node = src.node(id)?;
         match &*node {
             Node::Branch(b) => id = b.children()[b.child_index(key)],
-            Node::Leaf(l) => return Ok(l.search(key).ok().map(|i| (node.clone(), i))),
+            Node::Leaf(l) => {
+                let at = l.search(key);
+                return Ok(Some((node.clone(), at)));
+            }
         }
     }
     Err(corrupt!(root.0, "tree deeper than {MAX_TREE_DEPTH} levels"))

@@ -206,6 +206,7 @@ impl Store {
             shared: self.shared.clone(),
             sb,
             metas: RefCell::new(FastMap::default()),
+            recent: RefCell::new(Vec::new()),
         })
     }
 
@@ -484,7 +485,15 @@ pub struct ReadTxn {
     pub(crate) shared: Rc<Shared>,
     pub(crate) sb: Superblock,
     metas: RefCell<FastMap<String, Option<TreeMeta>>>,
+    /// The leaf the last lookups in a few trees ended in, by tree root: a
+    /// snapshot never changes, so a key within a leaf's first..last keys
+    /// can only be in that leaf, and lookups that move forward through a
+    /// tree (joins on ascending keys) skip the descent.
+    recent: RefCell<Vec<(PageId, Rc<Node>)>>,
 }
+
+/// Trees whose last leaf a snapshot remembers.
+const RECENT_LEAVES: usize = 4;
 
 impl ReadTxn {
     /// The transaction id of the state this snapshot reads.
@@ -531,9 +540,38 @@ impl RangeSource for ReadTxn {
     }
 }
 
+impl ReadTxn {
+    /// The remembered leaf of the tree at `root` whose key range holds
+    /// `key`, if any.
+    fn recent_leaf(&self, root: PageId, key: &[u8]) -> Option<Rc<Node>> {
+        let recent = self.recent.borrow();
+        let (_, node) = recent.iter().find(|(r, _)| *r == root)?;
+        let Node::Leaf(l) = &**node else { return None };
+        let covers = !l.is_empty() && l.key(0) <= key && key <= l.key(l.len() - 1);
+        covers.then(|| node.clone())
+    }
+
+    fn remember_leaf(&self, root: PageId, leaf: Rc<Node>) {
+        let mut recent = self.recent.borrow_mut();
+        if let Some(e) = recent.iter_mut().find(|(r, _)| *r == root) {
+            e.1 = leaf;
+            return;
+        }
+        if recent.len() == RECENT_LEAVES {
+            recent.remove(0);
+        }
+        recent.push((root, leaf));
+    }
+}
+
 impl TreeRead for ReadTxn {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        tree_get(self, self.existing(tree)?.root, key)
+        let mut out = None;
+        self.get_with(tree, key, &mut |v| {
+            out = Some(v.to_vec());
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     fn get_with(
@@ -542,7 +580,31 @@ impl TreeRead for ReadTxn {
         key: &[u8],
         f: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<bool> {
-        tree_get_with(self, self.existing(tree)?.root, key, f)
+        let root = self.existing(tree)?.root;
+        let (leaf, at) = match self.recent_leaf(root, key) {
+            Some(leaf) => {
+                let Node::Leaf(l) = &*leaf else {
+                    return Err(corrupt!(root.0, "remembered node is not a leaf"));
+                };
+                let at = l.search(key);
+                (leaf, at)
+            }
+            None => match super::btree::find_leaf(self, root, key)? {
+                None => return Ok(false),
+                Some((leaf, at)) => {
+                    self.remember_leaf(root, leaf.clone());
+                    (leaf, at)
+                }
+            },
+        };
+        let (Node::Leaf(l), Ok(i)) = (&*leaf, at) else {
+            return Ok(false);
+        };
+        match l.value(i) {
+            RawValue::Inline(v) => f(v)?,
+            v @ RawValue::Overflow { .. } => f(&self.value(v.to_owned())?)?,
+        }
+        Ok(true)
     }
 
     fn range(&self, tree: &str, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Result<Range<'_>> {
