@@ -55,13 +55,12 @@ pub(crate) fn find(
     })
 }
 
+/// A leaf and where a key is in it (`Ok`) or would go (`Err`).
+pub(crate) type LeafHit = (Rc<Node>, std::result::Result<usize, usize>);
+
 /// The leaf whose key range holds `key` (None for an empty tree), and
 /// where `key` is in it or would go.
-pub(crate) fn find_leaf(
-    src: &dyn NodeSource,
-    root: PageId,
-    key: &[u8],
-) -> Result<Option<(Rc<Node>, std::result::Result<usize, usize>)>> {
+pub(crate) fn find_leaf(src: &dyn NodeSource, root: PageId, key: &[u8]) -> Result<Option<LeafHit>> {
     if root.is_none() {
         return Ok(None);
     }
