@@ -67,6 +67,11 @@ pub(crate) fn compare_values(a: &Value, b: &Value, cmp: &CmpInfo) -> Option<Orde
 }
 
 fn apply_compare(op: BinaryOp, a: &Value, b: &Value, cmp: &CmpInfo) -> Value {
+    bool_value(compare_truth(op, a, b, cmp))
+}
+
+/// The truth of a comparison; `None` is NULL (IS and IS NOT are never NULL).
+fn compare_truth(op: BinaryOp, a: &Value, b: &Value, cmp: &CmpInfo) -> Option<bool> {
     match op {
         BinaryOp::Is | BinaryOp::IsNot => {
             let same = match (a.is_null(), b.is_null()) {
@@ -74,13 +79,11 @@ fn apply_compare(op: BinaryOp, a: &Value, b: &Value, cmp: &CmpInfo) -> Value {
                 (true, false) | (false, true) => false,
                 _ => compare_values(a, b, cmp) == Some(Ordering::Equal),
             };
-            Value::Integer(i64::from(same == (op == BinaryOp::Is)))
+            Some(same == (op == BinaryOp::Is))
         }
         _ => {
-            let Some(ord) = compare_values(a, b, cmp) else {
-                return Value::Null;
-            };
-            let r = match op {
+            let ord = compare_values(a, b, cmp)?;
+            Some(match op {
                 BinaryOp::Eq => ord == Ordering::Equal,
                 BinaryOp::Ne => ord != Ordering::Equal,
                 BinaryOp::Lt => ord == Ordering::Less,
@@ -88,8 +91,7 @@ fn apply_compare(op: BinaryOp, a: &Value, b: &Value, cmp: &CmpInfo) -> Value {
                 BinaryOp::Gt => ord == Ordering::Greater,
                 BinaryOp::Ge => ord != Ordering::Less,
                 _ => false,
-            };
-            Value::Integer(i64::from(r))
+            })
         }
     }
 }
@@ -313,11 +315,36 @@ impl ExecCtx<'_> {
     /// Evaluates a conjunct list: true only when every one is true.
     pub(crate) fn all_true(&self, exprs: &[Expr], env: &Env) -> Result<bool> {
         for e in exprs {
-            if truth(&self.eval(e, env)?) != Some(true) {
+            if !self.is_true(e, env)? {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// Whether `e` is true (neither false nor NULL), as a filter reads it.
+    /// A scalar comparison is decided without building its 0/1 value; an
+    /// AND stops at a left side that is not true (false or NULL), as
+    /// SQLite's jump-if-false code for a WHERE term does.
+    fn is_true(&self, e: &Expr, env: &Env) -> Result<bool> {
+        match e {
+            Expr::Compare {
+                op,
+                left,
+                right,
+                cmp,
+            } if !matches!(**left, Expr::Row(_)) && !matches!(**right, Expr::Row(_)) => {
+                let a = self.operand(left, env)?;
+                let b = self.operand(right, env)?;
+                Ok(compare_truth(*op, &a, &b, cmp) == Some(true))
+            }
+            Expr::Logic {
+                and: true,
+                left,
+                right,
+            } => Ok(self.is_true(left, env)? && self.is_true(right, env)?),
+            _ => Ok(truth(&self.eval(e, env)?) == Some(true)),
+        }
     }
 
     fn call_function(&self, name: &str, args: &[Expr], env: &Env) -> Result<Value> {
