@@ -135,6 +135,12 @@ impl ExecCtx<'_> {
             Expr::Arith { op, left, right } => {
                 let a = self.operand(left, env)?;
                 let b = self.operand(right, env)?;
+                // Two integers: computed here, without the call.
+                if let (Value::Integer(x), Value::Integer(y)) = (&*a, &*b) {
+                    if let Some(v) = op.exact(*x, *y) {
+                        return Ok(v);
+                    }
+                }
                 Ok(op.apply(&a, &b))
             }
             _ => self.eval_kind(e, env),

@@ -51,7 +51,7 @@ impl BinaryOp {
         match (a, b) {
             (Value::Null, _) | (_, Value::Null) => return Value::Null,
             // The common case, without the general path's conversions.
-            (Value::Integer(x), Value::Integer(y)) if self.is_arithmetic() => {
+            (Value::Integer(x), Value::Integer(y)) => {
                 if let Some(v) = self.exact(*x, *y) {
                     return v;
                 }
@@ -68,29 +68,20 @@ impl BinaryOp {
         }
     }
 
-    fn is_arithmetic(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::Add
-                | BinaryOp::Subtract
-                | BinaryOp::Multiply
-                | BinaryOp::Divide
-                | BinaryOp::Remainder
-        )
-    }
-
     /// `+ - * / %` on two integers: the result, or `None` when it must be
-    /// redone in f64 (overflow, `i64::MIN / -1`).
+    /// redone in f64 (overflow, `i64::MIN / -1`) or the operator is not
+    /// one of these.
     #[inline]
-    fn exact(self, x: i64, y: i64) -> Option<Value> {
+    pub(crate) fn exact(self, x: i64, y: i64) -> Option<Value> {
         let exact = match self {
             BinaryOp::Add => x.checked_add(y),
             BinaryOp::Subtract => x.checked_sub(y),
             BinaryOp::Multiply => x.checked_mul(y),
             BinaryOp::Divide if y == 0 => return Some(Value::Null),
             BinaryOp::Divide => x.checked_div(y),
-            _ if y == 0 => return Some(Value::Null),
-            _ => Some(x % if y == -1 { 1 } else { y }),
+            BinaryOp::Remainder if y == 0 => return Some(Value::Null),
+            BinaryOp::Remainder => Some(x % if y == -1 { 1 } else { y }),
+            _ => return None,
         };
         exact.map(Value::Integer)
     }
