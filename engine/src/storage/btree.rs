@@ -24,6 +24,14 @@ const UNDERFLOW_SIZE: usize = PAGE_SIZE / 4;
 /// Read access to nodes.
 pub(crate) trait NodeSource {
     fn node(&self, id: PageId) -> Result<Rc<Node>>;
+    /// A node a sequential scan passes through once: read like [`node`],
+    /// but it only enters the cache while the cache has room, so one large
+    /// scan does not evict the nodes lookups keep using.
+    ///
+    /// [`node`]: NodeSource::node
+    fn scan_node(&self, id: PageId) -> Result<Rc<Node>> {
+        self.node(id)
+    }
 }
 
 /// Write access: what a write transaction provides to the algorithms.

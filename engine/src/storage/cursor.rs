@@ -205,7 +205,7 @@ impl Cursor {
                     "tree deeper than {MAX_TREE_DEPTH} levels"
                 ));
             }
-            let n = src.node(child)?;
+            let n = src.scan_node(child)?;
             match &*n {
                 Node::Branch(cb) => {
                     let j = if forward { 0 } else { cb.children().len() - 1 };

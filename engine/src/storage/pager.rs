@@ -120,6 +120,16 @@ impl Pager {
 
     /// The decoded node at `id`, from the cache or the device.
     pub(crate) fn node(&mut self, id: PageId) -> Result<Rc<Node>> {
+        self.node_for(id, true)
+    }
+
+    /// Like [`Pager::node`], for a node a sequential scan reads once: it is
+    /// cached only while the cache has room (scan resistance).
+    pub(crate) fn scan_node(&mut self, id: PageId) -> Result<Rc<Node>> {
+        self.node_for(id, false)
+    }
+
+    fn node_for(&mut self, id: PageId, evict: bool) -> Result<Rc<Node>> {
         self.check_poison()?;
         if let Some(n) = self.cache.get(id) {
             self.stats.cache_hits += 1;
@@ -128,7 +138,9 @@ impl Pager {
         let mut page = PageBuf::zeroed();
         self.read_page(id, &mut page.0)?;
         let node = Rc::new(Node::decode(&page.0, id)?);
-        self.cache.insert(id, node.clone());
+        if evict || self.cache.has_room() {
+            self.cache.insert(id, node.clone());
+        }
         Ok(node)
     }
 
@@ -250,6 +262,10 @@ impl NodeCache {
             clock: VecDeque::new(),
             branches: 0,
         }
+    }
+
+    fn has_room(&self) -> bool {
+        self.map.len() < self.capacity
     }
 
     fn get(&mut self, id: PageId) -> Option<Rc<Node>> {

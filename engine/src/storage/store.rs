@@ -119,16 +119,28 @@ pub(crate) struct Inner {
     pub freelist_pages: Vec<PageId>,
 }
 
+/// A tree node reference must name a data page inside the file.
+fn check_node_ref(id: PageId, page_count: u64) -> Result<()> {
+    if id.0 < FIRST_DATA_PAGE || id.0 >= page_count {
+        return Err(corrupt!(
+            id.0,
+            "page reference out of range (file has {page_count} pages)"
+        ));
+    }
+    Ok(())
+}
+
 impl Inner {
     /// Reads a tree node of a state whose file is `page_count` pages long.
     pub(crate) fn node(&mut self, id: PageId, page_count: u64) -> Result<Rc<Node>> {
-        if id.0 < FIRST_DATA_PAGE || id.0 >= page_count {
-            return Err(corrupt!(
-                id.0,
-                "page reference out of range (file has {page_count} pages)"
-            ));
-        }
+        check_node_ref(id, page_count)?;
         self.pager.node(id)
+    }
+
+    /// [`Inner::node`] for a scan (see [`Pager::scan_node`]).
+    pub(crate) fn scan_node(&mut self, id: PageId, page_count: u64) -> Result<Rc<Node>> {
+        check_node_ref(id, page_count)?;
+        self.pager.scan_node(id)
     }
 
     /// Moves pending pages no open snapshot can reach into the allocator.
@@ -531,6 +543,13 @@ impl Drop for ReadTxn {
 impl NodeSource for ReadTxn {
     fn node(&self, id: PageId) -> Result<Rc<Node>> {
         self.shared.inner.borrow_mut().node(id, self.sb.page_count)
+    }
+
+    fn scan_node(&self, id: PageId) -> Result<Rc<Node>> {
+        self.shared
+            .inner
+            .borrow_mut()
+            .scan_node(id, self.sb.page_count)
     }
 }
 

@@ -469,6 +469,16 @@ impl NodeSource for WriteTxn {
         }
         self.shared.inner.borrow_mut().node(id, self.page_count)
     }
+
+    fn scan_node(&self, id: PageId) -> Result<Rc<Node>> {
+        if let Some(n) = self.dirty.get(&id) {
+            return Ok(n.clone());
+        }
+        self.shared
+            .inner
+            .borrow_mut()
+            .scan_node(id, self.page_count)
+    }
 }
 
 impl NodeStore for WriteTxn {
