@@ -52,6 +52,24 @@ pub fn key_prefix(key: &[u8]) -> u64 {
     u64::from_be_bytes(w)
 }
 
+/// Bytewise order of two keys whose [`key_prefix`]es are equal: the rest
+/// compared a big-endian word at a time (keys are short; this beats a
+/// library call), then by length.
+#[inline]
+pub fn cmp_after_prefix(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let n = a.len().min(b.len());
+    let mut at = 8.min(n);
+    while at + 8 <= n {
+        let x = u64::from_be_bytes(a[at..at + 8].try_into().expect("8 bytes"));
+        let y = u64::from_be_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+        if x != y {
+            return x.cmp(&y);
+        }
+        at += 8;
+    }
+    a[at..n].cmp(&b[at..n]).then(a.len().cmp(&b.len()))
+}
+
 /// Fixed part of a leaf entry: klen + vkind.
 const LEAF_ENTRY_FIXED: usize = 3;
 /// Fixed part of a branch entry: klen + child.
@@ -242,7 +260,7 @@ impl Leaf {
             let ord = self.slots[mid]
                 .prefix
                 .cmp(&p)
-                .then_with(|| self.key(mid).cmp(key));
+                .then_with(|| cmp_after_prefix(self.key(mid), key));
             match ord {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
@@ -386,7 +404,7 @@ impl Branch {
             let mid = lo + (hi - lo) / 2;
             let ord = self.prefixes[mid]
                 .cmp(&p)
-                .then_with(|| self.keys[mid].as_slice().cmp(key));
+                .then_with(|| cmp_after_prefix(&self.keys[mid], key));
             match ord {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
@@ -697,12 +715,20 @@ mod tests {
             vec![0xff; 8],
             vec![0xff; 9],
             vec![1, 2, 3],
+            vec![1, 2, 3, 0],
+            vec![9; 17],
+            vec![9; 24],
+            [vec![9; 16], vec![1]].concat(),
+            [vec![9; 8], vec![0; 8], vec![2]].concat(),
+            [vec![9; 8], vec![0; 9]].concat(),
         ];
         for a in &keys {
             for b in &keys {
                 let (pa, pb) = (key_prefix(a), key_prefix(b));
                 if pa != pb {
                     assert_eq!(pa.cmp(&pb), a.cmp(b), "{a:?} vs {b:?}");
+                } else {
+                    assert_eq!(cmp_after_prefix(a, b), a.cmp(b), "{a:?} vs {b:?}");
                 }
             }
         }
