@@ -88,18 +88,13 @@ pub(crate) fn find_leaf(src: &dyn NodeSource, root: PageId, key: &[u8]) -> Resul
 
 /// Looks `key` up; the value as stored (inline or an overflow reference).
 pub(crate) fn get(src: &dyn NodeSource, root: PageId, key: &[u8]) -> Result<Option<LeafValue>> {
-    if root.is_none() {
+    let Some((leaf, i)) = find(src, root, key)? else {
         return Ok(None);
+    };
+    match &*leaf {
+        Node::Leaf(l) => Ok(Some(l.value(i).to_owned())),
+        Node::Branch(_) => Err(corrupt!(root.0, "lookup did not end in a leaf")),
     }
-    let mut id = root;
-    for _ in 0..=MAX_TREE_DEPTH {
-        let node = src.node(id)?;
-        match &*node {
-            Node::Branch(b) => id = b.children()[b.child_index(key)],
-            Node::Leaf(l) => return Ok(l.search(key).ok().map(|i| l.value(i).to_owned())),
-        }
-    }
-    Err(corrupt!(root.0, "tree deeper than {MAX_TREE_DEPTH} levels"))
 }
 
 /// Inserts or replaces; returns the new root and the replaced value.

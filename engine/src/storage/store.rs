@@ -454,11 +454,22 @@ pub(crate) fn tree_get_with(
     key: &[u8],
     f: &mut dyn FnMut(&[u8]) -> Result<()>,
 ) -> Result<bool> {
-    let Some((leaf, i)) = super::btree::find(src, root, key)? else {
+    match super::btree::find_leaf(src, root, key)? {
+        Some((leaf, at)) => call_with_value(src, &leaf, at, f),
+        None => Ok(false),
+    }
+}
+
+/// Calls `f` with the value at `at` in `leaf` (an overflow value read into
+/// a temporary); false, and no call, when the key was not found there.
+fn call_with_value(
+    src: &dyn RangeSource,
+    leaf: &Node,
+    at: std::result::Result<usize, usize>,
+    f: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<bool> {
+    let (Node::Leaf(l), Ok(i)) = (leaf, at) else {
         return Ok(false);
-    };
-    let Node::Leaf(l) = &*leaf else {
-        return Err(corrupt!(root.0, "lookup did not end in a leaf"));
     };
     match l.value(i) {
         RawValue::Inline(v) => f(v)?,
@@ -616,14 +627,7 @@ impl TreeRead for ReadTxn {
                 }
             },
         };
-        let (Node::Leaf(l), Ok(i)) = (&*leaf, at) else {
-            return Ok(false);
-        };
-        match l.value(i) {
-            RawValue::Inline(v) => f(v)?,
-            v @ RawValue::Overflow { .. } => f(&self.value(v.to_owned())?)?,
-        }
-        Ok(true)
+        call_with_value(self, &leaf, at, f)
     }
 
     fn range(&self, tree: &str, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Result<Range<'_>> {

@@ -21,34 +21,42 @@ fn visit_tree(
     t.range(tree, lo, hi)?.visit(reverse, f)
 }
 
+/// The read half of [`Kv`], the same for both transaction kinds: it
+/// forwards to [`TreeRead`].
+macro_rules! kv_reads {
+    () => {
+        fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+            TreeRead::get(self, tree, key)
+        }
+        fn get_with(
+            &self,
+            tree: &str,
+            key: &[u8],
+            f: &mut dyn FnMut(&[u8]) -> Result<()>,
+        ) -> Result<bool> {
+            TreeRead::get_with(self, tree, key, f)
+        }
+        fn visit(
+            &self,
+            tree: &str,
+            lo: Bound<Vec<u8>>,
+            hi: Bound<Vec<u8>>,
+            reverse: bool,
+            f: &mut Visitor,
+        ) -> Result<()> {
+            visit_tree(self, tree, lo, hi, reverse, f)
+        }
+        fn tree_len(&self, tree: &str) -> Result<u64> {
+            TreeRead::tree_len(self, tree)
+        }
+        fn tree_exists(&self, tree: &str) -> Result<bool> {
+            TreeRead::tree_exists(self, tree)
+        }
+    };
+}
+
 impl Kv for WriteTxn {
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        TreeRead::get(self, tree, key)
-    }
-    fn get_with(
-        &self,
-        tree: &str,
-        key: &[u8],
-        f: &mut dyn FnMut(&[u8]) -> Result<()>,
-    ) -> Result<bool> {
-        TreeRead::get_with(self, tree, key, f)
-    }
-    fn visit(
-        &self,
-        tree: &str,
-        lo: Bound<Vec<u8>>,
-        hi: Bound<Vec<u8>>,
-        reverse: bool,
-        f: &mut Visitor,
-    ) -> Result<()> {
-        visit_tree(self, tree, lo, hi, reverse, f)
-    }
-    fn tree_len(&self, tree: &str) -> Result<u64> {
-        TreeRead::tree_len(self, tree)
-    }
-    fn tree_exists(&self, tree: &str) -> Result<bool> {
-        TreeRead::tree_exists(self, tree)
-    }
+    kv_reads!();
     fn create_tree(&mut self, tree: &str) -> Result<bool> {
         WriteTxn::create_tree(self, tree)
     }
@@ -64,33 +72,7 @@ impl Kv for WriteTxn {
 }
 
 impl Kv for ReadTxn {
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        TreeRead::get(self, tree, key)
-    }
-    fn get_with(
-        &self,
-        tree: &str,
-        key: &[u8],
-        f: &mut dyn FnMut(&[u8]) -> Result<()>,
-    ) -> Result<bool> {
-        TreeRead::get_with(self, tree, key, f)
-    }
-    fn visit(
-        &self,
-        tree: &str,
-        lo: Bound<Vec<u8>>,
-        hi: Bound<Vec<u8>>,
-        reverse: bool,
-        f: &mut Visitor,
-    ) -> Result<()> {
-        visit_tree(self, tree, lo, hi, reverse, f)
-    }
-    fn tree_len(&self, tree: &str) -> Result<u64> {
-        TreeRead::tree_len(self, tree)
-    }
-    fn tree_exists(&self, tree: &str) -> Result<bool> {
-        TreeRead::tree_exists(self, tree)
-    }
+    kv_reads!();
     fn create_tree(&mut self, _tree: &str) -> Result<bool> {
         Err(read_only_error())
     }
