@@ -39,6 +39,7 @@ use crate::sql::catalog::Catalog;
 use crate::sql::exec::ddl::load_catalog;
 use crate::sql::exec::dml::DmlOptions;
 use crate::sql::exec::kv::Kv;
+use crate::sql::exec::spill::{self, TempSpace};
 use crate::sql::exec::statement::{self, Output};
 use crate::sql::parser;
 pub use crate::sql::value::Value;
@@ -71,6 +72,8 @@ impl Default for DbOptions {
 
 struct Shared {
     store: Store,
+    /// Scratch for sorts past the batch limit (see [`Database::open_with_temp`]).
+    temp: Option<Rc<TempSpace>>,
     catalog: RefCell<Rc<Catalog>>,
     opts: DbOptions,
 }
@@ -84,7 +87,35 @@ pub struct Database {
 impl Database {
     /// Opens (creating if empty) the database on `device`, validating it
     /// and loading its catalog.
+    ///
+    /// Without temp space, a statement whose sort does not fit in the
+    /// batch limit fails with `Error::BatchLimitExceeded`; see
+    /// [`Database::open_with_temp`].
     pub fn open(device: Box<dyn Device>, opts: DbOptions) -> Result<Database> {
+        Database::open_inner(device, None, opts)
+    }
+
+    /// Opens the database on `device`, as [`Database::open`], with `temp`
+    /// as scratch space: a sort (ORDER BY, an INSERT's source rows,
+    /// CREATE INDEX's keys) that outgrows a quarter of the batch limit
+    /// writes sorted runs there and merges them, so it completes within
+    /// the limit. `temp` may start with any content and is never flushed;
+    /// the engine truncates it to zero after each statement that used it.
+    /// It must not be another database's file: a temp file the host
+    /// deletes on close (native), or an OPFS file of its own (browser).
+    pub fn open_with_temp(
+        device: Box<dyn Device>,
+        temp: Box<dyn Device>,
+        opts: DbOptions,
+    ) -> Result<Database> {
+        Database::open_inner(device, Some(temp), opts)
+    }
+
+    fn open_inner(
+        device: Box<dyn Device>,
+        temp: Option<Box<dyn Device>>,
+        opts: DbOptions,
+    ) -> Result<Database> {
         let store = Store::open(
             device,
             StoreOptions {
@@ -98,15 +129,20 @@ impl Database {
         Ok(Database {
             shared: Rc::new(Shared {
                 store,
+                temp: temp.map(|t| Rc::new(TempSpace::new(t))),
                 catalog: RefCell::new(Rc::new(catalog)),
                 opts,
             }),
         })
     }
 
-    /// A new, empty database in memory.
+    /// A new, empty database in memory, with temp space in memory.
     pub fn open_in_memory() -> Result<Database> {
-        Database::open(Box::new(MemoryDevice::new()), DbOptions::default())
+        Database::open_with_temp(
+            Box::new(MemoryDevice::new()),
+            Box::new(MemoryDevice::new()),
+            DbOptions::default(),
+        )
     }
 
     /// A new connection. Many may exist; one writes at a time.
@@ -386,7 +422,9 @@ impl Connection {
     ) -> Result<QueryResult> {
         // 'now' is one instant for the whole statement, as in SQLite.
         crate::sql::functions::set_statement_time(statement_clock());
+        let scratch = spill::install(self.db.shared.temp.clone());
         let result = self.run_parsed_at(sql, parsed, params, plan);
+        drop(scratch);
         crate::sql::functions::set_statement_time(None);
         result
     }

@@ -9,6 +9,10 @@
 //! NULL as an empty string. Dot-commands: `.tables`, `.schema [TABLE]`,
 //! `.check` (full validation), `.dump` (SQL text that recreates the
 //! database). Errors go to stderr and make the exit status non-zero.
+//!
+//! Sorts larger than the batch limit spill to a temp file in
+//! `std::env::temp_dir()`, removed when the shell exits (on Unix it is
+//! unlinked as soon as it is open, so even a crash leaves nothing).
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -16,15 +20,50 @@ use std::process::ExitCode;
 use tinyjoin_engine::storage::FileDevice;
 use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
 
+/// The shell's temp file: a fresh name in the system temp directory,
+/// removed when this is dropped (and, on Unix, as soon as it is open).
+struct TempFile {
+    path: std::path::PathBuf,
+}
+
+impl TempFile {
+    fn new() -> TempFile {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let name = format!("tinyjoin-temp-{}-{nanos}", std::process::id());
+        TempFile {
+            path: std::env::temp_dir().join(name),
+        }
+    }
+
+    fn open(&self) -> tinyjoin_engine::Result<FileDevice> {
+        let device = FileDevice::open(&self.path)?;
+        if cfg!(unix) {
+            // The open handle keeps the file; the name is no longer needed.
+            let _ = std::fs::remove_file(&self.path);
+        }
+        Ok(device)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.first() else {
         eprintln!("usage: tinyjoin FILE [SQL]");
         return ExitCode::from(2);
     };
-    let db = match FileDevice::open(path)
-        .and_then(|d| Database::open(Box::new(d), DbOptions::default()))
-    {
+    let temp = TempFile::new();
+    let db = match temp.open().and_then(|t| {
+        let d = FileDevice::open(path)?;
+        Database::open_with_temp(Box::new(d), Box::new(t), DbOptions::default())
+    }) {
         Ok(db) => db,
         Err(e) => {
             eprintln!("Error: cannot open {path}: {e}");

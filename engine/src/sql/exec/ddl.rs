@@ -1,6 +1,9 @@
 //! DDL: CREATE/DROP TABLE, INDEX and VIEW, ALTER TABLE, and the catalog's
 //! persistence in the schema tree (see [`crate::sql::catalog`]).
 //!
+//! ANALYZE's statistics are loaded with the catalog and removed with the
+//! objects they describe (`exec::analyze`).
+//!
 //! A table's stored `sql` is its CREATE TABLE text followed by every ALTER
 //! TABLE applied since, `;`-separated; [`load_catalog`] replays them. That
 //! keeps the original text (as SQLite does) without a renderer.
@@ -10,6 +13,7 @@ use std::rc::Rc;
 
 use super::kv::Kv;
 use super::scan::{decode_into, index_key};
+use super::spill::SortOrder;
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::catalog::{
@@ -62,6 +66,7 @@ pub(crate) fn load_catalog(kv: &dyn Kv) -> Result<Catalog> {
             load_object(&mut cat, &entry, &records)?;
         }
     }
+    cat.stats = super::analyze::load_stats(kv, &cat)?;
     cat.bump_version();
     Ok(cat)
 }
@@ -343,12 +348,14 @@ pub(crate) fn create_index(
     let plan = super::write::index_plan(cat, &table, &index)?;
     kv.create_tree(&index.tree)?;
     // Every entry's key, computed in one pass over the table, then sorted
-    // and inserted in key order (each insert lands next to the last).
-    // Alongside each key: whether it counts for UNIQUE (no NULL value).
-    let mut keys: Vec<(Vec<u8>, bool)> = Vec::new();
-    {
+    // (in memory, or in runs in temp space when the keys outgrow their
+    // share of the batch limit) and inserted in key order (each insert
+    // lands next to the last). A sorted row is [key, counts]: `counts`
+    // is 1 when the entry counts for UNIQUE (no NULL value).
+    let mut sorted = {
         let params: Vec<Value> = Vec::new();
         let ctx = ExecCtx::new(&*kv, &params, limit);
+        let mut sorter = ctx.sorter(SortOrder::Bytes, None);
         let n = table.columns.len();
         // Only the columns the key and predicate read are decoded, into
         // one reused row.
@@ -373,29 +380,36 @@ pub(crate) fn create_index(
                 };
                 if let Some(vals) = super::write::index_values(&ctx, &plan, &row)? {
                     let key = index_key(&vals, &plan.cols, rowid);
-                    keys.push((key, !vals.iter().any(Value::is_null)));
+                    let counts = i64::from(!vals.iter().any(Value::is_null));
+                    sorter.push(vec![Value::Blob(key), Value::Integer(counts)])?;
                 }
                 Ok(true)
             },
         )?;
-    }
-    keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    if index.unique {
-        // Keys are the values' encoding then an 8-byte rowid: equal values
-        // sort next to each other.
-        let prefix = |k: &[u8]| k.len().saturating_sub(8);
-        let dup = keys
-            .windows(2)
-            .any(|w| w[0].1 && w[1].1 && w[0].0[..prefix(&w[0].0)] == w[1].0[..prefix(&w[1].0)]);
-        if dup {
-            return Err(Error::Constraint {
-                kind: ConstraintKind::Unique,
-                message: super::write::unique_message(&table, &index),
-            });
+        sorter.finish()?
+    };
+    // Keys are the values' encoding then an 8-byte rowid: equal values
+    // sort next to each other, so UNIQUE compares each key with the last.
+    let prefix = |k: &[u8]| k.len().saturating_sub(8);
+    let mut last: Option<Vec<Value>> = None;
+    while let Some(entry) = sorted.next_row()? {
+        let (Some(Value::Blob(key)), Some(Value::Integer(counts))) = (entry.first(), entry.get(1))
+        else {
+            return Err(sql_err!("internal: sorted index entry"));
+        };
+        let counts = *counts != 0;
+        if index.unique && counts {
+            if let Some(Value::Blob(prev)) = last.as_ref().and_then(|r| r.first()) {
+                if prev[..prefix(prev)] == key[..prefix(key)] {
+                    return Err(Error::Constraint {
+                        kind: ConstraintKind::Unique,
+                        message: super::write::unique_message(&table, &index),
+                    });
+                }
+            }
         }
-    }
-    for (key, _) in &keys {
         kv.insert(&index.tree, key, &[])?;
+        last = counts.then_some(entry);
     }
     save_object(kv, "index", name, &table.name, &index.tree, Some(sql))?;
     save_meta(kv, cat)?;
@@ -482,10 +496,12 @@ pub(crate) fn drop(
             };
             super::fk::before_drop(kv, cat, &table, &[], opts)?;
             for ix in cat.table_indexes(name) {
+                super::analyze::forget(kv, cat, &ix.tree)?;
                 kv.drop_tree(&ix.tree)?;
                 kv.remove(SCHEMA_TREE, key(&ix.name).as_bytes())?;
                 cat.indexes.remove(&key(&ix.name));
             }
+            super::analyze::forget(kv, cat, &table.tree)?;
             kv.drop_tree(&table.tree)?;
             kv.remove(SCHEMA_TREE, k.as_bytes())?;
             cat.tables.remove(&k);
@@ -503,6 +519,7 @@ pub(crate) fn drop(
                     "index associated with UNIQUE or PRIMARY KEY constraint cannot be dropped"
                 ));
             }
+            super::analyze::forget(kv, cat, &ix.tree)?;
             kv.drop_tree(&ix.tree)?;
             kv.remove(SCHEMA_TREE, k.as_bytes())?;
             cat.indexes.remove(&k);

@@ -28,6 +28,7 @@ use std::rc::Rc;
 use super::eval::Env;
 use super::kv::Kv;
 use super::scan::Row;
+use super::spill::SortedRows;
 use super::write::{table_scope_item, TableWriter};
 use super::ExecCtx;
 use crate::sql::ast;
@@ -227,7 +228,7 @@ impl InsertPlan {
         let table = &self.writer.table;
         let n = table.columns.len();
         let targets = &self.targets;
-        let source = {
+        let mut source = {
             let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
             source_rows(&ctx, &self.source)?
         };
@@ -235,7 +236,7 @@ impl InsertPlan {
             returning_columns: self.returning_columns.clone(),
             ..DmlOutcome::default()
         };
-        for values in source {
+        while let Some(values) = source.next_row()? {
             if !values.is_empty() && values.len() != targets.len() {
                 return Err(if ins.columns.is_empty() {
                     sql_err!(
@@ -347,18 +348,20 @@ fn bind_source(cat: &Catalog, ins: &ast::Insert) -> Result<SourcePlan> {
     }
 }
 
-/// The rows an INSERT supplies, computed before anything is written.
-fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<Vec<Row>> {
-    match source {
-        SourcePlan::DefaultValues => Ok(vec![Vec::new()]),
+/// The rows an INSERT supplies, computed before anything is written
+/// (held in memory, or in temp space when a query's are many).
+fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<SortedRows> {
+    let rows = match source {
+        SourcePlan::DefaultValues => vec![Vec::new()],
         SourcePlan::Values(rows) => {
             let env = Env::new(&[], None);
             rows.iter()
                 .map(|r| r.iter().map(|e| ctx.eval(e, &env)).collect())
-                .collect()
+                .collect::<Result<Vec<Row>>>()?
         }
-        SourcePlan::Query(q) => ctx.run_query(q, None),
-    }
+        SourcePlan::Query(q) => return ctx.spool_query(q),
+    };
+    Ok(SortedRows::Memory(rows.into_iter()))
 }
 
 /// Resolves the rowid of a new row and writes it, handling conflicts.

@@ -33,11 +33,13 @@
 //! - `dml`: INSERT, UPDATE, DELETE.
 //! - `ddl`: CREATE/DROP/ALTER and catalog persistence.
 //! - `explain`: EXPLAIN QUERY PLAN rows.
+//! - `analyze`: ANALYZE's statistics, stored and shown as `sqlite_stat1`.
 //! - `integrity`: index-versus-table consistency for `Database::check`.
 //! - `statement`: runs one parsed statement (everything but transaction
 //!   control, which the connection in `db.rs` owns).
 
 pub(crate) mod aggregate;
+pub(crate) mod analyze;
 pub(crate) mod builtin;
 pub(crate) mod ddl;
 pub(crate) mod dml;
@@ -48,6 +50,7 @@ pub(crate) mod integrity;
 pub(crate) mod kv;
 pub(crate) mod scan;
 pub(crate) mod select;
+pub(crate) mod spill;
 pub(crate) mod statement;
 pub(crate) mod store_kv;
 #[cfg(test)]
@@ -72,24 +75,34 @@ pub(crate) struct ExecCtx<'a> {
     pub cache: RefCell<HashMap<usize, Rc<Vec<Vec<Value>>>>>,
     /// Working tables of recursive CTEs, by CTE id.
     pub working: RefCell<HashMap<usize, Rc<Vec<Vec<Value>>>>>,
+    /// What the statement's materialized results may use.
+    pub budget: Rc<Budget>,
+    /// Scratch for sorts that outgrow their share of the budget.
+    pub temp: Option<Rc<spill::TempSpace>>,
+}
+
+/// Bytes of materialized intermediate results a statement holds, against
+/// the batch limit. Shared (`Rc`) with the sorters and row streams that
+/// outlive the [`ExecCtx`] that made them (an INSERT's source rows).
+pub(crate) struct Budget {
     used: Cell<u64>,
     limit: u64,
 }
 
-impl<'a> ExecCtx<'a> {
-    pub(crate) fn new(kv: &'a dyn Kv, params: &'a [Value], limit: u64) -> ExecCtx<'a> {
-        ExecCtx {
-            kv,
-            params,
-            cache: RefCell::new(HashMap::new()),
-            working: RefCell::new(HashMap::new()),
+impl Budget {
+    pub(crate) fn new(limit: u64) -> Budget {
+        Budget {
             used: Cell::new(0),
             limit,
         }
     }
 
-    /// Charges `bytes` of materialized intermediate results to the
-    /// statement; fails once the total passes the batch limit.
+    /// The batch limit.
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Charges `bytes`; fails once the total passes the limit.
     pub(crate) fn charge(&self, bytes: u64) -> Result<()> {
         let used = self.used.get().saturating_add(bytes);
         self.used.set(used);
@@ -100,6 +113,36 @@ impl<'a> ExecCtx<'a> {
             });
         }
         Ok(())
+    }
+
+    /// Gives back `bytes` charged earlier (a buffer written to temp space
+    /// or dropped).
+    pub(crate) fn release(&self, bytes: u64) {
+        self.used.set(self.used.get().saturating_sub(bytes));
+    }
+}
+
+impl<'a> ExecCtx<'a> {
+    pub(crate) fn new(kv: &'a dyn Kv, params: &'a [Value], limit: u64) -> ExecCtx<'a> {
+        ExecCtx {
+            kv,
+            params,
+            cache: RefCell::new(HashMap::new()),
+            working: RefCell::new(HashMap::new()),
+            budget: Rc::new(Budget::new(limit)),
+            temp: spill::current(),
+        }
+    }
+
+    /// Charges `bytes` of materialized intermediate results to the
+    /// statement; fails once the total passes the batch limit.
+    pub(crate) fn charge(&self, bytes: u64) -> Result<()> {
+        self.budget.charge(bytes)
+    }
+
+    /// A sorter charging this statement and spilling to its temp space.
+    pub(crate) fn sorter(&self, order: spill::SortOrder, keep: Option<usize>) -> spill::Sorter {
+        spill::Sorter::new(order, keep, self.budget.clone(), self.temp.clone())
     }
 }
 

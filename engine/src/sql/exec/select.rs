@@ -10,6 +10,7 @@ use std::rc::Rc;
 use super::aggregate::Accumulator;
 use super::eval::Env;
 use super::scan::{copy_value, LevelCache, Row};
+use super::spill::{SortOrder, SortedRows};
 use super::{row_size, ExecCtx};
 use crate::sql::ast::CompoundOperator;
 use crate::sql::keycode::{self, KeyColumn};
@@ -21,8 +22,100 @@ use crate::{sql_err, Result};
 type Sink<'s> = dyn FnMut(&[Value]) -> Result<bool> + 's;
 
 impl ExecCtx<'_> {
-    /// Runs a query to its visible result rows.
+    /// Runs a query to its visible result rows, held as an intermediate
+    /// result (a subquery, a CTE, an INSERT's source): every row is
+    /// charged to the statement.
     pub(crate) fn run_query(&self, q: &Query, outer: Option<&Env>) -> Result<Vec<Row>> {
+        let mut out = Vec::new();
+        self.query_rows(q, outer, &mut |row| {
+            self.charge(row_size(&row))?;
+            out.push(row);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Runs a statement's query to the rows it returns. They are the
+    /// caller's, not intermediate results, so they are not charged; the
+    /// work behind them (a sort, a DISTINCT, ...) is.
+    pub(crate) fn run_result(&self, q: &Query) -> Result<Vec<Row>> {
+        let mut out = Vec::new();
+        self.query_rows(q, None, &mut |row| {
+            out.push(row);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Runs a query to its rows, computed completely before the first is
+    /// read (so its source tables may change while they are read), held
+    /// in memory or, past the sort share of the limit, in temp space: an
+    /// INSERT's source. Without temp space rows held in memory are
+    /// charged as [`ExecCtx::run_query`] charges them.
+    pub(crate) fn spool_query(&self, q: &Query) -> Result<SortedRows> {
+        if !q.order_by.is_empty() {
+            let Some((sorted, skip, take)) = self.sorted_rows(q, None)? else {
+                return Ok(SortedRows::Memory(Vec::new().into_iter()));
+            };
+            return Ok(sorted.window(skip, take, q.columns.len()));
+        }
+        // Unsorted: a sorter without keys keeps input order (stable).
+        let mut spool = self.sorter(SortOrder::Keys(Vec::new()), None);
+        self.query_rows(q, None, &mut |row| spool.push(row))?;
+        let rows = spool.finish()?;
+        if let SortedRows::Memory(r) = &rows {
+            // Kept in memory: charged as an intermediate result.
+            self.charge(r.as_slice().iter().map(|r| row_size(r)).sum())?;
+        }
+        Ok(rows)
+    }
+
+    /// Calls `sink` with each visible result row of `q`, in order.
+    fn query_rows(
+        &self,
+        q: &Query,
+        outer: Option<&Env>,
+        sink: &mut dyn FnMut(Row) -> Result<()>,
+    ) -> Result<()> {
+        let visible = q.columns.len();
+        if !q.order_by.is_empty() {
+            let Some((mut sorted, skip, take)) = self.sorted_rows(q, outer)? else {
+                return Ok(());
+            };
+            let (mut skipped, mut taken) = (0, 0);
+            while taken < take {
+                let Some(mut row) = sorted.next_row()? else {
+                    break;
+                };
+                if skipped < skip {
+                    skipped += 1;
+                    continue;
+                }
+                taken += 1;
+                row.truncate(visible);
+                sink(row)?;
+            }
+            return Ok(());
+        }
+        let Some((offset, take)) = self.limits(q, outer)? else {
+            return Ok(());
+        };
+        let (mut skipped, mut taken) = (0, 0);
+        let hint = (take != usize::MAX).then(|| take.saturating_add(offset));
+        self.body_rows(&q.body, outer, hint, &mut |mut row| {
+            if skipped < offset {
+                skipped += 1;
+                return Ok(true);
+            }
+            taken += 1;
+            row.truncate(visible);
+            sink(row)?;
+            Ok(taken < take)
+        })
+    }
+
+    /// OFFSET and LIMIT (`usize::MAX` for none); `None` for LIMIT 0.
+    fn limits(&self, q: &Query, outer: Option<&Env>) -> Result<Option<(usize, usize)>> {
         let empty: Vec<Value> = Vec::new();
         let env = Env::new(&empty, outer);
         let limit = match &q.limit {
@@ -33,52 +126,83 @@ impl ExecCtx<'_> {
             Some(e) => limit_value(self.eval(e, &env)?)?.unwrap_or(0),
             None => 0,
         };
-        let hint = match (limit, q.order_by.is_empty()) {
-            (Some(l), true) => Some(l.saturating_add(offset)),
-            _ => None,
-        };
         if limit == Some(0) {
-            return Ok(Vec::new());
+            return Ok(None);
         }
-        let mut rows = self.run_body(&q.body, outer, hint)?;
-        if !q.order_by.is_empty() {
-            sort_rows(&mut rows, &q.order_by);
-        }
-        let visible = q.columns.len();
-        let take = limit.unwrap_or(usize::MAX);
-        Ok(rows
-            .into_iter()
-            .skip(offset)
-            .take(take)
-            .map(|mut r| {
-                r.truncate(visible);
-                r
-            })
-            .collect())
+        Ok(Some((offset, limit.unwrap_or(usize::MAX))))
     }
 
-    fn run_body(&self, body: &Body, outer: Option<&Env>, hint: Option<usize>) -> Result<Vec<Row>> {
-        match body {
-            Body::Core(core) => self.run_core(core, outer, hint),
+    /// The rows of a query with ORDER BY, sorted (all columns), with the
+    /// OFFSET and LIMIT still to apply; `None` for LIMIT 0. With a LIMIT
+    /// the sorter keeps only the rows that can be returned.
+    fn sorted_rows(
+        &self,
+        q: &Query,
+        outer: Option<&Env>,
+    ) -> Result<Option<(SortedRows, usize, usize)>> {
+        let Some((offset, take)) = self.limits(q, outer)? else {
+            return Ok(None);
+        };
+        let keep = (take != usize::MAX).then(|| take.saturating_add(offset));
+        let mut sorter = self.sorter(SortOrder::Keys(q.order_by.clone()), keep);
+        self.body_rows(&q.body, outer, None, &mut |row| {
+            sorter.push(row)?;
+            Ok(true)
+        })?;
+        Ok(Some((sorter.finish()?, offset, take)))
+    }
+
+    /// Calls `sink` with each row of `body` (visible and hidden columns)
+    /// until it returns false. A plain core streams from the join; the
+    /// others are computed first.
+    fn body_rows(
+        &self,
+        body: &Body,
+        outer: Option<&Env>,
+        hint: Option<usize>,
+        sink: &mut dyn FnMut(Row) -> Result<bool>,
+    ) -> Result<()> {
+        let rows = match body {
+            Body::Core(core) if core.aggregate.is_none() && core.windows.is_empty() => {
+                return self.stream_core(core, outer, sink);
+            }
+            Body::Core(core) => self.run_core(core, outer)?,
             Body::Values(rows) => {
                 let empty: Vec<Value> = Vec::new();
                 let env = Env::new(&empty, outer);
                 rows.iter()
                     .map(|r| r.iter().map(|e| self.eval(e, &env)).collect())
-                    .collect()
+                    .collect::<Result<Vec<Row>>>()?
             }
             Body::Compound { op, left, right } => {
-                let l = self.run_body(left, outer, None)?;
-                let r = self.run_body(right, outer, None)?;
-                self.compound(*op, l, r)
+                let l = self.collect_body(left, outer)?;
+                let r = self.collect_body(right, outer)?;
+                self.compound(*op, l, r)?
             }
             Body::Recursive {
                 cte,
                 initial,
                 step,
                 union_all,
-            } => self.recursive(*cte, initial, step, *union_all, outer, hint),
+            } => self.recursive(*cte, initial, step, *union_all, outer, hint)?,
+        };
+        for r in rows {
+            if !sink(r)? {
+                break;
+            }
         }
+        Ok(())
+    }
+
+    /// The rows of `body`, held and charged.
+    fn collect_body(&self, body: &Body, outer: Option<&Env>) -> Result<Vec<Row>> {
+        let mut out = Vec::new();
+        self.body_rows(body, outer, None, &mut |row| {
+            self.charge(row_size(&row))?;
+            out.push(row);
+            Ok(true)
+        })?;
+        Ok(out)
     }
 
     fn compound(&self, op: CompoundOperator, left: Vec<Row>, right: Vec<Row>) -> Result<Vec<Row>> {
@@ -132,7 +256,7 @@ impl ExecCtx<'_> {
         let mut all = Vec::new();
         let mut seen = HashSet::new();
         let mut frontier = Vec::new();
-        for r in self.run_body(initial, outer, None)? {
+        for r in self.collect_body(initial, outer)? {
             if union_all || seen.insert(keycode::encode_key(&r, &[])) {
                 frontier.push(r);
             }
@@ -149,7 +273,7 @@ impl ExecCtx<'_> {
                 .borrow_mut()
                 .insert(cte, Rc::new(std::mem::take(&mut frontier)));
             self.cache.borrow_mut().clear();
-            for r in self.run_body(step, outer, None)? {
+            for r in self.collect_body(step, outer)? {
                 if union_all || seen.insert(keycode::encode_key(&r, &[])) {
                     frontier.push(r);
                 }
@@ -159,22 +283,30 @@ impl ExecCtx<'_> {
         Ok(all)
     }
 
-    /// Runs one SELECT core to its output rows (visible + hidden columns).
-    fn run_core(&self, core: &Core, outer: Option<&Env>, hint: Option<usize>) -> Result<Vec<Row>> {
-        let mut out: Vec<Row> = Vec::new();
+    /// Runs a SELECT core with aggregates or window functions to its
+    /// output rows (visible + hidden columns).
+    fn run_core(&self, core: &Core, outer: Option<&Env>) -> Result<Vec<Row>> {
         if let Some(agg) = &core.aggregate {
             return self.run_aggregate(core, agg, outer);
         }
-        if !core.windows.is_empty() {
-            let mut source = Vec::new();
-            self.join(core, outer, &mut |row| {
-                self.charge(row_size(row))?;
-                source.push(row.to_vec());
-                Ok(true)
-            })?;
-            let rows = self.run_windows(core, source, outer)?;
-            return Ok(self.distinct(core, rows));
-        }
+        let mut source = Vec::new();
+        self.join(core, outer, &mut |row| {
+            self.charge(row_size(row))?;
+            source.push(row.to_vec());
+            Ok(true)
+        })?;
+        let rows = self.run_windows(core, source, outer)?;
+        Ok(self.distinct(core, rows))
+    }
+
+    /// Streams a plain SELECT core's output rows (visible + hidden
+    /// columns) to `sink`, dropping DISTINCT duplicates.
+    fn stream_core(
+        &self,
+        core: &Core,
+        outer: Option<&Env>,
+        sink: &mut dyn FnMut(Row) -> Result<bool>,
+    ) -> Result<()> {
         let mut seen = HashSet::new();
         let keys = distinct_keys(core);
         self.join(core, outer, &mut |row| {
@@ -183,14 +315,16 @@ impl ExecCtx<'_> {
             for e in &core.output {
                 o.push(self.eval(e, &env)?);
             }
-            if core.distinct && !seen.insert(keycode::encode_key(&o[..core.visible], &keys)) {
-                return Ok(true);
+            if core.distinct {
+                let key = keycode::encode_key(&o[..core.visible], &keys);
+                if seen.contains(&key) {
+                    return Ok(true);
+                }
+                self.charge(key.len() as u64 + 24)?;
+                seen.insert(key);
             }
-            self.charge(row_size(&o))?;
-            out.push(o);
-            Ok(hint.is_none_or(|h| out.len() < h))
-        })?;
-        Ok(out)
+            sink(o)
+        })
     }
 
     pub(crate) fn distinct(&self, core: &Core, rows: Vec<Row>) -> Vec<Row> {
@@ -416,11 +550,6 @@ fn limit_value(v: Value) -> Result<Option<usize>> {
         Value::Integer(i) => Ok(Some(usize::try_from(i).unwrap_or(usize::MAX))),
         _ => Err(sql_err!("datatype mismatch")),
     }
-}
-
-/// Sorts rows by ORDER BY keys (stable, so ties keep their order).
-pub(crate) fn sort_rows(rows: &mut [Row], keys: &[SortKey]) {
-    rows.sort_by(|a, b| compare_by_keys(a, b, keys));
 }
 
 /// Compares two rows by sort keys.

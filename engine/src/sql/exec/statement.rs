@@ -163,6 +163,7 @@ fn is_ddl(stmt: &Statement) -> bool {
             | Statement::CreateView(_)
             | Statement::Drop(_)
             | Statement::AlterTable(_)
+            | Statement::Analyze { .. }
     )
 }
 
@@ -182,7 +183,7 @@ pub(crate) fn execute(
     match (&plan.kind, stmt) {
         (PlanKind::Query(q), _) => {
             let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-            out.rows = ctx.run_query(q, None)?;
+            out.rows = ctx.run_result(q)?;
             out.columns = q.columns.clone();
             out.decl_types = q.decl_types.clone();
         }
@@ -308,7 +309,11 @@ fn run_direct(
             super::ddl::alter_table(kv, cat, at, sql)?;
             out.schema_changed = true;
         }
-        Statement::Analyze { .. } | Statement::Vacuum { .. } | Statement::Reindex { .. } => {}
+        Statement::Analyze { name, .. } => {
+            super::analyze::analyze(kv, cat, name.as_ref())?;
+            out.schema_changed = true;
+        }
+        Statement::Vacuum { .. } | Statement::Reindex { .. } => {}
         Statement::Pragma(p) => return Err(sql_err!("unsupported pragma: {}", p.name.name)),
         Statement::Select(_)
         | Statement::Explain { .. }
