@@ -8,6 +8,17 @@
 //! again from their table). The empty key holds `(next tree id)`. Opening a
 //! database parses every stored statement again ([`Catalog::load`]).
 //!
+//! Statistics: `ANALYZE` (see `exec::analyze`) stores one [`TreeStats`]
+//! per analyzed tree in the tree [`STAT_TREE`], keyed by the tree's name
+//! (a table's tree for a table without indexes, an index's tree
+//! otherwise: SQLite's `sqlite_stat1` rows). Tree names never change
+//! (RENAME keeps them) and are never reused, so an entry follows its
+//! object through renames and a dropped object's entry can only be stale,
+//! never wrong; DROP removes it anyway. The catalog holds them in
+//! [`Catalog::stats`], so they travel with it: an ANALYZE gives the
+//! catalog a new version (cached plans plan again) and a rolled-back one
+//! leaves the previous catalog, stats included.
+//!
 //! Layout of the data (the executor's contract with storage):
 //! - a table is a tree keyed by `keycode::encode_rowid(rowid)` whose values
 //!   are `record`s of every column (the INTEGER PRIMARY KEY column, which is
@@ -29,6 +40,22 @@ use crate::{sql_err, Result};
 
 /// The tree that stores the schema.
 pub(crate) const SCHEMA_TREE: &str = "__schema";
+
+/// The tree that stores ANALYZE's statistics (see the module doc).
+pub(crate) const STAT_TREE: &str = "__stat";
+
+/// What ANALYZE measured of one tree: SQLite's `sqlite_stat1` `stat`
+/// column, `"rows avg1 avg2 ..."`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TreeStats {
+    /// Entries in the tree (rows of a table; entries of an index, which
+    /// for a partial index are the rows its predicate holds for).
+    pub rows: u64,
+    /// For an index, `avg[k - 1]` is the average number of entries per
+    /// distinct value of its first `k` key columns (rounded up, at least
+    /// 1); empty for a table.
+    pub avg: Vec<u64>,
+}
 
 /// One column of a table.
 #[derive(Clone, Debug)]
@@ -135,6 +162,8 @@ pub(crate) struct Catalog {
     pub views: BTreeMap<String, Rc<View>>,
     /// The next id for a tree name.
     pub next_id: u64,
+    /// ANALYZE's statistics, by tree name (see the module doc).
+    pub stats: BTreeMap<String, Rc<TreeStats>>,
     /// Names these exact contents: a catalog that changes takes a version
     /// no catalog had before ([`Catalog::bump_version`]), so a plan bound
     /// against version `v` is valid for any catalog whose version is `v`

@@ -176,6 +176,9 @@ impl Binder<'_> {
         {
             return Ok(self.schema_source(shown, left_join));
         }
+        if name.eq_ignore_ascii_case("sqlite_stat1") {
+            return Ok(self.stat1_source(shown, left_join));
+        }
         if let Some(table) = self.catalog.table(name) {
             let columns = table
                 .columns
@@ -278,21 +281,38 @@ impl Binder<'_> {
             ]);
         }
         let names = ["type", "name", "tbl_name", "rootpage", "sql"];
+        let types = ["TEXT", "TEXT", "TEXT", "INT", "TEXT"];
+        Self::constant_source(shown, left_join, &names, &types, rows)
+    }
+
+    /// `sqlite_stat1`: ANALYZE's statistics, one row per analyzed index
+    /// (or table without a full index): (tbl, idx, stat), read-only.
+    fn stat1_source(&mut self, shown: String, left_join: bool) -> PendingItem {
+        let rows = crate::sql::exec::analyze::stat1_rows(self.catalog)
+            .into_iter()
+            .map(|r| r.into_iter().map(Expr::Literal).collect())
+            .collect();
+        Self::constant_source(shown, left_join, &["tbl", "idx", "stat"], &[""; 3], rows)
+    }
+
+    /// A FROM item of constant rows (the catalog's tables `sqlite_schema`
+    /// and `sqlite_stat1`): columns `names` of declared types `types`.
+    fn constant_source(
+        shown: String,
+        left_join: bool,
+        names: &[&str],
+        types: &[&str],
+        rows: Vec<Vec<Expr>>,
+    ) -> PendingItem {
         let query = Query {
             body: Body::Values(rows),
             order_by: Vec::new(),
             limit: None,
             offset: None,
             columns: names.iter().map(|n| n.to_string()).collect(),
-            decl_types: vec![
-                "TEXT".into(),
-                "TEXT".into(),
-                "TEXT".into(),
-                "INT".into(),
-                "TEXT".into(),
-            ],
+            decl_types: types.iter().map(|t| t.to_string()).collect(),
         };
-        let columns = query_columns(&query, &[None; 5]);
+        let columns = query_columns(&query, &vec![None; names.len()]);
         let id = super::next_plan_id();
         let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
             id,

@@ -2,6 +2,16 @@
 //! equality prefixes (with IN lists) followed by a range on the next column,
 //! or a full scan; plus the row estimates the join order is chosen by.
 //!
+//! Estimates: a table has the rows its tree holds now. An equality on the
+//! first `k` columns of an index that ANALYZE measured yields the index's
+//! average entries per distinct `k`-column prefix (SQLite's `stat1`);
+//! without statistics, each equality keeps a tenth of the rows. A full
+//! UNIQUE key yields one row; a range keeps a quarter (no histograms); a
+//! hash join keeps, per build column, what an analyzed index starting
+//! with that column says (or a tenth). [`prefix_rows`] is the one place
+//! statistics are read; [`index_access`] (ranking indexes) and
+//! [`estimate_rows`] (ordering joins) must agree through it.
+//!
 //! An index is usable for `col op value` only when comparing in the index's
 //! order gives the comparison's answer: same collation, and the affinity
 //! conversion the comparison applies leaves the column's stored values
@@ -14,7 +24,7 @@ use std::collections::HashSet;
 
 use super::plan::{expr_key, local_slots, Access, CmpInfo, Expr, FromItem, IndexInfo, Source};
 use crate::sql::ast::BinaryOp;
-use crate::sql::catalog::Table;
+use crate::sql::catalog::{Catalog, Index, Table};
 use crate::sql::value::{Affinity, Collation};
 
 /// A usable comparison of one of the item's columns with a value computable
@@ -48,8 +58,10 @@ enum TermKind {
 }
 
 /// Picks the access path for `items[item]` given the usable conjuncts and
-/// which items are bound (the item itself excluded from "computable").
+/// which items are bound (the item itself excluded from "computable"),
+/// ranking index candidates with `cat`'s statistics.
 pub(crate) fn choose_access(
+    cat: &Catalog,
     items: &[FromItem],
     item: usize,
     conjuncts: &[&Expr],
@@ -107,7 +119,7 @@ pub(crate) fn choose_access(
         collect_terms(e, table, &column_of, &computable, &mut terms);
     }
     let keys: HashSet<String> = conjuncts.iter().map(|e| expr_key(e)).collect();
-    match best_access(&items[item], table, &terms, &keys) {
+    match best_access(cat, &items[item], table, &terms, &keys) {
         Access::Scan => hash_access(table, &items[item], &terms),
         other => other,
     }
@@ -266,6 +278,7 @@ fn index_conversion(table: &Table, target: &Target, cmp: &CmpInfo) -> Option<Opt
 }
 
 fn best_access(
+    cat: &Catalog,
     item: &FromItem,
     table: &Table,
     terms: &[Term],
@@ -285,7 +298,7 @@ fn best_access(
     let mut best = Access::Scan;
     let mut best_rows = item.rows;
     for info in &item.indexes {
-        if let Some((access, rows)) = index_access(info, item, table, terms, conjuncts) {
+        if let Some((access, rows)) = index_access(cat, info, item, table, terms, conjuncts) {
             if rows < best_rows {
                 best = access;
                 best_rows = rows;
@@ -377,6 +390,7 @@ fn covers(info: &IndexInfo, item: &FromItem, table: &Table) -> bool {
 /// partial index is usable only when every conjunct of its predicate is
 /// one of the level's conjuncts.
 fn index_access(
+    cat: &Catalog,
     info: &IndexInfo,
     item: &FromItem,
     table: &Table,
@@ -438,6 +452,8 @@ fn index_access(
     // tables (the estimate only ranks candidates).
     let mut rows = if full_unique {
         fanout * 0.5
+    } else if let Some(per_prefix) = prefix_rows(cat, item, index, eq.len()) {
+        per_prefix * fanout
     } else {
         item.rows.max(1.0) / 10f64.powi(eq.len() as i32) * fanout
     };
@@ -460,8 +476,66 @@ fn index_access(
     Some((access, rows))
 }
 
+/// Rows per distinct value of the first `k` key columns of `index`, from
+/// ANALYZE's statistics (capped at the table's current rows); `None` when
+/// the index was not analyzed (or was empty then) or `k` is 0. Shared by
+/// [`index_access`] and [`estimate_rows`], which must agree.
+fn prefix_rows(cat: &Catalog, item: &FromItem, index: &Index, k: usize) -> Option<f64> {
+    let stats = cat.stats.get(&index.tree)?;
+    if stats.rows == 0 || k == 0 {
+        return None;
+    }
+    let avg = *stats.avg.get(k - 1)?;
+    Some((avg.max(1) as f64).min(item.rows.max(1.0)))
+}
+
+/// Estimated rows one probe of a hash table over `item` yields for
+/// equality on the `build` columns: an analyzed full index whose first
+/// columns are exactly the build columns gives its average; otherwise each
+/// build column keeps the fraction an analyzed full index starting with it
+/// says (a tenth when none does).
+fn hash_rows(cat: &Catalog, item: &FromItem, build: &[usize]) -> f64 {
+    let full = |info: &&IndexInfo| info.index.predicate.is_none();
+    let leads_with = |ix: &Index, cols: &[usize]| {
+        ix.columns.len() >= cols.len()
+            && ix.columns[..cols.len()]
+                .iter()
+                .all(|c| c.column.is_some_and(|col| cols.contains(&col)))
+    };
+    let exact = item
+        .indexes
+        .iter()
+        .filter(full)
+        .filter(|info| leads_with(&info.index, build))
+        .find_map(|info| prefix_rows(cat, item, &info.index, build.len()));
+    if let Some(rows) = exact {
+        return rows;
+    }
+    let mut rows = item.rows;
+    // Divided once at the end, so an unanalyzed table gets exactly the
+    // estimate it always had.
+    let mut unknown = 0;
+    for c in build {
+        let fraction = item
+            .indexes
+            .iter()
+            .filter(full)
+            .filter(|info| leads_with(&info.index, std::slice::from_ref(c)))
+            .find_map(|info| {
+                let per_value = prefix_rows(cat, item, &info.index, 1)?;
+                let total = cat.stats.get(&info.index.tree)?.rows as f64;
+                Some(per_value / total)
+            });
+        match fraction {
+            Some(f) => rows *= f,
+            None => unknown += 1,
+        }
+    }
+    (rows / 10f64.powi(unknown)).max(1.0)
+}
+
 /// Estimated rows one probe of this access path yields.
-pub(crate) fn estimate_rows(item: &FromItem, access: &Access) -> f64 {
+pub(crate) fn estimate_rows(cat: &Catalog, item: &FromItem, access: &Access) -> f64 {
     match access {
         Access::Scan => item.rows.max(1.0),
         Access::RowidEq(v) => v.len() as f64,
@@ -472,6 +546,8 @@ pub(crate) fn estimate_rows(item: &FromItem, access: &Access) -> f64 {
             let fanout: f64 = eq.iter().map(|v| v.len() as f64).product();
             let mut rows = if index.unique && eq.len() == index.columns.len() {
                 fanout
+            } else if let Some(per_prefix) = prefix_rows(cat, item, index, eq.len()) {
+                per_prefix * fanout
             } else {
                 (item.rows / 10f64.powi(eq.len() as i32)).max(1.0) * fanout
             };
@@ -480,6 +556,6 @@ pub(crate) fn estimate_rows(item: &FromItem, access: &Access) -> f64 {
             }
             rows
         }
-        Access::Hash { build, .. } => (item.rows / 10f64.powi(build.len() as i32)).max(1.0),
+        Access::Hash { build, .. } => hash_rows(cat, item, build),
     }
 }

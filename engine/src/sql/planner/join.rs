@@ -4,7 +4,10 @@
 //!
 //! Order: with only inner joins, greedy by estimated rows per probe: at
 //! each step the item whose best access path (given the items already
-//! bound) yields the fewest rows goes next, ties in FROM order. A
+//! bound) yields the fewest rows goes next, ties in FROM order. The
+//! estimates come from `access` (ANALYZE's statistics when the catalog
+//! has them), so an analyzed database orders a join by what its indexes
+//! actually select. A
 //! `CROSS JOIN` or any LEFT JOIN keeps the written order (SQLite keeps the
 //! order of LEFT JOIN; we keep the whole FROM order then, a simplification
 //! that costs speed, never correctness).
@@ -53,7 +56,6 @@ pub(crate) fn plan_from(
     conjuncts: Vec<Conjunct>,
     width: usize,
 ) -> Result<(From, Vec<Expr>)> {
-    let _ = catalog;
     let mut constant = Vec::new();
     let mut pending = Vec::new();
     for c in conjuncts {
@@ -68,7 +70,7 @@ pub(crate) fn plan_from(
     let order = if fixed_order {
         (0..n).collect()
     } else {
-        join_order(&items, &pending)
+        join_order(catalog, &items, &pending)
     };
     let mut bound = vec![false; n];
     let mut levels = Vec::with_capacity(n);
@@ -92,7 +94,7 @@ pub(crate) fn plan_from(
         } else {
             filters.iter().map(|c| &c.expr).collect()
         };
-        let access = choose_access(&items, next, &usable, &bound);
+        let access = choose_access(catalog, &items, next, &usable, &bound);
         let (on_exprs, mut filter_exprs): (Vec<Expr>, Vec<Expr>) = (
             on.into_iter().map(|c| c.expr).collect(),
             filters.into_iter().map(|c| c.expr).collect(),
@@ -136,12 +138,12 @@ pub(crate) fn plan_from(
 /// next one would be hashed although it has more rows, the two change
 /// places (the big item streams as the outer level; the small one is
 /// hashed, or found through its index or rowid, per outer row).
-fn join_order(items: &[FromItem], conjuncts: &[Conjunct]) -> Vec<usize> {
+fn join_order(cat: &Catalog, items: &[FromItem], conjuncts: &[Conjunct]) -> Vec<usize> {
     let n = items.len();
     let mut bound = vec![false; n];
     let mut order = Vec::with_capacity(n);
     for _ in 0..n {
-        let next = pick_next(items, conjuncts, &bound);
+        let next = pick_next(cat, items, conjuncts, &bound);
         bound[next] = true;
         order.push(next);
     }
@@ -149,10 +151,16 @@ fn join_order(items: &[FromItem], conjuncts: &[Conjunct]) -> Vec<usize> {
         let (first, second) = (order[0], order[1]);
         let mut trial = vec![false; n];
         trial[first] = true;
-        let first_access = choose_access(items, first, &usable(conjuncts, first, &trial), &trial);
+        let first_access =
+            choose_access(cat, items, first, &usable(conjuncts, first, &trial), &trial);
         trial[second] = true;
-        let second_access =
-            choose_access(items, second, &usable(conjuncts, second, &trial), &trial);
+        let second_access = choose_access(
+            cat,
+            items,
+            second,
+            &usable(conjuncts, second, &trial),
+            &trial,
+        );
         if matches!(first_access, Access::Scan)
             && matches!(second_access, Access::Hash { .. })
             && items[second].rows > items[first].rows
@@ -174,7 +182,7 @@ fn usable<'c>(conjuncts: &'c [Conjunct], item: usize, bound: &[bool]) -> Vec<&'c
 }
 
 /// The unbound item with the cheapest access path given `bound`.
-fn pick_next(items: &[FromItem], pending: &[Conjunct], bound: &[bool]) -> usize {
+fn pick_next(cat: &Catalog, items: &[FromItem], pending: &[Conjunct], bound: &[bool]) -> usize {
     let mut best: Option<(f64, usize)> = None;
     for i in 0..items.len() {
         if bound[i] {
@@ -183,8 +191,8 @@ fn pick_next(items: &[FromItem], pending: &[Conjunct], bound: &[bool]) -> usize 
         let mut trial = bound.to_vec();
         trial[i] = true;
         let usable = usable(pending, i, &trial);
-        let access = choose_access(items, i, &usable, &trial);
-        let mut cost = estimate_rows(&items[i], &access);
+        let access = choose_access(cat, items, i, &usable, &trial);
+        let mut cost = estimate_rows(cat, &items[i], &access);
         // Prefer items constrained by something already bound.
         if matches!(access, Access::Scan) && !usable.is_empty() {
             cost *= 0.5;

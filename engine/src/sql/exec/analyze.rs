@@ -1,0 +1,256 @@
+//! ANALYZE: statistics of tables and indexes for the planner, their
+//! persistence, and their read-only view `sqlite_stat1`.
+//!
+//! What is measured is SQLite's `sqlite_stat1`: for each non-empty index,
+//! one pass over its entries in key order gives its entry count and, for
+//! each prefix of `k` key columns, the number of distinct prefixes, stored
+//! as the average number of entries per distinct prefix (rounded up, and
+//! 2 written as 1 when the prefix is nearly unique, as SQLite does); for a
+//! non-empty table with no index other than partial ones, its row count.
+//! An empty table gets no entries (SQLite's rule too), and an analyzed
+//! empty partial index has 0 entries: for both the planner uses its
+//! fixed heuristics, as for a never-analyzed table.
+//!
+//! Storage: the tree [`STAT_TREE`] maps a tree's name (the analyzed
+//! table's or index's, which RENAME keeps and nothing reuses) to the
+//! record `(rows, avg1, avg2, ...)` of integers. [`load_stats`] reads it
+//! into [`Catalog::stats`] when the catalog is loaded; [`forget`] removes
+//! an entry (DROP TABLE, DROP INDEX, and before an entry is measured
+//! again). Entries naming no tree of the catalog are ignored on load.
+//!
+//! `ANALYZE` forms (SQLite's): no name, or a schema name (`main`), analyzes
+//! every table; an index name analyzes that index; a table name analyzes
+//! the table and all its indexes (replacing all their entries); a view is
+//! accepted and has no statistics. The statement changes the catalog
+//! (its caller gives it a new version, so cached plans plan again), and
+//! like any write it is undone by a rollback.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::rc::Rc;
+
+use super::kv::Kv;
+use super::scan::key_columns;
+use crate::sql::ast;
+use crate::sql::catalog::{key, Catalog, Index, Table, TreeStats, STAT_TREE};
+use crate::sql::keycode;
+use crate::sql::record;
+use crate::sql::value::Value;
+use crate::{corrupt, sql_err, Result};
+
+/// Runs `ANALYZE [name]` against `kv`, updating `cat.stats`.
+pub(crate) fn analyze(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    name: Option<&ast::QualifiedName>,
+) -> Result<()> {
+    let target = match name {
+        None => None,
+        Some(q) => match &q.schema {
+            Some(s) if s.eq_ignore_ascii_case("main") => Some(q.name.as_str()),
+            Some(s) if s.eq_ignore_ascii_case("temp") => {
+                return Err(sql_err!("no such table: {s}.{}", q.name))
+            }
+            Some(s) => return Err(sql_err!("unknown database {s}")),
+            None if q.name.eq_ignore_ascii_case("main") => None,
+            // The temp schema holds no tables in TinyJoin.
+            None if q.name.eq_ignore_ascii_case("temp") => return Ok(()),
+            None => Some(q.name.as_str()),
+        },
+    };
+    let Some(target) = target else {
+        let tables: Vec<Rc<Table>> = cat.tables.values().cloned().collect();
+        for t in tables {
+            analyze_table(kv, cat, &t)?;
+        }
+        return Ok(());
+    };
+    let k = key(target);
+    if let Some(ix) = cat.indexes.get(&k).cloned() {
+        return analyze_index(kv, cat, &ix);
+    }
+    if let Some(t) = cat.tables.get(&k).cloned() {
+        return analyze_table(kv, cat, &t);
+    }
+    if cat.views.contains_key(&k) {
+        return Ok(());
+    }
+    Err(sql_err!("no such table: {target}"))
+}
+
+/// Measures `table` and every index of it, replacing their entries.
+fn analyze_table(kv: &mut dyn Kv, cat: &mut Catalog, table: &Table) -> Result<()> {
+    let indexes = cat.table_indexes(&table.name);
+    forget(kv, cat, &table.tree)?;
+    for ix in &indexes {
+        analyze_index(kv, cat, ix)?;
+    }
+    // SQLite counts the table only when no full index gives its size.
+    if indexes.iter().all(|ix| ix.predicate.is_some()) {
+        let rows = kv.tree_len(&table.tree)?;
+        if rows > 0 {
+            let stats = TreeStats {
+                rows,
+                avg: Vec::new(),
+            };
+            store(kv, cat, &table.tree, stats)?;
+        }
+    }
+    Ok(())
+}
+
+/// Measures one index, replacing its entry. An index of an empty table
+/// gets none; an empty partial index of a non-empty table gets `0 0 ...`
+/// (both as SQLite).
+fn analyze_index(kv: &mut dyn Kv, cat: &mut Catalog, index: &Index) -> Result<()> {
+    forget(kv, cat, &index.tree)?;
+    let table_tree = match cat.tables.get(&index.table) {
+        Some(t) => t.tree.clone(),
+        None => return Err(corrupt!(0, "index {} has no table", index.name)),
+    };
+    if kv.tree_len(&table_tree)? == 0 {
+        return Ok(());
+    }
+    let stats = measure_index(&*kv, index)?;
+    store(kv, cat, &index.tree, stats)
+}
+
+/// One pass over `index` in key order: entries, and for each key prefix
+/// length the number of times the prefix changes from the previous key.
+/// Keys encode equal values identically (collation sort form, 1 = 1.0),
+/// so two decoded prefixes are equal exactly when the index would call
+/// them equal; NULLs count as equal to each other, as in SQLite's stat1.
+fn measure_index(kv: &dyn Kv, index: &Index) -> Result<TreeStats> {
+    let columns = key_columns(index);
+    let n = columns.len();
+    let rowid_len = keycode::encode_rowid(0).len();
+    let mut distinct = vec![0u64; n];
+    let mut prev = vec![Value::Null; n];
+    let mut cur = vec![Value::Null; n];
+    let mut rows = 0u64;
+    kv.visit(
+        &index.tree,
+        Bound::Unbounded,
+        Bound::Unbounded,
+        false,
+        &mut |k, _| {
+            let values_len = k
+                .len()
+                .checked_sub(rowid_len)
+                .ok_or_else(|| corrupt!(0, "index {}: key of {} bytes", index.name, k.len()))?;
+            keycode::visit_key(&k[..values_len], &columns, |i, v| cur[i] = v)?;
+            let first_change = if rows == 0 {
+                0
+            } else {
+                (0..n).find(|&i| cur[i] != prev[i]).unwrap_or(n)
+            };
+            for d in &mut distinct[first_change..] {
+                *d += 1;
+            }
+            std::mem::swap(&mut prev, &mut cur);
+            rows += 1;
+            Ok(true)
+        },
+    )?;
+    let avg = distinct
+        .iter()
+        .map(|&d| average_per_prefix(rows, d))
+        .collect();
+    Ok(TreeStats { rows, avg })
+}
+
+/// SQLite's `stat1` average for `distinct` prefixes over `rows` entries:
+/// rounded up, and 2 written as 1 when the prefix is within 10% of unique
+/// (`analyze.c`, statGet), so near-unique columns rank as unique.
+fn average_per_prefix(rows: u64, distinct: u64) -> u64 {
+    if distinct == 0 {
+        return 0;
+    }
+    let avg = rows.div_ceil(distinct);
+    if avg == 2 && rows.saturating_mul(10) <= distinct.saturating_mul(11) {
+        1
+    } else {
+        avg
+    }
+}
+
+/// Writes the entry of `tree` and records it in the catalog.
+fn store(kv: &mut dyn Kv, cat: &mut Catalog, tree: &str, stats: TreeStats) -> Result<()> {
+    kv.create_tree(STAT_TREE)?;
+    let fields: Vec<Value> = std::iter::once(stats.rows)
+        .chain(stats.avg.iter().copied())
+        .map(|n| Value::Integer(i64::try_from(n).unwrap_or(i64::MAX)))
+        .collect();
+    kv.insert(STAT_TREE, tree.as_bytes(), &record::encode(&fields))?;
+    cat.stats.insert(tree.to_string(), Rc::new(stats));
+    Ok(())
+}
+
+/// Removes the statistics of `tree`, if any (the catalog's and the
+/// stored entry: the two are kept equal).
+pub(crate) fn forget(kv: &mut dyn Kv, cat: &mut Catalog, tree: &str) -> Result<()> {
+    if cat.stats.remove(tree).is_some() {
+        kv.remove(STAT_TREE, tree.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Reads the stored statistics of the trees of `cat` (empty when the
+/// database was never analyzed).
+pub(crate) fn load_stats(kv: &dyn Kv, cat: &Catalog) -> Result<BTreeMap<String, Rc<TreeStats>>> {
+    let mut out = BTreeMap::new();
+    if !kv.tree_exists(STAT_TREE)? {
+        return Ok(out);
+    }
+    let known = |tree: &str| {
+        cat.tables.values().any(|t| t.tree == tree) || cat.indexes.values().any(|i| i.tree == tree)
+    };
+    for (k, v) in kv.scan(STAT_TREE, Bound::Unbounded, Bound::Unbounded, false, None)? {
+        let tree = String::from_utf8(k).map_err(|_| corrupt!(0, "statistics: bad tree name"))?;
+        let bad = || corrupt!(0, "statistics of {tree}: malformed entry");
+        let numbers = record::decode(&v)?
+            .iter()
+            .map(|f| match f {
+                Value::Integer(n) => u64::try_from(*n).map_err(|_| bad()),
+                _ => Err(bad()),
+            })
+            .collect::<Result<Vec<u64>>>()?;
+        let Some((&rows, avg)) = numbers.split_first() else {
+            return Err(bad());
+        };
+        if known(&tree) {
+            let avg = avg.to_vec();
+            out.insert(tree, Rc::new(TreeStats { rows, avg }));
+        }
+    }
+    Ok(out)
+}
+
+/// The rows of `sqlite_stat1`: (table, index or NULL, `"rows avg1 ..."`),
+/// in table then index name order.
+pub(crate) fn stat1_rows(cat: &Catalog) -> Vec<[Value; 3]> {
+    let mut rows = Vec::new();
+    for t in cat.tables.values() {
+        let text = |s: &TreeStats| {
+            let mut out = s.rows.to_string();
+            for a in &s.avg {
+                out.push(' ');
+                out.push_str(&a.to_string());
+            }
+            Value::Text(out)
+        };
+        if let Some(s) = cat.stats.get(&t.tree) {
+            rows.push([Value::Text(t.name.clone()), Value::Null, text(s)]);
+        }
+        for ix in cat.table_indexes(&t.name) {
+            if let Some(s) = cat.stats.get(&ix.tree) {
+                rows.push([
+                    Value::Text(t.name.clone()),
+                    Value::Text(ix.name.clone()),
+                    text(s),
+                ]);
+            }
+        }
+    }
+    rows
+}

@@ -1,0 +1,432 @@
+//! ANALYZE's statistics and the planner's use of them.
+//!
+//! - Plans: with statistics the planner picks the more selective of two
+//!   indexes (a 2-value `kind` against a 10,000-value `owner`), and a
+//!   3-way join that the fixed heuristics (every equality keeps a tenth of
+//!   the rows) order badly gets the good order, the same whichever FROM
+//!   order it is written in. The plans before ANALYZE are printed.
+//! - Persistence: statistics survive reopening the file, a second ANALYZE
+//!   replaces them, DROP INDEX / DROP TABLE remove them, RENAME keeps
+//!   them, a rolled-back ANALYZE leaves none, and `Database::check` stays
+//!   clean throughout.
+//! - Differential: `sqlite_stat1` holds what real SQLite (rusqlite,
+//!   bundled) computes for the same data, and a set of queries returns the
+//!   same rows before ANALYZE, after it, and in SQLite.
+
+use tinyjoin_engine::storage::MemoryDevice;
+use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
+
+fn open(device: &MemoryDevice) -> Database {
+    Database::open(Box::new(device.clone()), DbOptions::default()).expect("open")
+}
+
+fn rows(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {
+    c.execute(sql, &Params::None)
+        .unwrap_or_else(|e| panic!("{sql}: {e:?}"))
+        .rows
+}
+
+/// The detail column of `EXPLAIN QUERY PLAN sql`.
+fn plan(c: &mut Connection, sql: &str) -> Vec<String> {
+    rows(c, &format!("EXPLAIN QUERY PLAN {sql}"))
+        .iter()
+        .map(|r| match r.last() {
+            Some(Value::Text(s)) => s.clone(),
+            other => panic!("plan detail is not text: {other:?}"),
+        })
+        .collect()
+}
+
+/// `sqlite_stat1` as (tbl, idx, stat) strings, sorted.
+fn stat1(c: &mut Connection) -> Vec<(String, String, String)> {
+    let text = |v: &Value| match v {
+        Value::Text(s) => s.clone(),
+        Value::Null => "NULL".to_string(),
+        other => format!("{other:?}"),
+    };
+    let mut out: Vec<_> = rows(c, "SELECT tbl, idx, stat FROM sqlite_stat1")
+        .iter()
+        .map(|r| (text(&r[0]), text(&r[1]), text(&r[2])))
+        .collect();
+    out.sort();
+    out
+}
+
+fn assert_clean(db: &Database) {
+    let report = db.check().expect("check");
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+}
+
+// --- (a) the more selective index ---
+
+const THINGS: &str = "
+CREATE TABLE things(id INTEGER PRIMARY KEY, kind INTEGER, owner INTEGER, note TEXT);
+CREATE INDEX things_kind ON things(kind);
+CREATE INDEX things_owner ON things(owner);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+  INSERT INTO things SELECT i, i % 2, i % 10000, 'n' || i FROM n;
+";
+
+const KIND_AND_OWNER: &str = "SELECT id, note FROM things WHERE kind = ?1 AND owner = ?2";
+
+#[test]
+fn analyze_makes_the_selective_index_win() {
+    let db = Database::open_in_memory().expect("open");
+    let mut c = db.connect();
+    c.execute_batch(THINGS).expect("schema and data");
+    let before = plan(&mut c, KIND_AND_OWNER);
+    println!("before ANALYZE: {before:?}");
+    c.execute_batch("ANALYZE").expect("analyze");
+    assert_eq!(
+        plan(&mut c, KIND_AND_OWNER),
+        ["SEARCH things USING INDEX things_owner (owner=?)"]
+    );
+    assert_eq!(
+        stat1(&mut c),
+        [
+            ("things".into(), "things_kind".into(), "20000 10000".into()),
+            ("things".into(), "things_owner".into(), "20000 2".into()),
+        ]
+    );
+    // Written the other way round, the same.
+    assert_eq!(
+        plan(
+            &mut c,
+            "SELECT id, note FROM things WHERE owner = ?2 AND kind = ?1"
+        ),
+        ["SEARCH things USING INDEX things_owner (owner=?)"]
+    );
+}
+
+#[test]
+fn a_prepared_statement_plans_again_after_analyze() {
+    let db = Database::open_in_memory().expect("open");
+    let mut c = db.connect();
+    c.execute_batch(THINGS).expect("schema and data");
+    let mut explain = c
+        .prepare(&format!("EXPLAIN QUERY PLAN {KIND_AND_OWNER}"))
+        .expect("prepare");
+    let detail = |c: &mut Connection, s: &mut tinyjoin_engine::Statement| {
+        let r = s.execute(c, &Params::None).expect("explain");
+        format!("{:?}", r.rows[0][3])
+    };
+    let before = detail(&mut c, &mut explain);
+    assert!(before.contains("things_kind"), "{before}");
+    c.execute_batch("ANALYZE things").expect("analyze");
+    let after = detail(&mut c, &mut explain);
+    assert!(after.contains("things_owner"), "{after}");
+    let mut query = c.prepare(KIND_AND_OWNER).expect("prepare");
+    let params = Params::Positional(vec![Value::Integer(1), Value::Integer(77)]);
+    let r = query.execute(&mut c, &params).expect("query");
+    assert_eq!(
+        r.rows,
+        [
+            [Value::Integer(77), Value::Text("n77".into())],
+            [Value::Integer(10077), Value::Text("n10077".into())],
+        ]
+    );
+}
+
+// --- (b) join order ---
+
+const JOIN_SCHEMA: &str = "
+CREATE TABLE a(id INTEGER PRIMARY KEY, kind INTEGER, bid INTEGER);
+CREATE INDEX a_kind ON a(kind);
+CREATE INDEX a_bid ON a(bid);
+CREATE TABLE b(id INTEGER PRIMARY KEY, code INTEGER, cid INTEGER);
+CREATE INDEX b_code ON b(code);
+CREATE TABLE c(id INTEGER PRIMARY KEY, name TEXT);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+  INSERT INTO a SELECT i, i % 2, i % 1000 + 1 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+  INSERT INTO b SELECT i, i, i % 1000 + 1 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+  INSERT INTO c SELECT i, 'c' || i FROM n;
+";
+
+/// `b.code = 42` keeps one row of 20,000 and `a.kind = 1` half of 2,000;
+/// the heuristics believe the opposite (2,000 against 200).
+const JOIN_ABC: &str = "SELECT a.id, b.id, c.name FROM a, b, c \
+                        WHERE a.bid = b.id AND b.cid = c.id AND a.kind = 1 AND b.code = 42";
+const JOIN_CBA: &str = "SELECT a.id, b.id, c.name FROM c JOIN b ON b.cid = c.id \
+                        JOIN a ON a.bid = b.id WHERE b.code = 42 AND a.kind = 1";
+
+const GOOD_JOIN_PLAN: [&str; 3] = [
+    "SEARCH b USING INDEX b_code (code=?)",
+    "SEARCH c USING INTEGER PRIMARY KEY (rowid=?)",
+    "SEARCH a USING INDEX a_bid (bid=?)",
+];
+
+#[test]
+fn analyze_gives_a_three_way_join_the_good_order_whatever_the_from_order() {
+    let db = Database::open_in_memory().expect("open");
+    let mut c = db.connect();
+    c.execute_batch(JOIN_SCHEMA).expect("schema and data");
+    let before = plan(&mut c, JOIN_ABC);
+    println!("before ANALYZE: {before:?}");
+    println!("before ANALYZE (c, b, a): {:?}", plan(&mut c, JOIN_CBA));
+    assert_ne!(before, GOOD_JOIN_PLAN, "the heuristics already find it");
+    let expected = rows(&mut c, JOIN_ABC);
+    c.execute_batch("ANALYZE").expect("analyze");
+    assert_eq!(plan(&mut c, JOIN_ABC), GOOD_JOIN_PLAN);
+    assert_eq!(plan(&mut c, JOIN_CBA), GOOD_JOIN_PLAN);
+    assert_eq!(rows(&mut c, JOIN_ABC), expected);
+    let mut cba = rows(&mut c, JOIN_CBA);
+    cba.sort_by_key(|r| format!("{r:?}"));
+    let mut abc = expected.clone();
+    abc.sort_by_key(|r| format!("{r:?}"));
+    assert_eq!(cba, abc);
+    assert_eq!(abc.len(), 2);
+}
+
+// --- (c) persistence ---
+
+#[test]
+fn statistics_persist_are_replaced_and_dropped() {
+    let device = MemoryDevice::new();
+    let analyzed_plan;
+    let first_stats;
+    {
+        let db = open(&device);
+        let mut c = db.connect();
+        c.execute_batch(JOIN_SCHEMA).expect("schema and data");
+        assert!(stat1(&mut c).is_empty());
+        c.execute_batch("ANALYZE").expect("analyze");
+        analyzed_plan = plan(&mut c, JOIN_ABC);
+        first_stats = stat1(&mut c);
+        assert_eq!(
+            first_stats,
+            [
+                ("a".into(), "a_bid".into(), "2000 2".into()),
+                ("a".into(), "a_kind".into(), "2000 1000".into()),
+                ("b".into(), "b_code".into(), "20000 1".into()),
+                ("c".into(), "NULL".into(), "1000".into()),
+            ]
+        );
+        assert_clean(&db);
+    }
+    let db = open(&device);
+    let mut c = db.connect();
+    assert_eq!(stat1(&mut c), first_stats, "after reopen");
+    assert_eq!(plan(&mut c, JOIN_ABC), analyzed_plan, "after reopen");
+    assert_clean(&db);
+
+    // A second ANALYZE measures the data as it is now.
+    c.execute_batch(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+           INSERT INTO a SELECT i + 2000, 7, 5 FROM n;
+         ANALYZE a;",
+    )
+    .expect("more rows, analyze a");
+    let second = stat1(&mut c);
+    assert_eq!(second[0], ("a".into(), "a_bid".into(), "4000 4".into()));
+    assert_eq!(second[1], ("a".into(), "a_kind".into(), "4000 1334".into()));
+    assert_eq!(second[2..], first_stats[2..], "other tables untouched");
+
+    // ANALYZE of one index measures that index only.
+    c.execute_batch(
+        "INSERT INTO b SELECT id + 20000, code, cid FROM b WHERE id <= 10;
+         ANALYZE b_code;",
+    )
+    .expect("analyze an index");
+    assert_eq!(
+        stat1(&mut c)[2],
+        ("b".into(), "b_code".into(), "20010 1".into())
+    );
+
+    // RENAME keeps the statistics under the new name; DROP removes them.
+    c.execute_batch("ALTER TABLE c RENAME TO cc; DROP INDEX a_kind;")
+        .expect("rename, drop index");
+    assert_eq!(
+        stat1(&mut c),
+        [
+            ("a".into(), "a_bid".into(), "4000 4".into()),
+            ("b".into(), "b_code".into(), "20010 1".into()),
+            ("cc".into(), "NULL".into(), "1000".into()),
+        ]
+    );
+    c.execute_batch("DROP TABLE b").expect("drop table");
+    let expected = [
+        ("a".to_string(), "a_bid".to_string(), "4000 4".to_string()),
+        ("cc".into(), "NULL".into(), "1000".into()),
+    ];
+    assert_eq!(stat1(&mut c), expected);
+    assert_clean(&db);
+    drop(c);
+    drop(db);
+    let db = open(&device);
+    let mut c = db.connect();
+    assert_eq!(stat1(&mut c), expected, "after the second reopen");
+    // A new index of the same name starts without statistics.
+    c.execute_batch("CREATE INDEX a_kind ON a(kind)")
+        .expect("create index");
+    assert_eq!(stat1(&mut c), expected);
+    assert_clean(&db);
+}
+
+#[test]
+fn analyze_names_what_it_measures() {
+    let db = Database::open_in_memory().expect("open");
+    let mut c = db.connect();
+    c.execute_batch(
+        "CREATE TABLE t(x INTEGER, y TEXT UNIQUE);
+         CREATE INDEX t_x ON t(x);
+         CREATE VIEW v AS SELECT x FROM t;
+         INSERT INTO t VALUES (1, 'a'), (1, 'b'), (2, 'c');",
+    )
+    .expect("schema");
+    c.execute_batch("ANALYZE t_x").expect("one index");
+    assert_eq!(stat1(&mut c), [("t".into(), "t_x".into(), "3 2".into())]);
+    c.execute_batch("ANALYZE main.t").expect("one table");
+    assert_eq!(stat1(&mut c).len(), 2);
+    c.execute_batch("ANALYZE v").expect("a view is accepted");
+    c.execute_batch("ANALYZE main").expect("a schema");
+    let err = c.execute("ANALYZE nosuch", &Params::None);
+    assert!(err.is_err(), "{err:?}");
+    let err = c.execute("ANALYZE other.t", &Params::None);
+    assert!(err.is_err(), "{err:?}");
+}
+
+// --- (e) transactions ---
+
+#[test]
+fn a_rolled_back_analyze_leaves_no_statistics() {
+    let device = MemoryDevice::new();
+    let db = open(&device);
+    let mut c = db.connect();
+    c.execute_batch(THINGS).expect("schema and data");
+    let heuristic = plan(&mut c, KIND_AND_OWNER);
+    c.execute_batch("BEGIN; ANALYZE;")
+        .expect("analyze in a transaction");
+    assert_eq!(stat1(&mut c).len(), 2, "visible inside the transaction");
+    let inside = plan(&mut c, KIND_AND_OWNER);
+    assert_ne!(inside, heuristic);
+    c.execute_batch("ROLLBACK").expect("rollback");
+    assert!(stat1(&mut c).is_empty());
+    assert_eq!(plan(&mut c, KIND_AND_OWNER), heuristic);
+    // The same through a savepoint.
+    c.execute_batch("BEGIN; SAVEPOINT s; ANALYZE things; ROLLBACK TO s; COMMIT;")
+        .expect("savepoint");
+    assert!(stat1(&mut c).is_empty());
+    assert_clean(&db);
+    drop(c);
+    drop(db);
+    let db = open(&device);
+    let mut c = db.connect();
+    assert!(stat1(&mut c).is_empty(), "after reopen");
+    assert_eq!(plan(&mut c, KIND_AND_OWNER), heuristic);
+    // A committed one stays.
+    c.execute_batch("BEGIN; ANALYZE; COMMIT;").expect("commit");
+    assert_eq!(stat1(&mut c).len(), 2);
+    assert_eq!(plan(&mut c, KIND_AND_OWNER), inside);
+}
+
+// --- (d) differential ---
+
+/// Tables with indexes of every kind (composite, UNIQUE, partial,
+/// expression, NOCASE, DESC), NULLs, repeated values, an empty table and
+/// a table without indexes.
+const DIFF_SCHEMA: &str = "
+CREATE TABLE p(id INTEGER PRIMARY KEY, g INTEGER, h TEXT COLLATE NOCASE, u TEXT UNIQUE, r REAL);
+CREATE INDEX p_gh ON p(g, h);
+CREATE INDEX p_h ON p(h DESC);
+CREATE INDEX p_part ON p(r) WHERE g > 3;
+CREATE INDEX p_expr ON p(g % 3, lower(u));
+CREATE TABLE q(id INTEGER PRIMARY KEY, pid INTEGER, w INTEGER, z TEXT);
+CREATE INDEX q_pid ON q(pid);
+CREATE INDEX q_wz ON q(w, z);
+CREATE TABLE s(k INTEGER, v TEXT);
+CREATE TABLE e(k INTEGER, v TEXT);
+CREATE INDEX e_k ON e(k);
+CREATE TABLE o(k INTEGER, v TEXT);
+CREATE INDEX o_part ON o(k) WHERE k > 100;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600)
+  INSERT INTO p SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE i % 9 END,
+    CASE i % 4 WHEN 0 THEN 'Ab' WHEN 1 THEN 'aB' WHEN 2 THEN 'x' || (i % 13) ELSE NULL END,
+    'u' || i, i / 8.0 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+  INSERT INTO q SELECT i, i % 650, i % 11, CASE WHEN i % 5 = 0 THEN NULL ELSE 'z' || (i % 17) END FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)
+  INSERT INTO s SELECT i % 10, 'v' || i FROM n;
+INSERT INTO o VALUES (1, 'a'), (2, 'b');
+";
+
+const DIFF_QUERIES: &[&str] = &[
+    "SELECT id, g, h FROM p WHERE g = 4 AND h = 'ab'",
+    "SELECT count(*) FROM p WHERE h = 'AB'",
+    "SELECT id FROM p WHERE g = 2 AND r > 10.0",
+    "SELECT id, u FROM p WHERE g % 3 = 1 AND lower(u) = 'u40'",
+    "SELECT p.id, q.id FROM p, q WHERE q.pid = p.id AND p.g = 5 AND q.w = 3",
+    "SELECT q.id, p.u FROM q JOIN p ON p.id = q.pid WHERE q.w = 2 AND q.z = 'z4'",
+    "SELECT s.k, count(*) FROM s, q, p WHERE q.w = s.k AND p.id = q.pid AND p.h = 'x3' GROUP BY s.k",
+    "SELECT p.g, sum(q.w) FROM p LEFT JOIN q ON q.pid = p.id WHERE p.g IN (1, 2) GROUP BY p.g",
+    "SELECT s.v, e.v FROM s LEFT JOIN e ON e.k = s.k WHERE s.k < 3",
+    "SELECT a.id, b.id FROM q a, q b WHERE a.w = b.w AND a.pid = 7 AND b.pid = 8",
+    "SELECT count(*) FROM p, s WHERE p.g = s.k",
+    "SELECT id FROM p WHERE u = 'u77'",
+    "SELECT k FROM o WHERE k > 0",
+    "SELECT id FROM q WHERE w = 3 AND z = 'z4' AND pid = 7",
+    "SELECT q.id, p.id FROM p, q WHERE q.pid = p.id AND p.h = 'ab' AND q.w = 3 AND q.z = 'z4'",
+    "SELECT count(*) FROM q a JOIN q b ON b.pid = a.w WHERE a.z = 'z1'",
+];
+
+fn sqlite_rows(lite: &rusqlite::Connection, sql: &str) -> Vec<Vec<Value>> {
+    let mut stmt = lite.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let n = stmt.column_count();
+    let mut out = Vec::new();
+    let mut rs = stmt.query([]).expect("query");
+    while let Some(row) = rs.next().expect("row") {
+        out.push(
+            (0..n)
+                .map(|i| match row.get_ref(i).expect("value") {
+                    rusqlite::types::ValueRef::Null => Value::Null,
+                    rusqlite::types::ValueRef::Integer(i) => Value::Integer(i),
+                    rusqlite::types::ValueRef::Real(f) => Value::Real(f),
+                    rusqlite::types::ValueRef::Text(t) => {
+                        Value::Text(String::from_utf8_lossy(t).into_owned())
+                    }
+                    rusqlite::types::ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+                })
+                .collect(),
+        );
+    }
+    out
+}
+
+fn bag(mut r: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+    r.sort_by_key(|row| format!("{row:?}"));
+    r
+}
+
+#[test]
+fn results_are_the_same_before_and_after_analyze_and_in_sqlite() {
+    let db = Database::open_in_memory().expect("open");
+    let mut c = db.connect();
+    c.execute_batch(DIFF_SCHEMA).expect("schema and data");
+    let lite = rusqlite::Connection::open_in_memory().expect("sqlite");
+    lite.execute_batch(DIFF_SCHEMA).expect("sqlite schema");
+    let before: Vec<_> = DIFF_QUERIES.iter().map(|q| bag(rows(&mut c, q))).collect();
+    let plans_before: Vec<_> = DIFF_QUERIES.iter().map(|q| plan(&mut c, q)).collect();
+    c.execute_batch("ANALYZE").expect("analyze");
+    lite.execute_batch("ANALYZE").expect("sqlite analyze");
+    let mut changed = 0;
+    for (i, q) in DIFF_QUERIES.iter().enumerate() {
+        let after = bag(rows(&mut c, q));
+        assert_eq!(after, before[i], "before/after ANALYZE: {q}");
+        assert_eq!(after, bag(sqlite_rows(&lite, q)), "vs SQLite: {q}");
+        let p = plan(&mut c, q);
+        if p != plans_before[i] {
+            changed += 1;
+            println!("{q}\n  before: {:?}\n  after:  {p:?}", plans_before[i]);
+        }
+    }
+    println!("{changed} of {} plans changed", DIFF_QUERIES.len());
+    // sqlite_stat1 as SQLite computes it.
+    let ours = bag(rows(&mut c, "SELECT tbl, idx, stat FROM sqlite_stat1"));
+    let theirs = bag(sqlite_rows(
+        &lite,
+        "SELECT tbl, idx, stat FROM sqlite_stat1",
+    ));
+    assert_eq!(ours, theirs);
+    assert_clean(&db);
+}
