@@ -329,8 +329,8 @@ impl Sorter {
             }
             runs = next;
         }
-        let per_run = (self.shares.memory / runs.len() as u64)
-            .clamp(self.shares.read_min, READ_MAX_BYTES);
+        let per_run =
+            (self.shares.memory / runs.len() as u64).clamp(self.shares.read_min, READ_MAX_BYTES);
         Ok(SortedRows::Merge(self.merger(&temp, runs, per_run)?))
     }
 
@@ -526,8 +526,8 @@ impl RunReader {
         let mut p = self.pos;
         let len = record::get_varint(&self.buf, &mut p)
             .map_err(|_| Error::Io("temp space: bad record length".into()))?;
-        let len = usize::try_from(len)
-            .map_err(|_| Error::Io("temp space: record too long".into()))?;
+        let len =
+            usize::try_from(len).map_err(|_| Error::Io("temp space: record too long".into()))?;
         self.pos = p;
         self.fill(len)?;
         let end = self.pos + len;
@@ -535,8 +535,8 @@ impl RunReader {
             .buf
             .get(self.pos..end)
             .ok_or_else(|| Error::Io("temp space: run ends inside a record".into()))?;
-        let row = record::decode(bytes)
-            .map_err(|e| Error::Io(format!("temp space: bad record: {e}")))?;
+        let row =
+            record::decode(bytes).map_err(|e| Error::Io(format!("temp space: bad record: {e}")))?;
         self.pos = end;
         Ok(Some(row))
     }
@@ -735,7 +735,10 @@ mod tests {
             if let Some(k) = keep {
                 got.truncate(k);
             }
-            assert_eq!(got, expected, "case {case}: {n} rows, keys {keys:?}, limit {limit}, spilled {spilled}");
+            assert_eq!(
+                got, expected,
+                "case {case}: {n} rows, keys {keys:?}, limit {limit}, spilled {spilled}"
+            );
             assert_eq!(budget.used.get(), 0, "case {case}: every charge released");
             temp.reset().unwrap();
         }
