@@ -27,6 +27,13 @@
 //! their size; otherwise they plan again. Parameters are checked and bound
 //! on every execution.
 //!
+//! Temp space: a database opened with [`Database::open_with_temp`] sorts
+//! past the batch limit by writing sorted runs to the temp device (see
+//! `sql/exec/spill.rs`); the connection installs it for each statement
+//! and empties it when the statement ends. Without it such sorts fail
+//! with `Error::BatchLimitExceeded`. [`Database::open_in_memory`] has temp
+//! space in memory.
+//!
 //! `PRAGMA foreign_keys` is ON by default in TinyJoin (SQLite's default is
 //! OFF): FOREIGN KEY constraints are enforced unless a connection turns
 //! them off.

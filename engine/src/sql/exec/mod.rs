@@ -11,14 +11,18 @@
 //! (`FromItem::used`); nothing of a streamed table is kept. What must be
 //! kept is materialized: an inner level's plain scan (read once, reused
 //! for every outer row), a hash join's build side, subqueries and CTEs,
-//! and above the join the rows of window functions, ORDER BY, compound
-//! bodies and the result itself. Simplification, with its cost: those
-//! buffers live in memory. Each is charged to the statement's budget
-//! ([`ExecCtx::charge`]), so a query whose buffers exceed the batch limit
-//! fails with `BatchLimitExceeded` instead of growing without bound;
-//! nothing spills to disk. Streamed rows are not charged: a scan, filter
-//! or aggregate over any amount of data runs in constant memory (plus its
-//! groups).
+//! and above the join the rows of window functions, ORDER BY, DISTINCT's
+//! seen keys and compound bodies. Each is charged to the statement's
+//! budget ([`ExecCtx::charge`], a [`Budget`]), so a query whose buffers
+//! exceed the batch limit fails with `BatchLimitExceeded` instead of
+//! growing without bound. Sorts spill: with temp space (`spill`), ORDER
+//! BY, an INSERT's source rows and CREATE INDEX's keys hold a quarter of
+//! the limit in memory and write sorted runs past it, merged as the rows
+//! are read; without temp space they are charged like the rest.
+//! Simplification, with its cost: the other buffers still live in memory
+//! only. Not charged: streamed rows (a scan, filter or aggregate over any
+//! amount of data runs in constant memory, plus its groups) and the rows a
+//! statement returns (the caller's, `ExecCtx::run_result`).
 //!
 //! - `kv`: the key-value view of storage; `store_kv` implements it for the
 //!   storage layer's transactions.
@@ -26,6 +30,7 @@
 //! - `builtin`: scalar functions and LIKE/GLOB.
 //! - `scan`: table rows and access paths.
 //! - `select`: SELECT cores, compound bodies, ORDER BY, LIMIT.
+//! - `spill`: temp space and the external merge sort.
 //! - `aggregate`: aggregate accumulators.
 //! - `window`: window functions.
 //! - `write`: writing rows and index entries; NOT NULL, CHECK, UNIQUE.

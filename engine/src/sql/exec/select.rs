@@ -2,6 +2,15 @@
 //! aggregation, DISTINCT, compound bodies (UNION/INTERSECT/EXCEPT, whose
 //! output is in key order as SQLite's temp-index implementation gives it),
 //! recursive CTEs, ORDER BY and LIMIT/OFFSET.
+//!
+//! A query's rows go to a sink as they are made: straight to the caller
+//! when there is no ORDER BY (LIMIT stops the join), else into a
+//! [`super::spill::Sorter`] (which keeps only LIMIT + OFFSET rows, and
+//! spills to temp space past its share of the budget). Three callers,
+//! three ways to hold the result: [`ExecCtx::run_query`] (an intermediate
+//! result, charged), [`ExecCtx::run_result`] (the statement's rows, not
+//! charged) and [`ExecCtx::spool_query`] (an INSERT's source, which may
+//! stay in temp space).
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
