@@ -16,7 +16,8 @@
 //!    into a `planner::plan::Query` of bound `planner::plan::Expr`s
 //!    (row slots, comparison affinity and collation decided once).
 //! 6. `planner::join::plan_from` orders each FROM clause (greedy, by
-//!    `planner::access::choose_access` estimates from tree sizes) into
+//!    `planner::access::choose_access` estimates from tree sizes and the
+//!    catalog's ANALYZE statistics, `exec::analyze`) into
 //!    `planner::plan::Level`s, each with an `planner::plan::Access`
 //!    path (rowid, index, covering index, hash join, scan) and the
 //!    conjuncts evaluated there.

@@ -254,3 +254,61 @@ pub(crate) fn stat1_rows(cat: &Catalog) -> Vec<[Value; 3]> {
     }
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::exec::kv::MemKv;
+    use crate::Error;
+
+    #[test]
+    fn averages_round_up_and_near_unique_prefixes_count_as_unique() {
+        assert_eq!(average_per_prefix(0, 0), 0);
+        assert_eq!(average_per_prefix(7, 2), 4);
+        assert_eq!(average_per_prefix(10, 5), 2);
+        // 11 entries, 10 distinct: within 10% of unique.
+        assert_eq!(average_per_prefix(11, 10), 1);
+        assert_eq!(average_per_prefix(20, 20), 1);
+    }
+
+    #[test]
+    fn stored_entries_load_and_malformed_ones_are_corrupt() {
+        let mut kv = MemKv::default();
+        let mut cat = Catalog::default();
+        let stmt = crate::sql::parser::parse("CREATE TABLE t(x)").expect("parse");
+        crate::sql::exec::statement::run(
+            &mut kv,
+            &mut cat,
+            &stmt[0],
+            "CREATE TABLE t(x)",
+            &[],
+            crate::sql::exec::dml::DmlOptions {
+                foreign_keys: true,
+                batch_limit: 1 << 20,
+            },
+        )
+        .expect("create");
+        let tree = cat.tables["t"].tree.clone();
+        kv.create_tree(STAT_TREE).expect("tree");
+        let entry = record::encode(&[Value::Integer(5)]);
+        kv.insert(STAT_TREE, tree.as_bytes(), &entry)
+            .expect("insert");
+        kv.insert(STAT_TREE, b"t999", &entry).expect("insert");
+        let loaded = load_stats(&kv, &cat).expect("load");
+        assert_eq!(
+            loaded.keys().collect::<Vec<_>>(),
+            [&tree],
+            "unknown trees ignored"
+        );
+        assert_eq!(loaded[&tree].rows, 5);
+        for bad in [
+            record::encode(&[]),
+            record::encode(&[Value::Integer(-1)]),
+            record::encode(&[Value::Integer(3), Value::Text("x".into())]),
+        ] {
+            kv.insert(STAT_TREE, tree.as_bytes(), &bad).expect("insert");
+            let r = load_stats(&kv, &cat);
+            assert!(matches!(r, Err(Error::Corrupt { .. })), "{r:?}");
+        }
+    }
+}
