@@ -20,6 +20,8 @@
 //!
 //! `cargo bench -p tinyjoin-engine --bench sql [-- --quick | --profile] [--only SUBSTR]`
 //! (`--profile`: one repetition of a small profile, for callgrind).
+//! `TINYJOIN_BENCH_CACHE_PAGES=N` sets TinyJoin's page cache (default: the
+//! engine's default), to see how a workload depends on it.
 
 use rusqlite::types::{Value as SqValue, ValueRef};
 use std::cmp::Ordering;
@@ -81,7 +83,14 @@ fn open(kind: Kind, path: &Path) -> Conn {
     match kind {
         Kind::TinyJoin => {
             let dev = FileDevice::open(path).expect("open TinyJoin file");
-            let db = Database::open(Box::new(dev), DbOptions::default()).expect("open TinyJoin");
+            let mut opts = DbOptions::default();
+            if let Some(n) = std::env::var("TINYJOIN_BENCH_CACHE_PAGES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+            {
+                opts.cache_pages = n;
+            }
+            let db = Database::open(Box::new(dev), opts).expect("open TinyJoin");
             Conn::Tj(Box::new(db.connect()))
         }
         Kind::Sqlite => {

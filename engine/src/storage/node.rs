@@ -70,6 +70,19 @@ pub fn cmp_after_prefix(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     a[at..n].cmp(&b[at..n]).then(a.len().cmp(&b.len()))
 }
 
+/// Spare capacity of page-sized arenas: with it, two arenas allocated
+/// back to back are not a multiple of 4 KiB (+8) apart, the distance at
+/// which memcpy between them collapses (see DESIGN's machine facts).
+const ARENA_SLACK: usize = 64;
+
+/// A zeroed page buffer meant to become a leaf arena ([`Node::decode_owned`]).
+pub fn page_vec(page: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(PAGE_SIZE + ARENA_SLACK);
+    v.extend_from_slice(&page[..PAGE_SIZE.min(page.len())]);
+    v.resize(PAGE_SIZE, 0);
+    v
+}
+
 /// Fixed part of a leaf entry: klen + vkind.
 const LEAF_ENTRY_FIXED: usize = 3;
 /// Fixed part of a branch entry: klen + child.
@@ -101,10 +114,19 @@ pub fn overflow_pages(len: u64) -> u64 {
 /// or removed entries stay in the arena as `garbage` until it is compacted.
 /// The encoded size is kept up to date by every change, so the overflow
 /// check after an insert is O(1).
-#[derive(Clone, Debug)]
+///
+/// A leaf decoded from a page whose key order is already known good (the
+/// pager trusts pages once full validation passed: see
+/// `Pager::trust_order`) starts in page form: `data` is the page itself,
+/// `raw` counts its entries, `slots` is empty and entries are read through
+/// the page's own slot array, so a cache miss costs one bounds pass and no
+/// per-entry work. The first change builds the slots (`own`).
+#[derive(Debug)]
 pub struct Leaf {
     data: Vec<u8>,
     slots: Vec<Slot>,
+    /// Entries while in page form (0 once `slots` holds them).
+    raw: usize,
     size: usize,
     garbage: usize,
 }
@@ -168,13 +190,41 @@ impl Leaf {
         Leaf {
             data: Vec::with_capacity(bytes),
             slots: Vec::with_capacity(entries),
+            raw: 0,
             size: LEAF_SLOTS_OFFSET,
             garbage: 0,
         }
     }
 
+    /// Entry `i`'s slot, from `slots` or, in page form, from the page.
+    #[inline]
+    fn slot(&self, i: usize) -> Slot {
+        if self.raw == 0 {
+            return self.slots[i];
+        }
+        let at = read_u16(&self.data, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
+        slot_at(&self.data, at, PageId(0), false)
+            .expect("decode_leaf checked every slot of a page-form leaf")
+    }
+
+    /// Leaves page form: builds the slots a change needs.
+    fn own(&mut self) {
+        if self.raw == 0 {
+            return;
+        }
+        let mut slots = Vec::with_capacity(self.raw);
+        for i in 0..self.raw {
+            let mut s = self.slot(i);
+            s.prefix = key_prefix(&self.data[s.key_at as usize..(s.key_at + s.key_len) as usize]);
+            slots.push(s);
+        }
+        self.slots = slots;
+        self.raw = 0;
+    }
+
     /// Appends an entry after every other (the caller keeps keys sorted).
     fn push(&mut self, key: &[u8], value: RawValue<'_>) {
+        self.own();
         let slot = self.store(key, value);
         self.slots.push(slot);
     }
@@ -208,11 +258,11 @@ impl Leaf {
     }
 
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.raw + self.slots.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.len() == 0
     }
 
     pub fn encoded_size(&self) -> usize {
@@ -221,13 +271,13 @@ impl Leaf {
 
     /// Key `i`.
     pub fn key(&self, i: usize) -> &[u8] {
-        let s = &self.slots[i];
+        let s = self.slot(i);
         &self.data[s.key_at as usize..(s.key_at + s.key_len) as usize]
     }
 
     /// Value `i`, borrowed.
     pub fn value(&self, i: usize) -> RawValue<'_> {
-        match self.slots[i].value {
+        match self.slot(i).value {
             SlotValue::Inline { at, len } => {
                 RawValue::Inline(&self.data[at as usize..(at + len) as usize])
             }
@@ -237,7 +287,15 @@ impl Leaf {
 
     /// Entry `i`, borrowed.
     pub fn entry(&self, i: usize) -> (&[u8], RawValue<'_>) {
-        (self.key(i), self.value(i))
+        let s = self.slot(i);
+        let key = &self.data[s.key_at as usize..(s.key_at + s.key_len) as usize];
+        let value = match s.value {
+            SlotValue::Inline { at, len } => {
+                RawValue::Inline(&self.data[at as usize..(at + len) as usize])
+            }
+            SlotValue::Overflow { len, first } => RawValue::Overflow { len, first },
+        };
+        (key, value)
     }
 
     /// Every entry in key order, borrowed.
@@ -247,12 +305,24 @@ impl Leaf {
 
     /// Encoded size of entry `i`, slot included.
     pub fn entry_size(&self, i: usize) -> usize {
-        let s = &self.slots[i];
+        let s = self.slot(i);
         SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + value_encoded_len(s.value)
     }
 
     /// Index of `key`, or where it would be inserted.
     pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
+        if self.raw > 0 {
+            let (mut lo, mut hi) = (0, self.raw);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                match self.key(mid).cmp(key) {
+                    std::cmp::Ordering::Less => lo = mid + 1,
+                    std::cmp::Ordering::Greater => hi = mid,
+                    std::cmp::Ordering::Equal => return Ok(mid),
+                }
+            }
+            return Err(lo);
+        }
         let p = key_prefix(key);
         let (mut lo, mut hi) = (0, self.slots.len());
         while lo < hi {
@@ -271,12 +341,14 @@ impl Leaf {
     }
 
     pub fn insert(&mut self, i: usize, key: &[u8], value: LeafValue) {
+        self.own();
         let slot = self.store(key, value.as_raw());
         self.slots.insert(i, slot);
     }
 
     /// Replaces entry `i`'s value, returning the old one.
     pub fn replace(&mut self, i: usize, value: LeafValue) -> LeafValue {
+        self.own();
         let old = self.value(i).to_owned();
         let old_slot = self.slots[i].value;
         self.forget_value(old_slot);
@@ -288,6 +360,7 @@ impl Leaf {
     }
 
     pub fn remove(&mut self, i: usize) -> (Vec<u8>, LeafValue) {
+        self.own();
         let key = self.key(i).to_vec();
         let value = self.value(i).to_owned();
         self.size -= self.entry_size(i);
@@ -315,7 +388,7 @@ impl Leaf {
     fn copy_range(&self, from: usize, to: usize) -> Leaf {
         let bytes = (from..to)
             .map(|i| {
-                let s = &self.slots[i];
+                let s = self.slot(i);
                 s.key_len as usize
                     + match s.value {
                         SlotValue::Inline { len, .. } => len as usize,
@@ -342,6 +415,20 @@ impl Leaf {
     pub fn append(&mut self, other: Leaf) {
         for (k, v) in other.iter() {
             self.push(k, v);
+        }
+    }
+}
+
+impl Clone for Leaf {
+    fn clone(&self) -> Leaf {
+        let mut data = Vec::with_capacity(self.data.len() + ARENA_SLACK);
+        data.extend_from_slice(&self.data);
+        Leaf {
+            data,
+            slots: self.slots.clone(),
+            raw: self.raw,
+            size: self.size,
+            garbage: self.garbage,
         }
     }
 }
@@ -486,8 +573,23 @@ impl Node {
     /// Decodes a page already verified by its checksum.
     pub fn decode(page: &[u8], id: PageId) -> Result<Node> {
         match page[KIND_OFFSET] {
-            KIND_LEAF => decode_leaf(page, id).map(Node::Leaf),
+            KIND_LEAF => decode_leaf(page_vec(page), id, false).map(Node::Leaf),
             KIND_BRANCH => decode_branch(page, id).map(Node::Branch),
+            k => Err(corrupt!(id.0, "expected a tree page, found kind {k}")),
+        }
+    }
+
+    /// [`Node::decode`] taking the page buffer, which a leaf keeps as its
+    /// arena (no copy). `page` should come from [`page_vec`]. With
+    /// `trusted`, a leaf's key order is not checked again and it stays in
+    /// page form (see [`Leaf`]); offsets and lengths are always checked.
+    pub fn decode_owned(page: Vec<u8>, id: PageId, trusted: bool) -> Result<Node> {
+        if page.len() < PAGE_SIZE {
+            return Err(corrupt!(id.0, "short page of {} bytes", page.len()));
+        }
+        match page[KIND_OFFSET] {
+            KIND_LEAF => decode_leaf(page, id, trusted).map(Node::Leaf),
+            KIND_BRANCH => decode_branch(&page, id).map(Node::Branch),
             k => Err(corrupt!(id.0, "expected a tree page, found kind {k}")),
         }
     }
@@ -586,53 +688,121 @@ impl RawValue<'_> {
     }
 }
 
-/// Walks a verified leaf page's entries in key order without copying them,
-/// checking every offset and length and that keys strictly increase. The
-/// one parser of leaf pages: decoding and validation both use it.
+/// Parses a verified leaf page: the slot of every entry in key order, its
+/// offsets pointing into `page`, checking every offset and length and that
+/// keys strictly increase (compared by [`key_prefix`] first). The one parser
+/// of leaf pages: decoding and validation both use it.
+fn parse_leaf(
+    page: &[u8],
+    id: PageId,
+    check_order: bool,
+    mut f: impl FnMut(Slot),
+) -> Result<usize> {
+    let count = read_u16(page, COUNT_OFFSET) as usize;
+    slice(page, LEAF_SLOTS_OFFSET, count * SLOT_LEN, id)?;
+    let mut prev: Option<(u64, &[u8])> = None;
+    for i in 0..count {
+        let at = read_u16(page, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
+        let slot = slot_at(page, at, id, check_order)?;
+        if check_order {
+            let key = &page[slot.key_at as usize..(slot.key_at + slot.key_len) as usize];
+            if let Some((p, pk)) = prev {
+                let ord = p.cmp(&slot.prefix).then_with(|| cmp_after_prefix(pk, key));
+                if ord != std::cmp::Ordering::Less {
+                    return Err(corrupt!(id.0, "keys out of order"));
+                }
+            }
+            prev = Some((slot.prefix, key));
+        }
+        f(slot);
+    }
+    Ok(count)
+}
+
+/// The slot of the leaf entry at offset `at` of `page`, every offset and
+/// length checked against the page; the key's prefix only if `prefix`.
+fn slot_at(page: &[u8], at: usize, id: PageId, prefix: bool) -> Result<Slot> {
+    let fixed = slice(page, at, LEAF_ENTRY_FIXED, id)?;
+    let klen = read_u16(fixed, 0) as usize;
+    let (value, key_at) = match fixed[2] {
+        0 => {
+            let vlen = read_u16(slice(page, at + 3, 2, id)?, 0) as usize;
+            slice(page, at + 5 + klen, vlen, id)?;
+            let value = SlotValue::Inline {
+                at: (at + 5 + klen) as u32,
+                len: vlen as u32,
+            };
+            (value, at + 5)
+        }
+        1 => {
+            let fields = slice(page, at + 3, 16, id)?;
+            let (len, first) = (read_u64(fields, 0), read_u64(fields, 8));
+            if len == 0 || len > MAX_VALUE_LEN || first < FIRST_DATA_PAGE {
+                return Err(corrupt!(id.0, "bad overflow reference"));
+            }
+            let first = PageId(first);
+            (SlotValue::Overflow { len, first }, at + 19)
+        }
+        k => return Err(corrupt!(id.0, "bad value kind {k}")),
+    };
+    let key = slice(page, key_at, klen, id)?;
+    if key.len() > MAX_KEY_LEN {
+        return Err(corrupt!(id.0, "key of {} bytes", key.len()));
+    }
+    Ok(Slot {
+        prefix: if prefix { key_prefix(key) } else { 0 },
+        key_at: key_at as u32,
+        key_len: klen as u32,
+        value,
+    })
+}
+
+/// Walks a verified leaf page's entries in key order without copying them
+/// (see [`parse_leaf`] for what is checked).
 pub fn for_each_leaf_entry<'p>(
     page: &'p [u8],
     id: PageId,
     mut f: impl FnMut(&'p [u8], RawValue<'p>),
 ) -> Result<usize> {
-    let count = read_u16(page, COUNT_OFFSET) as usize;
-    slice(page, LEAF_SLOTS_OFFSET, count * SLOT_LEN, id)?;
-    let mut prev: Option<&[u8]> = None;
-    for i in 0..count {
-        let at = read_u16(page, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
-        let fixed = slice(page, at, LEAF_ENTRY_FIXED, id)?;
-        let klen = read_u16(fixed, 0) as usize;
-        let (value, key_at) = match fixed[2] {
-            0 => {
-                let vlen = read_u16(slice(page, at + 3, 2, id)?, 0) as usize;
-                (
-                    RawValue::Inline(slice(page, at + 5 + klen, vlen, id)?),
-                    at + 5,
-                )
+    parse_leaf(page, id, true, |s| {
+        let key = &page[s.key_at as usize..(s.key_at + s.key_len) as usize];
+        let value = match s.value {
+            SlotValue::Inline { at, len } => {
+                RawValue::Inline(&page[at as usize..(at + len) as usize])
             }
-            1 => {
-                let fields = slice(page, at + 3, 16, id)?;
-                let (len, first) = (read_u64(fields, 0), read_u64(fields, 8));
-                if len == 0 || len > MAX_VALUE_LEN || first < FIRST_DATA_PAGE {
-                    return Err(corrupt!(id.0, "bad overflow reference"));
-                }
-                let first = PageId(first);
-                (RawValue::Overflow { len, first }, at + 19)
-            }
-            k => return Err(corrupt!(id.0, "bad value kind {k}")),
+            SlotValue::Overflow { len, first } => RawValue::Overflow { len, first },
         };
-        let key = slice(page, key_at, klen, id)?;
-        check_order(prev, key, id)?;
-        prev = Some(key);
-        f(key, value);
-    }
-    Ok(count)
+        f(key, value)
+    })
 }
 
-fn decode_leaf(page: &[u8], id: PageId) -> Result<Leaf> {
-    let count = read_u16(page, COUNT_OFFSET) as usize;
-    let mut leaf = Leaf::with_capacity(count.min(PAGE_SIZE / SLOT_LEN), PAGE_SIZE);
-    for_each_leaf_entry(page, id, |key, value| leaf.push(key, value))?;
-    Ok(leaf)
+/// Decodes a verified leaf page without copying its entries: the page
+/// buffer becomes the leaf's arena. The bytes of the header, slot array and
+/// free space stay in the arena untracked (at most one page); `garbage`
+/// counts only what later changes discard. With `trusted` (the page's key
+/// order is known good) the leaf stays in page form after one bounds pass;
+/// otherwise every slot is built and the order checked.
+fn decode_leaf(page: Vec<u8>, id: PageId, trusted: bool) -> Result<Leaf> {
+    let count = read_u16(&page, COUNT_OFFSET) as usize;
+    let mut slots = Vec::with_capacity(if trusted {
+        0
+    } else {
+        count.min(PAGE_SIZE / SLOT_LEN)
+    });
+    let mut size = LEAF_SLOTS_OFFSET;
+    parse_leaf(&page, id, !trusted, |s| {
+        size += SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + value_encoded_len(s.value);
+        if !trusted {
+            slots.push(s);
+        }
+    })?;
+    Ok(Leaf {
+        data: page,
+        slots,
+        raw: if trusted { count } else { 0 },
+        size,
+        garbage: 0,
+    })
 }
 
 fn decode_branch(page: &[u8], id: PageId) -> Result<Branch> {
@@ -768,6 +938,91 @@ mod tests {
         for kind in [KIND_LEAF, KIND_BRANCH, 9] {
             page[KIND_OFFSET] = kind;
             assert!(Node::decode(&page, PageId(3)).is_err());
+        }
+    }
+
+    /// A leaf decoded in page form (trusted) behaves exactly like one
+    /// decoded slot by slot, before and after changes.
+    #[test]
+    fn page_form_leaves_match_decoded_ones() {
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        for round in 0..200 {
+            let n = (next() % 60) as usize;
+            let mut keys: Vec<Vec<u8>> = (0..n)
+                .map(|_| (0..next() % 20).map(|_| (next() % 4) as u8).collect())
+                .collect();
+            keys.sort();
+            keys.dedup();
+            let entries: Vec<(Vec<u8>, LeafValue)> = keys
+                .iter()
+                .map(|k| {
+                    let v = if next() % 5 == 0 {
+                        LeafValue::Overflow {
+                            len: 5000 + next() % 100,
+                            first: PageId(2 + next() % 50),
+                        }
+                    } else {
+                        LeafValue::Inline(vec![round as u8; (next() % 30) as usize])
+                    };
+                    (k.clone(), v)
+                })
+                .collect();
+            let mut page = [0u8; PAGE_SIZE];
+            Node::Leaf(Leaf::new(entries)).encode(&mut page, PageId(4));
+            let decode = |trusted| match Node::decode_owned(page_vec(&page), PageId(4), trusted) {
+                Ok(Node::Leaf(l)) => l,
+                other => panic!("not a leaf: {other:?}"),
+            };
+            let (mut a, mut b) = (decode(true), decode(false));
+            assert!(a.raw == a.len() && b.raw == 0);
+            for step in 0..6 {
+                assert_eq!(a, b);
+                assert_eq!(a.encoded_size(), b.encoded_size());
+                for i in 0..a.len() {
+                    assert_eq!(a.entry_size(i), b.entry_size(i));
+                    assert_eq!(a.search(a.key(i)), Ok(i));
+                }
+                for _ in 0..20 {
+                    let probe: Vec<u8> = (0..next() % 20).map(|_| (next() % 5) as u8).collect();
+                    assert_eq!(a.search(&probe), b.search(&probe), "probe {probe:?}");
+                }
+                let c = a.clone();
+                assert_eq!(c, a);
+                match (step, a.len()) {
+                    (0, _) | (_, 0) => {
+                        let k = vec![9u8; 1 + step];
+                        let at = a.search(&k).unwrap_or_else(|i| i);
+                        a.insert(at, &k, LeafValue::Inline(vec![1, 2]));
+                        b.insert(at, &k, LeafValue::Inline(vec![1, 2]));
+                    }
+                    (1, len) => {
+                        let i = (next() as usize) % len;
+                        assert_eq!(a.remove(i), b.remove(i));
+                    }
+                    (_, len) => {
+                        let i = (next() as usize) % len;
+                        let v = LeafValue::Inline(vec![3; step]);
+                        assert_eq!(a.replace(i, v.clone()), b.replace(i, v));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corrupt_offsets_fail_in_page_form_too() {
+        let leaf = Leaf::new(vec![(b"k".to_vec(), LeafValue::Inline(b"v".to_vec()))]);
+        let mut page = [0u8; PAGE_SIZE];
+        Node::Leaf(leaf).encode(&mut page, PageId(4));
+        write_u16(&mut page, LEAF_SLOTS_OFFSET, (PAGE_SIZE - 2) as u16);
+        for trusted in [true, false] {
+            assert!(Node::decode_owned(page_vec(&page), PageId(4), trusted).is_err());
         }
     }
 

@@ -27,6 +27,12 @@ pub(crate) struct Pager {
     device: Box<dyn Device>,
     cache: NodeCache,
     poisoned: Option<Error>,
+    /// Whether every page's key order is known good: set once full
+    /// validation of the file passed. From then on a page read back either
+    /// is one validation walked (its checksum says it is unchanged) or one
+    /// this process wrote from its own nodes, so decoding checks offsets
+    /// and lengths only and leaves stay in page form (`node::Leaf`).
+    pub(crate) trust_order: bool,
     /// Device calls made, for tests and benchmarks.
     pub(crate) stats: PagerStats,
 }
@@ -45,6 +51,7 @@ impl Pager {
             device,
             cache: NodeCache::new(cache_pages),
             poisoned: None,
+            trust_order: false,
             stats: PagerStats::default(),
         }
     }
@@ -135,9 +142,9 @@ impl Pager {
             self.stats.cache_hits += 1;
             return Ok(n);
         }
-        let mut page = PageBuf::zeroed();
-        self.read_page(id, &mut page.0)?;
-        let node = Rc::new(Node::decode(&page.0, id)?);
+        let mut page = super::node::page_vec(&[]);
+        self.read_page(id, &mut page)?;
+        let node = Rc::new(Node::decode_owned(page, id, self.trust_order)?);
         if evict || self.cache.has_room() {
             self.cache.insert(id, node.clone());
         }

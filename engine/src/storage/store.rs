@@ -206,6 +206,9 @@ impl Store {
                 detail: p.detail.clone(),
             });
         }
+        if store.shared.opts.validation == Validation::Full {
+            store.shared.inner.borrow_mut().pager.trust_order = true;
+        }
         Ok(store)
     }
 
