@@ -13,7 +13,7 @@
 //! that costs speed, never correctness).
 
 use super::access::{choose_access, estimate_rows};
-use super::plan::{local_slots, Access, Expr, From, FromItem, Level};
+use super::plan::{local_slots, Access, Expr, From, FromItem, Level, Source};
 use crate::sql::catalog::Catalog;
 use crate::Result;
 
@@ -182,8 +182,17 @@ fn usable<'c>(conjuncts: &'c [Conjunct], item: usize, bound: &[bool]) -> Vec<&'c
 }
 
 /// The unbound item with the cheapest access path given `bound`.
+///
+/// Ties: without statistics the first in FROM order wins (the plans of
+/// an unanalyzed database stay what they always were). ANALYZE's
+/// averages are whole numbers, so with statistics ties are common (one
+/// row by rowid against one row per key of an analyzed index); then the
+/// kind of access path decides ([`access_rank`]), then the item's name,
+/// so the FROM order never does.
 fn pick_next(cat: &Catalog, items: &[FromItem], pending: &[Conjunct], bound: &[bool]) -> usize {
+    let analyzed = items.iter().any(|it| has_stats(cat, it));
     let mut best: Option<(f64, usize)> = None;
+    let mut best_rank = 0;
     for i in 0..items.len() {
         if bound[i] {
             continue;
@@ -197,9 +206,43 @@ fn pick_next(cat: &Catalog, items: &[FromItem], pending: &[Conjunct], bound: &[b
         if matches!(access, Access::Scan) && !usable.is_empty() {
             cost *= 0.5;
         }
-        if best.is_none_or(|(c, _)| cost < c) {
+        let rank = access_rank(&access);
+        let better = match best {
+            None => true,
+            Some((c, _)) if cost != c || !analyzed => cost < c,
+            Some((_, b)) => (rank, &items[i].name) < (best_rank, &items[b].name),
+        };
+        if better {
             best = Some((cost, i));
+            best_rank = rank;
         }
     }
     best.map_or(0, |(_, i)| i)
+}
+
+/// True when ANALYZE measured the item's table or one of its indexes.
+fn has_stats(cat: &Catalog, item: &FromItem) -> bool {
+    let Source::Table(t) = &item.source else {
+        return false;
+    };
+    cat.stats.contains_key(&t.tree)
+        || item
+            .indexes
+            .iter()
+            .any(|ix| cat.stats.contains_key(&ix.index.tree))
+}
+
+/// Preference among access paths of equal estimated rows (lower first):
+/// a rowid lookup, a full UNIQUE key, a covering index, another index, a
+/// rowid range, a hash table, a scan.
+fn access_rank(access: &Access) -> u8 {
+    match access {
+        Access::RowidEq(_) => 0,
+        Access::Index { index, eq, .. } if index.unique && eq.len() == index.columns.len() => 1,
+        Access::Index { covering: true, .. } => 2,
+        Access::Index { .. } => 3,
+        Access::RowidRange { .. } => 4,
+        Access::Hash { .. } => 5,
+        Access::Scan => 6,
+    }
 }
