@@ -15,7 +15,7 @@ export interface OpenOptions {
   readonly batchLimitBytes?: number;
   /** Validation of the file at open: "full" (default) walks every tree; "quick" checks the superblocks. */
   readonly validation?: "full" | "quick";
-  /** Page cache size in pages (default 2048, 8 MiB of 4 KiB pages). */
+  /** Page cache size in pages (default 8192: about 34 MiB of 4 KiB pages, their index included). */
   readonly cachePages?: number;
   /** INTEGER as number (bigint beyond 2^53; default) or always bigint. */
   readonly integers?: IntegerMode;
@@ -62,7 +62,7 @@ export function resolveOptions(name: unknown, o: OpenOptions | undefined): Resol
       storage: oneOf(opts.storage, "storage", ["opfs", "memory"], "opfs"),
       batchLimitBytes: positiveInt(opts.batchLimitBytes, "batchLimitBytes", 16 * 1024 * 1024),
       validation: oneOf(opts.validation, "validation", ["full", "quick"], "full"),
-      cachePages: positiveInt(opts.cachePages, "cachePages", 2048),
+      cachePages: positiveInt(opts.cachePages, "cachePages", 8192),
     },
     integers: oneOf(opts.integers, "integers", ["number", "bigint"], "number"),
     rows: oneOf(opts.rows, "rows", ["array", "object"], "array"),

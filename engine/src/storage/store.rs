@@ -57,7 +57,8 @@ pub enum CommitMode {
 /// Options for [`Store::open`].
 #[derive(Clone, Debug)]
 pub struct StoreOptions {
-    /// Decoded tree nodes kept in memory.
+    /// Tree nodes kept in memory (a leaf read from the file costs about
+    /// one page: see `node::Leaf`).
     pub cache_pages: usize,
     /// Memory a write transaction may retain before it spills dirty pages
     /// (and beyond which work that cannot spill fails).
@@ -69,7 +70,7 @@ pub struct StoreOptions {
 impl Default for StoreOptions {
     fn default() -> StoreOptions {
         StoreOptions {
-            cache_pages: 4096,
+            cache_pages: 8192,
             batch_limit_bytes: 16 << 20,
             validation: Validation::Full,
             commit: CommitMode::default(),
