@@ -4,10 +4,12 @@
 //!
 //! Order: with only inner joins, greedy by estimated rows per probe: at
 //! each step the item whose best access path (given the items already
-//! bound) yields the fewest rows goes next, ties in FROM order. The
-//! estimates come from `access` (ANALYZE's statistics when the catalog
-//! has them), so an analyzed database orders a join by what its indexes
-//! actually select. A
+//! bound) yields the fewest rows goes next. The estimates come from
+//! `access` (ANALYZE's statistics when the catalog has them), so an
+//! analyzed database orders a join by what its indexes actually select.
+//! Ties go to the first item in FROM order, except when statistics are in
+//! play: then to the better kind of access path, then the item's name, so
+//! the written order does not decide the plan ([`pick_next`]). A
 //! `CROSS JOIN` or any LEFT JOIN keeps the written order (SQLite keeps the
 //! order of LEFT JOIN; we keep the whole FROM order then, a simplification
 //! that costs speed, never correctness).
