@@ -408,3 +408,51 @@ fn spilled_and_in_memory_sorts_agree_on_random_data() {
         }
     }
 }
+
+/// Timing, not a check: `cargo test --release --test sql_spill -- --ignored
+/// --nocapture`. ORDER BY over 1M rows with the default limit in memory
+/// (a 1 GiB limit) and spilled (16 MiB limit, temp space in memory).
+#[test]
+#[ignore]
+fn time_order_by_of_a_million_rows() {
+    let n = 1_000_000i64;
+    for (name, limit) in [("in memory", 1u64 << 30), ("spilled", 16 << 20)] {
+        let db = Database::open_with_temp(
+            Box::new(MemoryDevice::new()),
+            Box::new(MemoryDevice::new()),
+            DbOptions {
+                batch_limit_bytes: limit,
+                ..DbOptions::default()
+            },
+        )
+        .unwrap();
+        let mut c = db.connect();
+        c.execute_batch("CREATE TABLE m(id INTEGER PRIMARY KEY, k INTEGER, s TEXT)")
+            .unwrap();
+        let chunk = 50_000;
+        for first in (1..=n).step_by(chunk as usize) {
+            c.execute_batch(&format!(
+                "WITH RECURSIVE n(i) AS (SELECT {first} UNION ALL SELECT i + 1 FROM n \
+                 WHERE i < {}) \
+                 INSERT INTO m SELECT i, (i * 7919) % 1000003, 'row ' || ((i * 31) % 1000) FROM n",
+                first + chunk - 1
+            ))
+            .unwrap();
+        }
+        for sql in [
+            "SELECT id, k, s FROM m ORDER BY k",
+            "SELECT id, s FROM m ORDER BY s, k DESC",
+            "SELECT id FROM m ORDER BY k DESC LIMIT 10",
+        ] {
+            let start = std::time::Instant::now();
+            let got = rows(&mut c, sql).len();
+            println!("{name:>9}: {sql}: {got} rows in {:?}", start.elapsed());
+        }
+        let start = std::time::Instant::now();
+        c.execute_batch("CREATE INDEX m_s ON m(s, k)").unwrap();
+        println!(
+            "{name:>9}: CREATE INDEX m_s ON m(s, k): {:?}",
+            start.elapsed()
+        );
+    }
+}
