@@ -62,20 +62,19 @@ impl ExecCtx<'_> {
     /// INSERT's source. Without temp space rows held in memory are
     /// charged as [`ExecCtx::run_query`] charges them.
     pub(crate) fn spool_query(&self, q: &Query) -> Result<SortedRows> {
-        if !q.order_by.is_empty() {
+        let rows = if q.order_by.is_empty() {
+            // Unsorted: a sorter without keys keeps input order (stable).
+            let mut spool = self.sorter(SortOrder::Keys(Vec::new()), None);
+            self.query_rows(q, None, &mut |row| spool.push(row))?;
+            spool.finish()?
+        } else {
             let Some((sorted, skip, take)) = self.sorted_rows(q, None)? else {
                 return Ok(SortedRows::Memory(Vec::new().into_iter()));
             };
-            return Ok(sorted.window(skip, take, q.columns.len()));
-        }
-        // Unsorted: a sorter without keys keeps input order (stable).
-        let mut spool = self.sorter(SortOrder::Keys(Vec::new()), None);
-        self.query_rows(q, None, &mut |row| spool.push(row))?;
-        let rows = spool.finish()?;
-        if let SortedRows::Memory(r) = &rows {
-            // Kept in memory: charged as an intermediate result.
-            self.charge(r.as_slice().iter().map(|r| row_size(r)).sum())?;
-        }
+            sorted.window(skip, take, q.columns.len())
+        };
+        // Kept in memory: charged as an intermediate result.
+        self.charge(rows.memory_size())?;
         Ok(rows)
     }
 

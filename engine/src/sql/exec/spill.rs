@@ -405,6 +405,15 @@ impl SortedRows {
         }
     }
 
+    /// Bytes of the rows held in memory (none once spilled).
+    pub(crate) fn memory_size(&self) -> u64 {
+        match self {
+            SortedRows::Memory(rows) => rows.as_slice().iter().map(|r| row_size(r)).sum(),
+            SortedRows::Merge(_) => 0,
+            SortedRows::Window { rows, .. } => rows.memory_size(),
+        }
+    }
+
     /// These rows past `skip`, at most `take` (`usize::MAX`: all), cut to
     /// `visible` columns.
     pub(crate) fn window(self, skip: usize, take: usize, visible: usize) -> SortedRows {
