@@ -107,14 +107,16 @@ impl Database {
     /// CREATE INDEX's keys) that outgrows a quarter of the batch limit
     /// writes sorted runs there and merges them, so it completes within
     /// the limit. `temp` may start with any content and is never flushed;
-    /// the engine truncates it to zero after each statement that used it.
+    /// the engine truncates it to zero here and after each statement that
+    /// used it.
     /// It must not be another database's file: a temp file the host
     /// deletes on close (native), or an OPFS file of its own (browser).
     pub fn open_with_temp(
         device: Box<dyn Device>,
-        temp: Box<dyn Device>,
+        mut temp: Box<dyn Device>,
         opts: DbOptions,
     ) -> Result<Database> {
+        temp.truncate(0)?;
         Database::open_inner(device, Some(temp), opts)
     }
 
