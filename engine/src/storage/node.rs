@@ -203,12 +203,27 @@ impl Leaf {
             return self.slots[i];
         }
         let at = read_u16(&self.data, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
-        slot_at(&self.data, at, PageId(0), false)
-            .expect("decode_leaf checked every slot of a page-form leaf")
+        read_slot(&self.data, at)
     }
 
-    /// Leaves page form: builds the slots a change needs.
-    fn own(&mut self) {
+    /// Key `i` of a page-form leaf.
+    #[inline]
+    fn raw_key(&self, i: usize) -> &[u8] {
+        let at = read_u16(&self.data, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
+        let klen = read_u16(&self.data, at) as usize;
+        let key_at = at + if self.data[at + 2] == 0 { 5 } else { 19 };
+        &self.data[key_at..key_at + klen]
+    }
+
+    /// Whether the leaf is still in page form (see [`Leaf`]).
+    pub fn in_page_form(&self) -> bool {
+        self.raw > 0
+    }
+
+    /// Leaves page form: builds the slots a change needs, and that make
+    /// searches of a hot leaf faster (the pager calls it for leaves hit
+    /// again while still cached).
+    pub fn own(&mut self) {
         if self.raw == 0 {
             return;
         }
@@ -311,11 +326,13 @@ impl Leaf {
 
     /// Index of `key`, or where it would be inserted.
     pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
+        let p = key_prefix(key);
         if self.raw > 0 {
             let (mut lo, mut hi) = (0, self.raw);
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
-                match self.key(mid).cmp(key) {
+                let k = self.raw_key(mid);
+                match key_prefix(k).cmp(&p).then_with(|| cmp_after_prefix(k, key)) {
                     std::cmp::Ordering::Less => lo = mid + 1,
                     std::cmp::Ordering::Greater => hi = mid,
                     std::cmp::Ordering::Equal => return Ok(mid),
@@ -323,7 +340,6 @@ impl Leaf {
             }
             return Err(lo);
         }
-        let p = key_prefix(key);
         let (mut lo, mut hi) = (0, self.slots.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -720,41 +736,68 @@ fn parse_leaf(
 }
 
 /// The slot of the leaf entry at offset `at` of `page`, every offset and
-/// length checked against the page; the key's prefix only if `prefix`.
+/// length checked against the page first; the key's prefix only if
+/// `prefix`.
 fn slot_at(page: &[u8], at: usize, id: PageId, prefix: bool) -> Result<Slot> {
     let fixed = slice(page, at, LEAF_ENTRY_FIXED, id)?;
     let klen = read_u16(fixed, 0) as usize;
-    let (value, key_at) = match fixed[2] {
+    match fixed[2] {
         0 => {
             let vlen = read_u16(slice(page, at + 3, 2, id)?, 0) as usize;
-            slice(page, at + 5 + klen, vlen, id)?;
-            let value = SlotValue::Inline {
-                at: (at + 5 + klen) as u32,
-                len: vlen as u32,
-            };
-            (value, at + 5)
+            slice(page, at + 5, klen + vlen, id)?;
         }
         1 => {
             let fields = slice(page, at + 3, 16, id)?;
+            slice(page, at + 19, klen, id)?;
             let (len, first) = (read_u64(fields, 0), read_u64(fields, 8));
             if len == 0 || len > MAX_VALUE_LEN || first < FIRST_DATA_PAGE {
                 return Err(corrupt!(id.0, "bad overflow reference"));
             }
-            let first = PageId(first);
-            (SlotValue::Overflow { len, first }, at + 19)
         }
         k => return Err(corrupt!(id.0, "bad value kind {k}")),
-    };
-    let key = slice(page, key_at, klen, id)?;
-    if key.len() > MAX_KEY_LEN {
-        return Err(corrupt!(id.0, "key of {} bytes", key.len()));
     }
-    Ok(Slot {
-        prefix: if prefix { key_prefix(key) } else { 0 },
-        key_at: key_at as u32,
-        key_len: klen as u32,
-        value,
-    })
+    if klen > MAX_KEY_LEN {
+        return Err(corrupt!(id.0, "key of {klen} bytes"));
+    }
+    let mut slot = read_slot(page, at);
+    if prefix {
+        slot.prefix =
+            key_prefix(&page[slot.key_at as usize..(slot.key_at + slot.key_len) as usize]);
+    }
+    Ok(slot)
+}
+
+/// The slot of the entry at `at` of a leaf page whose offsets and lengths
+/// [`slot_at`] already checked (its `prefix` left 0). The layout: key
+/// length (u16), value kind (u8), then an inline value's length (u16) or
+/// an overflow value's length and first page (u64 each), the key, an
+/// inline value's bytes.
+#[inline]
+fn read_slot(page: &[u8], at: usize) -> Slot {
+    let klen = read_u16(page, at) as u32;
+    if page[at + 2] == 0 {
+        let key_at = at as u32 + 5;
+        let len = read_u16(page, at + 3) as u32;
+        Slot {
+            prefix: 0,
+            key_at,
+            key_len: klen,
+            value: SlotValue::Inline {
+                at: key_at + klen,
+                len,
+            },
+        }
+    } else {
+        Slot {
+            prefix: 0,
+            key_at: at as u32 + 19,
+            key_len: klen,
+            value: SlotValue::Overflow {
+                len: read_u64(page, at + 3),
+                first: PageId(read_u64(page, at + 11)),
+            },
+        }
+    }
 }
 
 /// Walks a verified leaf page's entries in key order without copying them
