@@ -215,11 +215,6 @@ impl Leaf {
         &self.data[key_at..key_at + klen]
     }
 
-    /// Whether the leaf is still in page form (see [`Leaf`]).
-    pub fn in_page_form(&self) -> bool {
-        self.raw > 0
-    }
-
     /// Leaves page form: builds the slots a change needs, and that make
     /// searches of a hot leaf faster (the pager calls it for leaves hit
     /// again while still cached).
