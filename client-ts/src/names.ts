@@ -44,6 +44,11 @@ export function generationFileName(name: string, g: number): string {
   return g === 0 ? fileName(name) : `${encodeURIComponent(name)}.tinyjoin-${g}`;
 }
 
+/** The OPFS scratch file of database `name`: sorted runs of sorts that outgrow the batch limit (empty between statements). */
+export function tempFileName(name: string): string {
+  return `${encodeURIComponent(name)}.tinyjoin-temp`;
+}
+
 /** The OPFS manifest file of database `name`. */
 export function manifestFileName(name: string): string {
   return `${encodeURIComponent(name)}.tinyjoin-manifest`;

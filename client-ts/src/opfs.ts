@@ -24,7 +24,7 @@
  * page-side code) does not include the Worker-only sync access handle.
  */
 
-import { fileName, generationFileName, generationOf, manifestFileName } from "./names.js";
+import { fileName, generationFileName, generationOf, manifestFileName, tempFileName } from "./names.js";
 import { TinyJoinError } from "./errors.js";
 
 /** The subset of `FileSystemSyncAccessHandle` TinyJoin uses (passed to wasm). */
@@ -168,10 +168,11 @@ export async function removeStrayGenerations(name: string, current: number): Pro
   for (const file of stray) await removeFile(file);
 }
 
-/** The open files of a database: its manifest and its current generation. */
+/** The open files of a database: its manifest, its current generation and its scratch file. */
 export interface DatabaseFiles {
   readonly manifest: SyncAccessHandle;
   readonly db: SyncAccessHandle;
+  readonly temp: SyncAccessHandle;
   readonly generation: number;
 }
 
@@ -184,8 +185,15 @@ export async function openDatabaseFiles(name: string): Promise<DatabaseFiles> {
   try {
     const generation = readManifest(manifest);
     const db = await openSyncHandle(name, generationFileName(name, generation));
+    let temp: SyncAccessHandle;
+    try {
+      temp = await openSyncHandle(name, tempFileName(name));
+    } catch (e) {
+      db.close();
+      throw e;
+    }
     await removeStrayGenerations(name, generation);
-    return { manifest, db, generation };
+    return { manifest, db, temp, generation };
   } catch (e) {
     manifest.close();
     throw e;

@@ -100,6 +100,7 @@ export async function startOwnerRuntime(
   await init();
   let handle: SyncAccessHandle | null = null;
   let manifest: SyncAccessHandle | null = null;
+  let temp: SyncAccessHandle | null = null;
   let generation = 0;
   let owner: Owner;
   try {
@@ -107,13 +108,15 @@ export async function startOwnerRuntime(
       const files = await openDatabaseFiles(name);
       manifest = files.manifest;
       handle = files.db;
+      temp = files.temp;
       generation = files.generation;
-      owner = Owner.openOpfs(handle, clientId, options.batchLimitBytes, options.validation, options.cachePages);
+      owner = Owner.openOpfs(handle, temp, clientId, options.batchLimitBytes, options.validation, options.cachePages);
     } else {
       owner = Owner.openMemory(clientId, options.batchLimitBytes, options.cachePages);
     }
   } catch (e) {
     handle?.close();
+    temp?.close();
     manifest?.close();
     throw wasmError(e);
   }
@@ -234,6 +237,7 @@ export async function startOwnerRuntime(
       owner.free();
     } finally {
       handle?.close();
+      temp?.close();
       staging?.close();
       manifest?.close();
     }

@@ -266,6 +266,39 @@ export const tests = [
     },
   },
   {
+    // Sorts and CREATE INDEX over data 4x the batch limit complete: their
+    // sorted runs go to the database's OPFS scratch file, and the results
+    // are in order.
+    name: "sorts past the batch limit spill to the OPFS scratch file",
+    async run(env) {
+      const name = freshName("spill");
+      const tab = await env.tab();
+      const r = await must(tab, async (name) => {
+        const db = await tinyjoin.open(name, { batchLimitBytes: 1 << 20 });
+        await db.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)");
+        // In slices: a CTE's rows are held in memory and charged.
+        for (let k = 0; k < 20000; k += 1000) {
+          await db.exec(
+            `WITH RECURSIVE c(x) AS (SELECT ${k + 1} UNION ALL SELECT x + 1 FROM c WHERE x < ${k + 1000}) ` +
+              "INSERT INTO t(id, payload) SELECT x, printf('%08d', (x * 7919) % 20000) || hex(zeroblob(96)) FROM c",
+          );
+        }
+        const ids = (await db.query("SELECT id FROM t ORDER BY payload DESC")).rows.map((row) => row[0]);
+        await db.exec("CREATE INDEX t_payload ON t(payload)");
+        const first = (await db.query("SELECT id FROM t ORDER BY payload LIMIT 3")).rows.map((row) => row[0]);
+        const check = await db.check();
+        await db.close();
+        return { ids, first, problems: check.problems ?? check };
+      }, name);
+      const key = (x) => (x * 7919) % 20000;
+      const expected = Array.from({ length: 20000 }, (_, i) => i + 1).sort((a, b) => key(b) - key(a));
+      assert.equal(r.ids.length, 20000);
+      assert.deepEqual(r.ids, expected);
+      assert.deepEqual(r.first, expected.slice(-3).reverse());
+      assert.deepEqual(r.problems, []);
+    },
+  },
+  {
     // Fail closed: without OPFS, open rejects with STORAGE_UNAVAILABLE and
     // never falls back to memory.
     name: "no OPFS: STORAGE_UNAVAILABLE",
@@ -588,7 +621,7 @@ export const tests = [
         // The old file is deleted after the import resolved, so the Worker may finish first.
         else if (step === "cleaned") assert.ok(r.at === step || r.done === true, JSON.stringify(r));
         else assert.equal(r.at, step, `the import reached ${step}: ${JSON.stringify(r)}`);
-        assert.deepEqual(r.before, [`${enc}.tinyjoin`, `${enc}.tinyjoin-manifest`]);
+        assert.deepEqual(r.before, [`${enc}.tinyjoin`, `${enc}.tinyjoin-manifest`, `${enc}.tinyjoin-temp`]);
         const c = await inWorker({ mode: "check", name });
         assert.equal(c.ok, true, `${step}: ${c.code}: ${c.message}`);
         const [count, min, max] = c.rows[0];
@@ -597,7 +630,7 @@ export const tests = [
         assert.ok(min.startsWith(`${expect}-`) && max.startsWith(`${expect}-`), `${step}: ${min}..${max}`);
         assert.equal(c.problems, 0, `${step}: the file passes the full check`);
         const current = expect === "old" ? `${enc}.tinyjoin` : `${enc}.tinyjoin-1`;
-        assert.deepEqual(c.files, [current, `${enc}.tinyjoin-manifest`], `${step}: leftovers removed`);
+        assert.deepEqual(c.files, [current, `${enc}.tinyjoin-manifest`, `${enc}.tinyjoin-temp`], `${step}: leftovers removed`);
         if (step === null) console.log(`    (FileSystemFileHandle.prototype.move: ${c.move})`);
       }
       const name = freshName("import-twice");
@@ -606,7 +639,7 @@ export const tests = [
       assert.equal(r.done, true, `${r.code}: ${r.message}`);
       const c = await inWorker({ mode: "check", name });
       assert.deepEqual([c.all[0][0], c.problems], [80, 0]);
-      assert.deepEqual(c.files, [`${enc}.tinyjoin-2`, `${enc}.tinyjoin-manifest`]);
+      assert.deepEqual(c.files, [`${enc}.tinyjoin-2`, `${enc}.tinyjoin-manifest`, `${enc}.tinyjoin-temp`]);
     },
   },
   {

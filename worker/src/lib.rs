@@ -60,18 +60,27 @@ mod bindings {
 
     #[wasm_bindgen]
     impl Owner {
-        /// Opens (creating if empty) the database in an OPFS file.
+        /// Opens (creating if empty) the database in an OPFS file; `temp`, an
+        /// OPFS file of its own, is the scratch space of sorts that outgrow
+        /// the batch limit.
         #[wasm_bindgen(js_name = openOpfs)]
         pub fn open_opfs(
             handle: FileSystemSyncAccessHandle,
+            temp: Option<FileSystemSyncAccessHandle>,
             client: &str,
             batch_limit_bytes: f64,
             validation: &str,
             cache_pages: u32,
         ) -> Result<Owner, JsValue> {
             let dev = Box::new(crate::opfs::OpfsDevice::new(handle));
-            let inner = crate::owner::Owner::open(
+            let temp = temp.map(|t| {
+                let d: Box<dyn tinyjoin_engine::storage::Device> =
+                    Box::new(crate::opfs::OpfsDevice::new(t));
+                d
+            });
+            let inner = crate::owner::Owner::open_with_temp(
                 dev,
+                temp,
                 client,
                 &options(batch_limit_bytes, validation, cache_pages),
             )

@@ -188,6 +188,11 @@ type Served = std::result::Result<Outcome, WireError>;
 pub struct Owner {
     db: Database,
     device: SharedDevice,
+    /// Scratch space for sorts that outgrow the batch limit (an OPFS file of
+    /// its own, or memory for a memory database); every database this owner
+    /// opens (imports too) gets it. `None`: such sorts fail as
+    /// `BATCH_LIMIT_EXCEEDED`.
+    temp: Option<SharedDevice>,
     epoch: u32,
     local: String,
     /// The shared autocommit connection; `None` only while a request runs on it.
@@ -300,14 +305,27 @@ enum Work<'a> {
 impl Owner {
     /// Opens the database on `device` (creating it if empty), bumps the epoch.
     pub fn open(device: Box<dyn Device>, local: &str, opts: &OwnerOptions) -> Result<Owner> {
+        Self::open_with_temp(device, None, local, opts)
+    }
+
+    /// [`Owner::open`] with `temp` as the scratch space of big sorts
+    /// (`Database::open_with_temp`).
+    pub fn open_with_temp(
+        device: Box<dyn Device>,
+        temp: Option<Box<dyn Device>>,
+        local: &str,
+        opts: &OwnerOptions,
+    ) -> Result<Owner> {
         let device = SharedDevice(Rc::new(RefCell::new(device)));
-        let db = Database::open(Box::new(device.clone()), Self::db_options(opts))?;
+        let temp = temp.map(|t| SharedDevice(Rc::new(RefCell::new(t))));
+        let db = Self::open_db(device.clone(), &temp, Self::db_options(opts))?;
         let mut auto = db.connect();
         let epoch = Self::bump_epoch(&mut auto, 0)?;
         let next_seq = Self::load_next_seq(&mut auto)?;
         Ok(Owner {
             db,
             device,
+            temp,
             epoch,
             local: local.to_string(),
             auto: Some(auto),
@@ -331,9 +349,22 @@ impl Owner {
 
     /// Opens an empty in-memory database.
     pub fn open_memory(local: &str, opts: &OwnerOptions) -> Result<Owner> {
-        let mut o = Self::open(Box::new(MemoryDevice::new()), local, opts)?;
+        let temp: Box<dyn Device> = Box::new(MemoryDevice::new());
+        let mut o = Self::open_with_temp(Box::new(MemoryDevice::new()), Some(temp), local, opts)?;
         o.import_mode = ImportMode::InMemory;
         Ok(o)
+    }
+
+    /// Opens `device`, with `temp` as its scratch space when there is one.
+    fn open_db(
+        device: SharedDevice,
+        temp: &Option<SharedDevice>,
+        opts: DbOptions,
+    ) -> Result<Database> {
+        match temp {
+            Some(t) => Database::open_with_temp(Box::new(device), Box::new(t.clone()), opts),
+            None => Database::open(Box::new(device), opts),
+        }
     }
 
     fn db_options(opts: &OwnerOptions) -> DbOptions {
@@ -646,7 +677,7 @@ impl Owner {
                 let memory = SharedDevice(Rc::new(RefCell::new(Box::new(
                     MemoryDevice::from_bytes(bytes.clone()),
                 ))));
-                let db = Self::open_checked(memory.clone(), &self.opts)
+                let db = Self::open_checked(memory.clone(), &self.temp, &self.opts)
                     .map_err(|e| WireError::from(&e))?;
                 match self.import_mode {
                     ImportMode::NewFile => Ok(Outcome::Staging(bytes.clone())),
@@ -664,12 +695,16 @@ impl Owner {
     /// Opens the database on `device` with full validation and runs the
     /// full check on it (indexes against tables too); a file that fails is
     /// `CORRUPT`.
-    fn open_checked(device: SharedDevice, opts: &OwnerOptions) -> Result<Database> {
+    fn open_checked(
+        device: SharedDevice,
+        temp: &Option<SharedDevice>,
+        opts: &OwnerOptions,
+    ) -> Result<Database> {
         let full = OwnerOptions {
             validation: Validation::Full,
             ..opts.clone()
         };
-        let db = Database::open(Box::new(device), Self::db_options(&full))?;
+        let db = Self::open_db(device, temp, Self::db_options(&full))?;
         let report = db.check()?;
         match report.problems.first() {
             None => Ok(db),
@@ -762,7 +797,7 @@ impl Owner {
             return Err(Error::Misuse("no import is being staged".into()));
         };
         let device = SharedDevice(Rc::new(RefCell::new(device)));
-        let db = Self::open_checked(device.clone(), &self.opts)?;
+        let db = Self::open_checked(device.clone(), &self.temp, &self.opts)?;
         importing.staged = Some(Self::stage(db, device, self.epoch)?);
         Ok(())
     }
