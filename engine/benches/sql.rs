@@ -92,7 +92,7 @@ fn open(kind: Kind, path: &Path) -> Conn {
             }
             // Scratch space for sorts past the batch limit (CREATE INDEX on
             // the 200k-row tables), as the shell and the browser have.
-            let temp = FileDevice::open(&path.with_extension("temp")).expect("open temp file");
+            let temp = FileDevice::open(path.with_extension("temp")).expect("open temp file");
             let db = Database::open_with_temp(Box::new(dev), Box::new(temp), opts)
                 .expect("open TinyJoin");
             Conn::Tj(Box::new(db.connect()))
