@@ -939,19 +939,9 @@ mod tests {
             let n = st.column_count();
             let b: Vec<Vec<Value>> = st
                 .query_map([], |r| {
-                    (0..n)
-                        .map(|i| {
-                            Ok(match r.get_ref(i)? {
-                                rusqlite::types::ValueRef::Null => Value::Null,
-                                rusqlite::types::ValueRef::Integer(i) => Value::Integer(i),
-                                rusqlite::types::ValueRef::Real(f) => Value::Real(f),
-                                rusqlite::types::ValueRef::Text(t) => {
-                                    Value::Text(String::from_utf8_lossy(t).into_owned())
-                                }
-                                rusqlite::types::ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-                            })
-                        })
-                        .collect()
+                    Ok((0..n)
+                        .map(|i| crate::sql::values_vs_sqlite::from_row(r, i))
+                        .collect())
                 })
                 .unwrap()
                 .collect::<std::result::Result<_, _>>()

@@ -4,6 +4,9 @@
 //! `BatchLimitExceeded` and change nothing; a temp device that fails
 //! gives `Error::Io` and leaves committed data intact.
 
+mod common;
+
+use common::sqlite_rows;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tinyjoin_engine::storage::{Device, MemoryDevice};
@@ -23,26 +26,6 @@ fn rows(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {
     c.execute(sql, &Params::None)
         .unwrap_or_else(|e| panic!("{sql}: {e}"))
         .rows
-}
-
-fn sqlite_rows(lite: &rusqlite::Connection, sql: &str) -> Vec<Vec<Value>> {
-    use rusqlite::types::ValueRef;
-    let mut st = lite.prepare(sql).unwrap();
-    let n = st.column_count();
-    st.query_map([], |r| {
-        Ok((0..n)
-            .map(|i| match r.get_ref(i).unwrap() {
-                ValueRef::Null => Value::Null,
-                ValueRef::Integer(i) => Value::Integer(i),
-                ValueRef::Real(f) => Value::Real(f),
-                ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
-                ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-            })
-            .collect())
-    })
-    .unwrap()
-    .map(|r| r.unwrap())
-    .collect()
 }
 
 fn to_sql(v: &Value) -> rusqlite::types::Value {

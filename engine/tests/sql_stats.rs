@@ -13,6 +13,9 @@
 //!   bundled) computes for the same data, and a set of queries returns the
 //!   same rows before ANALYZE, after it, and in SQLite.
 
+mod common;
+
+use common::sqlite_rows;
 use tinyjoin_engine::storage::MemoryDevice;
 use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
 
@@ -369,29 +372,6 @@ const DIFF_QUERIES: &[&str] = &[
     "SELECT q.id, p.id FROM p, q WHERE q.pid = p.id AND p.h = 'ab' AND q.w = 3 AND q.z = 'z4'",
     "SELECT count(*) FROM q a JOIN q b ON b.pid = a.w WHERE a.z = 'z1'",
 ];
-
-fn sqlite_rows(lite: &rusqlite::Connection, sql: &str) -> Vec<Vec<Value>> {
-    let mut stmt = lite.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    let n = stmt.column_count();
-    let mut out = Vec::new();
-    let mut rs = stmt.query([]).expect("query");
-    while let Some(row) = rs.next().expect("row") {
-        out.push(
-            (0..n)
-                .map(|i| match row.get_ref(i).expect("value") {
-                    rusqlite::types::ValueRef::Null => Value::Null,
-                    rusqlite::types::ValueRef::Integer(i) => Value::Integer(i),
-                    rusqlite::types::ValueRef::Real(f) => Value::Real(f),
-                    rusqlite::types::ValueRef::Text(t) => {
-                        Value::Text(String::from_utf8_lossy(t).into_owned())
-                    }
-                    rusqlite::types::ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-                })
-                .collect(),
-        );
-    }
-    out
-}
 
 fn bag(mut r: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
     r.sort_by_key(|row| format!("{row:?}"));

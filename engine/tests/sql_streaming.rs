@@ -6,6 +6,8 @@
 //! SQLite where that is easy to get wrong (`*`, rowid aliases, columns
 //! added by ALTER TABLE, correlated subqueries, overflow values).
 
+mod common;
+
 use tinyjoin_engine::storage::MemoryDevice;
 use tinyjoin_engine::{Database, DbOptions, Error, Params, Value};
 
@@ -168,26 +170,8 @@ fn streamed_rows_with_overflow_values_read_whole() {
 /// Runs `sql` on both engines and compares the rows (as SQLite orders them
 /// when the query has an ORDER BY).
 fn same_as_sqlite(c: &mut tinyjoin_engine::Connection, lite: &rusqlite::Connection, sql: &str) {
-    use rusqlite::types::ValueRef;
     let ours = rows(c, sql);
-    let mut st = lite.prepare(sql).unwrap();
-    let n = st.column_count();
-    let theirs: Vec<Vec<Value>> = st
-        .query_map([], |r| {
-            Ok((0..n)
-                .map(|i| match r.get_ref(i).unwrap() {
-                    ValueRef::Null => Value::Null,
-                    ValueRef::Integer(i) => Value::Integer(i),
-                    ValueRef::Real(f) => Value::Real(f),
-                    ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
-                    ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-                })
-                .collect())
-        })
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
-    assert_eq!(ours, theirs, "{sql}");
+    assert_eq!(ours, common::sqlite_rows(lite, sql), "{sql}");
 }
 
 #[test]

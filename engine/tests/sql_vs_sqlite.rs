@@ -14,9 +14,10 @@
 
 use std::path::Path;
 
+mod common;
+
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rusqlite::types::ValueRef;
 use tinyjoin_engine::{Connection, Database, Params, Value};
 
 /// A normalized result: rows of values, or the fact of an error.
@@ -30,13 +31,9 @@ fn sqlite_run(conn: &rusqlite::Connection, sql: &str) -> Outcome {
     while let Some(row) = rows.next().map_err(|e| e.to_string())? {
         let mut r = Vec::with_capacity(n);
         for i in 0..n {
-            r.push(match row.get_ref(i).map_err(|e| e.to_string())? {
-                ValueRef::Null => Value::Null,
-                ValueRef::Integer(i) => Value::Integer(i),
-                ValueRef::Real(f) => Value::Real(f),
-                ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
-                ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-            });
+            r.push(common::from_sqlite(
+                row.get_ref(i).map_err(|e| e.to_string())?,
+            ));
         }
         out.push(r);
     }

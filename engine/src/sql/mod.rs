@@ -57,4 +57,4 @@ pub(crate) mod planner;
 pub(crate) mod record;
 pub mod value;
 #[cfg(test)]
-mod values_vs_sqlite;
+pub(crate) mod values_vs_sqlite;

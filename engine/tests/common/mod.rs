@@ -1,0 +1,35 @@
+//! Helpers shared by the integration tests that compare TinyJoin with
+//! SQLite (rusqlite, bundled). Each test crate includes this module with
+//! `mod common;` and uses what it needs.
+
+use rusqlite::types::ValueRef;
+use tinyjoin_engine::Value;
+
+/// A SQLite value as TinyJoin's (text that is not UTF-8 replaced lossily).
+pub fn from_sqlite(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::Integer(i),
+        ValueRef::Real(f) => Value::Real(f),
+        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+    }
+}
+
+/// Every row `sql` returns in SQLite, in SQLite's order; panics naming the
+/// SQL if SQLite rejects it.
+#[allow(dead_code)] // sql_vs_sqlite maps SQLite's errors itself
+pub fn sqlite_rows(lite: &rusqlite::Connection, sql: &str) -> Vec<Vec<Value>> {
+    let mut stmt = lite.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let n = stmt.column_count();
+    let mut out = Vec::new();
+    let mut rows = stmt.query([]).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    while let Some(row) = rows.next().unwrap_or_else(|e| panic!("{sql}: {e}")) {
+        out.push(
+            (0..n)
+                .map(|i| from_sqlite(row.get_ref(i).expect("column exists")))
+                .collect(),
+        );
+    }
+    out
+}
