@@ -22,6 +22,16 @@ fn opts() -> DbOptions {
     }
 }
 
+/// A memory database with memory temp space and a batch limit of `limit`.
+fn in_memory_with_temp(limit: u64) -> Database {
+    let opts = DbOptions {
+        batch_limit_bytes: limit,
+        ..DbOptions::default()
+    };
+    let temp = Box::new(MemoryDevice::new());
+    Database::open_with_temp(Box::new(MemoryDevice::new()), temp, opts).unwrap()
+}
+
 fn rows(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {
     c.execute(sql, &Params::None)
         .unwrap_or_else(|e| panic!("{sql}: {e}"))
@@ -360,15 +370,7 @@ fn spilled_and_in_memory_sorts_agree_on_random_data() {
         let n = rng.gen_range(2_000..8_000);
         let data = random_rows(case, n);
         let limit = [64u64 << 10, 128 << 10, 256 << 10][rng.gen_range(0..3)];
-        let small = Database::open_with_temp(
-            Box::new(MemoryDevice::new()),
-            Box::new(MemoryDevice::new()),
-            DbOptions {
-                batch_limit_bytes: limit,
-                ..DbOptions::default()
-            },
-        )
-        .unwrap();
+        let small = in_memory_with_temp(limit);
         let big = Database::open_in_memory().unwrap();
         let (mut s, mut b) = (small.connect(), big.connect());
         load(&mut s, &data);
@@ -400,15 +402,7 @@ fn spilled_and_in_memory_sorts_agree_on_random_data() {
 fn time_order_by_of_a_million_rows() {
     let n = 1_000_000i64;
     for (name, limit) in [("in memory", 1u64 << 30), ("spilled", 16 << 20)] {
-        let db = Database::open_with_temp(
-            Box::new(MemoryDevice::new()),
-            Box::new(MemoryDevice::new()),
-            DbOptions {
-                batch_limit_bytes: limit,
-                ..DbOptions::default()
-            },
-        )
-        .unwrap();
+        let db = in_memory_with_temp(limit);
         let mut c = db.connect();
         c.execute_batch("CREATE TABLE m(id INTEGER PRIMARY KEY, k INTEGER, s TEXT)")
             .unwrap();
