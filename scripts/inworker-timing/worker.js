@@ -46,6 +46,17 @@ onmessage = async (ev) => {
         for (let i = 0; i < n; i++) await tx.run("INSERT INTO t(v) VALUES (?)", [`s${r}-${i}`]);
       }),
     );
+    const txns = Math.max(1, Math.floor(n / 100));
+    results[`transaction of 25 prepared inserts, commit included (${txns} per round, per transaction)`] = await timed(
+      txns,
+      async (r) => {
+        for (let k = 0; k < txns; k++) {
+          await db.transaction(async (tx) => {
+            for (let i = 0; i < 25; i++) await tx.runPrepared(ins, [`t${r}-${k}-${i}`]);
+          });
+        }
+      },
+    );
     const durable = Math.max(1, Math.floor(n / 10));
     results[`durable autocommit insert, prepared (${durable} per round)`] = await timed(durable, async (r) => {
       for (let i = 0; i < durable; i++) await ins.run([`d${r}-${i}`]);
