@@ -5,7 +5,8 @@
 // rounds of N calls) for: a point lookup by prepared statement, the same by
 // SQL text, a single-row INSERT inside a transaction (prepared and by SQL
 // text), a durable single-row autocommit INSERT (N/10 per round: two OPFS
-// flushes each), and SELECT 1. Needs scripts/build-wasm.
+// flushes each), a 25-insert transaction and the comparison's 25-operation mixed
+// transaction with their commits, and SELECT 1. Needs scripts/build-wasm.
 //
 // Usage: node scripts/inworker-timing/run.mjs [--n=2000]
 import { createServer } from "node:http";
