@@ -18,7 +18,8 @@ mod common;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use tinyjoin_engine::{Connection, Database, Params, Value};
+use tinyjoin_engine::storage::MemoryDevice;
+use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
 
 /// A normalized result: rows of values, or the fact of an error.
 type Outcome = Result<Vec<Vec<Value>>, String>;
@@ -92,7 +93,13 @@ fn same_outcome(a: &Outcome, b: &Outcome, ordered: bool, loose: bool) -> bool {
 }
 
 fn open_pair() -> (Connection, rusqlite::Connection) {
-    let db = Database::open_in_memory().expect("in-memory database");
+    open_pair_with(DbOptions::default())
+}
+
+fn open_pair_with(opts: DbOptions) -> (Connection, rusqlite::Connection) {
+    let temp = Box::new(MemoryDevice::new());
+    let db = Database::open_with_temp(Box::new(MemoryDevice::new()), temp, opts)
+        .expect("in-memory database");
     let lite = rusqlite::Connection::open_in_memory().expect("sqlite");
     lite.execute_batch("PRAGMA foreign_keys = ON")
         .expect("pragma");
@@ -387,9 +394,27 @@ impl Gen {
 
 #[test]
 fn random_queries() {
+    compare_random(1..=100, DbOptions::default());
+}
+
+/// The same with a 16-page cache: nearly every node access misses, so
+/// leaves are read back in page form, changed (copied, then given slots)
+/// and promoted when hot, under random queries and writes.
+#[test]
+fn random_queries_with_a_tiny_page_cache() {
+    let opts = DbOptions {
+        cache_pages: 16,
+        ..DbOptions::default()
+    };
+    compare_random(1001..=1030, opts);
+}
+
+/// Runs the seeds (or only `SQL_VS_SQLITE_SEED` when set) on TinyJoin
+/// opened with `opts` and on SQLite, and fails listing the mismatches.
+fn compare_random(default_seeds: std::ops::RangeInclusive<u64>, opts: DbOptions) {
     let seeds: Vec<u64> = match std::env::var("SQL_VS_SQLITE_SEED") {
         Ok(s) => vec![s.parse().expect("seed")],
-        Err(_) => (1..=100).collect(),
+        Err(_) => default_seeds.collect(),
     };
     let mut mismatches = Vec::new();
     let mut compared = 0;
@@ -397,7 +422,7 @@ fn random_queries() {
         let mut g = Gen {
             rng: SmallRng::seed_from_u64(seed),
         };
-        let (mut tj, lite) = open_pair();
+        let (mut tj, lite) = open_pair_with(opts.clone());
         let schema = g.schema();
         let mut shown = false;
         for stmt in &schema {
@@ -477,5 +502,84 @@ fn random_queries() {
             .cloned()
             .collect::<Vec<_>>()
             .join("\n")
+    );
+}
+
+/// Tables of thousands of rows (many leaves per tree) behind a 16-page
+/// cache, compared with SQLite through point and range reads, updates,
+/// deletes and inserts interleaved: leaves are read back in page form,
+/// copied and changed, and given slots when hot, all the time.
+#[test]
+fn many_leaves_through_a_tiny_page_cache() {
+    let opts = DbOptions {
+        cache_pages: 16,
+        ..DbOptions::default()
+    };
+    let (mut tj, lite) = open_pair_with(opts);
+    let both = |tj: &mut Connection, sql: &str| (tinyjoin_run(tj, sql), sqlite_run(&lite, sql));
+    for sql in [
+        "CREATE TABLE big(id INTEGER PRIMARY KEY, k INTEGER, s TEXT)",
+        "CREATE INDEX big_k ON big(k)",
+        "CREATE INDEX big_s ON big(s)",
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000) \
+         INSERT INTO big SELECT x, (x * 7919) % 1000, printf('s%05d', (x * 104729) % 3000) FROM c",
+    ] {
+        let (a, b) = both(&mut tj, sql);
+        assert!(same_outcome(&a, &b, true, false), "{sql}: {a:?} vs {b:?}");
+    }
+    let mut rng = SmallRng::seed_from_u64(7);
+    for step in 0..300 {
+        let x = rng.gen_range(0..3300);
+        let y = x + rng.gen_range(1..60);
+        let (sql, ordered) = match rng.gen_range(0..8) {
+            0 => (format!("SELECT * FROM big WHERE id = {x}"), true),
+            1 => (
+                format!(
+                    "SELECT id, s FROM big WHERE k BETWEEN {} AND {} ORDER BY id",
+                    x % 1000,
+                    y % 1000
+                ),
+                true,
+            ),
+            2 => (
+                format!("SELECT count(*), sum(k) FROM big WHERE s >= 's{x:05}' AND s < 's{y:05}'"),
+                true,
+            ),
+            3 => (
+                format!(
+                    "UPDATE big SET k = (k + 7) % 1000, s = s || 'u' WHERE id BETWEEN {x} AND {y}"
+                ),
+                true,
+            ),
+            4 => (
+                format!("DELETE FROM big WHERE id BETWEEN {x} AND {}", x + y % 7),
+                true,
+            ),
+            5 => (
+                format!(
+                    "INSERT OR REPLACE INTO big VALUES ({x}, {}, 'n{step}')",
+                    y % 1000
+                ),
+                true,
+            ),
+            6 => (
+                "SELECT k, count(*) FROM big GROUP BY k ORDER BY k LIMIT 20".to_string(),
+                true,
+            ),
+            _ => (format!("SELECT * FROM big WHERE k = {}", x % 1000), false),
+        };
+        let (a, b) = both(&mut tj, &sql);
+        assert!(
+            same_outcome(&a, &b, ordered, false),
+            "step {step}: {sql}: {a:?} vs {b:?}"
+        );
+    }
+    let all = "SELECT * FROM big ORDER BY id";
+    let (a, b) = both(&mut tj, all);
+    assert!(same_outcome(&a, &b, true, false), "final rows differ");
+    let (a, b) = both(&mut tj, "SELECT s, id FROM big ORDER BY s, id");
+    assert!(
+        same_outcome(&a, &b, true, false),
+        "final index order differs"
     );
 }
