@@ -210,9 +210,7 @@ impl Leaf {
     #[inline]
     fn raw_key(&self, i: usize) -> &[u8] {
         let at = read_u16(&self.data, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
-        let klen = read_u16(&self.data, at) as usize;
-        let key_at = at + if self.data[at + 2] == 0 { 5 } else { 19 };
-        &self.data[key_at..key_at + klen]
+        read_slot(&self.data, at).key(&self.data)
     }
 
     /// Leaves page form: builds the slots a change needs, and that make
@@ -225,7 +223,7 @@ impl Leaf {
         let mut slots = Vec::with_capacity(self.raw);
         for i in 0..self.raw {
             let mut s = self.slot(i);
-            s.prefix = key_prefix(&self.data[s.key_at as usize..(s.key_at + s.key_len) as usize]);
+            s.prefix = key_prefix(s.key(&self.data));
             slots.push(s);
         }
         self.slots = slots;
@@ -281,31 +279,18 @@ impl Leaf {
 
     /// Key `i`.
     pub fn key(&self, i: usize) -> &[u8] {
-        let s = self.slot(i);
-        &self.data[s.key_at as usize..(s.key_at + s.key_len) as usize]
+        self.slot(i).key(&self.data)
     }
 
     /// Value `i`, borrowed.
     pub fn value(&self, i: usize) -> RawValue<'_> {
-        match self.slot(i).value {
-            SlotValue::Inline { at, len } => {
-                RawValue::Inline(&self.data[at as usize..(at + len) as usize])
-            }
-            SlotValue::Overflow { len, first } => RawValue::Overflow { len, first },
-        }
+        self.slot(i).value(&self.data)
     }
 
     /// Entry `i`, borrowed.
     pub fn entry(&self, i: usize) -> (&[u8], RawValue<'_>) {
         let s = self.slot(i);
-        let key = &self.data[s.key_at as usize..(s.key_at + s.key_len) as usize];
-        let value = match s.value {
-            SlotValue::Inline { at, len } => {
-                RawValue::Inline(&self.data[at as usize..(at + len) as usize])
-            }
-            SlotValue::Overflow { len, first } => RawValue::Overflow { len, first },
-        };
-        (key, value)
+        (s.key(&self.data), s.value(&self.data))
     }
 
     /// Every entry in key order, borrowed.
@@ -716,7 +701,7 @@ fn parse_leaf(
         let at = read_u16(page, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
         let slot = slot_at(page, at, id, check_order)?;
         if check_order {
-            let key = &page[slot.key_at as usize..(slot.key_at + slot.key_len) as usize];
+            let key = slot.key(page);
             if let Some((p, pk)) = prev {
                 let ord = p.cmp(&slot.prefix).then_with(|| cmp_after_prefix(pk, key));
                 if ord != std::cmp::Ordering::Less {
@@ -756,10 +741,28 @@ fn slot_at(page: &[u8], at: usize, id: PageId, prefix: bool) -> Result<Slot> {
     }
     let mut slot = read_slot(page, at);
     if prefix {
-        slot.prefix =
-            key_prefix(&page[slot.key_at as usize..(slot.key_at + slot.key_len) as usize]);
+        slot.prefix = key_prefix(slot.key(page));
     }
     Ok(slot)
+}
+
+impl Slot {
+    /// The key this slot addresses in `data` (its leaf's arena or page).
+    #[inline]
+    fn key(self, data: &[u8]) -> &[u8] {
+        &data[self.key_at as usize..(self.key_at + self.key_len) as usize]
+    }
+
+    /// The value this slot addresses in `data`.
+    #[inline]
+    fn value(self, data: &[u8]) -> RawValue<'_> {
+        match self.value {
+            SlotValue::Inline { at, len } => {
+                RawValue::Inline(&data[at as usize..(at + len) as usize])
+            }
+            SlotValue::Overflow { len, first } => RawValue::Overflow { len, first },
+        }
+    }
 }
 
 /// The slot of the entry at `at` of a leaf page whose offsets and lengths
@@ -802,16 +805,7 @@ pub fn for_each_leaf_entry<'p>(
     id: PageId,
     mut f: impl FnMut(&'p [u8], RawValue<'p>),
 ) -> Result<usize> {
-    parse_leaf(page, id, true, |s| {
-        let key = &page[s.key_at as usize..(s.key_at + s.key_len) as usize];
-        let value = match s.value {
-            SlotValue::Inline { at, len } => {
-                RawValue::Inline(&page[at as usize..(at + len) as usize])
-            }
-            SlotValue::Overflow { len, first } => RawValue::Overflow { len, first },
-        };
-        f(key, value)
-    })
+    parse_leaf(page, id, true, |s| f(s.key(page), s.value(page)))
 }
 
 /// Decodes a verified leaf page without copying its entries: the page

@@ -115,8 +115,8 @@ impl ExecCtx<'_> {
     ///
     /// The kinds every row meets (columns, literals, parameters, scalar
     /// comparisons and arithmetic) are handled here, in a small function
-    /// whose frame is cheap to set up; the rest go to [`Self::eval_kind`].
-    /// Both must agree: the arms here are copies of its arms.
+    /// whose frame is cheap to set up; the rest go to [`Self::eval_kind`],
+    /// which hands those kinds back here, so each is implemented once.
     pub(crate) fn eval(&self, e: &Expr, env: &Env) -> Result<Value> {
         match e {
             Expr::Literal(v) => Ok(v.clone()),
@@ -154,9 +154,10 @@ impl ExecCtx<'_> {
     #[inline(never)]
     fn eval_kind(&self, e: &Expr, env: &Env) -> Result<Value> {
         Ok(match e {
-            Expr::Literal(v) => v.clone(),
-            Expr::Column { level, index } => env.column(*level, *index)?,
-            Expr::Param(i) => self.params.get(*i).cloned().unwrap_or(Value::Null),
+            // Handled by `eval` before it calls here.
+            Expr::Literal(_) | Expr::Column { .. } | Expr::Param(_) | Expr::Arith { .. } => {
+                return self.eval(e, env);
+            }
             Expr::Unary(op, x) => {
                 let v = self.eval(x, env)?;
                 match op {
@@ -189,24 +190,11 @@ impl ExecCtx<'_> {
                     }
                 })
             }
+            // `eval` compares scalars itself: what arrives here has a row
+            // value on one side.
             Expr::Compare {
-                op,
-                left,
-                right,
-                cmp,
-            } => {
-                if let (Expr::Row(_), _) | (_, Expr::Row(_)) = (left.as_ref(), right.as_ref()) {
-                    return self.compare_rows(*op, left, right, env);
-                }
-                let a = self.operand(left, env)?;
-                let b = self.operand(right, env)?;
-                apply_compare(*op, &a, &b, cmp)
-            }
-            Expr::Arith { op, left, right } => {
-                let a = self.operand(left, env)?;
-                let b = self.operand(right, env)?;
-                op.apply(&a, &b)
-            }
+                op, left, right, ..
+            } => return self.compare_rows(*op, left, right, env),
             Expr::IsNull { negated, expr } => {
                 let v = self.eval(expr, env)?;
                 Value::Integer(i64::from(v.is_null() != *negated))
