@@ -267,8 +267,16 @@ fn create(device: &mut dyn Device) -> Result<()> {
 /// Read access shared by snapshots and the write transaction (which sees
 /// its own changes).
 pub trait TreeRead {
-    /// The value under `key`, if any.
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// The value under `key`, if any (a copy of what [`TreeRead::get_with`]
+    /// lends).
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let mut out = None;
+        self.get_with(tree, key, &mut |v| {
+            out = Some(v.to_vec());
+            Ok(())
+        })?;
+        Ok(out)
+    }
     /// Calls `f` with the value under `key`, borrowed from its node (an
     /// overflow value is read into a temporary); false if there is none.
     fn get_with(
@@ -442,14 +450,6 @@ pub(crate) fn catalog_names(src: &dyn RangeSource, catalog_root: PageId) -> Resu
     Ok(names)
 }
 
-/// The value under `key` in the tree at `root`, overflow pages read.
-pub(crate) fn tree_get(src: &dyn RangeSource, root: PageId, key: &[u8]) -> Result<Option<Vec<u8>>> {
-    match super::btree::get(src, root, key)? {
-        Some(v) => Ok(Some(src.value(v)?)),
-        None => Ok(None),
-    }
-}
-
 /// Calls `f` with the value under `key` in the tree at `root`, borrowed
 /// from its leaf; false when the key is absent.
 pub(crate) fn tree_get_with(
@@ -599,15 +599,6 @@ impl ReadTxn {
 }
 
 impl TreeRead for ReadTxn {
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let mut out = None;
-        self.get_with(tree, key, &mut |v| {
-            out = Some(v.to_vec());
-            Ok(())
-        })?;
-        Ok(out)
-    }
-
     fn get_with(
         &self,
         tree: &str,

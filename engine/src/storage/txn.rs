@@ -17,8 +17,8 @@ use super::format::*;
 use super::node::{leaf_entry_size, overflow_pages, value_is_inline, LeafValue, Node};
 use super::savepoint::{SavepointState, UndoLog};
 use super::store::{
-    catalog_meta, catalog_names, check_tree_name, no_such_tree, read_value, tree_get,
-    tree_get_with, Range, RangeSource, Shared, TreeMeta, TreeRead,
+    catalog_meta, catalog_names, check_tree_name, no_such_tree, read_value, tree_get_with, Range,
+    RangeSource, Shared, TreeMeta, TreeRead,
 };
 use crate::{corrupt, Error, Result};
 use std::ops::Bound;
@@ -546,10 +546,6 @@ impl RangeSource for WriteTxn {
 }
 
 impl TreeRead for WriteTxn {
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        tree_get(self, self.existing(tree)?.root, key)
-    }
-
     fn get_with(
         &self,
         tree: &str,
