@@ -254,6 +254,22 @@ fn insert_select_and_create_index_past_the_limit() {
 }
 
 #[test]
+fn filtered_scans_of_a_table_past_the_limit_stream_without_temp_space() {
+    // Equality filters on the only (outermost) table must not hash the
+    // whole table: a scan with the filter reads it once, in constant memory.
+    let (db, _dev, lite) = both(None);
+    let mut c = db.connect();
+    for sql in [
+        "SELECT count(*), sum(b) FROM t WHERE b = 3",
+        "SELECT id FROM t WHERE b = 2 AND c = 0.5 ORDER BY id LIMIT 50",
+        "SELECT count(*) FROM t WHERE a = 'Zed' AND b = -1",
+        "SELECT count(*), total(c) FROM t WHERE e = 1 OR b = 4",
+    ] {
+        assert_eq!(rows(&mut c, sql), sqlite_rows(&lite, sql), "{sql}");
+    }
+}
+
+#[test]
 fn without_temp_space_the_same_work_fails_and_changes_nothing() {
     let (db, dev, _) = both(None);
     let mut c = db.connect();

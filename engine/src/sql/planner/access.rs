@@ -119,8 +119,12 @@ pub(crate) fn choose_access(
         collect_terms(e, table, &column_of, &computable, &mut terms);
     }
     let keys: HashSet<String> = conjuncts.iter().map(|e| expr_key(e)).collect();
+    // The outermost level runs once: hashing it would only hold the whole
+    // table in memory to look up one constant key. It streams instead,
+    // with the terms as filters.
+    let outermost = bound.iter().enumerate().all(|(i, b)| i == item || !b);
     match best_access(cat, &items[item], table, &terms, &keys) {
-        Access::Scan => hash_access(table, &items[item], &terms),
+        Access::Scan if !outermost => hash_access(table, &items[item], &terms),
         other => other,
     }
 }
