@@ -218,6 +218,13 @@ pub(crate) fn visit_fields(
     // decoded, and checked, in the second pass.
     let mut body = pos;
     let mut ends = 0;
+    // Usually every type is one byte: the body starts `count` bytes on.
+    if let Some(types) = bytes.get(pos..pos + count) {
+        if types.iter().all(|b| b & 0x80 == 0) {
+            body = pos + count;
+            ends = count;
+        }
+    }
     while ends < count {
         let Some(&b) = bytes.get(body) else {
             return Err(corrupt!(0, "record: truncated varint at byte {body}"));
@@ -244,18 +251,28 @@ pub(crate) fn visit_fields(
     Ok(count)
 }
 
+/// The big-endian two's complement integer in `data` (1 to 8 bytes),
+/// sign-extended. Byte by byte: a copy of a variable length is a library
+/// call, and this runs for every integer column read.
+#[inline]
+fn be_int(data: &[u8]) -> i64 {
+    let Some((&first, rest)) = data.split_first() else {
+        return 0;
+    };
+    let mut v = i64::from(first as i8);
+    for &b in rest {
+        v = (v << 8) | i64::from(b);
+    }
+    v
+}
+
 /// The field of type `t` whose body bytes are `data`.
 fn field_ref(data: &[u8], t: u64, index: usize) -> Result<FieldRef<'_>> {
     Ok(match t {
         TYPE_NULL => FieldRef::Null,
         TYPE_ZERO => FieldRef::Integer(0),
         TYPE_ONE => FieldRef::Integer(1),
-        3..=TYPE_INT_MAX => {
-            let fill = if data[0] & 0x80 != 0 { 0xff } else { 0 };
-            let mut buf = [fill; 8];
-            buf[8 - data.len()..].copy_from_slice(data);
-            FieldRef::Integer(i64::from_be_bytes(buf))
-        }
+        3..=TYPE_INT_MAX => FieldRef::Integer(be_int(data)),
         TYPE_REAL => {
             let mut buf = [0u8; REAL_SIZE];
             buf.copy_from_slice(data);

@@ -46,15 +46,23 @@ impl LeafValue {
 /// key bytes only on a tie.
 #[inline]
 pub fn key_prefix(key: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    let n = key.len().min(8);
-    w[..n].copy_from_slice(&key[..n]);
-    u64::from_be_bytes(w)
+    if let Some(w) = key.first_chunk::<8>() {
+        return u64::from_be_bytes(*w);
+    }
+    // Shorter keys: byte by byte (a variable-length copy is a library
+    // call, and this runs on every comparison of a search).
+    let mut w = 0u64;
+    for (i, b) in key.iter().enumerate() {
+        w |= u64::from(*b) << (56 - 8 * i);
+    }
+    w
 }
 
-/// Bytewise order of two keys whose [`key_prefix`]es are equal: the rest
-/// compared a big-endian word at a time (keys are short; this beats a
-/// library call), then by length.
+/// Bytewise order of two keys whose [`key_prefix`]es are equal (so their
+/// first `min(8, shorter length)` bytes are equal): the rest compared a
+/// big-endian word at a time, the last partial word padded, then by
+/// length. Keys are short; no library call (a slice comparison is one,
+/// even for no bytes).
 #[inline]
 pub fn cmp_after_prefix(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     let n = a.len().min(b.len());
@@ -67,7 +75,22 @@ pub fn cmp_after_prefix(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
         }
         at += 8;
     }
-    a[at..n].cmp(&b[at..n]).then(a.len().cmp(&b.len()))
+    if at < n {
+        // Equal-length tails: zero padding cannot create a false order.
+        let (x, y) = (key_prefix(&a[at..n]), key_prefix(&b[at..n]));
+        if x != y {
+            return x.cmp(&y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// Bytewise order of two keys, prefixes first (see [`cmp_after_prefix`]).
+#[inline]
+pub fn cmp_keys(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    key_prefix(a)
+        .cmp(&key_prefix(b))
+        .then_with(|| cmp_after_prefix(a, b))
 }
 
 /// Spare capacity of page-sized arenas: with it, two arenas allocated

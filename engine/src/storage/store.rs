@@ -20,7 +20,7 @@ use super::cursor::Cursor;
 use super::device::Device;
 use super::fasthash::FastMap;
 use super::format::*;
-use super::node::{LeafValue, Node, RawValue};
+use super::node::{cmp_keys, LeafValue, Node, RawValue};
 use super::pager::{Pager, PagerStats};
 use super::txn::WriteTxn;
 use crate::{corrupt, misuse, Error, Result};
@@ -581,7 +581,9 @@ impl ReadTxn {
         let recent = self.recent.borrow();
         let (_, node) = recent.iter().find(|(r, _)| *r == root)?;
         let Node::Leaf(l) = &**node else { return None };
-        let covers = !l.is_empty() && l.key(0) <= key && key <= l.key(l.len() - 1);
+        let covers = !l.is_empty()
+            && cmp_keys(l.key(0), key).is_le()
+            && cmp_keys(key, l.key(l.len() - 1)).is_le();
         covers.then(|| node.clone())
     }
 
