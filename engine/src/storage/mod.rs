@@ -22,7 +22,7 @@ mod check;
 mod commit;
 mod cursor;
 mod device;
-mod fasthash;
+pub(crate) mod fasthash;
 mod fault;
 pub mod format;
 mod node;

@@ -120,6 +120,11 @@ impl Budget {
         Ok(())
     }
 
+    /// Bytes charged now.
+    pub(crate) fn used(&self) -> u64 {
+        self.used.get()
+    }
+
     /// Gives back `bytes` charged earlier (a buffer written to temp space
     /// or dropped).
     pub(crate) fn release(&self, bytes: u64) {

@@ -15,7 +15,7 @@
 //! `keycode::encode_key(values, columns)` followed by the 8 raw bytes of
 //! `keycode::encode_rowid(rowid)`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::ops::Bound;
 use std::rc::Rc;
 
@@ -26,7 +26,8 @@ use crate::sql::keycode::{self, KeyColumn};
 use crate::sql::planner::plan::{Access, Expr, From, FromItem, Level, Source};
 use crate::sql::record::{self, FieldRef};
 use crate::sql::value::{apply_affinity, Affinity, Collation, Value};
-use crate::{corrupt, Result};
+use crate::storage::fasthash::FastMap;
+use crate::{corrupt, Error, Result};
 
 /// A row of values.
 pub(crate) type Row = Vec<Value>;
@@ -94,10 +95,13 @@ fn assign(dst: &mut Value, f: FieldRef<'_>) {
     }
 }
 
-/// Copies `src` into `dst` slot by slot, reusing text and blob buffers.
-fn copy_row(dst: &mut [Value], src: &[Value]) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        copy_value(d, s);
+/// Copies `src` into `dst` slot by slot, reusing text and blob buffers;
+/// only the `used` slots when given (the others are never read).
+fn copy_row(dst: &mut [Value], src: &[Value], used: Option<&[bool]>) {
+    for (i, (d, s)) in dst.iter_mut().zip(src).enumerate() {
+        if used.is_none_or(|u| u[i]) {
+            copy_value(d, s);
+        }
     }
 }
 
@@ -273,13 +277,42 @@ impl ExecCtx<'_> {
         let item = &from.items[level.item];
         let (off, w) = (item.offset, item.width);
         let used = (item.used.len() == w).then_some(item.used.as_slice());
-        let table = match (&item.source, &level.access) {
+        let access = match (&level.access, lc.fallen_back) {
+            (
+                Access::Hash {
+                    fallback: Some(f), ..
+                },
+                true,
+            ) => &**f,
+            (a, _) => a,
+        };
+        let table = match (&item.source, access) {
             (Source::Table(t), Access::Scan) if depth == 0 => t,
             (Source::Table(t), Access::RowidEq(_) | Access::RowidRange { .. })
             | (Source::Table(t), Access::Index { .. }) => t,
+            (
+                Source::Table(t),
+                Access::Hash {
+                    fallback: Some(_), ..
+                },
+            ) if lc.rows.is_none() => {
+                // The hash the planner preferred to a per-probe path: build
+                // it if the table fits the batch limit, else go back to
+                // that path for the rest of this execution.
+                let mark = self.budget.used();
+                match self.collect_table(t, used) {
+                    Ok(rows) => lc.rows = Some(Rc::new(rows)),
+                    Err(Error::BatchLimitExceeded { .. }) => {
+                        self.budget.release(self.budget.used() - mark);
+                        lc.fallen_back = true;
+                    }
+                    Err(e) => return Err(e),
+                }
+                return self.for_each_candidate(from, depth, row, outer, lc, f);
+            }
             _ => return self.materialized_candidates(item, level, row, outer, lc, f),
         };
-        if let Access::Index { index, .. } = &level.access {
+        if let Access::Index { index, .. } = access {
             if lc.key_cols.len() != index.columns.len() {
                 lc.key_cols = key_columns(index);
             }
@@ -287,7 +320,7 @@ impl ExecCtx<'_> {
         let cols = lc.key_cols.as_slice();
         let ranges: Vec<KeyRange> = {
             let env = Env::new(row, outer);
-            match &level.access {
+            match access {
                 Access::RowidEq(values) => {
                     let mut ids: Vec<i64> = Vec::with_capacity(values.len());
                     for v in values {
@@ -332,7 +365,7 @@ impl ExecCtx<'_> {
         };
         if let Access::Index {
             index, covering, ..
-        } = &level.access
+        } = access
         {
             let mut seen = HashSet::new();
             let multi = ranges.len() > 1;
@@ -385,6 +418,9 @@ impl ExecCtx<'_> {
         f: &mut CandidateSink,
     ) -> Result<bool> {
         let (off, w) = (item.offset, item.width);
+        // A table's rows hold only the columns the query reads.
+        let used = (matches!(item.source, Source::Table(_)) && item.used.len() == w)
+            .then_some(item.used.as_slice());
         let rows = {
             let env = Env::new(row, outer);
             self.source_rows(item, &env, &mut lc.rows)?
@@ -394,10 +430,11 @@ impl ExecCtx<'_> {
             probe,
             affinities,
             collations,
+            ..
         } = &level.access
         else {
             for r in rows.iter() {
-                copy_row(&mut row[off..off + w], &r[..w]);
+                copy_row(&mut row[off..off + w], &r[..w], used);
                 if !f(row)? {
                     return Ok(false);
                 }
@@ -430,7 +467,7 @@ impl ExecCtx<'_> {
             return Ok(true);
         };
         for &i in hits {
-            copy_row(&mut row[off..off + w], &rows[i][..w]);
+            copy_row(&mut row[off..off + w], &rows[i][..w], used);
             if !f(row)? {
                 return Ok(false);
             }
@@ -618,11 +655,14 @@ fn key_into_row(
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LevelCache {
     pub rows: Option<Rc<Vec<Row>>>,
-    pub hash: Option<HashMap<Vec<u8>, Vec<usize>>>,
+    pub hash: Option<FastMap<Vec<u8>, Vec<usize>>>,
     /// The probe key buffer, reused across probes.
     pub key: Vec<u8>,
     /// An index level's key columns, computed once.
     pub key_cols: Vec<KeyColumn>,
+    /// A hash level whose table did not fit the batch limit: it uses its
+    /// fallback path from then on.
+    pub fallen_back: bool,
 }
 
 /// Hashes rows by the key of their `build` columns (NULL keys left out:
@@ -631,8 +671,10 @@ fn hash_rows(
     rows: &[Row],
     build: &[usize],
     collations: &[Collation],
-) -> HashMap<Vec<u8>, Vec<usize>> {
-    let mut map: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+) -> FastMap<Vec<u8>, Vec<usize>> {
+    // The keys are the database's own values: at worst a crafted column
+    // slows this map down (see `fasthash`), never changes a result.
+    let mut map: FastMap<Vec<u8>, Vec<usize>> = FastMap::default();
     'rows: for (i, r) in rows.iter().enumerate() {
         let mut key = Vec::new();
         for (&c, coll) in build.iter().zip(collations) {

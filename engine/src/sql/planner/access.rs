@@ -67,8 +67,59 @@ pub(crate) fn choose_access(
     conjuncts: &[&Expr],
     bound: &[bool],
 ) -> Access {
-    let Source::Table(table) = &items[item].source else {
+    let Some((table, terms, keys)) = item_terms(items, item, conjuncts, bound) else {
         return Access::Scan;
+    };
+    // The outermost level runs once: hashing it would only hold the whole
+    // table in memory to look up one constant key. It streams instead,
+    // with the terms as filters.
+    let outermost = bound.iter().enumerate().all(|(i, b)| i == item || !b);
+    match best_access(cat, &items[item], table, &terms, &keys) {
+        Access::Scan if !outermost => hash_access(table, &items[item], &terms, None),
+        other => other,
+    }
+}
+
+/// A hash join on the item's equality terms (its rowid included) even
+/// where an index or the rowid would serve each probe: the join planner's
+/// choice when the probes together want most of a small table
+/// ([`super::join`]). The per-probe path it replaces is kept as the
+/// fallback, used when the table turns out not to fit the batch limit.
+/// `None` for the outermost level or without an equality term.
+pub(crate) fn hash_instead(
+    cat: &Catalog,
+    items: &[FromItem],
+    item: usize,
+    conjuncts: &[&Expr],
+    bound: &[bool],
+) -> Option<Access> {
+    let (table, terms, keys) = item_terms(items, item, conjuncts, bound)?;
+    if bound.iter().enumerate().all(|(i, b)| i == item || !b) {
+        return None;
+    }
+    if items[item].rows < HASH_MIN_ROWS {
+        return None;
+    }
+    let per_probe = best_access(cat, &items[item], table, &terms, &keys);
+    let fallback = (!matches!(per_probe, Access::Scan)).then(|| Box::new(per_probe));
+    match hash_access(table, &items[item], &terms, fallback) {
+        hash @ Access::Hash { .. } => Some(hash),
+        _ => None,
+    }
+}
+
+/// The item's table and its usable terms (comparisons of its columns, rowid
+/// or indexed expressions with values computable from the other `bound`
+/// items), with the conjuncts' keys; `None` for a source that is not a
+/// table.
+fn item_terms<'i>(
+    items: &'i [FromItem],
+    item: usize,
+    conjuncts: &[&Expr],
+    bound: &[bool],
+) -> Option<(&'i Table, Vec<Term>, HashSet<String>)> {
+    let Source::Table(table) = &items[item].source else {
+        return None;
     };
     let it = &items[item];
     let computable = |e: &Expr| {
@@ -119,14 +170,7 @@ pub(crate) fn choose_access(
         collect_terms(e, table, &column_of, &computable, &mut terms);
     }
     let keys: HashSet<String> = conjuncts.iter().map(|e| expr_key(e)).collect();
-    // The outermost level runs once: hashing it would only hold the whole
-    // table in memory to look up one constant key. It streams instead,
-    // with the terms as filters.
-    let outermost = bound.iter().enumerate().all(|(i, b)| i == item || !b);
-    match best_access(cat, &items[item], table, &terms, &keys) {
-        Access::Scan if !outermost => hash_access(table, &items[item], &terms),
-        other => other,
-    }
+    Some((table, terms, keys))
 }
 
 type ColumnOf<'a> = dyn Fn(&Expr) -> Option<Target> + 'a;
@@ -318,8 +362,15 @@ fn best_access(
     best
 }
 
-/// A hash join on every `column = value` term, when no index serves.
-fn hash_access(table: &Table, item: &FromItem, terms: &[Term]) -> Access {
+/// A hash join on every `column = value` term (and `rowid = value`), when
+/// no index serves or [`hash_instead`] asks for one; `Scan` without such
+/// a term.
+fn hash_access(
+    table: &Table,
+    item: &FromItem,
+    terms: &[Term],
+    fallback: Option<Box<Access>>,
+) -> Access {
     if item.rows < HASH_MIN_ROWS {
         return Access::Scan;
     }
@@ -328,16 +379,30 @@ fn hash_access(table: &Table, item: &FromItem, terms: &[Term]) -> Access {
     let mut affinities = Vec::new();
     let mut collations = Vec::new();
     for t in terms {
-        let (Target::Column(c), TermKind::Eq(v)) = (&t.target, &t.kind) else {
+        let TermKind::Eq(v) = &t.kind else {
             continue;
         };
-        if build.contains(c) || t.cmp.collation != table.columns[*c].collation {
+        let (c, affinity, collation) = match t.target {
+            // Rows are decoded with their rowid in the alias column and
+            // in the hidden one after the columns; rowid equality is
+            // numeric.
+            Target::Rowid => (
+                table.rowid_alias.unwrap_or(table.columns.len()),
+                Affinity::Numeric,
+                Collation::Binary,
+            ),
+            Target::Column(c) if t.cmp.collation == table.columns[c].collation => {
+                (c, t.conversion.unwrap_or(Affinity::Blob), t.cmp.collation)
+            }
+            _ => continue,
+        };
+        if build.contains(&c) {
             continue;
         }
-        build.push(*c);
+        build.push(c);
         probe.push(v.clone());
-        affinities.push(t.conversion.unwrap_or(Affinity::Blob));
-        collations.push(t.cmp.collation);
+        affinities.push(affinity);
+        collations.push(collation);
     }
     if build.is_empty() {
         return Access::Scan;
@@ -347,6 +412,7 @@ fn hash_access(table: &Table, item: &FromItem, terms: &[Term]) -> Access {
         probe,
         affinities,
         collations,
+        fallback,
     }
 }
 

@@ -13,8 +13,15 @@
 //! `CROSS JOIN` or any LEFT JOIN keeps the written order (SQLite keeps the
 //! order of LEFT JOIN; we keep the whole FROM order then, a simplification
 //! that costs speed, never correctness).
+//!
+//! One cost rule beyond row counts ([`stream_big_side`]): when a small
+//! table read whole would probe a bigger one through a non-covering index
+//! for most of its rows, the big table streams as the outer level and the
+//! small one is hashed, so each page is read once instead of one random
+//! table lookup per joined row. The hash keeps the index path as its
+//! fallback for a build that does not fit the batch limit.
 
-use super::access::{choose_access, estimate_rows};
+use super::access::{choose_access, estimate_rows, hash_instead};
 use super::plan::{local_slots, Access, Expr, From, FromItem, Level, Source};
 use crate::sql::catalog::Catalog;
 use crate::Result;
@@ -69,8 +76,8 @@ pub(crate) fn plan_from(
     }
     let fixed_order = items.iter().any(|i| i.left_join);
     let n = items.len();
-    let order = if fixed_order {
-        (0..n).collect()
+    let (order, hashed) = if fixed_order {
+        ((0..n).collect(), None)
     } else {
         join_order(catalog, &items, &pending)
     };
@@ -96,7 +103,11 @@ pub(crate) fn plan_from(
         } else {
             filters.iter().map(|c| &c.expr).collect()
         };
-        let access = choose_access(catalog, &items, next, &usable, &bound);
+        let access = match hashed {
+            Some(h) if h == next => hash_instead(catalog, &items, next, &usable, &bound),
+            _ => None,
+        }
+        .unwrap_or_else(|| choose_access(catalog, &items, next, &usable, &bound));
         let (on_exprs, mut filter_exprs): (Vec<Expr>, Vec<Expr>) = (
             on.into_iter().map(|c| c.expr).collect(),
             filters.into_iter().map(|c| c.expr).collect(),
@@ -139,8 +150,13 @@ pub(crate) fn plan_from(
 /// builds on the smaller input: when the outermost item is scanned and the
 /// next one would be hashed although it has more rows, the two change
 /// places (the big item streams as the outer level; the small one is
-/// hashed, or found through its index or rowid, per outer row).
-fn join_order(cat: &Catalog, items: &[FromItem], conjuncts: &[Conjunct]) -> Vec<usize> {
+/// hashed, or found through its index or rowid, per outer row). Then
+/// [`stream_big_side`] may swap them too, naming the item to hash.
+fn join_order(
+    cat: &Catalog,
+    items: &[FromItem],
+    conjuncts: &[Conjunct],
+) -> (Vec<usize>, Option<usize>) {
     let n = items.len();
     let mut bound = vec![false; n];
     let mut order = Vec::with_capacity(n);
@@ -170,7 +186,70 @@ fn join_order(cat: &Catalog, items: &[FromItem], conjuncts: &[Conjunct]) -> Vec<
             order.swap(0, 1);
         }
     }
-    order
+    let hashed = stream_big_side(cat, items, conjuncts, &mut order);
+    (order, hashed)
+}
+
+/// Largest estimated size of the rows a hash build keeps, for
+/// [`stream_big_side`] (a quarter of the default batch limit; a smaller
+/// limit makes the build fall back to the per-probe path at run time).
+const HASH_BUILD_MAX_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
+
+/// Estimated bytes per value of a materialized row.
+const VALUE_BYTES: f64 = 40.0;
+
+/// When the outermost item is read whole (no conjunct of its own) and the
+/// next one is a bigger table fetched through a non-covering index, the
+/// probes together fetch most of the big table in random order, one table
+/// lookup per row. Streaming the big table instead (one sequential pass)
+/// and hashing the small one (one pass, then a hash probe per row) reads
+/// each page once. The swap is made when the probes are expected to fetch
+/// at least a quarter of the big table, the small one has at least 1/64
+/// of its rows (so a few probes of a huge table keep their index), and
+/// the small table's rows fit [`HASH_BUILD_MAX_BYTES`]. Returns the item
+/// to hash.
+fn stream_big_side(
+    cat: &Catalog,
+    items: &[FromItem],
+    conjuncts: &[Conjunct],
+    order: &mut [usize],
+) -> Option<usize> {
+    let (small, big) = (*order.first()?, *order.get(1)?);
+    let n = items.len();
+    let mut only_small = vec![false; n];
+    only_small[small] = true;
+    if !usable(conjuncts, small, &only_small).is_empty() {
+        return None;
+    }
+    let mut both = only_small;
+    both[big] = true;
+    let access = choose_access(cat, items, big, &usable(conjuncts, big, &both), &both);
+    if !matches!(
+        access,
+        Access::Index {
+            covering: false,
+            ..
+        }
+    ) {
+        return None;
+    }
+    let (s, b) = (&items[small], &items[big]);
+    let fetched = s.rows * estimate_rows(cat, b, &access);
+    let build_bytes = s.rows * s.width as f64 * VALUE_BYTES;
+    if b.rows <= s.rows
+        || s.rows * 64.0 < b.rows
+        || fetched < b.rows / 4.0
+        || build_bytes > HASH_BUILD_MAX_BYTES
+    {
+        return None;
+    }
+    let mut only_big = vec![false; n];
+    only_big[big] = true;
+    let mut trial = only_big;
+    trial[small] = true;
+    hash_instead(cat, items, small, &usable(conjuncts, small, &trial), &trial)?;
+    order.swap(0, 1);
+    Some(small)
 }
 
 /// The conjuncts usable by `item`'s access path once the `bound` items

@@ -357,11 +357,16 @@ pub(crate) enum Access {
     /// (column numbers within the item); each probe looks up the converted
     /// `probe` values (SQLite's equality: 1 and 1.0 are one key, text by
     /// collation).
+    ///
+    /// `fallback`: the per-probe path (an index or the rowid) to use
+    /// instead when the item's rows do not fit the batch limit; set when
+    /// the planner chose the hash over it ([`super::access::hash_instead`]).
     Hash {
         build: Vec<usize>,
         probe: Vec<Expr>,
         affinities: Vec<Affinity>,
         collations: Vec<Collation>,
+        fallback: Option<Box<Access>>,
     },
 }
 
