@@ -442,29 +442,41 @@ impl ExecCtx<'_> {
             return Ok(true);
         };
         if lc.hash.is_none() {
-            lc.hash = Some(hash_rows(&rows, build, collations));
+            lc.hash = Some(JoinHash::build(&rows, build, collations));
         }
-        let key = &mut lc.key;
-        key.clear();
-        {
-            let env = Env::new(row, outer);
-            for ((e, aff), coll) in probe.iter().zip(affinities).zip(collations) {
-                let v = convert(self.eval(e, &env)?, *aff);
-                if v.is_null() {
-                    return Ok(true);
+        let hits: &[usize] = match &lc.hash {
+            Some(JoinHash::Ints { spans, rows }) => {
+                let env = Env::new(row, outer);
+                let v = convert(self.eval(&probe[0], &env)?, affinities[0]);
+                match int_key(&v).and_then(|k| spans.get(&k)) {
+                    Some(&(at, n)) => &rows[at as usize..(at + n) as usize],
+                    None => return Ok(true),
                 }
-                keycode::append_value(
-                    key,
-                    &v,
-                    KeyColumn {
-                        desc: false,
-                        collation: *coll,
-                    },
-                );
             }
-        }
-        let Some(hits) = lc.hash.as_ref().and_then(|h| h.get(key.as_slice())) else {
-            return Ok(true);
+            Some(JoinHash::Keys(map)) => {
+                let key = &mut lc.key;
+                key.clear();
+                let env = Env::new(row, outer);
+                for ((e, aff), coll) in probe.iter().zip(affinities).zip(collations) {
+                    let v = convert(self.eval(e, &env)?, *aff);
+                    if v.is_null() {
+                        return Ok(true);
+                    }
+                    keycode::append_value(
+                        key,
+                        &v,
+                        KeyColumn {
+                            desc: false,
+                            collation: *coll,
+                        },
+                    );
+                }
+                match map.get(key.as_slice()) {
+                    Some(hits) => hits,
+                    None => return Ok(true),
+                }
+            }
+            None => return Ok(true),
         };
         for &i in hits {
             copy_row(&mut row[off..off + w], &rows[i][..w], used);
@@ -655,7 +667,7 @@ fn key_into_row(
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LevelCache {
     pub rows: Option<Rc<Vec<Row>>>,
-    pub hash: Option<FastMap<Vec<u8>, Vec<usize>>>,
+    pub hash: Option<JoinHash>,
     /// The probe key buffer, reused across probes.
     pub key: Vec<u8>,
     /// An index level's key columns, computed once.
@@ -663,6 +675,67 @@ pub(crate) struct LevelCache {
     /// A hash level whose table did not fit the batch limit: it uses its
     /// fallback path from then on.
     pub fallen_back: bool,
+}
+
+/// A hash join's table: the row numbers of each build key.
+#[derive(Clone, Debug)]
+pub(crate) enum JoinHash {
+    /// One build column holding only integers (and NULLs, left out): the
+    /// rows of key `k` are `rows[at..at + n]` for `spans[k] = (at, n)`, in
+    /// row order. No key bytes, one lookup per probe.
+    Ints {
+        spans: FastMap<i64, (u32, u32)>,
+        rows: Vec<usize>,
+    },
+    /// Any other build: the rows by their encoded key ([`hash_rows`]).
+    Keys(FastMap<Vec<u8>, Vec<usize>>),
+}
+
+impl JoinHash {
+    fn build(rows: &[Row], build: &[usize], collations: &[Collation]) -> JoinHash {
+        if let [c] = build {
+            let ints = rows
+                .iter()
+                .all(|r| matches!(r[*c], Value::Integer(_) | Value::Null));
+            if ints && rows.len() < u32::MAX as usize {
+                let mut pairs: Vec<(i64, usize)> = rows
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, r)| match r[*c] {
+                        Value::Integer(k) => Some((k, i)),
+                        _ => None,
+                    })
+                    .collect();
+                pairs.sort_unstable();
+                let mut spans = FastMap::default();
+                for (at, &(k, _)) in pairs.iter().enumerate() {
+                    spans
+                        .entry(k)
+                        .and_modify(|e: &mut (u32, u32)| e.1 += 1)
+                        .or_insert((at as u32, 1));
+                }
+                let rows = pairs.into_iter().map(|(_, i)| i).collect();
+                return JoinHash::Ints { spans, rows };
+            }
+        }
+        JoinHash::Keys(hash_rows(rows, build, collations))
+    }
+}
+
+/// The integer a probe value equals, SQLite's way: an integer, or a real
+/// with exactly that value. Anything else (NULL, a fraction, text, blob)
+/// equals no integer key.
+fn int_key(v: &Value) -> Option<i64> {
+    match *v {
+        Value::Integer(i) => Some(i),
+        // In range (the upper bound is 2^63 exactly), integral, and exact
+        // after the round trip.
+        Value::Real(r) if r.fract() == 0.0 && r >= i64::MIN as f64 && r < -(i64::MIN as f64) => {
+            let i = r as i64;
+            (i as f64 == r).then_some(i)
+        }
+        _ => None,
+    }
 }
 
 /// Hashes rows by the key of their `build` columns (NULL keys left out:
@@ -735,4 +808,44 @@ fn range_bounds(
         }
     };
     (lo_k, hi_k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_keys_follow_sqlite_equality() {
+        assert_eq!(int_key(&Value::Integer(-7)), Some(-7));
+        assert_eq!(int_key(&Value::Real(5.0)), Some(5));
+        assert_eq!(int_key(&Value::Real(-0.0)), Some(0));
+        assert_eq!(int_key(&Value::Real(5.5)), None);
+        assert_eq!(int_key(&Value::Real(f64::INFINITY)), None);
+        assert_eq!(int_key(&Value::Real(-(i64::MIN as f64))), None);
+        assert_eq!(int_key(&Value::Real(i64::MIN as f64)), Some(i64::MIN));
+        assert_eq!(int_key(&Value::Text("5".into())), None);
+        assert_eq!(int_key(&Value::Null), None);
+    }
+
+    #[test]
+    fn integer_builds_keep_row_order_per_key_and_others_use_keys() {
+        let rows: Vec<Row> = [3, 1, 3, 2, 3]
+            .iter()
+            .map(|&k| vec![Value::Integer(k)])
+            .chain([vec![Value::Null]])
+            .collect();
+        let JoinHash::Ints { spans, rows: order } =
+            JoinHash::build(&rows, &[0], &[Collation::Binary])
+        else {
+            panic!("an integer column builds the integer table");
+        };
+        let (at, n) = spans[&3];
+        assert_eq!(&order[at as usize..(at + n) as usize], &[0, 2, 4]);
+        assert!(!spans.contains_key(&0));
+        let mixed = vec![vec![Value::Integer(1)], vec![Value::Real(1.5)]];
+        assert!(matches!(
+            JoinHash::build(&mixed, &[0], &[Collation::Binary]),
+            JoinHash::Keys(_)
+        ));
+    }
 }
