@@ -149,10 +149,21 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 const I64_MIN = -(1n << 63n);
 const I64_MAX = (1n << 63n) - 1n;
 
+/** 2^32, to split and join 64-bit integers without BigInt. */
+const TWO_32 = 4294967296;
+
+/** Short strings are encoded and decoded in JS when they are ASCII: a call into TextEncoder or TextDecoder costs more than the loop. */
+const SHORT_STRING = 64;
+
 class Writer {
   private buf: Uint8Array = new Uint8Array(256);
   private view: DataView = new DataView(this.buf.buffer);
   private pos = 0;
+
+  /** Starts a new message in the same buffer. */
+  reset(): void {
+    this.pos = 0;
+  }
 
   private reserve(n: number): void {
     if (this.pos + n <= this.buf.length) return;
@@ -198,6 +209,21 @@ class Writer {
     this.raw(b);
   }
   str(s: string): void {
+    if (s.length <= SHORT_STRING) {
+      this.reserve(4 + s.length);
+      const at = this.pos + 4;
+      let i = 0;
+      for (; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        this.buf[at + i] = c;
+      }
+      if (i === s.length) {
+        this.view.setUint32(this.pos, i, true);
+        this.pos = at + i;
+        return;
+      }
+    }
     // encodeInto avoids a temporary array; a UTF-8 string is at most 3 bytes per UTF-16 unit.
     this.reserve(4 + s.length * 3);
     const { written } = encoder.encodeInto(s, this.buf.subarray(this.pos + 4));
@@ -224,7 +250,12 @@ class Writer {
     } else if (typeof v === "number") {
       if (Number.isSafeInteger(v) && !Object.is(v, -0)) {
         this.u8(ValueTag.Integer);
-        this.i64(BigInt(v));
+        // Two's complement in two halves: exact for every safe integer.
+        const hi = Math.floor(v / TWO_32);
+        this.reserve(8);
+        this.view.setUint32(this.pos, v - hi * TWO_32, true);
+        this.view.setInt32(this.pos + 4, hi, true);
+        this.pos += 8;
       } else {
         this.u8(ValueTag.Real);
         this.f64(v);
@@ -274,6 +305,10 @@ class Writer {
   }
   finish(): Uint8Array {
     return this.buf.slice(0, this.pos);
+  }
+  /** The message so far, without a copy (valid until the writer is used again). */
+  written(): Uint8Array {
+    return this.buf.subarray(0, this.pos);
   }
 }
 
@@ -445,9 +480,10 @@ class Reader {
   }
   u64(): number {
     this.need(8);
-    const v = this.view.getBigUint64(this.pos, true);
+    // One rounding, as Number(bigint) rounds: the high half times 2^32 is exact.
+    const v = this.view.getUint32(this.pos + 4, true) * TWO_32 + this.view.getUint32(this.pos, true);
     this.pos += 8;
-    return Number(v);
+    return v;
   }
   i64(): bigint {
     this.need(8);
@@ -456,6 +492,16 @@ class Reader {
     return v;
   }
   integer(): number | bigint {
+    if (this.ints === "number") {
+      this.need(8);
+      // Exact whenever the result is a safe integer (a true value past
+      // 2^53 - 1 cannot round back into the safe range); else BigInt.
+      const n = this.view.getInt32(this.pos + 4, true) * TWO_32 + this.view.getUint32(this.pos, true);
+      if (Number.isSafeInteger(n)) {
+        this.pos += 8;
+        return n;
+      }
+    }
     const v = this.i64();
     if (this.ints === "bigint") return v;
     return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
@@ -481,6 +527,16 @@ class Reader {
     return this.take(this.u32());
   }
   utf8(b: Uint8Array, what: string): string {
+    if (b.length <= SHORT_STRING) {
+      let ascii = true;
+      for (let i = 0; i < b.length; i++) {
+        if ((b[i] as number) >= 0x80) {
+          ascii = false;
+          break;
+        }
+      }
+      if (ascii) return String.fromCharCode.apply(null, b as unknown as number[]);
+    }
     try {
       return decoder.decode(b);
     } catch {
@@ -627,12 +683,19 @@ export function decodeResponseBody(bytes: Uint8Array, ints: IntegerMode = "numbe
   }
 }
 
-/** The parameter list alone, in its wire form (the in-worker API's direct calls). */
+/** The scratch buffer of `encodeParams`. */
+const paramsWriter = new Writer();
+
+/**
+ * The parameter list alone, in its wire form (the in-worker API's direct
+ * calls). The bytes live in a buffer the next call reuses: the caller hands
+ * them to the engine (which copies them) before anything else encodes.
+ */
 export function encodeParams(p: Params): Uint8Array {
   if (p.tag === "none") return NO_PARAMS;
-  const w = new Writer();
-  w.params(p);
-  return w.finish();
+  paramsWriter.reset();
+  paramsWriter.params(p);
+  return paramsWriter.written();
 }
 
 const NO_PARAMS = new Uint8Array([ParamsTag.None]);

@@ -146,3 +146,41 @@ test("integers decode as numbers when safe, as bigint beyond 2^53 or by option",
   assert.deepEqual(P.decodeResponse(bytes).response.result.rows, [[5], [2n ** 60n]]);
   assert.deepEqual(P.decodeResponse(bytes, "bigint").response.result.rows, [[5n], [2n ** 60n]]);
 });
+
+test("integers and short strings take the fast paths with the exact wire form and values", () => {
+  const ints = [0, 1, -1, 255, -256, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, -(2 ** 32), 2 ** 32 + 7, 2 ** 53 - 1, -(2 ** 53 - 1), 123456789012345];
+  const strs = ["", "a", "plain ascii", "x".repeat(64), "y".repeat(65), "é", "aé", "🙂", "tab\tand\nnewline", "\u007f"];
+  const enc = new TextEncoder();
+  const bytes = P.encodeParams({ tag: "positional", values: [...ints, ...strs] }).slice();
+  // The reference: BigInt for integers, TextEncoder for text.
+  const expected = [];
+  const push32 = (n) => expected.push(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);
+  const ref = P.encodeParams({ tag: "positional", values: [] });
+  expected.push(...ref.subarray(0, ref.length - 4));
+  push32(ints.length + strs.length);
+  for (const v of ints) {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setBigInt64(0, BigInt(v), true);
+    expected.push(P.ValueTag.Integer, ...b);
+  }
+  for (const s of strs) {
+    const b = enc.encode(s);
+    expected.push(P.ValueTag.Text);
+    push32(b.length);
+    expected.push(...b);
+  }
+  assert.deepEqual([...bytes], expected);
+  // Decoding: every integer back as the same number, past 2^53 as bigint,
+  // every string back as itself.
+  const big = [2n ** 53n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n)];
+  const rows = [...ints.map((v) => [v]), ...big.map((v) => [v]), ...strs.map((s) => [s])];
+  const resp = P.encodeResponse(env, { kind: "rows", result: { columns: ["a"], rows, changes: 2 ** 40 + 3, lastInsertRowid: -5 } });
+  const back = P.decodeResponse(resp).response.result;
+  assert.deepEqual(back.rows, rows);
+  assert.equal(back.changes, 2 ** 40 + 3);
+  assert.equal(back.lastInsertRowid, -5);
+  // A second encoding reuses the scratch buffer: take a copy before it.
+  const first = P.encodeParams({ tag: "positional", values: [1] }).slice();
+  P.encodeParams({ tag: "positional", values: ["other"] });
+  assert.deepEqual([...P.encodeParams({ tag: "positional", values: [1] })], [...first]);
+});
