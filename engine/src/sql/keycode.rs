@@ -118,7 +118,12 @@ pub(crate) fn append_value(out: &mut Vec<u8>, value: &Value, column: KeyColumn) 
 
 /// The largest double not above `i`.
 fn floor_double(i: i64) -> f64 {
-    let d = i as f64; // nearest, may be above i
+    // The nearest double, which may be above `i`; exact below 2^53 (the
+    // common case, and then no 128-bit library call).
+    let d = i as f64;
+    if i.unsigned_abs() <= 1 << 53 {
+        return d;
+    }
     if (d as i128) > i128::from(i) {
         next_down(d)
     } else {
