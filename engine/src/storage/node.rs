@@ -428,39 +428,10 @@ impl Leaf {
         l
     }
 
-    /// Moves entries `at..` into a new leaf. This leaf keeps its arena:
-    /// the moved entries' bytes become garbage (compacted as usual), so a
-    /// split near the end, as sorted appends make, copies almost nothing.
+    /// Moves entries `at..` into a new leaf.
     pub fn split_off(&mut self, at: usize) -> Leaf {
         let right = self.copy_range(at, self.len());
-        self.own();
-        // The moved entries' bytes; when they are exactly the arena's tail
-        // (entries appended in order) the arena is cut there, otherwise
-        // they become garbage.
-        let (mut moved, mut start) = (0, self.data.len());
-        for i in at..self.slots.len() {
-            self.size -= self.entry_size(i);
-            let s = self.slots[i];
-            moved += s.key_len as usize;
-            start = start.min(s.key_at as usize);
-            if let SlotValue::Inline { at, len } = s.value {
-                moved += len as usize;
-                start = start.min(at as usize);
-            }
-        }
-        if start + moved == self.data.len() {
-            self.data.truncate(start);
-        } else {
-            self.garbage += moved;
-        }
-        self.slots.truncate(at);
-        self.prefixes.truncate(at);
-        self.maybe_compact();
-        // Appends may have grown the arena past a page: give the excess
-        // back (a dirty leaf is accounted as one page).
-        if self.data.capacity() > self.data.len() + PAGE_SIZE / 4 {
-            self.data.shrink_to(self.data.len() + ARENA_SLACK);
-        }
+        *self = self.copy_range(0, at);
         right
     }
 
