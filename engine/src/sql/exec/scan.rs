@@ -297,12 +297,15 @@ impl ExecCtx<'_> {
                 },
             ) if lc.rows.is_none() => {
                 // The hash the planner preferred to a per-probe path: build
-                // it if the table fits the batch limit, else go back to
-                // that path for the rest of this execution.
+                // it if the table's rows fit a quarter of the batch limit
+                // (the share a sort keeps in memory, so the rest of the
+                // statement keeps room), else go back to that path for the
+                // rest of this execution.
                 let mark = self.budget.used();
+                let share = self.budget.limit() / 4;
                 match self.collect_table(t, used) {
-                    Ok(rows) => lc.rows = Some(Rc::new(rows)),
-                    Err(Error::BatchLimitExceeded { .. }) => {
+                    Ok(rows) if self.budget.used() - mark <= share => lc.rows = Some(Rc::new(rows)),
+                    Ok(_) | Err(Error::BatchLimitExceeded { .. }) => {
                         self.budget.release(self.budget.used() - mark);
                         lc.fallen_back = true;
                     }

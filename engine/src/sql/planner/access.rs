@@ -84,7 +84,8 @@ pub(crate) fn choose_access(
 /// where an index or the rowid would serve each probe: the join planner's
 /// choice when the probes together want most of a small table
 /// ([`super::join`]). The per-probe path it replaces is kept as the
-/// fallback, used when the table turns out not to fit the batch limit.
+/// fallback, used when the table's rows turn out to pass a quarter of the
+/// batch limit.
 /// `None` for the outermost level or without an equality term.
 pub(crate) fn hash_instead(
     cat: &Catalog,

@@ -19,7 +19,7 @@
 //! for most of its rows, the big table streams as the outer level and the
 //! small one is hashed, so each page is read once instead of one random
 //! table lookup per joined row. The hash keeps the index path as its
-//! fallback for a build that does not fit the batch limit.
+//! fallback for a build past a quarter of the batch limit.
 
 use super::access::{choose_access, estimate_rows, hash_instead};
 use super::plan::{local_slots, Access, Expr, From, FromItem, Level, Source};
@@ -191,8 +191,9 @@ fn join_order(
 }
 
 /// Largest estimated size of the rows a hash build keeps, for
-/// [`stream_big_side`] (a quarter of the default batch limit; a smaller
-/// limit makes the build fall back to the per-probe path at run time).
+/// [`stream_big_side`] (a quarter of the default batch limit; past a
+/// quarter of a smaller limit the build falls back to the per-probe path
+/// at run time).
 const HASH_BUILD_MAX_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
 
 /// Estimated bytes per value of a materialized row.

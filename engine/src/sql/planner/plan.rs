@@ -359,8 +359,9 @@ pub(crate) enum Access {
     /// collation).
     ///
     /// `fallback`: the per-probe path (an index or the rowid) to use
-    /// instead when the item's rows do not fit the batch limit; set when
-    /// the planner chose the hash over it ([`super::access::hash_instead`]).
+    /// instead when the item's rows do not fit a quarter of the batch
+    /// limit; set when the planner chose the hash over it
+    /// ([`super::access::hash_instead`]).
     Hash {
         build: Vec<usize>,
         probe: Vec<Expr>,
