@@ -69,6 +69,12 @@ fn schema_and_rows() -> Vec<String> {
 }
 
 fn both(limit: u64) -> (Connection, rusqlite::Connection) {
+    load_both(limit, &schema_and_rows())
+}
+
+/// Both engines with `sql` run in one transaction; TinyJoin under `limit`
+/// with memory temp space.
+fn load_both(limit: u64, sql: &[String]) -> (Connection, rusqlite::Connection) {
     let opts = DbOptions {
         batch_limit_bytes: limit,
         ..DbOptions::default()
@@ -79,9 +85,9 @@ fn both(limit: u64) -> (Connection, rusqlite::Connection) {
     let lite = rusqlite::Connection::open_in_memory().unwrap();
     c.execute_batch("BEGIN").unwrap();
     lite.execute_batch("BEGIN").unwrap();
-    for s in schema_and_rows() {
-        c.execute(&s, &Params::None).unwrap();
-        lite.execute_batch(&s).unwrap();
+    for s in sql {
+        c.execute(s, &Params::None).unwrap();
+        lite.execute_batch(s).unwrap();
     }
     c.execute_batch("COMMIT").unwrap();
     lite.execute_batch("COMMIT").unwrap();
@@ -210,14 +216,6 @@ fn random_streamed_joins_agree_with_sqlite() {
             (rng.gen_range(20..300), 16 << 20)
         };
         let n_big = n_small * rng.gen_range(16..24);
-        let opts = DbOptions {
-            batch_limit_bytes: limit,
-            ..DbOptions::default()
-        };
-        let temp = Box::new(MemoryDevice::new());
-        let db = Database::open_with_temp(Box::new(MemoryDevice::new()), temp, opts).unwrap();
-        let mut c = db.connect();
-        let lite = rusqlite::Connection::open_in_memory().unwrap();
         let mut sql = vec![
             "CREATE TABLE s(id INTEGER PRIMARY KEY, k, g INTEGER)".to_string(),
             format!("CREATE TABLE b(id INTEGER PRIMARY KEY, sk {aff}, v INTEGER, w INTEGER)"),
@@ -232,14 +230,7 @@ fn random_streamed_joins_agree_with_sqlite() {
             let (v, w) = (rng.gen_range(-50..1000), rng.gen_range(0..100));
             sql.push(format!("INSERT INTO b VALUES ({i}, {sk}, {v}, {w})"));
         }
-        c.execute_batch("BEGIN").unwrap();
-        lite.execute_batch("BEGIN").unwrap();
-        for s in &sql {
-            c.execute(s, &Params::None).unwrap();
-            lite.execute_batch(s).unwrap();
-        }
-        c.execute_batch("COMMIT").unwrap();
-        lite.execute_batch("COMMIT").unwrap();
+        let (mut c, lite) = load_both(limit, &sql);
         for q in [
             "SELECT s.g, count(*), sum(b.v) FROM s JOIN b ON b.sk = s.id GROUP BY s.g ORDER BY 1",
             "SELECT s.g, count(*), sum(b.v) FROM b JOIN s ON s.id = b.sk GROUP BY s.g ORDER BY 1",
