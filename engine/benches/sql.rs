@@ -23,7 +23,11 @@
 //! `TINYJOIN_BENCH_CACHE_PAGES=N` sets TinyJoin's page cache (default: the
 //! engine's default), to see how a workload depends on it.
 
-use rusqlite::types::{Value as SqValue, ValueRef};
+// The integration tests' SQLite helpers (SQLite values as TinyJoin's).
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use rusqlite::types::Value as SqValue;
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -116,16 +120,6 @@ fn to_sq(v: &Value) -> SqValue {
     }
 }
 
-fn from_sq(v: ValueRef<'_>) -> Value {
-    match v {
-        ValueRef::Null => Value::Null,
-        ValueRef::Integer(i) => Value::Integer(i),
-        ValueRef::Real(r) => Value::Real(r),
-        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
-        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-    }
-}
-
 /// What one engine returned for each parameter set, and the times.
 struct Timed {
     first_ms: f64,
@@ -159,7 +153,11 @@ fn sq_run(st: &mut rusqlite::Statement<'_>, sql: &str, p: &[Value]) -> Rows {
         .unwrap_or_else(|e| panic!("SQLite failed on `{sql}`: {e:?}"));
     let mut out = Vec::new();
     while let Some(r) = rows.next().unwrap() {
-        out.push((0..n).map(|i| from_sq(r.get_ref(i).unwrap())).collect());
+        out.push(
+            (0..n)
+                .map(|i| common::from_sqlite(r.get_ref(i).unwrap()))
+                .collect(),
+        );
     }
     out
 }
