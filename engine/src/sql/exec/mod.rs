@@ -102,9 +102,12 @@ impl Budget {
         }
     }
 
-    /// The batch limit.
-    pub(crate) fn limit(&self) -> u64 {
-        self.limit
+    /// The bytes one memory-hungry operator (a sort's in-memory rows, a
+    /// hash join's build) may hold: a quarter of the limit, so that the
+    /// rest of the statement (another sort's run buffer, a later build)
+    /// keeps room.
+    pub(crate) fn memory_share(&self) -> u64 {
+        (self.limit / 4).max(1)
     }
 
     /// Charges `bytes`; fails once the total passes the limit.

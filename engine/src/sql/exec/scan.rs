@@ -297,12 +297,12 @@ impl ExecCtx<'_> {
                 },
             ) if lc.rows.is_none() => {
                 // The hash the planner preferred to a per-probe path: build
-                // it if the table's rows fit a quarter of the batch limit
-                // (the share a sort keeps in memory, so the rest of the
-                // statement keeps room), else go back to that path for the
-                // rest of this execution.
+                // it if the table's rows fit the budget's memory share (the
+                // one a sort keeps, so the rest of the statement keeps
+                // room), else go back to that path for the rest of this
+                // execution.
                 let mark = self.budget.used();
-                let share = self.budget.limit() / 4;
+                let share = self.budget.memory_share();
                 match self.collect_table(t, used) {
                     Ok(rows) if self.budget.used() - mark <= share => lc.rows = Some(Rc::new(rows)),
                     Ok(_) | Err(Error::BatchLimitExceeded { .. }) => {

@@ -191,8 +191,8 @@ struct Shares {
 }
 
 impl Shares {
-    fn of(limit: u64) -> Shares {
-        let memory = (limit / 4).max(1);
+    fn of(budget: &Budget) -> Shares {
+        let memory = budget.memory_share();
         let write = memory.clamp(WRITE_MIN_BYTES, WRITE_MAX_BYTES);
         let read_min = (memory / MERGE_WAYS_MAX).clamp(READ_MIN_BYTES, READ_MAX_BYTES);
         let ways = (memory / read_min).clamp(2, MERGE_WAYS_MAX);
@@ -227,7 +227,7 @@ impl Sorter {
         budget: Rc<Budget>,
         temp: Option<Rc<TempSpace>>,
     ) -> Sorter {
-        let shares = Shares::of(budget.limit());
+        let shares = Shares::of(&budget);
         Sorter {
             order: Rc::new(order),
             keep,

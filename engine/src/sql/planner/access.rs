@@ -73,9 +73,8 @@ pub(crate) fn choose_access(
     // The outermost level runs once: hashing it would only hold the whole
     // table in memory to look up one constant key. It streams instead,
     // with the terms as filters.
-    let outermost = bound.iter().enumerate().all(|(i, b)| i == item || !b);
     match best_access(cat, &items[item], table, &terms, &keys) {
-        Access::Scan if !outermost => hash_access(table, &items[item], &terms, None),
+        Access::Scan if !outermost(item, bound) => hash_access(table, &items[item], &terms, None),
         other => other,
     }
 }
@@ -95,7 +94,7 @@ pub(crate) fn hash_instead(
     bound: &[bool],
 ) -> Option<Access> {
     let (table, terms, keys) = item_terms(items, item, conjuncts, bound)?;
-    if bound.iter().enumerate().all(|(i, b)| i == item || !b) {
+    if outermost(item, bound) {
         return None;
     }
     if items[item].rows < HASH_MIN_ROWS {
@@ -107,6 +106,12 @@ pub(crate) fn hash_instead(
         hash @ Access::Hash { .. } => Some(hash),
         _ => None,
     }
+}
+
+/// Whether `item` is the only bound item: the outermost level, which runs
+/// once.
+fn outermost(item: usize, bound: &[bool]) -> bool {
+    bound.iter().enumerate().all(|(i, &b)| i == item || !b)
 }
 
 /// The item's table and its usable terms (comparisons of its columns, rowid

@@ -76,7 +76,7 @@ pub(crate) fn plan_from(
     }
     let fixed_order = items.iter().any(|i| i.left_join);
     let n = items.len();
-    let (order, hashed) = if fixed_order {
+    let (order, mut hashed) = if fixed_order {
         ((0..n).collect(), None)
     } else {
         join_order(catalog, &items, &pending)
@@ -103,11 +103,13 @@ pub(crate) fn plan_from(
         } else {
             filters.iter().map(|c| &c.expr).collect()
         };
-        let access = match hashed {
-            Some(h) if h == next => hash_instead(catalog, &items, next, &usable, &bound),
-            _ => None,
-        }
-        .unwrap_or_else(|| choose_access(catalog, &items, next, &usable, &bound));
+        let access = match hashed.take() {
+            Some((h, access)) if h == next => access,
+            other => {
+                hashed = other;
+                choose_access(catalog, &items, next, &usable, &bound)
+            }
+        };
         let (on_exprs, mut filter_exprs): (Vec<Expr>, Vec<Expr>) = (
             on.into_iter().map(|c| c.expr).collect(),
             filters.into_iter().map(|c| c.expr).collect(),
@@ -151,12 +153,13 @@ pub(crate) fn plan_from(
 /// next one would be hashed although it has more rows, the two change
 /// places (the big item streams as the outer level; the small one is
 /// hashed, or found through its index or rowid, per outer row). Then
-/// [`stream_big_side`] may swap them too, naming the item to hash.
+/// [`stream_big_side`] may swap them too, naming the item to hash and its
+/// access.
 fn join_order(
     cat: &Catalog,
     items: &[FromItem],
     conjuncts: &[Conjunct],
-) -> (Vec<usize>, Option<usize>) {
+) -> (Vec<usize>, Option<(usize, Access)>) {
     let n = items.len();
     let mut bound = vec![false; n];
     let mut order = Vec::with_capacity(n);
@@ -208,13 +211,15 @@ const VALUE_BYTES: f64 = 40.0;
 /// at least a quarter of the big table, the small one has at least 1/64
 /// of its rows (so a few probes of a huge table keep their index), and
 /// the small table's rows fit [`HASH_BUILD_MAX_BYTES`]. Returns the item
-/// to hash.
+/// to hash and its hash access (built with the conjuncts [`plan_from`]
+/// gives the second level: with no LEFT JOIN, those joining it to the
+/// first).
 fn stream_big_side(
     cat: &Catalog,
     items: &[FromItem],
     conjuncts: &[Conjunct],
     order: &mut [usize],
-) -> Option<usize> {
+) -> Option<(usize, Access)> {
     let (small, big) = (*order.first()?, *order.get(1)?);
     let n = items.len();
     let mut only_small = vec![false; n];
@@ -248,9 +253,9 @@ fn stream_big_side(
     only_big[big] = true;
     let mut trial = only_big;
     trial[small] = true;
-    hash_instead(cat, items, small, &usable(conjuncts, small, &trial), &trial)?;
+    let hash = hash_instead(cat, items, small, &usable(conjuncts, small, &trial), &trial)?;
     order.swap(0, 1);
-    Some(small)
+    Some((small, hash))
 }
 
 /// The conjuncts usable by `item`'s access path once the `bound` items
