@@ -11,9 +11,9 @@
 use std::ops::Bound;
 use std::rc::Rc;
 
+use super::keysort::KeySorter;
 use super::kv::Kv;
 use super::scan::{decode_into, index_key};
-use super::spill::SortOrder;
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::catalog::{
@@ -350,12 +350,12 @@ pub(crate) fn create_index(
     // Every entry's key, computed in one pass over the table, then sorted
     // (in memory, or in runs in temp space when the keys outgrow their
     // share of the batch limit) and inserted in key order (each insert
-    // lands next to the last). A sorted row is [key, counts]: `counts`
-    // is 1 when the entry counts for UNIQUE (no NULL value).
+    // lands next to the last). A key's flag `counts` is set when the
+    // entry counts for UNIQUE (no NULL value).
     let mut sorted = {
         let params: Vec<Value> = Vec::new();
         let ctx = ExecCtx::new(&*kv, &params, limit);
-        let mut sorter = ctx.sorter(SortOrder::Bytes, None);
+        let mut sorter = KeySorter::new(ctx.budget.clone(), ctx.temp.clone());
         let n = table.columns.len();
         // Only the columns the key and predicate read are decoded, into
         // one reused row.
@@ -380,8 +380,7 @@ pub(crate) fn create_index(
                 };
                 if let Some(vals) = super::write::index_values(&ctx, &plan, &row)? {
                     let key = index_key(&vals, &plan.cols, rowid);
-                    let counts = i64::from(!vals.iter().any(Value::is_null));
-                    sorter.push(vec![Value::Blob(key), Value::Integer(counts)])?;
+                    sorter.push(&key, !vals.iter().any(Value::is_null))?;
                 }
                 Ok(true)
             },
@@ -391,15 +390,11 @@ pub(crate) fn create_index(
     // Keys are the values' encoding then an 8-byte rowid: equal values
     // sort next to each other, so UNIQUE compares each key with the last.
     let prefix = |k: &[u8]| k.len().saturating_sub(8);
-    let mut last: Option<Vec<Value>> = None;
-    while let Some(entry) = sorted.next_row()? {
-        let (Some(Value::Blob(key)), Some(Value::Integer(counts))) = (entry.first(), entry.get(1))
-        else {
-            return Err(sql_err!("internal: sorted index entry"));
-        };
-        let counts = *counts != 0;
+    // The last key that counts for UNIQUE, while the one after it is read.
+    let mut last: Option<Vec<u8>> = None;
+    while let Some((key, counts)) = sorted.next()? {
         if index.unique && counts {
-            if let Some(Value::Blob(prev)) = last.as_ref().and_then(|r| r.first()) {
+            if let Some(prev) = &last {
                 if prev[..prefix(prev)] == key[..prefix(key)] {
                     return Err(Error::Constraint {
                         kind: ConstraintKind::Unique,
@@ -409,7 +404,16 @@ pub(crate) fn create_index(
             }
         }
         kv.insert(&index.tree, key, &[])?;
-        last = counts.then_some(entry);
+        if index.unique {
+            match (&mut last, counts) {
+                (Some(prev), true) => {
+                    prev.clear();
+                    prev.extend_from_slice(key);
+                }
+                (None, true) => last = Some(key.to_vec()),
+                (_, false) => last = None,
+            }
+        }
     }
     save_object(kv, "index", name, &table.name, &index.tree, Some(sql))?;
     save_meta(kv, cat)?;

@@ -52,6 +52,7 @@ pub(crate) mod eval;
 pub(crate) mod explain;
 pub(crate) mod fk;
 pub(crate) mod integrity;
+pub(crate) mod keysort;
 pub(crate) mod kv;
 pub(crate) mod scan;
 pub(crate) mod select;

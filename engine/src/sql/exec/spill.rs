@@ -1,5 +1,6 @@
 //! Temp space and the external merge sort: how ORDER BY, INSERT ... SELECT
-//! and CREATE INDEX handle more rows than the batch limit allows in memory.
+//! and CREATE INDEX handle more rows than the batch limit allows in memory
+//! (CREATE INDEX sorts its byte keys with `keysort.rs`, on the same runs).
 //!
 //! Temp space ([`TempSpace`]) is a scratch [`Device`] the application gives
 //! the database (`Database::open_with_temp`). It is not part of the
@@ -150,7 +151,7 @@ struct Extent {
 
 /// One sorted run in temp space: its pieces, in order.
 #[derive(Debug, Default)]
-struct Run {
+pub(super) struct Run {
     extents: Vec<Extent>,
 }
 
@@ -159,39 +160,31 @@ struct Run {
 pub(crate) enum SortOrder {
     /// ORDER BY keys ([`compare_by_keys`]).
     Keys(Vec<SortKey>),
-    /// Bytewise by column 0, which holds a blob: index keys, which end in
-    /// the rowid and so are unique (equal keys would come out in any
-    /// order).
-    Bytes,
 }
 
 impl SortOrder {
     fn compare(&self, a: &[Value], b: &[Value]) -> Ordering {
         match self {
             SortOrder::Keys(keys) => compare_by_keys(a, b, keys),
-            SortOrder::Bytes => match (a.first(), b.first()) {
-                (Some(Value::Blob(x)), Some(Value::Blob(y))) => x.cmp(y),
-                (x, y) => x.map(|_| 0).cmp(&y.map(|_| 0)),
-            },
         }
     }
 }
 
 /// Sizes derived from the batch limit, shared by every sorter.
 #[derive(Clone, Copy, Debug)]
-struct Shares {
+pub(super) struct Shares {
     /// Bytes of rows a sorter holds before writing a run.
-    memory: u64,
+    pub(super) memory: u64,
     /// Write buffer size.
-    write: u64,
+    pub(super) write: u64,
     /// Smallest read buffer per run in a merge.
-    read_min: u64,
+    pub(super) read_min: u64,
     /// Most runs merged at once.
-    ways: usize,
+    pub(super) ways: usize,
 }
 
 impl Shares {
-    fn of(budget: &Budget) -> Shares {
+    pub(super) fn of(budget: &Budget) -> Shares {
         let memory = budget.memory_share();
         let write = memory.clamp(WRITE_MIN_BYTES, WRITE_MAX_BYTES);
         let read_min = (memory / MERGE_WAYS_MAX).clamp(READ_MIN_BYTES, READ_MAX_BYTES);
@@ -262,13 +255,8 @@ impl Sorter {
 
     /// Sorts the buffer and cuts it to `keep` rows, releasing the rest.
     fn sort_and_cut(&mut self) {
-        match &*self.order {
-            // Unique keys: stability cannot show, the unstable sort is faster.
-            SortOrder::Bytes => self
-                .rows
-                .sort_unstable_by(|a, b| SortOrder::Bytes.compare(a, b)),
-            order => self.rows.sort_by(|a, b| order.compare(a, b)),
-        }
+        let order = &*self.order;
+        self.rows.sort_by(|a, b| order.compare(a, b));
         if let Some(k) = self.keep {
             if self.rows.len() > k {
                 let freed: u64 = self.rows[k..].iter().map(|r| row_size(r)).sum();
@@ -426,8 +414,9 @@ impl SortedRows {
     }
 }
 
-/// Writes one run through a write buffer.
-struct RunWriter<'b> {
+/// Writes one run through a write buffer: records, each a varint length
+/// then its bytes.
+pub(super) struct RunWriter<'b> {
     temp: Rc<TempSpace>,
     buf: Vec<u8>,
     record: Vec<u8>,
@@ -437,7 +426,7 @@ struct RunWriter<'b> {
 }
 
 impl<'b> RunWriter<'b> {
-    fn new(temp: Rc<TempSpace>, size: u64, budget: &'b Budget) -> Result<RunWriter<'b>> {
+    pub(super) fn new(temp: Rc<TempSpace>, size: u64, budget: &'b Budget) -> Result<RunWriter<'b>> {
         budget.charge(size)?;
         let size = size as usize;
         Ok(RunWriter {
@@ -451,10 +440,19 @@ impl<'b> RunWriter<'b> {
     }
 
     fn push(&mut self, row: &[Value]) -> Result<()> {
-        self.record.clear();
-        record::encode_into(row, &mut self.record);
-        record::put_varint(&mut self.buf, self.record.len() as u64);
-        self.buf.extend_from_slice(&self.record);
+        let mut record = std::mem::take(&mut self.record);
+        record.clear();
+        record::encode_into(row, &mut record);
+        let pushed = self.push_parts(&record, &[]);
+        self.record = record;
+        pushed
+    }
+
+    /// Appends one record made of `head` then `tail`.
+    pub(super) fn push_parts(&mut self, head: &[u8], tail: &[u8]) -> Result<()> {
+        record::put_varint(&mut self.buf, (head.len() + tail.len()) as u64);
+        self.buf.extend_from_slice(head);
+        self.buf.extend_from_slice(tail);
         if self.buf.len() >= self.size {
             self.write()?;
         }
@@ -469,7 +467,7 @@ impl<'b> RunWriter<'b> {
         Ok(())
     }
 
-    fn finish(mut self) -> Result<Run> {
+    pub(super) fn finish(mut self) -> Result<Run> {
         self.write()?;
         Ok(std::mem::take(&mut self.run))
     }
@@ -481,8 +479,8 @@ impl Drop for RunWriter<'_> {
     }
 }
 
-/// Reads one run's rows back through a bounded buffer.
-struct RunReader {
+/// Reads one run's records back through a bounded buffer.
+pub(super) struct RunReader {
     temp: Rc<TempSpace>,
     run: Run,
     /// Next extent to read from, and how far into it.
@@ -494,7 +492,7 @@ struct RunReader {
 }
 
 impl RunReader {
-    fn new(temp: Rc<TempSpace>, run: Run, capacity: usize) -> RunReader {
+    pub(super) fn new(temp: Rc<TempSpace>, run: Run, capacity: usize) -> RunReader {
         RunReader {
             temp,
             run,
@@ -535,6 +533,16 @@ impl RunReader {
     }
 
     fn next_row(&mut self) -> Result<Option<Row>> {
+        let Some(bytes) = self.next_bytes()? else {
+            return Ok(None);
+        };
+        let row =
+            record::decode(bytes).map_err(|e| Error::Io(format!("temp space: bad record: {e}")))?;
+        Ok(Some(row))
+    }
+
+    /// The next record's bytes; `None` at the run's end.
+    pub(super) fn next_bytes(&mut self) -> Result<Option<&[u8]>> {
         self.fill(VARINT_MAX_LEN)?;
         if self.pos == self.buf.len() {
             return Ok(None);
@@ -546,15 +554,13 @@ impl RunReader {
             usize::try_from(len).map_err(|_| Error::Io("temp space: record too long".into()))?;
         self.pos = p;
         self.fill(len)?;
-        let end = self.pos + len;
-        let bytes = self
-            .buf
-            .get(self.pos..end)
-            .ok_or_else(|| Error::Io("temp space: run ends inside a record".into()))?;
-        let row =
-            record::decode(bytes).map_err(|e| Error::Io(format!("temp space: bad record: {e}")))?;
+        let start = self.pos;
+        let end = start + len;
+        if end > self.buf.len() {
+            return Err(Error::Io("temp space: run ends inside a record".into()));
+        }
         self.pos = end;
-        Ok(Some(row))
+        Ok(Some(&self.buf[start..end]))
     }
 }
 
@@ -594,48 +600,11 @@ impl Merger {
         for i in 0..m.heads.len() {
             if m.heads[i].is_some() {
                 m.heap.push(i);
-                m.sift_up(m.heap.len() - 1);
+                let (last, order, heads) = (m.heap.len() - 1, &m.order, &m.heads);
+                sift_up(&mut m.heap, last, |a, b| before(order, heads, a, b));
             }
         }
         Ok(m)
-    }
-
-    /// True when run `a`'s head comes before run `b`'s.
-    fn before(&self, a: usize, b: usize) -> bool {
-        let ord = match (&self.heads[a], &self.heads[b]) {
-            (Some(x), Some(y)) => self.order.compare(x, y),
-            _ => Ordering::Equal,
-        };
-        ord.then(a.cmp(&b)) == Ordering::Less
-    }
-
-    fn sift_up(&mut self, mut i: usize) {
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if !self.before(self.heap[i], self.heap[parent]) {
-                break;
-            }
-            self.heap.swap(i, parent);
-            i = parent;
-        }
-    }
-
-    fn sift_down(&mut self, mut i: usize) {
-        loop {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            let mut best = i;
-            if l < self.heap.len() && self.before(self.heap[l], self.heap[best]) {
-                best = l;
-            }
-            if r < self.heap.len() && self.before(self.heap[r], self.heap[best]) {
-                best = r;
-            }
-            if best == i {
-                return;
-            }
-            self.heap.swap(i, best);
-            i = best;
-        }
     }
 
     fn next_row(&mut self) -> Result<Option<Row>> {
@@ -649,8 +618,51 @@ impl Merger {
             self.heap.swap(0, last);
             self.heap.pop();
         }
-        self.sift_down(0);
+        let (order, heads) = (&self.order, &self.heads);
+        sift_down(&mut self.heap, 0, |a, b| before(order, heads, a, b));
         Ok(row)
+    }
+}
+
+/// True when run `a`'s head row comes before run `b`'s, ties by run
+/// number (stability).
+fn before(order: &SortOrder, heads: &[Option<Row>], a: usize, b: usize) -> bool {
+    let ord = match (&heads[a], &heads[b]) {
+        (Some(x), Some(y)) => order.compare(x, y),
+        _ => Ordering::Equal,
+    };
+    ord.then(a.cmp(&b)) == Ordering::Less
+}
+
+/// Restores a binary heap of run numbers (`before(a, b)`: run `a` comes
+/// first) after `heap[i]` got an earlier head.
+pub(super) fn sift_up(heap: &mut [usize], mut i: usize, before: impl Fn(usize, usize) -> bool) {
+    while i > 0 {
+        let parent = (i - 1) / 2;
+        if !before(heap[i], heap[parent]) {
+            break;
+        }
+        heap.swap(i, parent);
+        i = parent;
+    }
+}
+
+/// Restores the heap after `heap[i]` got a later head.
+pub(super) fn sift_down(heap: &mut [usize], mut i: usize, before: impl Fn(usize, usize) -> bool) {
+    loop {
+        let (l, r) = (2 * i + 1, 2 * i + 2);
+        let mut best = i;
+        if l < heap.len() && before(heap[l], heap[best]) {
+            best = l;
+        }
+        if r < heap.len() && before(heap[r], heap[best]) {
+            best = r;
+        }
+        if best == i {
+            return;
+        }
+        heap.swap(i, best);
+        i = best;
     }
 }
 

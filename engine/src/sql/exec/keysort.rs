@@ -1,0 +1,381 @@
+//! The external sort of CREATE INDEX: byte keys (an index entry's encoded
+//! values then its rowid), each with one flag bit, sorted bytewise.
+//!
+//! The general [`super::spill::Sorter`] holds rows of [`Value`]s, one
+//! allocation per row and per blob; an index build pushes one key per
+//! table row, so it keeps keys back to back in one byte buffer instead
+//! and sorts small fixed-size entries (the key's first eight bytes, where
+//! it starts, its length) that point into it. Budget, temp space, run
+//! format and merge passes are the general sorter's ([`super::spill`]):
+//! past the budget's memory share the sorted keys are written as one run
+//! (a record per key: the key then a flag byte), and finishing merges the
+//! runs k-way.
+//!
+//! Keys that are equal bytewise are indistinguishable to the caller (an
+//! index key ends in the rowid, so it never happens there): the sort is
+//! not stable.
+//!
+//! [`Value`]: crate::sql::value::Value
+
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+use super::spill::{sift_down, sift_up, Run, RunReader, RunWriter, Shares, TempSpace};
+use super::Budget;
+use crate::{Error, Result};
+
+/// One key in the buffer.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// The key's first eight bytes, big-endian, zero-padded: most
+    /// comparisons end here.
+    prefix: u64,
+    start: usize,
+    len: u32,
+    flag: bool,
+}
+
+/// What one buffered key is charged: its bytes and its entry.
+const ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64;
+
+/// Sorts byte keys: push them in any order, then [`KeySorter::finish`].
+pub(crate) struct KeySorter {
+    budget: Rc<Budget>,
+    temp: Option<Rc<TempSpace>>,
+    shares: Shares,
+    bytes: Vec<u8>,
+    entries: Vec<Entry>,
+    /// What `bytes` and `entries` are charged to the budget.
+    charged: u64,
+    runs: Vec<Run>,
+}
+
+impl KeySorter {
+    /// A sorter charging `budget`, spilling to `temp` when given.
+    pub(crate) fn new(budget: Rc<Budget>, temp: Option<Rc<TempSpace>>) -> KeySorter {
+        let shares = Shares::of(&budget);
+        KeySorter {
+            budget,
+            temp,
+            shares,
+            bytes: Vec::new(),
+            entries: Vec::new(),
+            charged: 0,
+            runs: Vec::new(),
+        }
+    }
+
+    /// Adds `key` with its `flag`.
+    pub(crate) fn push(&mut self, key: &[u8], flag: bool) -> Result<()> {
+        let len = u32::try_from(key.len()).map_err(|_| Error::TooLarge("index key".into()))?;
+        let size = key.len() as u64 + ENTRY_BYTES;
+        if self.temp.is_some()
+            && !self.entries.is_empty()
+            && self.charged.saturating_add(size) > self.shares.memory
+        {
+            self.spill()?;
+        }
+        self.budget.charge(size)?;
+        self.charged += size;
+        self.entries.push(Entry {
+            prefix: prefix(key),
+            start: self.bytes.len(),
+            len,
+            flag,
+        });
+        self.bytes.extend_from_slice(key);
+        Ok(())
+    }
+
+    fn sort(&mut self) {
+        let bytes = &self.bytes;
+        self.entries.sort_unstable_by(|a, b| {
+            a.prefix
+                .cmp(&b.prefix)
+                .then_with(|| key_of(bytes, a).cmp(key_of(bytes, b)))
+        });
+    }
+
+    /// Writes the buffer as one sorted run and releases its charge.
+    fn spill(&mut self) -> Result<()> {
+        let Some(temp) = self.temp.clone() else {
+            return Ok(());
+        };
+        self.sort();
+        let written = (|| {
+            let mut writer = RunWriter::new(temp, self.shares.write, &self.budget)?;
+            for e in &self.entries {
+                writer.push_parts(key_of(&self.bytes, e), &[u8::from(e.flag)])?;
+            }
+            writer.finish()
+        })();
+        self.entries.clear();
+        self.bytes.clear();
+        self.budget.release(self.charged);
+        self.charged = 0;
+        self.runs.push(written?);
+        Ok(())
+    }
+
+    /// The keys in order. Nothing spilled: the buffer, sorted in place
+    /// (still charged until the result drops).
+    pub(crate) fn finish(mut self) -> Result<SortedKeys> {
+        if self.runs.is_empty() {
+            self.sort();
+            return Ok(SortedKeys::Memory {
+                sorter: self,
+                next: 0,
+            });
+        }
+        if !self.entries.is_empty() {
+            self.spill()?;
+        }
+        let Some(temp) = self.temp.clone() else {
+            return Err(Error::Io("internal: runs without temp space".into()));
+        };
+        let mut runs = std::mem::take(&mut self.runs);
+        // Merge passes: groups of runs into longer runs until one merge
+        // can give every run a read buffer.
+        while runs.len() > self.shares.ways {
+            let mut next = Vec::with_capacity(runs.len() / self.shares.ways + 1);
+            let mut rest = runs.into_iter();
+            loop {
+                let group: Vec<Run> = rest.by_ref().take(self.shares.ways).collect();
+                if group.is_empty() {
+                    break;
+                }
+                let mut merge = self.merger(&temp, group, self.shares.read_min)?;
+                let mut writer = RunWriter::new(temp.clone(), self.shares.write, &self.budget)?;
+                while let Some((key, flag)) = merge.next()? {
+                    writer.push_parts(key, &[u8::from(flag)])?;
+                }
+                next.push(writer.finish()?);
+            }
+            runs = next;
+        }
+        let per_run = (self.shares.memory / runs.len() as u64).max(self.shares.read_min);
+        Ok(SortedKeys::Merge(self.merger(&temp, runs, per_run)?))
+    }
+
+    fn merger(&self, temp: &Rc<TempSpace>, runs: Vec<Run>, buffer: u64) -> Result<KeyMerger> {
+        let charge = buffer.saturating_mul(runs.len() as u64);
+        self.budget.charge(charge)?;
+        let readers = runs
+            .into_iter()
+            .map(|r| RunReader::new(temp.clone(), r, buffer as usize))
+            .collect();
+        KeyMerger::new(readers, self.budget.clone(), charge)
+    }
+}
+
+impl Drop for KeySorter {
+    fn drop(&mut self) {
+        self.budget.release(self.charged);
+    }
+}
+
+fn prefix(key: &[u8]) -> u64 {
+    let mut p = [0u8; 8];
+    let n = key.len().min(8);
+    p[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(p)
+}
+
+fn key_of<'a>(bytes: &'a [u8], e: &Entry) -> &'a [u8] {
+    &bytes[e.start..e.start + e.len as usize]
+}
+
+/// A key sorter's output, read key by key.
+pub(crate) enum SortedKeys {
+    Memory { sorter: KeySorter, next: usize },
+    Merge(KeyMerger),
+}
+
+impl SortedKeys {
+    /// The next key in order and its flag.
+    pub(crate) fn next(&mut self) -> Result<Option<(&[u8], bool)>> {
+        match self {
+            SortedKeys::Memory { sorter, next } => {
+                let Some(e) = sorter.entries.get(*next) else {
+                    return Ok(None);
+                };
+                *next += 1;
+                Ok(Some((key_of(&sorter.bytes, e), e.flag)))
+            }
+            SortedKeys::Merge(m) => m.next(),
+        }
+    }
+}
+
+/// A k-way merge of key runs: a binary heap of run numbers ordered by each
+/// run's current key.
+pub(crate) struct KeyMerger {
+    readers: Vec<RunReader>,
+    /// Each run's current key and flag; `None` once the run is done.
+    heads: Vec<Option<(Vec<u8>, bool)>>,
+    heap: Vec<usize>,
+    /// The key handed out last (its buffer is reused for the run's next).
+    out: (Vec<u8>, bool),
+    budget: Rc<Budget>,
+    charged: u64,
+}
+
+impl KeyMerger {
+    fn new(mut readers: Vec<RunReader>, budget: Rc<Budget>, charged: u64) -> Result<KeyMerger> {
+        let mut heads = Vec::with_capacity(readers.len());
+        for r in &mut readers {
+            let mut key = Vec::new();
+            heads.push(read_key(r, &mut key)?.map(|flag| (key, flag)));
+        }
+        let mut m = KeyMerger {
+            readers,
+            heads,
+            heap: Vec::new(),
+            out: (Vec::new(), false),
+            budget,
+            charged,
+        };
+        for i in 0..m.heads.len() {
+            if m.heads[i].is_some() {
+                m.heap.push(i);
+                let (last, heads) = (m.heap.len() - 1, &m.heads);
+                sift_up(&mut m.heap, last, |a, b| before(heads, a, b));
+            }
+        }
+        Ok(m)
+    }
+
+    fn next(&mut self) -> Result<Option<(&[u8], bool)>> {
+        let Some(&top) = self.heap.first() else {
+            return Ok(None);
+        };
+        let Some(head) = self.heads[top].as_mut() else {
+            return Err(Error::Io(
+                "internal: merge heap names a finished run".into(),
+            ));
+        };
+        std::mem::swap(head, &mut self.out);
+        match read_key(&mut self.readers[top], &mut head.0)? {
+            Some(flag) => head.1 = flag,
+            None => {
+                self.heads[top] = None;
+                let last = self.heap.len() - 1;
+                self.heap.swap(0, last);
+                self.heap.pop();
+            }
+        }
+        let heads = &self.heads;
+        sift_down(&mut self.heap, 0, |a, b| before(heads, a, b));
+        Ok(Some((&self.out.0, self.out.1)))
+    }
+}
+
+impl Drop for KeyMerger {
+    fn drop(&mut self) {
+        self.budget.release(self.charged);
+    }
+}
+
+/// True when run `a`'s head comes before run `b`'s.
+fn before(heads: &[Option<(Vec<u8>, bool)>], a: usize, b: usize) -> bool {
+    let ord = match (&heads[a], &heads[b]) {
+        (Some(x), Some(y)) => x.0.cmp(&y.0),
+        _ => Ordering::Equal,
+    };
+    ord.then(a.cmp(&b)) == Ordering::Less
+}
+
+/// Reads a run's next key into `key`; its flag, or `None` at the run's end.
+fn read_key(reader: &mut RunReader, key: &mut Vec<u8>) -> Result<Option<bool>> {
+    let Some(record) = reader.next_bytes()? else {
+        return Ok(None);
+    };
+    let Some((&flag, bytes)) = record.split_last() else {
+        return Err(Error::Io("temp space: empty key record".into()));
+    };
+    key.clear();
+    key.extend_from_slice(bytes);
+    Ok(Some(flag != 0))
+}
+
+#[cfg(test)]
+mod tests {
+    //! Spilled and in-memory key sorts against `sort` of the same keys,
+    //! over random keys and budgets, including many-pass merges.
+
+    use super::*;
+    use crate::storage::MemoryDevice;
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    fn sorted(limit: u64, temp: bool, keys: &[(Vec<u8>, bool)]) -> Result<Vec<(Vec<u8>, bool)>> {
+        let budget = Rc::new(Budget::new(limit));
+        let temp = temp.then(|| Rc::new(TempSpace::new(Box::new(MemoryDevice::new()))));
+        let mut s = KeySorter::new(budget.clone(), temp);
+        for (k, f) in keys {
+            s.push(k, *f)?;
+        }
+        let mut out = Vec::new();
+        let mut rows = s.finish()?;
+        while let Some((k, f)) = rows.next()? {
+            out.push((k.to_vec(), f));
+        }
+        drop(rows);
+        assert_eq!(budget.used(), 0, "every charge released");
+        Ok(out)
+    }
+
+    fn random_keys(rng: &mut SmallRng, n: usize) -> Vec<(Vec<u8>, bool)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut keys = Vec::new();
+        while keys.len() < n {
+            // Short keys, often sharing their first eight bytes.
+            let len = rng.gen_range(0..24);
+            let key: Vec<u8> = (0..len).map(|_| rng.gen_range(0..3u8)).collect();
+            if seen.insert(key.clone()) {
+                let flag = key.first().is_some_and(|&b| b == 1);
+                keys.push((key, flag));
+            }
+        }
+        keys
+    }
+
+    #[test]
+    fn spilled_and_in_memory_sorts_equal_a_plain_sort() {
+        let mut rng = SmallRng::seed_from_u64(7);
+        for round in 0..20 {
+            let n = rng.gen_range(0..3000);
+            let keys = random_keys(&mut rng, n);
+            let mut expected = keys.clone();
+            expected.sort();
+            let limit = if round % 2 == 0 {
+                1 << 30
+            } else {
+                rng.gen_range(40_000..200_000)
+            };
+            assert_eq!(
+                sorted(limit, true, &keys).unwrap(),
+                expected,
+                "round {round}"
+            );
+        }
+    }
+
+    #[test]
+    fn many_runs_merge_in_passes() {
+        let mut rng = SmallRng::seed_from_u64(9);
+        let keys = random_keys(&mut rng, 20_000);
+        let mut expected = keys.clone();
+        expected.sort();
+        // A tiny share: runs of a few dozen keys, more than one merge takes.
+        assert_eq!(sorted(64 << 10, true, &keys).unwrap(), expected);
+    }
+
+    #[test]
+    fn without_temp_space_the_limit_fails_cleanly() {
+        let mut rng = SmallRng::seed_from_u64(11);
+        let keys = random_keys(&mut rng, 5_000);
+        let err = sorted(10_000, false, &keys).unwrap_err();
+        assert!(matches!(err, Error::BatchLimitExceeded { .. }), "{err:?}");
+    }
+}
