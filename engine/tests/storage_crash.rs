@@ -10,7 +10,8 @@
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use tinyjoin_engine::storage::{
-    CommitMode, CrashMode, FaultDevice, FaultKind, MemoryDevice, Store, StoreOptions, TreeRead,
+    CommitMode, CrashMode, FaultDevice, FaultKind, MemoryDevice, SortedSource, Store, StoreOptions,
+    TreeRead,
 };
 use tinyjoin_engine::Error;
 
@@ -20,6 +21,18 @@ type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 enum Op {
     Put(Vec<u8>, Vec<u8>),
     Del(Vec<u8>),
+    /// Drops the tree, creates it again and bulk-loads these entries
+    /// (ascending keys) with `load_sorted`.
+    Reload(Vec<(Vec<u8>, Vec<u8>)>),
+}
+
+/// Entries handed to `load_sorted` one by one.
+struct Entries<'a>(std::slice::Iter<'a, (Vec<u8>, Vec<u8>)>);
+
+impl SortedSource for Entries<'_> {
+    fn next_entry(&mut self) -> tinyjoin_engine::Result<Option<(&[u8], &[u8])>> {
+        Ok(self.0.next().map(|(k, v)| (k.as_slice(), v.as_slice())))
+    }
 }
 
 struct Workload {
@@ -106,7 +119,43 @@ fn workloads() -> Vec<Workload> {
                 .collect()
         })
         .collect();
+    // Bulk loads (full leaves, branches built bottom-up), some values
+    // overflowing, then changes to the loaded tree, then a load that
+    // spills under a small limit.
+    let loaded = |from: u64, n: u64, len: u64| -> Vec<(Vec<u8>, Vec<u8>)> {
+        (from..from + n)
+            .map(|i| {
+                (
+                    key(i),
+                    vec![(i % 251) as u8; (len + i % 97 * (i % 29 / 28) * 80) as usize],
+                )
+            })
+            .collect()
+    };
+    let loads = vec![
+        vec![Op::Reload(loaded(0, 1200, 40))],
+        (0..200)
+            .map(|i| {
+                if i % 3 == 0 {
+                    Op::Del(key(i * 5))
+                } else {
+                    Op::Put(key(i * 7 + 5000), vec![7; 50])
+                }
+            })
+            .collect(),
+        vec![Op::Reload(loaded(100, 900, 120))],
+    ];
     vec![
+        Workload {
+            name: "bulk loads with load_sorted",
+            txns: loads.clone(),
+            batch_limit: DEFAULT_LIMIT,
+        },
+        Workload {
+            name: "spilling bulk loads with load_sorted",
+            txns: loads,
+            batch_limit: 48 << 10,
+        },
         Workload {
             name: "bulk load",
             txns: bulk,
@@ -178,6 +227,13 @@ fn run_until_error(store: &Store, w: &Workload) -> (Model, Option<Model>, Option
                 Op::Del(k) => {
                     next.remove(k);
                     txn.remove("t", k).map(|_| ())
+                }
+                Op::Reload(entries) => {
+                    next = entries.iter().cloned().collect();
+                    txn.drop_tree("t")
+                        .and_then(|_| txn.create_tree("t"))
+                        .and_then(|_| txn.load_sorted("t", &mut Entries(entries.iter())))
+                        .map(|_| ())
                 }
             };
             if let Err(e) = r {

@@ -37,4 +37,4 @@ pub use fault::{CrashMode, FaultDevice, FaultHandle, FaultKind};
 pub use pager::PagerStats;
 pub use savepoint::Savepoint;
 pub use store::{CommitMode, Range, ReadTxn, Store, StoreOptions, TreeRead, Validation};
-pub use txn::WriteTxn;
+pub use txn::{SortedSource, WriteTxn};

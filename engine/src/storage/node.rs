@@ -112,7 +112,7 @@ const LEAF_ENTRY_FIXED: usize = 3;
 const BRANCH_ENTRY_FIXED: usize = 10;
 const SLOT_LEN: usize = 2;
 const BRANCH_CHILD0_OFFSET: usize = PAGE_HEADER_LEN;
-const BRANCH_SLOTS_OFFSET: usize = BRANCH_CHILD0_OFFSET + 8;
+pub(crate) const BRANCH_SLOTS_OFFSET: usize = BRANCH_CHILD0_OFFSET + 8;
 pub(crate) const LEAF_SLOTS_OFFSET: usize = PAGE_HEADER_LEN;
 
 /// Largest leaf entry (slot included) stored inline; larger values overflow.

@@ -24,6 +24,9 @@ use crate::{corrupt, Error, Result};
 use std::ops::Bound;
 use std::rc::Rc;
 
+mod load;
+pub use load::SortedSource;
+
 /// Pages encoded per device write batch (64 pages = 256 KiB).
 const WRITE_BATCH_PAGES: usize = 64;
 
@@ -187,18 +190,7 @@ impl WriteTxn {
 
     /// Inserts or replaces; true if a value was replaced.
     pub fn insert(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<bool> {
-        if key.len() > MAX_KEY_LEN {
-            return Err(Error::TooLarge(format!(
-                "key of {} bytes (the limit is {MAX_KEY_LEN})",
-                key.len()
-            )));
-        }
-        if value.len() as u64 > MAX_VALUE_LEN {
-            return Err(Error::TooLarge(format!(
-                "value of {} bytes (the limit is {MAX_VALUE_LEN})",
-                value.len()
-            )));
-        }
+        load::check_entry(key, value)?;
         if value.len() as u64 > self.limit() {
             return Err(Error::BatchLimitExceeded {
                 limit: self.limit(),

@@ -11,7 +11,7 @@
 use std::ops::Bound;
 use std::rc::Rc;
 
-use super::keysort::KeySorter;
+use super::keysort::{KeySorter, SortedKeys};
 use super::kv::Kv;
 use super::scan::{decode_into, index_key};
 use super::ExecCtx;
@@ -22,6 +22,7 @@ use crate::sql::catalog::{
 use crate::sql::parser;
 use crate::sql::record;
 use crate::sql::value::Value;
+use crate::storage::SortedSource;
 use crate::{corrupt, sql_err, ConstraintKind, Error, Result};
 
 const META_KEY: &[u8] = b"";
@@ -387,38 +388,55 @@ pub(crate) fn create_index(
         )?;
         sorter.finish()?
     };
-    // Keys are the values' encoding then an 8-byte rowid: equal values
-    // sort next to each other, so UNIQUE compares each key with the last.
-    let prefix = |k: &[u8]| k.len().saturating_sub(8);
-    // The last key that counts for UNIQUE, while the one after it is read.
-    let mut last: Option<Vec<u8>> = None;
-    while let Some((key, counts)) = sorted.next()? {
-        if index.unique && counts {
-            if let Some(prev) = &last {
-                if prev[..prefix(prev)] == key[..prefix(key)] {
-                    return Err(Error::Constraint {
-                        kind: ConstraintKind::Unique,
-                        message: super::write::unique_message(&table, &index),
-                    });
-                }
-            }
-        }
-        kv.insert(&index.tree, key, &[])?;
-        if index.unique {
-            match (&mut last, counts) {
-                (Some(prev), true) => {
-                    prev.clear();
-                    prev.extend_from_slice(key);
-                }
-                (None, true) => last = Some(key.to_vec()),
-                (_, false) => last = None,
-            }
-        }
-    }
+    let mut source = IndexEntries {
+        keys: &mut sorted,
+        unique: index.unique,
+        last: None,
+        error: || Error::Constraint {
+            kind: ConstraintKind::Unique,
+            message: super::write::unique_message(&table, &index),
+        },
+    };
+    kv.load_sorted(&index.tree, &mut source)?;
     save_object(kv, "index", name, &table.name, &index.tree, Some(sql))?;
     save_meta(kv, cat)?;
     cat.indexes.insert(key(name), index);
     Ok(true)
+}
+
+/// A new index's sorted keys as entries for [`Kv::load_sorted`] (empty
+/// values), checking UNIQUE on the way: keys are the values' encoding then
+/// an 8-byte rowid, so equal values sort next to each other and each key
+/// that counts for UNIQUE is compared with the last one that did.
+struct IndexEntries<'a, E: Fn() -> Error> {
+    keys: &'a mut SortedKeys,
+    unique: bool,
+    /// The last key that counts for UNIQUE, while the one after it is read.
+    last: Option<Vec<u8>>,
+    error: E,
+}
+
+impl<E: Fn() -> Error> SortedSource for IndexEntries<'_, E> {
+    fn next_entry(&mut self) -> Result<Option<(&[u8], &[u8])>> {
+        let Some((key, counts)) = self.keys.next()? else {
+            return Ok(None);
+        };
+        if self.unique {
+            let values = |k: &[u8]| k.len().saturating_sub(8);
+            match (&mut self.last, counts) {
+                (Some(prev), true) if prev[..values(prev)] == key[..values(key)] => {
+                    return Err((self.error)());
+                }
+                (Some(prev), true) => {
+                    prev.clear();
+                    prev.extend_from_slice(key);
+                }
+                (None, true) => self.last = Some(key.to_vec()),
+                (_, false) => self.last = None,
+            }
+        }
+        Ok(Some((key, &[])))
+    }
 }
 
 /// An index expression or predicate must give the same key every time:

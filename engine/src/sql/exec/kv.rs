@@ -17,6 +17,9 @@
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
+use crate::storage::SortedSource;
+#[cfg(doc)]
+use crate::storage::WriteTxn;
 use crate::{Error, Result};
 
 /// One entry of a tree: key and value bytes.
@@ -88,6 +91,17 @@ pub(crate) trait Kv {
     fn insert(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<bool>;
     /// Removes; true if the key was present.
     fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool>;
+    /// Fills `tree` with `source`'s entries (strictly ascending keys);
+    /// returns how many. The store builds an empty tree bottom-up
+    /// ([`WriteTxn::load_sorted`]); this default inserts one by one.
+    fn load_sorted(&mut self, tree: &str, source: &mut dyn SortedSource) -> Result<u64> {
+        let mut n = 0;
+        while let Some((key, value)) = source.next_entry()? {
+            self.insert(tree, key, value)?;
+            n += 1;
+        }
+        Ok(n)
+    }
 }
 
 /// An in-memory [`Kv`] for tests: a map of trees.

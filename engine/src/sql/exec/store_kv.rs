@@ -4,7 +4,7 @@
 use std::ops::Bound;
 
 use super::kv::{bounds_empty, read_only_error, Kv, Visitor};
-use crate::storage::{ReadTxn, TreeRead, WriteTxn};
+use crate::storage::{ReadTxn, SortedSource, TreeRead, WriteTxn};
 use crate::Result;
 
 fn visit_tree(
@@ -68,6 +68,9 @@ impl Kv for WriteTxn {
     }
     fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool> {
         WriteTxn::remove(self, tree, key)
+    }
+    fn load_sorted(&mut self, tree: &str, source: &mut dyn SortedSource) -> Result<u64> {
+        WriteTxn::load_sorted(self, tree, source)
     }
 }
 
