@@ -139,7 +139,7 @@ fn keys_out_of_order_fail_and_leave_the_tree_empty_without_leaking_pages() {
     assert!(matches!(err, Error::Misuse(_)), "{err:?}");
     assert_eq!(t.tree_len("t").unwrap(), 0);
     // Equal keys are out of order too.
-    let twice = vec![(b"a".to_vec(), vec![]), (b"a".to_vec(), vec![])];
+    let twice = [(b"a".to_vec(), vec![]), (b"a".to_vec(), vec![])];
     let err = t.load_sorted("t", &mut Entries(twice.iter())).unwrap_err();
     assert!(matches!(err, Error::Misuse(_)), "{err:?}");
     t.insert("t", b"k", b"v").unwrap();
