@@ -232,6 +232,42 @@ impl ExecCtx<'_> {
         Ok(rows)
     }
 
+    /// A hash build's rows: the table's rows that pass the build
+    /// `filters` (each decoded into the item's `slots` of the query `row`
+    /// to be tested), with only the `used` columns decoded, charged to the
+    /// statement.
+    fn collect_build(
+        &self,
+        table: &Table,
+        used: Option<&[bool]>,
+        filters: &[Expr],
+        slots: std::ops::Range<usize>,
+        row: &mut [Value],
+        outer: Option<&Env>,
+    ) -> Result<Vec<Row>> {
+        if filters.is_empty() {
+            return self.collect_table(table, used);
+        }
+        let mut rows = Vec::new();
+        self.kv.visit(
+            &table.tree,
+            Bound::Unbounded,
+            Bound::Unbounded,
+            false,
+            &mut |k, v| {
+                decode_into(table, used, k, v, &mut row[slots.clone()])?;
+                if !self.all_true(filters, &Env::new(row, outer))? {
+                    return Ok(true);
+                }
+                let kept = row[slots.clone()].to_vec();
+                self.charge(row_size(&kept))?;
+                rows.push(kept);
+                Ok(true)
+            },
+        )?;
+        Ok(rows)
+    }
+
     /// The row with `rowid`, if any.
     pub(crate) fn table_row_by_id(&self, table: &Table, rowid: i64) -> Result<Option<Row>> {
         let key = keycode::encode_rowid(rowid);
@@ -293,7 +329,9 @@ impl ExecCtx<'_> {
             (
                 Source::Table(t),
                 Access::Hash {
-                    fallback: Some(_), ..
+                    fallback: Some(_),
+                    filters,
+                    ..
                 },
             ) if lc.rows.is_none() => {
                 // The hash the planner preferred to a per-probe path: build
@@ -303,7 +341,7 @@ impl ExecCtx<'_> {
                 // execution.
                 let mark = self.budget.used();
                 let share = self.budget.memory_share();
-                match self.collect_table(t, used) {
+                match self.collect_build(t, used, filters, off..off + w, row, outer) {
                     Ok(rows) if self.budget.used() - mark <= share => lc.rows = Some(Rc::new(rows)),
                     Ok(_) | Err(Error::BatchLimitExceeded { .. }) => {
                         self.budget.release(self.budget.used() - mark);
@@ -424,6 +462,14 @@ impl ExecCtx<'_> {
         // A table's rows hold only the columns the query reads.
         let used = (matches!(item.source, Source::Table(_)) && item.used.len() == w)
             .then_some(item.used.as_slice());
+        if let (Source::Table(t), Access::Hash { filters, .. }, None) =
+            (&item.source, &level.access, &lc.rows)
+        {
+            if !filters.is_empty() {
+                let rows = self.collect_build(t, used, filters, off..off + w, row, outer)?;
+                lc.rows = Some(Rc::new(rows));
+            }
+        }
         let rows = {
             let env = Env::new(row, outer);
             self.source_rows(item, &env, &mut lc.rows)?

@@ -74,7 +74,10 @@ pub(crate) fn choose_access(
     // table in memory to look up one constant key. It streams instead,
     // with the terms as filters.
     match best_access(cat, &items[item], table, &terms, &keys) {
-        Access::Scan if !outermost(item, bound) => hash_access(table, &items[item], &terms, None),
+        Access::Scan if !outermost(item, bound) => {
+            let filters = build_filters(&items[item], conjuncts);
+            hash_access(table, &items[item], &terms, filters, None)
+        }
         other => other,
     }
 }
@@ -102,7 +105,8 @@ pub(crate) fn hash_instead(
     }
     let per_probe = best_access(cat, &items[item], table, &terms, &keys);
     let fallback = (!matches!(per_probe, Access::Scan)).then(|| Box::new(per_probe));
-    match hash_access(table, &items[item], &terms, fallback) {
+    let filters = build_filters(&items[item], conjuncts);
+    match hash_access(table, &items[item], &terms, filters, fallback) {
         hash @ Access::Hash { .. } => Some(hash),
         _ => None,
     }
@@ -375,6 +379,7 @@ fn hash_access(
     table: &Table,
     item: &FromItem,
     terms: &[Term],
+    filters: Vec<Expr>,
     fallback: Option<Box<Access>>,
 ) -> Access {
     if item.rows < HASH_MIN_ROWS {
@@ -384,10 +389,25 @@ fn hash_access(
     let mut probe = Vec::new();
     let mut affinities = Vec::new();
     let mut collations = Vec::new();
+    // An equality with a constant (`f.tag = 0`) narrows the rows, not the
+    // probe: the key holds only the columns that join, when some do (the
+    // conjunct is still checked for every candidate, and `filters` may
+    // apply it during the build).
+    let joins = |v: &Expr| {
+        let mut reads = false;
+        local_slots(v, &mut |_| reads = true);
+        reads || !is_plain(v)
+    };
+    let any_join = terms
+        .iter()
+        .any(|t| matches!(&t.kind, TermKind::Eq(v) if joins(v)));
     for t in terms {
         let TermKind::Eq(v) = &t.kind else {
             continue;
         };
+        if any_join && !joins(v) {
+            continue;
+        }
         let (c, affinity, collation) = match t.target {
             // Rows are decoded with their rowid in the alias column and
             // in the hidden one after the columns; rowid equality is
@@ -418,7 +438,50 @@ fn hash_access(
         probe,
         affinities,
         collations,
+        filters,
         fallback,
+    }
+}
+
+/// The conjuncts a hash build of `item` can apply while it reads the
+/// table: those reading only the item's columns, made of operations that
+/// cannot fail or depend on anything but the row ([`is_plain`]).
+fn build_filters(item: &FromItem, conjuncts: &[&Expr]) -> Vec<Expr> {
+    conjuncts
+        .iter()
+        .filter(|e| {
+            let mut own = true;
+            let mut reads = false;
+            local_slots(e, &mut |slot| {
+                reads = true;
+                own &= slot >= item.offset && slot < item.offset + item.width;
+            });
+            reads && own && is_plain(e)
+        })
+        .map(|e| (*e).clone())
+        .collect()
+}
+
+/// Whether `e` is built only of this query's columns, literals,
+/// parameters and operators that raise no error (comparisons, logic,
+/// arithmetic, IS NULL, BETWEEN, IN lists, CAST): evaluating it on a row
+/// the plan would otherwise never look at cannot change the statement's
+/// outcome.
+fn is_plain(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(_) | Expr::Param(_) => true,
+        Expr::Column { level, .. } => *level == 0,
+        Expr::Unary(_, a) | Expr::Cast { expr: a, .. } | Expr::IsNull { expr: a, .. } => {
+            is_plain(a)
+        }
+        Expr::Logic { left, right, .. }
+        | Expr::Compare { left, right, .. }
+        | Expr::Arith { left, right, .. } => is_plain(left) && is_plain(right),
+        Expr::Between {
+            expr, low, high, ..
+        } => is_plain(expr) && is_plain(low) && is_plain(high),
+        Expr::InList { expr, list, .. } => is_plain(expr) && list.iter().all(is_plain),
+        _ => false,
     }
 }
 

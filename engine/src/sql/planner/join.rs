@@ -107,7 +107,11 @@ pub(crate) fn plan_from(
             Some((h, access)) if h == next => access,
             other => {
                 hashed = other;
-                choose_access(catalog, &items, next, &usable, &bound)
+                items[next]
+                    .left_join
+                    .then(|| hash_left_side(catalog, &items, next, &usable, &bound, &levels))
+                    .flatten()
+                    .unwrap_or_else(|| choose_access(catalog, &items, next, &usable, &bound))
             }
         };
         let (on_exprs, mut filter_exprs): (Vec<Expr>, Vec<Expr>) = (
@@ -256,6 +260,56 @@ fn stream_big_side(
     let hash = hash_instead(cat, items, small, &usable(conjuncts, small, &trial), &trial)?;
     order.swap(0, 1);
     Some((small, hash))
+}
+
+/// A LEFT JOIN's right side that a full scan of the left side would probe
+/// through a non-covering index: when the probes together are expected to
+/// fetch at least a quarter of the right table, one random table lookup
+/// per fetched row loses to one pass that hashes the right side's rows
+/// passing its own ON conditions (`f.tag = 0`), if those are expected to
+/// fit [`HASH_BUILD_MAX_BYTES`] (past a quarter of the batch limit at run
+/// time, the index path is used instead). The outer join is unchanged:
+/// the level still checks every ON conjunct of each candidate and adds
+/// the NULL row when none passes, and a key's rows come in table (rowid)
+/// order, as the index gives them.
+fn hash_left_side(
+    cat: &Catalog,
+    items: &[FromItem],
+    item: usize,
+    usable: &[&Expr],
+    bound: &[bool],
+    levels: &[Level],
+) -> Option<Access> {
+    let [outer] = levels else {
+        return None;
+    };
+    if !matches!(outer.access, Access::Scan) || !outer.filters.is_empty() {
+        return None;
+    }
+    let access = choose_access(cat, items, item, usable, bound);
+    if !matches!(
+        access,
+        Access::Index {
+            covering: false,
+            ..
+        }
+    ) {
+        return None;
+    }
+    let right = &items[item];
+    let fetched = items[outer.item].rows * estimate_rows(cat, right, &access);
+    if fetched < right.rows / 4.0 {
+        return None;
+    }
+    let hash = hash_instead(cat, items, item, usable, bound)?;
+    let Access::Hash { filters, .. } = &hash else {
+        return None;
+    };
+    // Each build filter is guessed to keep a tenth of the rows, as an
+    // equality on a column without statistics is.
+    let kept = (right.rows * 0.1f64.powi(filters.len() as i32)).max(1.0);
+    let columns = right.used.iter().filter(|u| **u).count().max(1);
+    (kept * columns as f64 * VALUE_BYTES <= HASH_BUILD_MAX_BYTES).then_some(hash)
 }
 
 /// The conjuncts usable by `item`'s access path once the `bound` items

@@ -358,6 +358,11 @@ pub(crate) enum Access {
     /// `probe` values (SQLite's equality: 1 and 1.0 are one key, text by
     /// collation).
     ///
+    /// `filters`: conjuncts that read only this item (and constants),
+    /// applied while the rows are hashed, so rows that could never pass
+    /// are not kept. They stay among the level's conjuncts too: dropping
+    /// a row early cannot change a result, only its memory.
+    ///
     /// `fallback`: the per-probe path (an index or the rowid) to use
     /// instead when the item's rows do not fit a quarter of the batch
     /// limit; set when the planner chose the hash over it
@@ -367,6 +372,7 @@ pub(crate) enum Access {
         probe: Vec<Expr>,
         affinities: Vec<Affinity>,
         collations: Vec<Collation>,
+        filters: Vec<Expr>,
         fallback: Option<Box<Access>>,
     },
 }
@@ -487,7 +493,9 @@ fn walk_body(b: &Body, level: usize, f: &mut dyn FnMut(usize)) {
                             eq.iter().flatten().for_each(|x| walk(x, level, f));
                         }
                     }
-                    Access::Hash { probe, .. } => probe.iter().for_each(|x| walk(x, level, f)),
+                    Access::Hash { probe, filters, .. } => {
+                        probe.iter().chain(filters).for_each(|x| walk(x, level, f))
+                    }
                     Access::Scan => {}
                 }
             }
