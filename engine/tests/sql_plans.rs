@@ -151,13 +151,27 @@ fn j3_bad_order_gets_the_j1_plan() {
 }
 
 #[test]
-fn j4_three_way_join_uses_both_indexes() {
+fn j4_three_way_join_streams_its_biggest_table() {
+    // The greedy order (cust scanned, orders by their index, items by
+    // theirs) would fetch every item by a random table lookup: items is
+    // scanned instead, orders found by rowid and the small cust hashed.
     assert_plan(
         "SELECT c.region, count(*), sum(i.qty * i.price) FROM cust c JOIN orders o \
          ON o.cust_id = c.id JOIN items i ON i.order_id = o.id GROUP BY c.region",
         &[
-            "SCAN cust AS c",
-            // Reads o.id and o.cust_id only: the index alone serves.
+            "SCAN items AS i",
+            "SEARCH orders AS o USING INTEGER PRIMARY KEY (rowid=?)",
+            "SCAN cust AS c (HASH JOIN)",
+            "USE TEMP B-TREE FOR GROUP BY",
+        ],
+    );
+    // A filter on the small table narrows the greedy order's reads: it
+    // stays.
+    assert_plan(
+        "SELECT c.region, count(*), sum(i.qty * i.price) FROM cust c JOIN orders o \
+         ON o.cust_id = c.id JOIN items i ON i.order_id = o.id WHERE c.id = 3 GROUP BY c.region",
+        &[
+            "SEARCH cust AS c USING INTEGER PRIMARY KEY (rowid=?)",
             "SEARCH orders AS o USING COVERING INDEX orders_cust (cust_id=?)",
             "SEARCH items AS i USING INDEX items_order (order_id=?)",
             "USE TEMP B-TREE FOR GROUP BY",

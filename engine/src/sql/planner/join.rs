@@ -77,7 +77,7 @@ pub(crate) fn plan_from(
     let fixed_order = items.iter().any(|i| i.left_join);
     let n = items.len();
     let (order, mut hashed) = if fixed_order {
-        ((0..n).collect(), None)
+        ((0..n).collect(), Vec::new())
     } else {
         join_order(catalog, &items, &pending)
     };
@@ -103,16 +103,13 @@ pub(crate) fn plan_from(
         } else {
             filters.iter().map(|c| &c.expr).collect()
         };
-        let access = match hashed.take() {
-            Some((h, access)) if h == next => access,
-            other => {
-                hashed = other;
-                items[next]
-                    .left_join
-                    .then(|| hash_left_side(catalog, &items, next, &usable, &bound, &levels))
-                    .flatten()
-                    .unwrap_or_else(|| choose_access(catalog, &items, next, &usable, &bound))
-            }
+        let access = match hashed.iter().position(|(h, _)| *h == next) {
+            Some(i) => hashed.swap_remove(i).1,
+            None => items[next]
+                .left_join
+                .then(|| hash_left_side(catalog, &items, next, &usable, &bound, &levels))
+                .flatten()
+                .unwrap_or_else(|| choose_access(catalog, &items, next, &usable, &bound)),
         };
         let (on_exprs, mut filter_exprs): (Vec<Expr>, Vec<Expr>) = (
             on.into_iter().map(|c| c.expr).collect(),
@@ -157,13 +154,13 @@ pub(crate) fn plan_from(
 /// next one would be hashed although it has more rows, the two change
 /// places (the big item streams as the outer level; the small one is
 /// hashed, or found through its index or rowid, per outer row). Then
-/// [`stream_big_side`] may swap them too, naming the item to hash and its
-/// access.
+/// [`stream_big_side`] may swap them too, or [`stream_biggest`] reorder
+/// a chain, naming the items to hash and their accesses.
 fn join_order(
     cat: &Catalog,
     items: &[FromItem],
     conjuncts: &[Conjunct],
-) -> (Vec<usize>, Option<(usize, Access)>) {
+) -> (Vec<usize>, Vec<(usize, Access)>) {
     let n = items.len();
     let mut bound = vec![false; n];
     let mut order = Vec::with_capacity(n);
@@ -193,8 +190,87 @@ fn join_order(
             order.swap(0, 1);
         }
     }
+    if let Some(streamed) = stream_biggest(cat, items, conjuncts, &order) {
+        return streamed;
+    }
     let hashed = stream_big_side(cat, items, conjuncts, &mut order);
-    (order, hashed)
+    (order, hashed.into_iter().collect())
+}
+
+/// A chain of three or more tables joined only by equalities, where the
+/// greedy order scans a small table whole and reaches the biggest one
+/// last, through a non-covering index: every row of the biggest table is
+/// then fetched by one random table lookup (J4: `s` scanned, `f` by its
+/// index, `u` by `u_f` then by rowid). When, with the biggest table
+/// scanned first, every other table is reached by its rowid, that order
+/// reads the big table once in sequence and makes the lookups rowid
+/// descents (no index range per row); a table small enough to hash
+/// (a quarter or less of the big table's rows, its rows expected to fit
+/// [`HASH_BUILD_MAX_BYTES`]) is hashed instead, with its rowid as the
+/// run-time fallback. Taken only when no conjunct reads a single table
+/// (nothing narrows the greedy order's reads) and the greedy order's
+/// first level is a scan. Returns the new order and the hashed items.
+#[allow(clippy::type_complexity)]
+fn stream_biggest(
+    cat: &Catalog,
+    items: &[FromItem],
+    conjuncts: &[Conjunct],
+    order: &[usize],
+) -> Option<(Vec<usize>, Vec<(usize, Access)>)> {
+    let n = items.len();
+    if n < 3
+        || conjuncts
+            .iter()
+            .any(|c| c.on.is_some() || c.items.len() != 2)
+    {
+        return None;
+    }
+    let (&first, &last) = (order.first()?, order.last()?);
+    let mut only = vec![false; n];
+    only[first] = true;
+    if !matches!(
+        choose_access(cat, items, first, &usable(conjuncts, first, &only), &only),
+        Access::Scan
+    ) {
+        return None;
+    }
+    let biggest = (0..n).max_by(|&a, &b| items[a].rows.total_cmp(&items[b].rows))?;
+    let all = vec![true; n];
+    if biggest != last
+        || !matches!(
+            choose_access(cat, items, last, &usable(conjuncts, last, &all), &all),
+            Access::Index {
+                covering: false,
+                ..
+            }
+        )
+    {
+        return None;
+    }
+    let mut bound = vec![false; n];
+    bound[last] = true;
+    let mut streamed = vec![last];
+    let mut hashed = Vec::new();
+    while streamed.len() < n {
+        let next = pick_next(cat, items, conjuncts, &bound);
+        bound[next] = true;
+        let usable = usable(conjuncts, next, &bound);
+        let access = choose_access(cat, items, next, &usable, &bound);
+        if !matches!(access, Access::RowidEq(ref v) if v.len() == 1) {
+            return None;
+        }
+        let it = &items[next];
+        let columns = it.used.iter().filter(|u| **u).count().max(1);
+        if it.rows * 4.0 <= items[last].rows
+            && it.rows * columns as f64 * VALUE_BYTES <= HASH_BUILD_MAX_BYTES
+        {
+            if let Some(hash) = hash_instead(cat, items, next, &usable, &bound) {
+                hashed.push((next, hash));
+            }
+        }
+        streamed.push(next);
+    }
+    Some((streamed, hashed))
 }
 
 /// Largest estimated size of the rows a hash build keeps, for
