@@ -433,7 +433,7 @@ fn insert_one(
         && ins.upsert.is_empty()
         && !w.has_unique();
     let probe_rowid = explicit.is_some() && !late_rowid_check;
-    let conflicts = w.find_conflicts_from(&ctx, &row, rowid, None, probe_rowid)?;
+    let conflicts = w.find_conflicts_from(&ctx, &row, rowid, None, probe_rowid, None)?;
     let index_vals = w.all_index_values(&ctx, &row)?;
     drop(ctx);
     if let Some(c) = conflicts.first() {
@@ -676,9 +676,13 @@ fn write_update(
         Err(_) if or == ast::ConflictResolution::Ignore => return Ok(None),
         Err(e) => return Err(e),
     }
-    let conflicts = w.find_conflicts(&ctx, &new, new_id, Some(old_id))?;
-    let old_vals = w.all_index_values(&ctx, old)?;
-    let new_vals = w.all_index_values(&ctx, &new)?;
+    // Indexes whose inputs the update leaves identical keep their entries:
+    // no key to compute, no conflict to look for.
+    let changed = w.changed_indexes(old, &new);
+    let conflicts =
+        w.find_conflicts_from(&ctx, &new, new_id, Some(old_id), true, Some(&changed))?;
+    let old_vals = w.changed_index_values(&ctx, old, &changed)?;
+    let new_vals = w.changed_index_values(&ctx, &new, &changed)?;
     drop(ctx);
     if let Some(c) = conflicts.first() {
         match or {

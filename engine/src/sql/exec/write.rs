@@ -33,6 +33,9 @@ pub(crate) struct IndexPlan {
     pub exprs: Vec<Expr>,
     pub predicate: Option<Expr>,
     pub cols: Vec<KeyColumn>,
+    /// The row slots the key and predicate read (the rowid's included):
+    /// an update that leaves them all as they were leaves the entry.
+    pub reads: Vec<usize>,
 }
 
 /// The scope item of a table alone (columns at slots 0.., rowid last).
@@ -71,11 +74,18 @@ pub(crate) fn index_plan(cat: &Catalog, table: &Table, index: &Rc<Index>) -> Res
         Some(p) => Some(binder.bind_plain(p, &scope, &mut agg)?),
         None => None,
     };
+    let mut reads = vec![table.columns.len()];
+    for e in exprs.iter().chain(predicate.iter()) {
+        crate::sql::planner::plan::local_slots(e, &mut |slot| reads.push(slot));
+    }
+    reads.sort_unstable();
+    reads.dedup();
     Ok(IndexPlan {
         index: index.clone(),
         exprs,
         predicate,
         cols: key_columns(index),
+        reads,
     })
 }
 
@@ -194,11 +204,13 @@ impl TableWriter {
         rowid: i64,
         own: Option<i64>,
     ) -> Result<Vec<Conflict>> {
-        self.find_conflicts_from(ctx, row, rowid, own, true)
+        self.find_conflicts_from(ctx, row, rowid, own, true, None)
     }
 
     /// [`TableWriter::find_conflicts`], probing the rowid only when
-    /// `probe_rowid` (the caller knows it is free, or checks it itself).
+    /// `probe_rowid` (the caller knows it is free, or checks it itself),
+    /// and with `changed`, only the indexes it marks (an updated row whose
+    /// key did not change cannot conflict on it).
     pub(crate) fn find_conflicts_from(
         &self,
         ctx: &ExecCtx,
@@ -206,6 +218,7 @@ impl TableWriter {
         rowid: i64,
         own: Option<i64>,
         probe_rowid: bool,
+        changed: Option<&[bool]>,
     ) -> Result<Vec<Conflict>> {
         let mut out = Vec::new();
         if probe_rowid
@@ -218,7 +231,7 @@ impl TableWriter {
             out.push(Conflict { index: None, rowid });
         }
         for (i, plan) in self.indexes.iter().enumerate() {
-            if !plan.index.unique {
+            if !plan.index.unique || changed.is_some_and(|c| !c[i]) {
                 continue;
             }
             let Some(vals) = index_values(ctx, plan, row)? else {
@@ -389,6 +402,33 @@ impl TableWriter {
             .collect()
     }
 
+    /// Which indexes an update from `old` to `new` (full rows, rowid
+    /// last) may change: those reading a slot whose value is not
+    /// identical. Index expressions are deterministic, so an index whose
+    /// inputs are all identical keeps its entry.
+    pub(crate) fn changed_indexes(&self, old: &[Value], new: &[Value]) -> Vec<bool> {
+        self.indexes
+            .iter()
+            .map(|plan| plan.reads.iter().any(|&c| !identical(&old[c], &new[c])))
+            .collect()
+    }
+
+    /// The key values of the indexes marked in `changed`; `None` for the
+    /// others (as for an entry a partial index leaves out).
+    pub(crate) fn changed_index_values(
+        &self,
+        ctx: &ExecCtx,
+        row: &[Value],
+        changed: &[bool],
+    ) -> Result<Vec<Option<Vec<Value>>>> {
+        (0..self.indexes.len())
+            .map(|i| match changed[i] {
+                true => self.index_values(ctx, i, row),
+                false => Ok(None),
+            })
+            .collect()
+    }
+
     /// Reads the row with `rowid`.
     pub(crate) fn read(&self, kv: &dyn Kv, rowid: i64) -> Result<Option<Row>> {
         let key = keycode::encode_rowid(rowid);
@@ -437,4 +477,13 @@ pub(crate) fn index_values(
 /// SQLite's message shows it.
 fn check_text(e: &crate::sql::ast::Expr) -> String {
     e.to_string()
+}
+
+/// The same value, bit for bit (a REAL's sign of zero and NaN payload
+/// included): what "unchanged" means for an index entry.
+fn identical(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Real(x), Value::Real(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
 }
