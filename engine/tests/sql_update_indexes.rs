@@ -63,7 +63,7 @@ fn updates_keep_every_index_exact_and_agree_with_sqlite() {
         .unwrap();
         let mut c = db.connect();
         let lite = rusqlite::Connection::open_in_memory().unwrap();
-        let mut run = |sql: &str, c: &mut tinyjoin_engine::Connection| {
+        let run = |sql: &str, c: &mut tinyjoin_engine::Connection| {
             let a = c.execute(sql, &Params::None).map(|_| ());
             let b = lite.execute_batch(sql);
             assert_eq!(a.is_ok(), b.is_ok(), "seed {seed}: {sql}: {a:?} vs {b:?}");
