@@ -1,6 +1,8 @@
-//! UPDATE maintains only the indexes whose inputs it changes: random
-//! UPDATEs (of indexed and unindexed columns, to identical and different
-//! values, of the rowid, with OR REPLACE / OR IGNORE conflicts) on a table
+//! UPDATE maintains only the indexes whose inputs it changes, and DELETE
+//! removes index entries in key order after the rows: random UPDATEs (of
+//! indexed and unindexed columns, to identical and different values, of
+//! the rowid, with OR REPLACE / OR IGNORE conflicts), DELETEs and
+//! INSERT OR REPLACEs on a table
 //! with plain, composite, expression, partial and UNIQUE indexes. After
 //! each statement the table and queries through every index agree with
 //! SQLite, and the database check finds every index exactly as its rows
@@ -101,11 +103,33 @@ fn updates_keep_every_index_exact_and_agree_with_sqlite() {
                 .collect();
             let or = ["", "OR REPLACE ", "OR IGNORE "][rng.gen_range(0..3)];
             let lo = rng.gen_range(0..300);
-            let sql = format!(
-                "UPDATE {or}t SET {} WHERE id BETWEEN {lo} AND {}",
-                sets.join(", "),
-                lo + rng.gen_range(0..40)
-            );
+            let hi = lo + rng.gen_range(0..40);
+            let sql = match rng.gen_range(0..8) {
+                // Deletes (their index entries are removed in key order,
+                // after the rows) and inserts to refill.
+                0 => format!("DELETE FROM t WHERE id BETWEEN {lo} AND {hi}"),
+                1 => format!(
+                    "DELETE FROM t WHERE b < {} OR lower(e) = 'e2'",
+                    rng.gen_range(0..30)
+                ),
+                2 => {
+                    let cols = ["b", "c", "d", "e", "r", "note"].map(|k| value(&mut rng, k));
+                    format!(
+                        "INSERT OR REPLACE INTO t VALUES ({lo}, {}, {}, {}, {}, {}, {}, {})",
+                        cols[0],
+                        cols[1],
+                        cols[2],
+                        cols[3],
+                        cols[4],
+                        rng.gen_range(0..40),
+                        cols[5]
+                    )
+                }
+                _ => format!(
+                    "UPDATE {or}t SET {} WHERE id BETWEEN {lo} AND {hi}",
+                    sets.join(", ")
+                ),
+            };
             history.push(sql.clone());
             run(&sql, &mut c);
             for q in CHECKS {

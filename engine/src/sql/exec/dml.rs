@@ -29,7 +29,7 @@ use super::eval::Env;
 use super::kv::Kv;
 use super::scan::Row;
 use super::spill::SortedRows;
-use super::write::{table_scope_item, TableWriter};
+use super::write::{table_scope_item, RemovalQueue, TableWriter};
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::binder::expr::AggCtx;
@@ -884,6 +884,7 @@ impl DeletePlan {
         // Only a foreign key action can change a row this statement has
         // yet to delete; without one no row is read again.
         let may_change = opts.foreign_keys && self.writer.referenced;
+        let mut queue = RemovalQueue::default();
         for row in rows {
             let rowid = row[n].to_i64_opt().unwrap_or_default();
             // A cascade may have removed or changed the row meanwhile.
@@ -898,10 +899,21 @@ impl DeletePlan {
                 let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
                 out.returning.push(eval_row(&ctx, &self.returning, &row)?);
             }
-            let current = current.as_ref().unwrap_or(&row);
-            delete_row(kv, cat, &self.writer, current, params, opts)?;
+            match current.as_ref() {
+                Some(current) => delete_row(kv, cat, &self.writer, current, params, opts)?,
+                None => {
+                    // No foreign key action can look at the indexes while
+                    // the statement runs: their entries go in key order.
+                    let vals = {
+                        let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                        self.writer.all_index_values(&ctx, &row)?
+                    };
+                    self.writer.delete_deferred(kv, &vals, rowid, &mut queue)?;
+                }
+            }
             out.changes += 1;
         }
+        self.writer.remove_queued(kv, &mut queue)?;
         Ok(out)
     }
 }

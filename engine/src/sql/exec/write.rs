@@ -118,6 +118,20 @@ pub(crate) struct TableWriter {
     pub referenced: bool,
 }
 
+/// Index entries of deleted rows waiting to be removed
+/// ([`TableWriter::delete_deferred`]), per index.
+#[derive(Default)]
+pub(crate) struct RemovalQueue {
+    keys: Vec<Vec<Vec<u8>>>,
+    /// Approximate memory the queued keys take.
+    bytes: usize,
+}
+
+/// Queued index keys are removed once they take this much memory (a
+/// sixteenth of the default batch limit), so a huge DELETE holds a
+/// bounded queue.
+const REMOVAL_QUEUE_BYTES: usize = 1 << 20;
+
 /// A uniqueness conflict: which constraint, and the rowid of the row
 /// already holding the key.
 #[derive(Debug)]
@@ -388,6 +402,46 @@ impl TableWriter {
                 kv.remove(&plan.index.tree, &index_key(v, &plan.cols, rowid))?;
             }
         }
+        Ok(())
+    }
+
+    /// Removes a row from the table now and queues its index entries in
+    /// `queue` (keys computed from `index_vals`), removed in key order by
+    /// [`TableWriter::remove_queued`]: a statement deleting many rows then
+    /// walks each index once in order instead of jumping to a random leaf
+    /// per row, and changes each leaf in one stretch (a transaction that
+    /// spills writes it once, not again after each later change).
+    pub(crate) fn delete_deferred(
+        &self,
+        kv: &mut dyn Kv,
+        index_vals: &[Option<Vec<Value>>],
+        rowid: i64,
+        queue: &mut RemovalQueue,
+    ) -> Result<()> {
+        kv.remove(&self.table.tree, &keycode::encode_rowid(rowid))?;
+        queue.keys.resize_with(self.indexes.len(), Vec::new);
+        for ((plan, vals), keys) in self.indexes.iter().zip(index_vals).zip(&mut queue.keys) {
+            if let Some(v) = vals {
+                let key = index_key(v, &plan.cols, rowid);
+                queue.bytes += key.len() + 24;
+                keys.push(key);
+            }
+        }
+        if queue.bytes >= REMOVAL_QUEUE_BYTES {
+            self.remove_queued(kv, queue)?;
+        }
+        Ok(())
+    }
+
+    /// Removes the queued index entries, each index's in key order.
+    pub(crate) fn remove_queued(&self, kv: &mut dyn Kv, queue: &mut RemovalQueue) -> Result<()> {
+        for (plan, keys) in self.indexes.iter().zip(&mut queue.keys) {
+            keys.sort_unstable();
+            for k in keys.drain(..) {
+                kv.remove(&plan.index.tree, &k)?;
+            }
+        }
+        queue.bytes = 0;
         Ok(())
     }
 
