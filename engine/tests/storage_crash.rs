@@ -7,15 +7,13 @@
 //! Then every call position is failed once with an I/O error and with
 //! "disk full": the error surfaces, nothing committed is lost.
 
-use std::collections::BTreeMap;
-use std::ops::Bound;
+mod storage_common;
+
+use storage_common::{contents, rng, Entries, Model};
 use tinyjoin_engine::storage::{
-    CommitMode, CrashMode, FaultDevice, FaultKind, MemoryDevice, SortedSource, Store, StoreOptions,
-    TreeRead,
+    CommitMode, CrashMode, FaultDevice, FaultKind, MemoryDevice, Store, StoreOptions,
 };
 use tinyjoin_engine::Error;
-
-type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
 #[derive(Clone)]
 enum Op {
@@ -26,15 +24,6 @@ enum Op {
     Reload(Vec<(Vec<u8>, Vec<u8>)>),
 }
 
-/// Entries handed to `load_sorted` one by one.
-struct Entries<'a>(std::slice::Iter<'a, (Vec<u8>, Vec<u8>)>);
-
-impl SortedSource for Entries<'_> {
-    fn next_entry(&mut self) -> tinyjoin_engine::Result<Option<(&[u8], &[u8])>> {
-        Ok(self.0.next().map(|(k, v)| (k.as_slice(), v.as_slice())))
-    }
-}
-
 struct Workload {
     name: &'static str,
     txns: Vec<Vec<Op>>,
@@ -43,16 +32,6 @@ struct Workload {
 }
 
 const DEFAULT_LIMIT: u64 = 16 << 20;
-
-fn rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
-}
 
 fn key(n: u64) -> Vec<u8> {
     format!("key{n:06}").into_bytes()
@@ -246,16 +225,6 @@ fn run_until_error(store: &Store, w: &Workload) -> (Model, Option<Model>, Option
         }
     }
     (acked, None, None)
-}
-
-fn contents(store: &Store) -> Model {
-    let r = store.read().unwrap();
-    let mut out = Model::new();
-    let mut it = r.range("t", Bound::Unbounded, Bound::Unbounded).unwrap();
-    while let Some((k, v)) = it.next().unwrap() {
-        out.insert(k, v);
-    }
-    out
 }
 
 /// Reopens `image` with full validation and checks it holds `acked` or

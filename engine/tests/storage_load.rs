@@ -2,31 +2,12 @@
 //! entries must read, validate, change and reopen exactly as the same
 //! entries inserted one by one; bad input fails cleanly and leaks no page.
 
-use std::collections::BTreeMap;
-use std::ops::Bound;
+mod storage_common;
+
+use storage_common::{contents, rng, Entries, Model};
 use tinyjoin_engine::storage::format::MAX_KEY_LEN;
-use tinyjoin_engine::storage::{MemoryDevice, SortedSource, Store, StoreOptions, TreeRead};
+use tinyjoin_engine::storage::{MemoryDevice, Store, StoreOptions, TreeRead};
 use tinyjoin_engine::Error;
-
-type Model = BTreeMap<Vec<u8>, Vec<u8>>;
-
-struct Entries<'a>(std::slice::Iter<'a, (Vec<u8>, Vec<u8>)>);
-
-impl SortedSource for Entries<'_> {
-    fn next_entry(&mut self) -> tinyjoin_engine::Result<Option<(&[u8], &[u8])>> {
-        Ok(self.0.next().map(|(k, v)| (k.as_slice(), v.as_slice())))
-    }
-}
-
-fn rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
-}
 
 fn opts(limit: u64) -> StoreOptions {
     StoreOptions {
@@ -56,16 +37,6 @@ fn entries(seed: u64, n: usize, long_keys: bool) -> Model {
         m.insert(key, value);
     }
     m
-}
-
-fn contents(store: &Store) -> Model {
-    let r = store.read().unwrap();
-    let mut out = Model::new();
-    let mut it = r.range("t", Bound::Unbounded, Bound::Unbounded).unwrap();
-    while let Some((k, v)) = it.next().unwrap() {
-        out.insert(k, v);
-    }
-    out
 }
 
 fn check(store: &Store, what: &str) {

@@ -20,7 +20,9 @@
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-use super::spill::{sift_down, sift_up, Run, RunReader, RunWriter, Shares, TempSpace};
+use super::spill::{
+    merge_passes, open_runs, sift_down, sift_up, Run, RunReader, RunWriter, Shares, TempSpace,
+};
 use super::Budget;
 use crate::{Error, Result};
 
@@ -130,41 +132,26 @@ impl KeySorter {
         if !self.entries.is_empty() {
             self.spill()?;
         }
-        let Some(temp) = self.temp.clone() else {
-            return Err(Error::Io("internal: runs without temp space".into()));
-        };
-        let mut runs = std::mem::take(&mut self.runs);
-        // Merge passes: groups of runs into longer runs until one merge
-        // can give every run a read buffer.
-        while runs.len() > self.shares.ways {
-            let mut next = Vec::with_capacity(runs.len() / self.shares.ways + 1);
-            let mut rest = runs.into_iter();
-            loop {
-                let group: Vec<Run> = rest.by_ref().take(self.shares.ways).collect();
-                if group.is_empty() {
-                    break;
-                }
-                let mut merge = self.merger(&temp, group, self.shares.read_min)?;
-                let mut writer = RunWriter::new(temp.clone(), self.shares.write, &self.budget)?;
+        let runs = std::mem::take(&mut self.runs);
+        let (temp, runs, per_run) = merge_passes(
+            self.temp.as_ref(),
+            &self.budget,
+            &self.shares,
+            runs,
+            &mut |readers, charge, writer| {
+                let mut merge = KeyMerger::new(readers, self.budget.clone(), charge)?;
                 while let Some((key, flag)) = merge.next()? {
                     writer.push_parts(key, &[u8::from(flag)])?;
                 }
-                next.push(writer.finish()?);
-            }
-            runs = next;
-        }
-        let per_run = (self.shares.memory / runs.len() as u64).max(self.shares.read_min);
-        Ok(SortedKeys::Merge(self.merger(&temp, runs, per_run)?))
-    }
-
-    fn merger(&self, temp: &Rc<TempSpace>, runs: Vec<Run>, buffer: u64) -> Result<KeyMerger> {
-        let charge = buffer.saturating_mul(runs.len() as u64);
-        self.budget.charge(charge)?;
-        let readers = runs
-            .into_iter()
-            .map(|r| RunReader::new(temp.clone(), r, buffer as usize))
-            .collect();
-        KeyMerger::new(readers, self.budget.clone(), charge)
+                Ok(())
+            },
+        )?;
+        let (readers, charge) = open_runs(&temp, runs, per_run, &self.budget)?;
+        Ok(SortedKeys::Merge(KeyMerger::new(
+            readers,
+            self.budget.clone(),
+            charge,
+        )?))
     }
 }
 

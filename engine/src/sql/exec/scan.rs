@@ -215,21 +215,8 @@ impl ExecCtx<'_> {
     /// given, charged to the statement.
     fn collect_table(&self, table: &Table, used: Option<&[bool]>) -> Result<Vec<Row>> {
         let width = table.columns.len() + 1;
-        let mut rows = Vec::new();
-        self.kv.visit(
-            &table.tree,
-            Bound::Unbounded,
-            Bound::Unbounded,
-            false,
-            &mut |k, v| {
-                let mut row = vec![Value::Null; width];
-                decode_into(table, used, k, v, &mut row)?;
-                self.charge(row_size(&row))?;
-                rows.push(row);
-                Ok(true)
-            },
-        )?;
-        Ok(rows)
+        let mut scratch = vec![Value::Null; width];
+        self.collect_build(table, used, &[], 0..width, &mut scratch, None)
     }
 
     /// A hash build's rows: the table's rows that pass the build
@@ -245,9 +232,6 @@ impl ExecCtx<'_> {
         row: &mut [Value],
         outer: Option<&Env>,
     ) -> Result<Vec<Row>> {
-        if filters.is_empty() {
-            return self.collect_table(table, used);
-        }
         let mut rows = Vec::new();
         self.kv.visit(
             &table.tree,
@@ -256,10 +240,15 @@ impl ExecCtx<'_> {
             false,
             &mut |k, v| {
                 decode_into(table, used, k, v, &mut row[slots.clone()])?;
-                if !self.all_true(filters, &Env::new(row, outer))? {
+                if !filters.is_empty() && !self.all_true(filters, &Env::new(row, outer))? {
                     return Ok(true);
                 }
-                let kept = row[slots.clone()].to_vec();
+                // Moved out (the slots are decoded afresh for the next row;
+                // unused ones stay NULL).
+                let kept: Row = row[slots.clone()]
+                    .iter_mut()
+                    .map(|v| std::mem::replace(v, Value::Null))
+                    .collect();
                 self.charge(row_size(&kept))?;
                 rows.push(kept);
                 Ok(true)

@@ -297,21 +297,15 @@ impl Sorter {
         if !self.rows.is_empty() {
             self.spill()?;
         }
-        let Some(temp) = self.temp.clone() else {
-            return Err(Error::Io("internal: runs without temp space".into()));
-        };
-        let mut runs = std::mem::take(&mut self.runs);
-        // Merge passes: consecutive groups, so run order stays input order.
-        while runs.len() > self.shares.ways {
-            let mut next = Vec::with_capacity(runs.len() / self.shares.ways + 1);
-            let mut rest = runs.into_iter();
-            loop {
-                let group: Vec<Run> = rest.by_ref().take(self.shares.ways).collect();
-                if group.is_empty() {
-                    break;
-                }
-                let mut merge = self.merger(&temp, group, self.shares.read_min)?;
-                let mut writer = RunWriter::new(temp.clone(), self.shares.write, &self.budget)?;
+        let runs = std::mem::take(&mut self.runs);
+        let (temp, runs, per_run) = merge_passes(
+            self.temp.as_ref(),
+            &self.budget,
+            &self.shares,
+            runs,
+            &mut |readers, charge, writer| {
+                let mut merge =
+                    Merger::new(self.order.clone(), readers, self.budget.clone(), charge)?;
                 let mut n = 0usize;
                 while let Some(row) = merge.next_row()? {
                     writer.push(&row)?;
@@ -320,24 +314,69 @@ impl Sorter {
                         break;
                     }
                 }
-                next.push(writer.finish()?);
-            }
-            runs = next;
-        }
-        let per_run =
-            (self.shares.memory / runs.len() as u64).clamp(self.shares.read_min, READ_MAX_BYTES);
-        Ok(SortedRows::Merge(self.merger(&temp, runs, per_run)?))
+                Ok(())
+            },
+        )?;
+        let (readers, charge) = open_runs(&temp, runs, per_run, &self.budget)?;
+        let merge = Merger::new(self.order.clone(), readers, self.budget.clone(), charge)?;
+        Ok(SortedRows::Merge(merge))
     }
+}
 
-    fn merger(&self, temp: &Rc<TempSpace>, runs: Vec<Run>, buffer: u64) -> Result<Merger> {
-        let charge = buffer.saturating_mul(runs.len() as u64);
-        self.budget.charge(charge)?;
-        let readers = runs
-            .into_iter()
-            .map(|r| RunReader::new(temp.clone(), r, buffer as usize))
-            .collect();
-        Merger::new(self.order.clone(), readers, self.budget.clone(), charge)
+/// Readers over `runs`, each with a read buffer of `buffer` bytes, and
+/// the buffers' charge to `budget` (the merger made of them releases it).
+pub(super) fn open_runs(
+    temp: &Rc<TempSpace>,
+    runs: Vec<Run>,
+    buffer: u64,
+    budget: &Budget,
+) -> Result<(Vec<RunReader>, u64)> {
+    let charge = buffer.saturating_mul(runs.len() as u64);
+    budget.charge(charge)?;
+    let readers = runs
+        .into_iter()
+        .map(|r| RunReader::new(temp.clone(), r, buffer as usize))
+        .collect();
+    Ok((readers, charge))
+}
+
+/// Merges one group's readers (and their charge) into a run writer.
+pub(super) type GroupMerge<'m> = dyn FnMut(Vec<RunReader>, u64, &mut RunWriter) -> Result<()> + 'm;
+
+/// Merge passes: while there are more runs than one merge can give a
+/// read buffer each (`shares.ways`), consecutive groups of runs (so run
+/// order stays input order) are merged into one longer run each by
+/// `merge_group`, which gets the group's readers, their charge (for the
+/// merger it builds to release) and the writer of the new run. Returns
+/// the temp space (an error without one: runs cannot exist then), the
+/// runs left and the read buffer each gets in the final merge.
+pub(super) fn merge_passes(
+    temp: Option<&Rc<TempSpace>>,
+    budget: &Budget,
+    shares: &Shares,
+    mut runs: Vec<Run>,
+    merge_group: &mut GroupMerge,
+) -> Result<(Rc<TempSpace>, Vec<Run>, u64)> {
+    let Some(temp) = temp.cloned() else {
+        return Err(Error::Io("internal: runs without temp space".into()));
+    };
+    while runs.len() > shares.ways {
+        let mut next = Vec::with_capacity(runs.len() / shares.ways + 1);
+        let mut rest = runs.into_iter();
+        loop {
+            let group: Vec<Run> = rest.by_ref().take(shares.ways).collect();
+            if group.is_empty() {
+                break;
+            }
+            let (readers, charge) = open_runs(&temp, group, shares.read_min, budget)?;
+            let mut writer = RunWriter::new(temp.clone(), shares.write, budget)?;
+            merge_group(readers, charge, &mut writer)?;
+            next.push(writer.finish()?);
+        }
+        runs = next;
     }
+    let per_run = (shares.memory / runs.len() as u64).clamp(shares.read_min, READ_MAX_BYTES);
+    Ok((temp, runs, per_run))
 }
 
 impl Drop for Sorter {

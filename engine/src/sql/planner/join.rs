@@ -14,12 +14,21 @@
 //! order of LEFT JOIN; we keep the whole FROM order then, a simplification
 //! that costs speed, never correctness).
 //!
-//! One cost rule beyond row counts ([`stream_big_side`]): when a small
-//! table read whole would probe a bigger one through a non-covering index
-//! for most of its rows, the big table streams as the outer level and the
-//! small one is hashed, so each page is read once instead of one random
-//! table lookup per joined row. The hash keeps the index path as its
-//! fallback for a build past a quarter of the batch limit.
+//! Three cost rules beyond row counts, all for one pattern: probes that
+//! together fetch most of a table through a non-covering index, one
+//! random table lookup per joined row, where one pass over the table
+//! reads each page once.
+//! - [`stream_big_side`]: a small table read whole probing a bigger one:
+//!   the big table streams as the outer level and the small one is hashed.
+//! - [`stream_biggest`]: a chain of three or more tables that reaches its
+//!   biggest last: the biggest streams first, the others are found by
+//!   rowid, the small ones hashed.
+//! - [`hash_left_side`]: a LEFT JOIN (its order fixed) whose right side a
+//!   full scan of the left would read almost whole: the right side is
+//!   hashed, filtered by its own ON conditions.
+//!
+//! Each hash keeps the path it replaces as its fallback for a build past
+//! a quarter of the batch limit.
 
 use super::access::{choose_access, estimate_rows, hash_instead};
 use super::plan::{local_slots, Access, Expr, From, FromItem, Level, Source};
