@@ -246,13 +246,13 @@ fn stream_biggest(
     let biggest = (0..n).max_by(|&a, &b| items[a].rows.total_cmp(&items[b].rows))?;
     let all = vec![true; n];
     if biggest != last
-        || !matches!(
-            choose_access(cat, items, last, &usable(conjuncts, last, &all), &all),
-            Access::Index {
-                covering: false,
-                ..
-            }
-        )
+        || !fetches_rows(&choose_access(
+            cat,
+            items,
+            last,
+            &usable(conjuncts, last, &all),
+            &all,
+        ))
     {
         return None;
     }
@@ -269,10 +269,7 @@ fn stream_biggest(
             return None;
         }
         let it = &items[next];
-        let columns = it.used.iter().filter(|u| **u).count().max(1);
-        if it.rows * 4.0 <= items[last].rows
-            && it.rows * columns as f64 * VALUE_BYTES <= HASH_BUILD_MAX_BYTES
-        {
+        if it.rows * 4.0 <= items[last].rows && build_fits(it.rows, used_columns(it)) {
             if let Some(hash) = hash_instead(cat, items, next, &usable, &bound) {
                 hashed.push((next, hash));
             }
@@ -282,10 +279,10 @@ fn stream_biggest(
     Some((streamed, hashed))
 }
 
-/// Largest estimated size of the rows a hash build keeps, for
-/// [`stream_big_side`] (a quarter of the default batch limit; past a
-/// quarter of a smaller limit the build falls back to the per-probe path
-/// at run time).
+/// Largest estimated size of the rows a hash build keeps, for the three
+/// stream/hash rules of the module docs ([`build_fits`]): a quarter of the
+/// default batch limit (past a quarter of a smaller limit the build falls
+/// back to the per-probe path at run time).
 const HASH_BUILD_MAX_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
 
 /// Estimated bytes per value of a materialized row.
@@ -319,22 +316,16 @@ fn stream_big_side(
     let mut both = only_small;
     both[big] = true;
     let access = choose_access(cat, items, big, &usable(conjuncts, big, &both), &both);
-    if !matches!(
-        access,
-        Access::Index {
-            covering: false,
-            ..
-        }
-    ) {
+    if !fetches_rows(&access) {
         return None;
     }
     let (s, b) = (&items[small], &items[big]);
     let fetched = s.rows * estimate_rows(cat, b, &access);
-    let build_bytes = s.rows * s.width as f64 * VALUE_BYTES;
+
     if b.rows <= s.rows
         || s.rows * 64.0 < b.rows
         || fetched < b.rows / 4.0
-        || build_bytes > HASH_BUILD_MAX_BYTES
+        || !build_fits(s.rows, s.width)
     {
         return None;
     }
@@ -372,13 +363,7 @@ fn hash_left_side(
         return None;
     }
     let access = choose_access(cat, items, item, usable, bound);
-    if !matches!(
-        access,
-        Access::Index {
-            covering: false,
-            ..
-        }
-    ) {
+    if !fetches_rows(&access) {
         return None;
     }
     let right = &items[item];
@@ -393,8 +378,31 @@ fn hash_left_side(
     // Each build filter is guessed to keep a tenth of the rows, as an
     // equality on a column without statistics is.
     let kept = (right.rows * 0.1f64.powi(filters.len() as i32)).max(1.0);
-    let columns = right.used.iter().filter(|u| **u).count().max(1);
-    (kept * columns as f64 * VALUE_BYTES <= HASH_BUILD_MAX_BYTES).then_some(hash)
+    build_fits(kept, used_columns(right)).then_some(hash)
+}
+
+/// Whether an access path fetches each row it finds from the table by
+/// rowid (a non-covering index): the per-row lookup the stream/hash rules
+/// trade for one pass.
+fn fetches_rows(access: &Access) -> bool {
+    matches!(
+        access,
+        Access::Index {
+            covering: false,
+            ..
+        }
+    )
+}
+
+/// Whether a hash build of `rows` rows of `columns` values each is
+/// expected to fit [`HASH_BUILD_MAX_BYTES`].
+fn build_fits(rows: f64, columns: usize) -> bool {
+    rows * columns as f64 * VALUE_BYTES <= HASH_BUILD_MAX_BYTES
+}
+
+/// How many of the item's columns the query reads (at least one).
+fn used_columns(item: &FromItem) -> usize {
+    item.used.iter().filter(|u| **u).count().max(1)
 }
 
 /// The conjuncts usable by `item`'s access path once the `bound` items
