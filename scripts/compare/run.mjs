@@ -2,7 +2,7 @@
 // Side-by-side comparison of TinyJoin with SQLite WASM and PGlite in the same
 // headless Chromium, on OPFS, with the same SQL text (issue 5).
 //
-//   node scripts/compare/run.mjs [--quick] [--reps=N] [--out=artifacts/compare.json] [--engines=a,b,...]
+//   node scripts/compare/run.mjs [--quick] [--reps=N] [--out=artifacts/compare.json] [--engines=a,b,...] [--only=storage,analytic,index,mixed]
 //
 // Engines, each in its own dedicated Worker (web/engine-worker.js):
 //   tinyjoin                  the packaged client's in-worker API (tinyjoin/worker)
@@ -30,7 +30,11 @@ import { writeFile } from "node:fs/promises";
 import { ROOT, cleanupAll, interrupted, compareDepVersion, ensureCompareDeps, environment, launchBrowser, openPage, parseArgs, serve, stats, snapshotTinyjoin, withTimeout, writeJson, fileHashes, COMPARE_DIR } from "./lib/harness.mjs";
 
 const SCHEMA = "tinyjoin-compare/1";
-const { flags } = parseArgs(process.argv.slice(2), ["quick", "reps", "out", "engines", "scale", "verbose"]);
+const { flags } = parseArgs(process.argv.slice(2), ["quick", "reps", "out", "engines", "scale", "verbose", "only"]);
+// --only=storage,analytic,index,mixed: just these groups, for a look during
+// development (not the published table).
+const ONLY = flags.only ? new Set(String(flags.only).split(",")) : null;
+const wanted = (group) => ONLY === null || ONLY.has(group);
 const QUICK = flags.quick === true;
 // --scale=tenth: a tenth of the data, for a faster look (not the published table).
 const SCALE = QUICK ? "quick" : flags.scale === "tenth" ? "tenth" : "full";
@@ -153,7 +157,7 @@ async function main() {
     // Read-only dataset of the analytic and join queries: once per engine.
     const readDb = {};
     const loadMs = {};
-    for (const e of ENGINES) {
+    for (const e of wanted("analytic") ? ENGINES : []) {
       const name = `rd-${e.id}-${ts()}`;
       readDb[e.id] = name;
       const t0 = Date.now();
@@ -210,7 +214,7 @@ async function main() {
       log(`repetition ${rep + 1}/${REPS}: order ${order.map((e) => e.id).join(", ")}`);
       const t0 = Date.now();
       // Storage workloads.
-      for (const e of order) {
+      for (const e of wanted("storage") ? order : []) {
         const name = `st-${e.id}-${rep}-${ts()}`;
         await guard(e, () => session(e, name, async (h) => {
           let r = await workload(e, h, "bulkInsert");
@@ -233,7 +237,7 @@ async function main() {
         }));
       }
       // Analytic and join queries: each in a fresh Worker, first run and repeat.
-      for (const q of QUERY_IDS) {
+      for (const q of wanted("analytic") ? QUERY_IDS : []) {
         for (const e of order) {
           await guard(e, () => session(e, readDb[e.id], async (h) => {
             const r = await workload(e, h, "queryFirstAndRepeat", { query: q });
@@ -243,7 +247,7 @@ async function main() {
         }
       }
       // Index workloads.
-      for (const e of order) {
+      for (const e of wanted("index") ? order : []) {
         await guard(e, () => session(e, `ix-${e.id}-${rep}-${ts()}`, async (h) => {
           const r = await workload(e, h, "indexSuite");
           for (const [step, ms] of Object.entries(r.steps)) record(step, INDEX_LABELS[step], "index", e.id, ms, r.hashes[step]);
@@ -251,7 +255,7 @@ async function main() {
         }));
       }
       // Mixed transactions, in the Worker and from the page.
-      for (const e of order) {
+      for (const e of wanted("mixed") ? order : []) {
         await guard(e, () => session(e, `mx-${e.id}-${rep}-${ts()}`, async (h) => {
           for (const n of scale.mixed) {
             const r = await workload(e, h, "mixedInWorker", { n });
@@ -259,12 +263,18 @@ async function main() {
           }
         }));
         if (e.spec.engine === "tinyjoin") {
-          for (const n of scale.mixed) {
-            const r = await guard(e, () => ev(([nm, k]) => window.pageMixedTinyJoin(nm, k), [`pm-${rep}-${n}-${ts()}`, n], `tinyjoin: page mixed ${n}`));
-            if (r === null) continue;
-            engineInfo["tinyjoin (page)"] ??= r.info;
-            record(`P${n}`, `mixed transaction, ${n} ops, from the page`, "mixed", e.id, r.ms, r.hash);
-          }
+          await guard(e, async () => {
+            const c = await ev(([nm]) => window.tjOpen(nm), [`pm-${rep}-${ts()}`], "tinyjoin: page open");
+            try {
+              for (const n of scale.mixed) {
+                const r = await ev(([hh, k]) => window.pageMixedTinyJoin(hh, k), [c, n], `tinyjoin: page mixed ${n}`);
+                engineInfo["tinyjoin (page)"] ??= r.info;
+                record(`P${n}`, `mixed transaction, ${n} ops, from the page`, "mixed", e.id, r.ms, r.hash);
+              }
+            } finally {
+              await ev(([hh]) => window.tjClose(hh), [c], "tinyjoin: page close");
+            }
+          });
         } else {
           await guard(e, () => session(e, `pm-${e.id}-${rep}-${ts()}`, async (h) => {
             for (const n of scale.mixed) {

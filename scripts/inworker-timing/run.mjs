@@ -6,7 +6,9 @@
 // SQL text, a single-row INSERT inside a transaction (prepared and by SQL
 // text), a durable single-row autocommit INSERT (N/10 per round: two OPFS
 // flushes each), a 25-insert transaction and the comparison's 25-operation mixed
-// transaction with their commits, and SELECT 1. Needs scripts/build-wasm.
+// transaction with their commits, the mixed transaction's three statements
+// alone (insert, update and delete on a table with a UNIQUE title, warm), and
+// SELECT 1. Needs scripts/build-wasm.
 //
 // Usage: node scripts/inworker-timing/run.mjs [--n=2000]
 import { createServer } from "node:http";
@@ -53,7 +55,7 @@ try {
   );
   if (r.error) throw new Error(r.error);
   console.log(`in-worker API, OPFS, ${n} calls per round, median of ${r.rounds} rounds (microseconds per call):`);
-  for (const [k, v] of Object.entries(r.results)) console.log(`  ${k.padEnd(44)} ${v.toFixed(1)}`);
+  for (const [k, v] of Object.entries(r.results)) console.log(`  ${k.padEnd(44)} ${typeof v === "number" ? v.toFixed(1) : v}`);
 } finally {
   await context.close();
   server.close();

@@ -82,6 +82,30 @@ onmessage = async (ev) => {
         }
       },
     );
+    // The mixed transaction's three kinds alone, warm, on a table with a UNIQUE title.
+    await db.exec("CREATE TABLE u(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, payload TEXT NOT NULL)");
+    await db.transaction(async (tx) => {
+      for (let i = 1; i <= 10000; i++) await tx.run("INSERT INTO u VALUES (?, ?, ?)", [i, `t${i}`, "p".repeat(64)]);
+    });
+    const uIns = await db.prepare("INSERT INTO u(id, title, payload) VALUES (?, ?, ?)");
+    const uUpd = await db.prepare("UPDATE u SET title = ? WHERE id = ?");
+    const uDel = await db.prepare("DELETE FROM u WHERE id = ?");
+    const m = Math.min(n, 1000);
+    results["insert with a UNIQUE title, prepared, in a transaction"] = await timed(m, (r) =>
+      db.transaction(async (tx) => {
+        for (let i = 0; i < m; i++) await tx.runPrepared(uIns, [20000 + r * m + i, `n${r}-${i}`, "q".repeat(64)]);
+      }),
+    );
+    results["update of a UNIQUE title by id, prepared, in a transaction"] = await timed(m, (r) =>
+      db.transaction(async (tx) => {
+        for (let i = 0; i < m; i++) await tx.runPrepared(uUpd, [`u${r}-${i}`, 1 + ((i * 7) % 10000)]);
+      }),
+    );
+    results["delete by id, prepared, in a transaction"] = await timed(m, (r) =>
+      db.transaction(async (tx) => {
+        for (let i = 0; i < m; i++) await tx.runPrepared(uDel, [1 + r * m + i]);
+      }),
+    );
     const durable = Math.max(1, Math.floor(n / 10));
     results[`durable autocommit insert, prepared (${durable} per round)`] = await timed(durable, async (r) => {
       for (let i = 0; i < durable; i++) await ins.run([`d${r}-${i}`]);

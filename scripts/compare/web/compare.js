@@ -100,7 +100,10 @@ window.pageMixed = (handle, n) =>
   });
 
 /** The same through TinyJoin's page client (open(): election, owner Worker). */
-window.pageMixedTinyJoin = (name, n) =>
+const tjClients = new Map();
+
+/** Opens a TinyJoin client from this page (its owner Worker is started by the client), for `pageMixedTinyJoin`. */
+window.tjOpen = (name) =>
   attempt(async () => {
     let tj;
     try {
@@ -108,32 +111,48 @@ window.pageMixedTinyJoin = (name, n) =>
     } catch (e) {
       throw new Error(`TinyJoin's package (client-ts/dist/index.js) cannot be loaded: ${e && e.message}. Build it with scripts/build-wasm.`);
     }
-    const c = await tj.open(name);
-    try {
-      const table = `pm${n}`;
-      const q = mixedSql(table);
-      await c.exec(q.create);
-      const init = [];
-      for (let i = 1; i <= n; i++) init.push([q.insert, [i, `t${i}`, `p${i}:`.padEnd(64, String.fromCharCode(97 + (i % 26)))]]);
-      await c.batch(init);
-      const stmt = { insert: await c.prepare(q.insert), update: await c.prepare(q.update), delete: await c.prepare(q.delete) };
-      const ops = mixedOps(n, n);
-      let bad = null;
-      const t0 = performance.now();
-      await c.transaction(async (tx) => {
-        for (const op of ops) {
-          const r = await tx.runPrepared(stmt[op.kind], op.params);
-          if (r.changes !== 1 && bad === null) bad = `${op.kind} changed ${r.changes} rows`;
-        }
-      });
-      const ms = performance.now() - t0;
-      if (bad !== null) throw new Error(bad);
-      const hash = await hashRows((await c.query(q.select)).rows);
-      if (hash !== (await hashRows(mixedModel(n, n)))) throw new Error(`page mixed ${n}: rows differ from the model`);
-      return { ms, hash, info: { engine: "tinyjoin", api: "tinyjoin open() from the page", role: c.role } };
-    } finally {
-      await c.close();
-    }
+    const handle = nextHandle++;
+    tjClients.set(handle, await tj.open(name));
+    return handle;
+  });
+
+window.tjClose = (handle) =>
+  attempt(async () => {
+    const c = tjClients.get(handle);
+    tjClients.delete(handle);
+    if (c !== undefined) await c.close();
+    return null;
+  });
+
+/**
+ * The mixed transaction through TinyJoin's page client (`open()`), one
+ * request per statement, on a client that `tjOpen` opened: like the other
+ * engines' `pageMixed`, every n of a repetition runs on the same owner Worker.
+ */
+window.pageMixedTinyJoin = (handle, n) =>
+  attempt(async () => {
+    const c = tjClients.get(handle);
+    const table = `pm${n}`;
+    const q = mixedSql(table);
+    await c.exec(q.create);
+    const init = [];
+    for (let i = 1; i <= n; i++) init.push([q.insert, [i, `t${i}`, `p${i}:`.padEnd(64, String.fromCharCode(97 + (i % 26)))]]);
+    await c.batch(init);
+    const stmt = { insert: await c.prepare(q.insert), update: await c.prepare(q.update), delete: await c.prepare(q.delete) };
+    const ops = mixedOps(n, n);
+    let bad = null;
+    const t0 = performance.now();
+    await c.transaction(async (tx) => {
+      for (const op of ops) {
+        const r = await tx.runPrepared(stmt[op.kind], op.params);
+        if (r.changes !== 1 && bad === null) bad = `${op.kind} changed ${r.changes} rows`;
+      }
+    });
+    const ms = performance.now() - t0;
+    if (bad !== null) throw new Error(bad);
+    const hash = await hashRows((await c.query(q.select)).rows);
+    if (hash !== (await hashRows(mixedModel(n, n)))) throw new Error(`page mixed ${n}: rows differ from the model`);
+    return { ms, hash, info: { engine: "tinyjoin", api: "tinyjoin open() from the page", role: c.role } };
   });
 
 /** n bare write + flush calls on an OPFS sync access handle, in a Worker. */
