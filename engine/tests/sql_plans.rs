@@ -315,6 +315,15 @@ fn expression_lookup_with_parameter_uses_the_expression_index() {
 }
 
 #[test]
+fn expression_lookup_reading_only_the_rowid_is_covering() {
+    // I7: the seek enforces lower(e) = ? exactly, so e is not read.
+    assert_plan(
+        "SELECT id FROM a WHERE lower(e) = ?",
+        &["SEARCH a USING COVERING INDEX a_le (<expr>=?)"],
+    );
+}
+
+#[test]
 fn rowid_range_of_update_and_delete_is_a_primary_key_search() {
     // The WHERE of the UPDATE and DELETE workloads, as a query.
     assert_plan(

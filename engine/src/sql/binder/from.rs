@@ -511,6 +511,7 @@ pub(super) fn layout(
             rows: p.rows,
             indexes,
             used: vec![true; width],
+            used_outside: vec![true; width],
         });
         offset += width;
     }

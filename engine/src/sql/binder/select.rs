@@ -13,7 +13,8 @@ use crate::sql::planner::plan::{local_slots, Body, Core, Expr, FromItem, Query, 
 use crate::sql::value::{Affinity, Collation};
 use crate::{sql_err, Result};
 
-/// Records which slots of each FROM item the core reads, so the planner
+/// Records which slots of each FROM item the core reads (`used`), and
+/// which it reads outside the conjuncts (`used_outside`), so the planner
 /// can tell when an index covers an item.
 fn mark_used(
     items: &mut [FromItem],
@@ -25,7 +26,6 @@ fn mark_used(
 ) {
     let mut slots = Vec::new();
     let mut add = |e: &Expr| local_slots(e, &mut |s| slots.push(s));
-    conjuncts.iter().for_each(|c| add(&c.expr));
     output
         .iter()
         .chain(group_by)
@@ -45,15 +45,23 @@ fn mark_used(
             .for_each(&mut add);
         w.order_by.iter().for_each(|(e, ..)| add(e));
     }
+    let outside = slots.len();
+    for c in conjuncts {
+        local_slots(&c.expr, &mut |s| slots.push(s));
+    }
     for item in items.iter_mut() {
         item.used = vec![false; item.width];
+        item.used_outside = vec![false; item.width];
     }
-    for s in slots {
+    for (i, s) in slots.into_iter().enumerate() {
         if let Some(item) = items
             .iter_mut()
             .find(|it| s >= it.offset && s < it.offset + it.width)
         {
             item.used[s - item.offset] = true;
+            if i < outside {
+                item.used_outside[s - item.offset] = true;
+            }
         }
     }
 }

@@ -129,6 +129,7 @@ fn plan_matching(
             0,
         ),
         used: vec![true; width],
+        used_outside: vec![true; width],
     };
     let items = vec![item];
     let mut conjuncts = Vec::new();

@@ -37,6 +37,9 @@ struct Term {
     /// The conversion the comparison applies to the value.
     conversion: Option<Affinity>,
     cmp: CmpInfo,
+    /// The conjunct's [`expr_key`] when the term is the whole conjunct
+    /// `target = value` (so enforcing the term enforces the conjunct).
+    whole: Option<String>,
 }
 
 /// The left side of a usable comparison.
@@ -217,6 +220,7 @@ fn collect_terms(
             };
             out.push(Term {
                 target: col.clone(),
+                whole: matches!(kind, TermKind::Eq(_)).then(|| expr_key(e)),
                 kind,
                 conversion,
                 cmp,
@@ -238,6 +242,7 @@ fn collect_terms(
                         kind: TermKind::Lower((**low).clone(), true),
                         conversion,
                         cmp: *low_cmp,
+                        whole: None,
                     });
                 }
             }
@@ -248,6 +253,7 @@ fn collect_terms(
                         kind: TermKind::Upper((**high).clone(), true),
                         conversion,
                         cmp: *high_cmp,
+                        whole: None,
                     });
                 }
             }
@@ -274,6 +280,7 @@ fn collect_terms(
                 kind: TermKind::In(list.clone()),
                 conversion,
                 cmp: *first,
+                whole: None,
             });
         }
         _ => {}
@@ -298,8 +305,6 @@ fn swap(c: CmpInfo) -> CmpInfo {
     }
 }
 
-/// The conversion a comparison (column on the left) applies to its value,
-/// if comparing in stored order is valid: `Some(None)` no conversion,
 /// The conversion a comparison applies to its operands (SQLite's rule; see
 /// `value::compare_with_affinity`).
 fn effective_conversion(cmp: &CmpInfo) -> Option<Affinity> {
@@ -504,25 +509,21 @@ fn range_of(terms: &[&Term]) -> (RangeEnd, RangeEnd) {
     (lo, hi)
 }
 
-/// Whether the query reads only what `info`'s keys hold exactly: columns
-/// of the index whose stored values the key reproduces (any affinity but
-/// BLOB, which keeps 1 and 1.0 apart, and BINARY collation, since the key
-/// holds folded text), and the rowid.
-fn covers(info: &IndexInfo, item: &FromItem, table: &Table) -> bool {
+/// Whether the slots marked in `used` are only what `info`'s keys hold
+/// exactly: columns of the index whose stored values the key reproduces
+/// (any affinity but BLOB, which keeps 1 and 1.0 apart, and BINARY
+/// collation, since the key holds folded text), and the rowid.
+pub(crate) fn covers(info: &IndexInfo, used: &[bool], table: &Table) -> bool {
     let n = table.columns.len();
-    item.used
-        .iter()
-        .enumerate()
-        .filter(|(_, u)| **u)
-        .all(|(c, _)| {
-            c == n
-                || Some(c) == table.rowid_alias
-                || info.index.columns.iter().any(|ic| {
-                    ic.column == Some(c)
-                        && ic.collation == Collation::Binary
-                        && table.columns[c].affinity != Affinity::Blob
-                })
-        })
+    used.iter().enumerate().filter(|(_, u)| **u).all(|(c, _)| {
+        c == n
+            || Some(c) == table.rowid_alias
+            || info.index.columns.iter().any(|ic| {
+                ic.column == Some(c)
+                    && ic.collation == Collation::Binary
+                    && table.columns[c].affinity != Affinity::Blob
+            })
+    })
 }
 
 /// The best use of an index for these terms and its estimated rows. A
@@ -546,6 +547,7 @@ fn index_access(
     }
     let mut eq = Vec::new();
     let mut affinities = Vec::new();
+    let mut exact = Vec::new();
     let mut lo = None;
     let mut hi = None;
     for (ic, key_expr) in index.columns.iter().zip(&info.exprs) {
@@ -566,6 +568,12 @@ fn index_access(
                 TermKind::In(list) => list.clone(),
                 _ => Vec::new(),
             };
+            // An indexed expression is compared unconverted
+            // (`index_conversion`), under the key's collation, and a NULL
+            // value seeks nothing: a key found satisfies the conjunct.
+            if let (Target::Expr(_), Some(key)) = (&t.target, &t.whole) {
+                exact.push(key.clone());
+            }
             eq.push(values);
             affinities.push(t.conversion.unwrap_or(Affinity::Blob));
             continue;
@@ -599,7 +607,7 @@ fn index_access(
     if lo.is_some() || hi.is_some() {
         rows /= 4.0;
     }
-    let covering = covers(info, item, table);
+    let covering = covers(info, &item.used, table);
     if covering {
         // Reading the key alone saves a table lookup per row.
         rows *= 0.9;
@@ -611,6 +619,7 @@ fn index_access(
         lo,
         hi,
         covering,
+        exact,
     };
     Some((access, rows))
 }

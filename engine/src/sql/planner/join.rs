@@ -29,9 +29,15 @@
 //!
 //! Each hash keeps the path it replaces as its fallback for a build past
 //! a quarter of the batch limit.
+//!
+//! Last, [`cover_by_exact_seek`]: an index seek on an indexed expression
+//! enforces its `expression = value` conjunct exactly; dropping it can let
+//! the index cover the item (no row fetched), as SQLite does.
 
-use super::access::{choose_access, estimate_rows, hash_instead};
-use super::plan::{local_slots, Access, Expr, From, FromItem, Level, Source};
+use std::rc::Rc;
+
+use super::access::{choose_access, covers, estimate_rows, hash_instead};
+use super::plan::{expr_key, local_slots, Access, Expr, From, FromItem, Level, Source};
 use crate::sql::catalog::Catalog;
 use crate::Result;
 
@@ -147,6 +153,10 @@ pub(crate) fn plan_from(
         last.filters.extend(pending.into_iter().map(|c| c.expr));
     } else {
         constant.extend(pending.into_iter().map(|c| c.expr));
+    }
+    let mut items = items;
+    for l in 0..levels.len() {
+        cover_by_exact_seek(&mut items, &mut levels, l);
     }
     Ok((
         From {
@@ -379,6 +389,72 @@ fn hash_left_side(
     // equality on a column without statistics is.
     let kept = (right.rows * 0.1f64.powi(filters.len() as i32)).max(1.0);
     build_fits(kept, used_columns(right)).then_some(hash)
+}
+
+/// Lets level `l`'s index cover its item by dropping the conjuncts its
+/// seek enforces exactly (`Access::Index::exact`, `lower(e) = ?` on an
+/// index of `lower(e)`): when no other expression of the query reads the
+/// columns those conjuncts read, the key alone answers, and no row is
+/// fetched. Otherwise the level stays as planned. Only an inner join's
+/// filters are dropped: a LEFT JOIN's ON conjuncts decide its NULL row.
+fn cover_by_exact_seek(items: &mut [FromItem], levels: &mut [Level], l: usize) {
+    let item = levels[l].item;
+    let Access::Index {
+        index,
+        covering: false,
+        exact,
+        ..
+    } = &levels[l].access
+    else {
+        return;
+    };
+    let Source::Table(table) = &items[item].source else {
+        return;
+    };
+    if exact.is_empty() || items[item].left_join {
+        return;
+    }
+    let kept: Vec<Expr> = levels[l]
+        .filters
+        .iter()
+        .filter(|f| !exact.contains(&expr_key(f)))
+        .cloned()
+        .collect();
+    if kept.len() == levels[l].filters.len() {
+        return;
+    }
+    // What the query still reads of the item: outside the conjuncts, and
+    // in every conjunct that stays (at this level or any other).
+    let (off, w) = (items[item].offset, items[item].width);
+    let mut used = items[item].used_outside.clone();
+    let mut mark = |e: &Expr| {
+        local_slots(e, &mut |s| {
+            if s >= off && s < off + w {
+                used[s - off] = true;
+            }
+        })
+    };
+    kept.iter().for_each(&mut mark);
+    for (i, level) in levels.iter().enumerate() {
+        if i != l {
+            level.filters.iter().chain(&level.on).for_each(&mut mark);
+        }
+    }
+    let Some(info) = items[item]
+        .indexes
+        .iter()
+        .find(|info| Rc::ptr_eq(&info.index, index))
+    else {
+        return;
+    };
+    if !covers(info, &used, table) {
+        return;
+    }
+    items[item].used = used;
+    levels[l].filters = kept;
+    if let Access::Index { covering, .. } = &mut levels[l].access {
+        *covering = true;
+    }
 }
 
 /// Whether an access path fetches each row it finds from the table by

@@ -283,6 +283,12 @@ pub(crate) struct FromItem {
     /// Which of the item's slots the query reads (for covering indexes);
     /// all true when unknown.
     pub used: Vec<bool>,
+    /// Which slots the query reads outside its WHERE and ON conjuncts
+    /// (result columns, ORDER BY, GROUP BY, HAVING, aggregates, windows);
+    /// all true when unknown. [`super::join::plan_from`] uses it to tell
+    /// whether dropping the conjuncts an index enforces exactly lets the
+    /// index cover the item.
+    pub used_outside: Vec<bool>,
 }
 
 /// An index of a FROM item's table, bound at the item's slots so the
@@ -352,6 +358,15 @@ pub(crate) enum Access {
         hi: Option<(Expr, bool)>,
         /// Every column the query needs is in the index.
         covering: bool,
+        /// The [`expr_key`]s of the conjuncts `expression = value` on an
+        /// indexed expression that this access's equality prefix enforces
+        /// exactly: same collation, no affinity conversion, and a NULL
+        /// value finds no key, so a key found satisfies the conjunct.
+        /// Every other access path is only a superset (the level's
+        /// filters decide); these conjuncts may be dropped from the
+        /// filters when that lets the index cover the item
+        /// ([`super::join::plan_from`]).
+        exact: Vec<String>,
     },
     /// Hash join: the item's rows are hashed once by their `build` columns
     /// (column numbers within the item); each probe looks up the converted
