@@ -131,11 +131,12 @@ export async function startOwnerRuntime(
   let stopped = false;
 
   const dispatch = (list: Uint8Array): void => {
-    const view = new DataView(list.buffer, list.byteOffset, list.byteLength);
+    // Read in place: a DataView would need `list.buffer`, which moves a
+    // small array's bytes out of the JS heap first.
     let pos = 0;
     while (pos + 5 <= list.length) {
-      const route = view.getUint8(pos);
-      const len = view.getUint32(pos + 1, true);
+      const route = list[pos] as number;
+      const len = ((list[pos + 1] as number) | ((list[pos + 2] as number) << 8) | ((list[pos + 3] as number) << 16) | ((list[pos + 4] as number) << 24)) >>> 0;
       const bytes = list.slice(pos + 5, pos + 5 + len);
       pos += 5 + len;
       if (route === ROUTE_LOCAL) toClient(bytes);

@@ -452,12 +452,21 @@ export function encodeResponse(env: Envelope, resp: Response): Uint8Array {
 /** Thrown inside the reader; converted to ProtocolError at the decode boundary. */
 class Malformed extends Error {}
 
+/** A REAL's 8 bytes land here to be read back as a double. */
+const F64 = new Float64Array(1);
+const F64_BYTES = new Uint8Array(F64.buffer);
+/** Typed arrays use the platform's byte order; the wire is little-endian. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * Reads multi-byte numbers from the bytes themselves, never through a
+ * DataView: `buf.buffer` of a small typed array (which the engine keeps
+ * inside the JS heap) makes V8 move its bytes out to a new ArrayBuffer,
+ * which cost more than decoding a whole one-row response.
+ */
 class Reader {
-  private readonly view: DataView;
   pos = 0;
-  constructor(private readonly buf: Uint8Array, private readonly ints: IntegerMode) {
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  }
+  constructor(private readonly buf: Uint8Array, private readonly ints: IntegerMode) {}
   remaining(): number {
     return this.buf.length - this.pos;
   }
@@ -466,28 +475,31 @@ class Reader {
       throw new Malformed(`message ends at byte ${this.buf.length} but ${n} more bytes were expected at byte ${this.pos}`);
     }
   }
+  /** The little-endian u32 at `p` (checked by the caller). */
+  private le32(p: number): number {
+    const b = this.buf;
+    return ((b[p] as number) | ((b[p + 1] as number) << 8) | ((b[p + 2] as number) << 16) | ((b[p + 3] as number) << 24)) >>> 0;
+  }
   u8(): number {
     this.need(1);
-    const v = this.view.getUint8(this.pos);
-    this.pos += 1;
-    return v;
+    return this.buf[this.pos++] as number;
   }
   u32(): number {
     this.need(4);
-    const v = this.view.getUint32(this.pos, true);
+    const v = this.le32(this.pos);
     this.pos += 4;
     return v;
   }
   u64(): number {
     this.need(8);
     // One rounding, as Number(bigint) rounds: the high half times 2^32 is exact.
-    const v = this.view.getUint32(this.pos + 4, true) * TWO_32 + this.view.getUint32(this.pos, true);
+    const v = this.le32(this.pos + 4) * TWO_32 + this.le32(this.pos);
     this.pos += 8;
     return v;
   }
   i64(): bigint {
     this.need(8);
-    const v = this.view.getBigInt64(this.pos, true);
+    const v = BigInt.asIntN(64, (BigInt(this.le32(this.pos + 4)) << 32n) | BigInt(this.le32(this.pos)));
     this.pos += 8;
     return v;
   }
@@ -496,7 +508,7 @@ class Reader {
       this.need(8);
       // Exact whenever the result is a safe integer (a true value past
       // 2^53 - 1 cannot round back into the safe range); else BigInt.
-      const n = this.view.getInt32(this.pos + 4, true) * TWO_32 + this.view.getUint32(this.pos, true);
+      const n = (this.le32(this.pos + 4) | 0) * TWO_32 + this.le32(this.pos);
       if (Number.isSafeInteger(n)) {
         this.pos += 8;
         return n;
@@ -508,9 +520,13 @@ class Reader {
   }
   f64(): number {
     this.need(8);
-    const v = this.view.getFloat64(this.pos, true);
+    const p = this.pos;
     this.pos += 8;
-    return v;
+    if (LITTLE_ENDIAN) {
+      F64_BYTES.set(this.buf.subarray(p, p + 8));
+      return F64[0] as number;
+    }
+    return new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength).getFloat64(p, true);
   }
   take(n: number): Uint8Array {
     this.need(n);
@@ -544,7 +560,25 @@ class Reader {
     }
   }
   str(what: string): string {
-    return this.utf8(this.bytes(), what);
+    const n = this.u32();
+    this.need(n);
+    const b = this.buf;
+    const start = this.pos;
+    if (n <= SHORT_STRING) {
+      // ASCII straight from the message, without a subarray.
+      let s = "";
+      let i = start;
+      for (; i < start + n; i++) {
+        const c = b[i] as number;
+        if (c >= 0x80) break;
+        s += String.fromCharCode(c);
+      }
+      if (i === start + n) {
+        this.pos = i;
+        return s;
+      }
+    }
+    return this.utf8(this.take(n), what);
   }
   id(what: string): string {
     const n = this.u8();

@@ -141,6 +141,14 @@ test("malformed messages are refused with typed errors", () => {
   assert.throws(() => P.decodeRequest(text), /UTF-8/);
 });
 
+test("reals decode bit for bit", () => {
+  const reals = [0.5, -0.5, -0, 1e308, -1e-308, 5e-324, Math.PI, Infinity, -Infinity, 2 ** 53 + 0.5 * 4];
+  const rows = reals.map((v) => [v]);
+  const bytes = P.encodeResponse(env, { kind: "rows", result: { columns: ["r"], rows, changes: 0, lastInsertRowid: 0 } });
+  const back = P.decodeResponse(bytes).response.result.rows;
+  for (let i = 0; i < reals.length; i++) assert.ok(Object.is(back[i][0], reals[i]), `${reals[i]} came back as ${back[i][0]}`);
+});
+
 test("integers decode as numbers when safe, as bigint beyond 2^53 or by option", () => {
   const bytes = P.encodeResponse(env, { kind: "rows", result: { columns: ["a"], rows: [[5], [2n ** 60n]], changes: 0, lastInsertRowid: 0 } });
   assert.deepEqual(P.decodeResponse(bytes).response.result.rows, [[5], [2n ** 60n]]);
