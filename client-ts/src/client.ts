@@ -132,9 +132,22 @@ export class PreparedStatement<Row = SqlValue[]> {
     }
   }
 
+  /**
+   * The statement id when it is prepared at the current owner, so a run
+   * needs no `idAtOwner` round (the common case, kept free of promises);
+   * else null.
+   */
+  readyId(): number | null {
+    return !this.finalized && this.stmt !== null && this.epoch === this.client.session.epoch ? this.stmt : null;
+  }
+
   /** Runs the statement in autocommit. */
-  async run(params?: BindParams): Promise<QueryResult<Row>> {
-    return this.client.autocommit(async (txn) => ({ kind: "run", txn, stmt: await this.idAtOwner(), params: toParams(params) }));
+  run(params?: BindParams): Promise<QueryResult<Row>> {
+    return this.client.autocommit((txn) => {
+      const stmt = this.readyId();
+      if (stmt !== null) return { kind: "run", txn, stmt, params: toParams(params) };
+      return this.idAtOwner().then((id) => ({ kind: "run", txn, stmt: id, params: toParams(params) }));
+    });
   }
 
   /** Releases the statement at the owner. */
@@ -182,7 +195,7 @@ export class Transaction<Row = SqlValue[]> implements Queryable<Row> {
 
   /** Runs a prepared statement inside this transaction. */
   async runPrepared(stmt: PreparedStatement<Row>, params?: BindParams): Promise<QueryResult<Row>> {
-    const id = await stmt.idAtOwner();
+    const id = stmt.readyId() ?? (await stmt.idAtOwner());
     return this.client.shape(expectRows(await this.call({ kind: "run", txn: this.id, stmt: id, params: toParams(params) })), false);
   }
 }
@@ -239,7 +252,8 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
     const txn = this.newTxnId();
     for (;;) {
       try {
-        return this.shape(expectRows(await this.session.call(await make(txn))), false);
+        const req = make(txn);
+        return this.shape(expectRows(await this.session.call(req instanceof Promise ? await req : req)), false);
       } catch (e) {
         if (!(e instanceof LostInFlight)) throw e;
         if (await this.committed(txn)) return this.shape(EMPTY, true);

@@ -210,6 +210,14 @@ export async function startOwnerRuntime(
   };
 
   /**
+   * The owner's epoch, read again after every call that may change it (an
+   * import installs a new database in `handle` or `finishImport`); a
+   * direct call never does, and the in-worker API checks the epoch on each
+   * one, so it is kept here rather than asked of the wasm each time.
+   */
+  let epoch = owner.epoch;
+
+  /**
    * Runs one call into the wasm. A throw here is a trap (a bug: the Rust side
    * answers bad input with typed errors), after which the instance cannot be
    * trusted: the owner stops and reports, so its client fails and releases
@@ -220,6 +228,7 @@ export async function startOwnerRuntime(
     let list: Uint8Array;
     try {
       list = f();
+      epoch = owner.epoch;
     } catch (e) {
       const err = wasmError(e);
       stop();
@@ -312,7 +321,7 @@ export async function startOwnerRuntime(
 
   return {
     get epoch(): number {
-      return owner.epoch;
+      return epoch;
     },
     request(bytes: Uint8Array): void {
       guarded(() => owner.handle(bytes));
