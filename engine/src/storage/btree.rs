@@ -304,7 +304,7 @@ fn remove_rec(
             let Node::Leaf(l) = n else {
                 unreachable!("page {new_id:?} was a leaf a moment ago")
             };
-            let (_, old) = l.remove(i);
+            let old = l.remove(i);
             Ok((new_id, Some(old), l.encoded_size() < UNDERFLOW_SIZE))
         }
         Ok((ci, child_id)) => {

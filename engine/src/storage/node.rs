@@ -382,9 +382,9 @@ impl Leaf {
         old
     }
 
-    pub fn remove(&mut self, i: usize) -> (Vec<u8>, LeafValue) {
+    /// Removes entry `i`, returning its value (the caller has the key).
+    pub fn remove(&mut self, i: usize) -> LeafValue {
         self.own();
-        let key = self.key(i).to_vec();
         let value = self.value(i).to_owned();
         self.size -= self.entry_size(i);
         let s = self.slots.remove(i);
@@ -392,7 +392,7 @@ impl Leaf {
         self.garbage += s.key_len as usize;
         self.forget_value(s.value);
         self.maybe_compact();
-        (key, value)
+        value
     }
 
     fn forget_value(&mut self, v: SlotValue) {
@@ -1062,6 +1062,7 @@ mod tests {
                     }
                     (1, len) => {
                         let i = (next() as usize) % len;
+                        assert_eq!(a.key(i), b.key(i));
                         assert_eq!(a.remove(i), b.remove(i));
                     }
                     (_, len) => {
