@@ -38,7 +38,7 @@
 mod records;
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 use tinyjoin_engine::db::{
@@ -140,8 +140,12 @@ struct Prepared {
 
 #[derive(Default)]
 struct ClientState {
-    stmts: HashMap<u32, Prepared>,
+    stmts: BTreeMap<u32, Prepared>,
     next_stmt: u32,
+    /// The client's own autocommit connection (once it has run something),
+    /// so per-connection state (PRAGMA settings, last insert rowid) is the
+    /// client's alone, as with one SQLite connection per client.
+    conn: Option<Connection>,
     /// The rowid of the client's last INSERT, as SQLite's
     /// `last_insert_rowid()` would report it (see `Owner::user_rowid`).
     last_rowid: i64,
@@ -197,13 +201,12 @@ pub struct Owner {
     local: String,
     /// The shared autocommit connection; `None` only while a request runs on it.
     auto: Option<Connection>,
-    /// Each registered client's own autocommit connection, so per-connection
-    /// state (PRAGMA settings, last insert rowid) is the client's alone, as
-    /// with one SQLite connection per client.
-    conns: HashMap<String, Connection>,
     writer: Option<(String, String)>,
     txn_conn: Option<Connection>,
-    clients: HashMap<String, ClientState>,
+    /// Registered clients by id. Ordered maps: a handful of entries,
+    /// looked up on every request, where hashing a string costs more than
+    /// comparing a few.
+    clients: BTreeMap<String, ClientState>,
     queue: VecDeque<(Envelope, Request)>,
     commits_since_prune: u32,
     /// `(PRUNE_EVERY, KEPT_COMMITS)`; smaller in tests so pruning runs.
@@ -329,10 +332,9 @@ impl Owner {
             epoch,
             local: local.to_string(),
             auto: Some(auto),
-            conns: HashMap::new(),
             writer: None,
             txn_conn: None,
-            clients: HashMap::new(),
+            clients: BTreeMap::new(),
             queue: VecDeque::new(),
             commits_since_prune: 0,
             prune: (PRUNE_EVERY, KEPT_COMMITS),
@@ -489,7 +491,6 @@ impl Owner {
             self.release_writer();
         }
         self.clients.remove(client);
-        self.conns.remove(client);
         self.queue.retain(|(env, _)| env.client != client);
     }
 
@@ -740,8 +741,8 @@ impl Owner {
         self.release_writer();
         for c in self.clients.values_mut() {
             c.stmts.clear();
+            c.conn = None;
         }
-        self.conns.clear();
         self.db = staged.db;
         self.device = staged.device;
         self.auto = Some(staged.auto);
@@ -839,7 +840,7 @@ impl Owner {
         out.push(self.reply(&env.client, env.request, &Response::Failed(error.clone())));
         if poison {
             self.auto = None;
-            self.conns.clear();
+            self.drop_conns();
             self.release_writer();
             self.poisoned = Some(error);
         }
@@ -908,17 +909,25 @@ impl Owner {
 
     /// The client's autocommit connection, taken out while a request runs on it.
     fn take_conn(&mut self, client: &str) -> Connection {
-        self.conns
-            .remove(client)
-            .unwrap_or_else(|| self.db.connect())
+        match self.clients.get_mut(client).and_then(|c| c.conn.take()) {
+            Some(conn) => conn,
+            None => self.db.connect(),
+        }
+    }
+
+    /// Drops every client's connection (the database is gone or poisoned).
+    fn drop_conns(&mut self) {
+        for c in self.clients.values_mut() {
+            c.conn = None;
+        }
     }
 
     /// Puts a client's connection back; one of a client that never opened
     /// (or is gone) is dropped, so unknown senders cannot make the owner
     /// accumulate connections.
     fn put_conn(&mut self, client: &str, conn: Connection) {
-        if self.clients.contains_key(client) {
-            self.conns.insert(client.to_string(), conn);
+        if let Some(c) = self.clients.get_mut(client) {
+            c.conn = Some(conn);
         }
     }
 
