@@ -81,6 +81,12 @@ pub(crate) trait Kv {
     }
     /// Number of entries in the tree.
     fn tree_len(&self, tree: &str) -> Result<u64>;
+    /// An id of the committed state this store reads, when it reads one
+    /// that never changes (a read snapshot): equal ids, equal contents.
+    /// `None` for a store with changes in flight.
+    fn snapshot_id(&self) -> Option<u64> {
+        None
+    }
     /// Whether the tree exists.
     fn tree_exists(&self, tree: &str) -> Result<bool>;
     /// Creates an empty tree; false if it already existed.
@@ -109,6 +115,10 @@ pub(crate) trait Kv {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MemKv {
     trees: BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>,
+    /// What [`Kv::snapshot_id`] answers (tests of plan reuse).
+    pub snapshot: Option<u64>,
+    /// How many times [`Kv::tree_len`] was asked.
+    pub len_calls: std::cell::Cell<usize>,
 }
 
 #[cfg(test)]
@@ -159,7 +169,12 @@ impl Kv for MemKv {
     }
 
     fn tree_len(&self, tree: &str) -> Result<u64> {
+        self.len_calls.set(self.len_calls.get() + 1);
         Ok(self.tree(tree)?.len() as u64)
+    }
+
+    fn snapshot_id(&self) -> Option<u64> {
+        self.snapshot
     }
 
     fn tree_exists(&self, tree: &str) -> Result<bool> {

@@ -9,10 +9,11 @@
 //! statement keeps its plan while [`Plan::is_current`] holds: the catalog
 //! still has the version the plan was bound against (any DDL gives the
 //! catalog a new version), and no table the planner sized has since grown
-//! or shrunk several-fold. DDL is not planned: it runs from the syntax tree
+//! or shrunk several-fold (checked once per snapshot: a plan remembers the
+//! committed state it last checked). DDL is not planned: it runs from the syntax tree
 //! each time, and only it copies the catalog (`Rc::make_mut`).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::dml::{self, DmlOptions};
@@ -87,6 +88,11 @@ pub(crate) struct Plan {
     version: u64,
     /// Entry counts of the trees the planner sized.
     stats: Vec<(String, u64)>,
+    /// The snapshot (`Kv::snapshot_id`) whose sizes were last found
+    /// similar to `stats`: running again on it needs no size check (each
+    /// autocommit read is a new snapshot of, usually, the same state; the
+    /// check reads every sized table's entry in the catalog tree).
+    sized_at: Cell<Option<u64>>,
     kind: PlanKind,
 }
 
@@ -105,11 +111,21 @@ impl Plan {
     /// one it was bound against and the tables it sized kept their size
     /// (within a factor of 2).
     pub(crate) fn is_current(&self, kv: &dyn Kv, cat: &Catalog) -> bool {
-        self.version == cat.version
-            && self
-                .stats
-                .iter()
-                .all(|(tree, then)| kv.tree_len(tree).is_ok_and(|now| similar_size(*then, now)))
+        if self.version != cat.version {
+            return false;
+        }
+        let snapshot = kv.snapshot_id();
+        if snapshot.is_some() && snapshot == self.sized_at.get() {
+            return true;
+        }
+        let similar = self
+            .stats
+            .iter()
+            .all(|(tree, then)| kv.tree_len(tree).is_ok_and(|now| similar_size(*then, now)));
+        if similar {
+            self.sized_at.set(snapshot);
+        }
+        similar
     }
 
     /// The result column names of a query plan (empty otherwise).
@@ -150,6 +166,7 @@ pub(crate) fn prepare(kv: &dyn Kv, cat: &Catalog, stmt: &Statement) -> Result<Pl
     Ok(Plan {
         version: cat.version,
         stats: log.into_inner(),
+        sized_at: Cell::new(None),
         kind,
     })
 }
@@ -352,5 +369,63 @@ fn affinity_type_name(a: Option<crate::sql::value::Affinity>) -> &'static str {
         Some(Affinity::Numeric) => "NUM",
         Some(Affinity::Text) => "TEXT",
         Some(Affinity::Blob) | None => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::exec::kv::MemKv;
+    use crate::sql::parser;
+
+    fn exec(kv: &mut MemKv, cat: &mut Catalog, sql: &str) {
+        let opts = DmlOptions {
+            foreign_keys: true,
+            batch_limit: 16 << 20,
+        };
+        for s in parser::parse(sql).unwrap() {
+            run(kv, cat, &s, sql, &[], opts).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_plan_checks_table_sizes_once_per_snapshot() {
+        let (mut kv, mut cat) = (MemKv::default(), Catalog::default());
+        exec(
+            &mut kv,
+            &mut cat,
+            "CREATE TABLE t(a INTEGER PRIMARY KEY, b)",
+        );
+        exec(&mut kv, &mut cat, "INSERT INTO t VALUES (1, 1), (2, 2)");
+        let stmt = parser::parse("SELECT b FROM t WHERE b = 1")
+            .unwrap()
+            .remove(0);
+        let plan = prepare(&kv, &cat, &stmt).unwrap();
+        let sized = |kv: &MemKv, cat: &Catalog| {
+            kv.len_calls.set(0);
+            let current = plan.is_current(kv, cat);
+            (current, kv.len_calls.get())
+        };
+        // Changes in flight: sizes are checked every time.
+        assert_eq!(sized(&kv, &cat), (true, 1));
+        assert_eq!(sized(&kv, &cat), (true, 1));
+        // A snapshot: checked once, then trusted while it is the same one.
+        kv.snapshot = Some(7);
+        assert_eq!(sized(&kv, &cat), (true, 1));
+        assert_eq!(sized(&kv, &cat), (true, 0));
+        // Another snapshot where the table grew past the plan's sizes.
+        exec(
+            &mut kv,
+            &mut cat,
+            "WITH RECURSIVE n(i) AS (SELECT 3 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+               INSERT INTO t SELECT i, i FROM n",
+        );
+        kv.snapshot = Some(8);
+        assert_eq!(sized(&kv, &cat), (false, 1));
+        assert_eq!(
+            sized(&kv, &cat),
+            (false, 1),
+            "a stale plan is never trusted"
+        );
     }
 }

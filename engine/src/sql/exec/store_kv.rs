@@ -75,6 +75,9 @@ impl Kv for WriteTxn {
 }
 
 impl Kv for ReadTxn {
+    fn snapshot_id(&self) -> Option<u64> {
+        Some(self.txn_id())
+    }
     kv_reads!();
     fn create_tree(&mut self, _tree: &str) -> Result<bool> {
         Err(read_only_error())
