@@ -118,7 +118,15 @@ pub(crate) struct Inner {
     pub writer_open: bool,
     /// Pages of the current on-disk free-list chain.
     pub freelist_pages: Vec<PageId>,
+    /// The tree entries looked up in the newest state's catalog, shared by
+    /// the snapshots of that state (a state never changes, and each
+    /// autocommit read opens a new snapshot of, usually, the same one).
+    pub metas: Option<(TxnId, SharedMetas)>,
 }
+
+/// Tree entries found in one state's catalog, by tree name (`None`: no
+/// such tree).
+pub(crate) type SharedMetas = Rc<RefCell<FastMap<String, Option<TreeMeta>>>>;
 
 /// A tree node reference must name a data page inside the file.
 fn check_node_ref(id: PageId, page_count: u64) -> Result<()> {
@@ -190,6 +198,7 @@ impl Store {
             snapshots: BTreeMap::new(),
             writer_open: false,
             freelist_pages,
+            metas: None,
         };
         let store = Store {
             shared: Rc::new(Shared {
@@ -218,10 +227,18 @@ impl Store {
         let mut inner = self.shared.inner.borrow_mut();
         let sb = inner.sb.clone();
         *inner.snapshots.entry(sb.txn).or_insert(0) += 1;
+        let metas = match &inner.metas {
+            Some((txn, m)) if *txn == sb.txn => m.clone(),
+            _ => {
+                let m = SharedMetas::default();
+                inner.metas = Some((sb.txn, m.clone()));
+                m
+            }
+        };
         Ok(ReadTxn {
             shared: self.shared.clone(),
             sb,
-            metas: RefCell::new(FastMap::default()),
+            metas,
             recent: RefCell::new(Vec::new()),
         })
     }
@@ -511,7 +528,7 @@ pub(crate) fn no_such_tree(name: &str) -> Error {
 pub struct ReadTxn {
     pub(crate) shared: Rc<Shared>,
     pub(crate) sb: Superblock,
-    metas: RefCell<FastMap<String, Option<TreeMeta>>>,
+    metas: SharedMetas,
     /// The leaf the last lookups in a few trees ended in, by tree root: a
     /// snapshot never changes, so a key within a leaf's first..last keys
     /// can only be in that leaf, and lookups that move forward through a
