@@ -64,6 +64,7 @@ export interface OwnerRuntime {
 }
 
 const utf8 = new TextDecoder();
+const textEncoder = new TextEncoder();
 
 /** An OPFS exception (quota) or a wasm error as a TinyJoinError. */
 function opfsError(e: unknown): TinyJoinError {
@@ -97,7 +98,7 @@ export async function startOwnerRuntime(
   toClient: (bytes: Uint8Array) => void,
   onFatal: (err: TinyJoinError) => void,
 ): Promise<OwnerRuntime> {
-  await init();
+  const wasmExports = await init();
   let handle: SyncAccessHandle | null = null;
   let manifest: SyncAccessHandle | null = null;
   let temp: SyncAccessHandle | null = null;
@@ -273,6 +274,30 @@ export async function startOwnerRuntime(
     }
   };
 
+  // Direct calls write their fields into the owner's input buffer in wasm
+  // memory and read the answer from its output buffer (worker/src/direct.rs):
+  // one call into the module per request. The input buffer's address holds
+  // until `inputBuffer` grows it; the memory's ArrayBuffer changes whenever
+  // the memory grows, so the view is made again then.
+  let memView = new Uint8Array(0);
+  const memory = (): Uint8Array => {
+    if (memView.buffer !== wasmExports.memory.buffer) memView = new Uint8Array(wasmExports.memory.buffer);
+    return memView;
+  };
+  let inputAt = 0;
+  let inputCap = 0;
+  /** Writes `s` at `at` as UTF-8 (3 bytes per UTF-16 unit are free there); returns the bytes written. */
+  const putText = (m: Uint8Array, at: number, s: string): number => {
+    let i = 0;
+    for (; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      m[at + i] = c;
+    }
+    if (i === s.length) return i;
+    return i + textEncoder.encodeInto(s.slice(i), m.subarray(at + i, at + s.length * 3)).written;
+  };
+
   const direct = (req: Request): Uint8Array | null => {
     if (stopped) return null;
     let kind: number;
@@ -309,7 +334,22 @@ export async function startOwnerRuntime(
         return null;
     }
     try {
-      return owner.direct(kind, txn, sql, stmt, p) ?? null;
+      const need = (txn === undefined ? 0 : txn.length * 3) + sql.length * 3 + p.length;
+      if (need > inputCap) {
+        inputAt = owner.inputBuffer(need);
+        inputCap = owner.inputCapacity();
+      }
+      let m = memory();
+      let at = inputAt;
+      const txnLen = txn === undefined ? -1 : putText(m, at, txn);
+      at += Math.max(txnLen, 0);
+      const sqlLen = putText(m, at, sql);
+      m.set(p, at + sqlLen);
+      const out = owner.directIn(kind, txnLen, sqlLen, stmt, p.length);
+      if (out === 0) return null;
+      m = memory();
+      const len = ((m[out] as number) | ((m[out + 1] as number) << 8) | ((m[out + 2] as number) << 16) | ((m[out + 3] as number) << 24)) >>> 0;
+      return m.slice(out + 4, out + 4 + len);
     } catch (e) {
       // A trap, as in `guarded`: the instance cannot be trusted any more.
       const err = new TinyJoinError("WORKER_FAILED", `the owner's engine failed: ${wasmError(e).message}`);

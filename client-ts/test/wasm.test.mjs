@@ -33,6 +33,21 @@ test("values round-trip with their types", { skip }, async () => {
   await db.close();
 });
 
+test("SQL text of any length and script reaches the engine intact", { skip }, async () => {
+  const db = await openMem();
+  const text = "ünïcødé ✓ 🙂 \u0000 end";
+  const r = await db.query(`SELECT '${text}' AS s, ? AS p`, ["ß"]);
+  assert.deepEqual(r.rows, [[text, "ß"]]);
+  // A long statement grows the input buffer (and the wasm memory) between calls.
+  const n = 20000;
+  const values = Array.from({ length: n }, (_, i) => `(${i}, 'é${i}')`).join(", ");
+  await db.exec(`CREATE TABLE big(i INTEGER PRIMARY KEY, t TEXT); INSERT INTO big VALUES ${values}`);
+  const agg = await db.query("SELECT count(*), sum(i), max(t) FROM big");
+  assert.deepEqual(agg.rows, [[n, (n * (n - 1)) / 2, "é9999"]]);
+  assert.deepEqual((await db.query(`SELECT '${text}'`)).rows, [[text]]);
+  await db.close();
+});
+
 test("named parameters, rows as objects, bigint mode", { skip }, async () => {
   const db = await openMem({ rows: "object", integers: "bigint" });
   const r = await db.query("SELECT :a AS a, @b AS b, $c AS c", { a: 1, "@b": "x", $c: null });

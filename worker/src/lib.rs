@@ -6,6 +6,7 @@
 //!   `FileSystemSyncAccessHandle`.
 //! - `owner`: the owner's request loop over the engine (serialized write
 //!   transactions, commit records, epochs), driven by protocol bytes.
+//! - `direct`: the in-worker API's calls through two buffers in wasm memory.
 //! - `device_contract`: the Device contract checks, run natively against the
 //!   memory device and in a real browser Worker against OPFS.
 //!
@@ -13,6 +14,7 @@
 //! wasm-bindgen exports only convert arguments and delegate.
 
 pub mod device_contract;
+pub mod direct;
 #[cfg(target_arch = "wasm32")]
 mod opfs;
 pub mod owner;
@@ -56,6 +58,7 @@ mod bindings {
     #[wasm_bindgen]
     pub struct Owner {
         inner: crate::owner::Owner,
+        direct: crate::direct::DirectBuffers,
     }
 
     #[wasm_bindgen]
@@ -85,7 +88,10 @@ mod bindings {
                 &options(batch_limit_bytes, validation, cache_pages),
             )
             .map_err(|e| js_error(&e))?;
-            Ok(Owner { inner })
+            Ok(Owner {
+                inner,
+                direct: Default::default(),
+            })
         }
 
         /// Opens an empty in-memory database.
@@ -100,7 +106,10 @@ mod bindings {
                 &options(batch_limit_bytes, "full", cache_pages),
             )
             .map_err(|e| js_error(&e))?;
-            Ok(Owner { inner })
+            Ok(Owner {
+                inner,
+                direct: Default::default(),
+            })
         }
 
         /// Commit records on or off (`Owner::set_record_commits`).
@@ -122,39 +131,48 @@ mod bindings {
             crate::owner::encode_replies(&self.inner.handle(bytes))
         }
 
-        /// The in-worker API's direct call: request `kind` (EXEC, QUERY,
-        /// PREPARE, RUN, FINALIZE, BEGIN, COMMIT or ROLLBACK) with its
-        /// fields as arguments (`params` in the protocol's parameter form),
-        /// answered by the response's kind byte and body (no envelope), or
-        /// `undefined` when it must go as a message instead
-        /// (`Owner::call_local`).
-        pub fn direct(
+        /// The address of the direct calls' input buffer, at least `len`
+        /// bytes long (`direct::DirectBuffers`). It stays valid until a
+        /// later call asks for more.
+        #[wasm_bindgen(js_name = inputBuffer)]
+        pub fn input_buffer(&mut self, len: usize) -> *mut u8 {
+            self.direct.input_for(len).as_mut_ptr()
+        }
+
+        /// The size of the input buffer `inputBuffer` handed out.
+        #[wasm_bindgen(js_name = inputCapacity)]
+        pub fn input_capacity(&self) -> usize {
+            self.direct.input.len()
+        }
+
+        /// The in-worker API's direct call (`direct::serve`): request
+        /// `kind` with its fields in the input buffer. Returns the address
+        /// of the answer (a `u32` length, then the response's kind byte and
+        /// body), valid until the next call into the module, or 0 when the
+        /// request must go as a message instead (`Owner::call_local`).
+        #[wasm_bindgen(js_name = directIn)]
+        pub fn direct_in(
             &mut self,
             kind: u8,
-            txn: Option<String>,
-            sql: String,
+            txn_len: i32,
+            sql_len: usize,
             stmt: u32,
-            params: &[u8],
-        ) -> Option<Vec<u8>> {
-            use crate::protocol::{decode_params, encode_response_body, kind as k, Request};
-            let params = || decode_params(params);
-            let id = |txn: Option<String>| txn.unwrap_or_default();
-            let req = match kind {
-                k::EXEC => Ok(Request::Exec { txn, sql }),
-                k::QUERY => params().map(|params| Request::Query { txn, sql, params }),
-                k::PREPARE => Ok(Request::Prepare { sql }),
-                k::RUN => params().map(|params| Request::Run { txn, stmt, params }),
-                k::FINALIZE => Ok(Request::Finalize { stmt }),
-                k::BEGIN => Ok(Request::Begin { txn: id(txn) }),
-                k::COMMIT => Ok(Request::Commit { txn: id(txn) }),
-                k::ROLLBACK => Ok(Request::Rollback { txn: id(txn) }),
-                _ => return None,
-            };
-            let resp = match req {
-                Ok(req) => self.inner.call_local(&req)?,
-                Err(e) => crate::protocol::Response::Failed(e),
-            };
-            Some(encode_response_body(&resp))
+            params_len: usize,
+        ) -> *const u8 {
+            let served = crate::direct::serve(
+                &mut self.inner,
+                &mut self.direct,
+                kind,
+                txn_len,
+                sql_len,
+                stmt,
+                params_len,
+            );
+            if served {
+                self.direct.output.as_ptr()
+            } else {
+                std::ptr::null()
+            }
         }
 
         /// Opens the file the Worker wrote an import into (a reply of route

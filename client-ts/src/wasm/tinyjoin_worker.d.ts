@@ -6,8 +6,8 @@
  */
 import type { SyncAccessHandle } from "../opfs.js";
 
-/** Loads and instantiates the wasm module (found next to the JS module). */
-export default function init(): Promise<unknown>;
+/** Loads and instantiates the wasm module (found next to the JS module); resolves to its exports. */
+export default function init(): Promise<{ readonly memory: WebAssembly.Memory }>;
 
 /** The owner's engine and request loop (worker/src/owner.rs). */
 export class Owner {
@@ -25,11 +25,17 @@ export class Owner {
   ready(): Uint8Array;
   /** Handles one request message; returns a reply list (see owner-runtime.ts). */
   handle(bytes: Uint8Array): Uint8Array;
+  /** The address of the direct calls' input buffer, at least `len` bytes (valid until it grows again). */
+  inputBuffer(len: number): number;
+  /** The size of the input buffer `inputBuffer` handed out. */
+  inputCapacity(): number;
   /**
-   * The in-worker API's direct call: request `kind` with its fields, answered
-   * by the response's kind byte and body, or undefined ("send it as a message").
+   * The in-worker API's direct call: request `kind` with its fields in the
+   * input buffer (transaction id, or none when `txnLen` is -1; SQL;
+   * parameters). Returns the address of the answer (u32 length, kind byte,
+   * body), or 0 ("send it as a message").
    */
-  direct(kind: number, txn: string | undefined, sql: string, stmt: number, params: Uint8Array): Uint8Array | undefined;
+  directIn(kind: number, txnLen: number, sqlLen: number, stmt: number, paramsLen: number): number;
   /** Opens the file an import (reply route 3) was written and flushed into; throws `{ code, message }`. */
   stageImport(handle: SyncAccessHandle): void;
   /** The manifest names the staged file: swap it in; returns a reply list. */

@@ -209,12 +209,19 @@ pub fn encode_response(env: &Envelope, resp: &Response) -> Vec<u8> {
 /// A response without envelope: its kind byte, then its body. The in-worker
 /// API's direct calls (one client, no epochs, no routing) answer this way.
 pub fn encode_response_body(resp: &Response) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64);
+    encode_response_body_into(resp, &mut out);
+    out
+}
+
+/// [`encode_response_body`] appended to `out` (a buffer reused across calls).
+pub fn encode_response_body_into(resp: &Response, out: &mut Vec<u8>) {
     let mut w = Writer {
-        buf: Vec::with_capacity(64),
+        buf: std::mem::take(out),
     };
     w.u8(response_kind(resp));
     write_response_body(&mut w, resp);
-    w.finish()
+    *out = w.finish();
 }
 
 fn response_kind(resp: &Response) -> u8 {

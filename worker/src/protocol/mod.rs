@@ -30,7 +30,10 @@ mod encode;
 mod message;
 
 pub use decode::{decode_params, decode_request, decode_response};
-pub use encode::{encode_request, encode_response, encode_response_body, request_kind, Writer};
+pub use encode::{
+    encode_request, encode_response, encode_response_body, encode_response_body_into, request_kind,
+    Writer,
+};
 pub use message::*;
 
 #[cfg(test)]
