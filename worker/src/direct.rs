@@ -201,12 +201,15 @@ mod tests {
         p
     }
 
+    /// A direct call's kind, transaction id, SQL, statement and parameters.
+    type Step<'a> = (u8, Option<&'a str>, &'a str, u32, Vec<u8>);
+
     #[test]
     fn answers_as_call_local_does() {
         let (mut o, mut twin) = (owner(), owner());
         let mut b = DirectBuffers::default();
         let none = [params_tag::NONE];
-        let steps: Vec<(u8, Option<&str>, &str, u32, Vec<u8>)> = vec![
+        let steps: Vec<Step> = vec![
             (
                 k::EXEC,
                 None,
