@@ -8,10 +8,10 @@
 
 mod common;
 
-use common::sqlite_rows;
+use common::{plan, rows, sqlite_rows};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use tinyjoin_engine::{Connection, Database, Params, Value};
+use tinyjoin_engine::{Connection, Database};
 
 const SCHEMA: &[&str] = &[
     "CREATE TABLE t(id INTEGER PRIMARY KEY, e TEXT, b INTEGER, n, x TEXT COLLATE NOCASE)",
@@ -74,12 +74,6 @@ fn query(rng: &mut SmallRng) -> String {
     }
 }
 
-fn rows(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {
-    c.execute(sql, &Params::None)
-        .unwrap_or_else(|e| panic!("{sql}: {e}"))
-        .rows
-}
-
 #[test]
 fn expression_index_seeks_agree_with_sqlite() {
     for seed in 0..8u64 {
@@ -117,16 +111,6 @@ fn expression_index_seeks_agree_with_sqlite() {
             assert_eq!(rows(&mut c, &q), sqlite_rows(&lite, &q), "seed {seed}: {q}");
         }
     }
-}
-
-fn plan(c: &mut Connection, sql: &str) -> Vec<String> {
-    rows(c, &format!("EXPLAIN QUERY PLAN {sql}"))
-        .into_iter()
-        .map(|r| match r.last() {
-            Some(Value::Text(s)) => s.clone(),
-            other => panic!("{other:?}"),
-        })
-        .collect()
 }
 
 #[test]

@@ -15,29 +15,12 @@
 
 mod common;
 
-use common::sqlite_rows;
+use common::{plan, rows, sqlite_rows};
 use tinyjoin_engine::storage::MemoryDevice;
 use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
 
 fn open(device: &MemoryDevice) -> Database {
     Database::open(Box::new(device.clone()), DbOptions::default()).expect("open")
-}
-
-fn rows(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {
-    c.execute(sql, &Params::None)
-        .unwrap_or_else(|e| panic!("{sql}: {e:?}"))
-        .rows
-}
-
-/// The detail column of `EXPLAIN QUERY PLAN sql`.
-fn plan(c: &mut Connection, sql: &str) -> Vec<String> {
-    rows(c, &format!("EXPLAIN QUERY PLAN {sql}"))
-        .iter()
-        .map(|r| match r.last() {
-            Some(Value::Text(s)) => s.clone(),
-            other => panic!("plan detail is not text: {other:?}"),
-        })
-        .collect()
 }
 
 /// `sqlite_stat1` as (tbl, idx, stat) strings, sorted.

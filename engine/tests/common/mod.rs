@@ -3,7 +3,7 @@
 //! `mod common;` and uses what it needs.
 
 use rusqlite::types::ValueRef;
-use tinyjoin_engine::Value;
+use tinyjoin_engine::{Connection, Params, Value};
 
 /// A SQLite value as TinyJoin's (text that is not UTF-8 replaced lossily).
 pub fn from_sqlite(v: ValueRef<'_>) -> Value {
@@ -32,4 +32,24 @@ pub fn sqlite_rows(lite: &rusqlite::Connection, sql: &str) -> Vec<Vec<Value>> {
         );
     }
     out
+}
+
+/// Every row `sql` returns in TinyJoin; panics naming the SQL on an error.
+#[allow(dead_code)] // not every test crate runs SQL through a Connection
+pub fn rows(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {
+    c.execute(sql, &Params::None)
+        .unwrap_or_else(|e| panic!("{sql}: {e:?}"))
+        .rows
+}
+
+/// The detail column of `EXPLAIN QUERY PLAN sql`, a string per step.
+#[allow(dead_code)]
+pub fn plan(c: &mut Connection, sql: &str) -> Vec<String> {
+    rows(c, &format!("EXPLAIN QUERY PLAN {sql}"))
+        .iter()
+        .map(|r| match r.last() {
+            Some(Value::Text(s)) => s.clone(),
+            other => panic!("plan detail is not text: {other:?}"),
+        })
+        .collect()
 }
