@@ -346,6 +346,9 @@ export async function startOwnerRuntime(
       const sqlLen = putText(m, at, sql);
       m.set(p, at + sqlLen);
       const out = owner.directIn(kind, txnLen, sqlLen, stmt, p.length);
+      // After a long request, ask for the buffer again next time: the owner
+      // gives a long one back then (worker/src/direct.rs, KEEP_INPUT).
+      if (need > 1 << 16) inputCap = 0;
       if (out === 0) return null;
       m = memory();
       const len = ((m[out] as number) | ((m[out + 1] as number) << 8) | ((m[out + 2] as number) << 16) | ((m[out + 3] as number) << 24)) >>> 0;

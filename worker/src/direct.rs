@@ -35,11 +35,17 @@ pub struct DirectBuffers {
 /// The smallest input buffer handed out.
 const MIN_INPUT: usize = 256;
 
+/// An input buffer past this size is given back when a smaller one will do
+/// (one long statement must not keep its memory for good).
+const KEEP_INPUT: usize = 1 << 20;
+
 impl DirectBuffers {
-    /// The input buffer, at least `len` bytes long.
+    /// The input buffer, at least `len` bytes long. The only place the
+    /// buffer moves: the caller keeps its address until it asks again.
     pub fn input_for(&mut self, len: usize) -> &mut [u8] {
-        if self.input.len() < len.max(MIN_INPUT) {
-            self.input.resize(len.max(MIN_INPUT).next_power_of_two(), 0);
+        let size = len.max(MIN_INPUT).next_power_of_two();
+        if self.input.len() < size || (self.input.len() > KEEP_INPUT && size < self.input.len()) {
+            self.input = vec![0; size];
         }
         &mut self.input
     }
@@ -250,6 +256,16 @@ mod tests {
             };
             assert_eq!(got, encode_response_body(&want), "{sql}");
         }
+    }
+
+    #[test]
+    fn a_long_input_is_given_back() {
+        let mut b = DirectBuffers::default();
+        assert_eq!(b.input_for(10).len(), MIN_INPUT);
+        assert_eq!(b.input_for(3000).len(), 4096);
+        assert_eq!(b.input_for(10).len(), 4096, "small buffers are kept");
+        assert_eq!(b.input_for(5 << 20).len(), 8 << 20);
+        assert_eq!(b.input_for(100).len(), MIN_INPUT, "a long one is not");
     }
 
     #[test]
