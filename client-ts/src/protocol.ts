@@ -152,8 +152,14 @@ const I64_MAX = (1n << 63n) - 1n;
 /** 2^32, to split and join 64-bit integers without BigInt. */
 const TWO_32 = 4294967296;
 
-/** Short strings are encoded and decoded in JS when they are ASCII: a call into TextEncoder or TextDecoder costs more than the loop. */
+/** Short strings are encoded in JS when they are ASCII: a call into TextEncoder costs more than the loop. */
 const SHORT_STRING = 64;
+/**
+ * Tiny ASCII strings are decoded in JS, one character at a time; past this
+ * length TextDecoder is faster (node 20: 0.10 µs for any length up to 64,
+ * the loop 0.075 µs at 10 characters and 0.4 µs at 48).
+ */
+const TINY_STRING = 12;
 
 class Writer {
   private buf: Uint8Array = new Uint8Array(256);
@@ -543,15 +549,15 @@ class Reader {
     return this.take(this.u32());
   }
   utf8(b: Uint8Array, what: string): string {
-    if (b.length <= SHORT_STRING) {
-      let ascii = true;
-      for (let i = 0; i < b.length; i++) {
-        if ((b[i] as number) >= 0x80) {
-          ascii = false;
-          break;
-        }
+    if (b.length <= TINY_STRING) {
+      let s = "";
+      let i = 0;
+      for (; i < b.length; i++) {
+        const c = b[i] as number;
+        if (c >= 0x80) break;
+        s += String.fromCharCode(c);
       }
-      if (ascii) return String.fromCharCode.apply(null, b as unknown as number[]);
+      if (i === b.length) return s;
     }
     try {
       return decoder.decode(b);
@@ -562,10 +568,10 @@ class Reader {
   str(what: string): string {
     const n = this.u32();
     this.need(n);
-    const b = this.buf;
-    const start = this.pos;
-    if (n <= SHORT_STRING) {
-      // ASCII straight from the message, without a subarray.
+    if (n <= TINY_STRING) {
+      // A tiny ASCII string straight from the message, without a subarray.
+      const b = this.buf;
+      const start = this.pos;
       let s = "";
       let i = start;
       for (; i < start + n; i++) {
