@@ -115,8 +115,9 @@ export class PreparedStatement<Row = SqlValue[]> {
   /** The statement id at the current owner, preparing it there if needed. */
   async idAtOwner(): Promise<number> {
     if (this.finalized) throw new TinyJoinError("MISUSE", "the statement was finalized");
+    const ready = this.readyId();
+    if (ready !== null) return ready;
     const session = this.client.session;
-    if (this.stmt !== null && this.epoch === session.epoch) return this.stmt;
     for (;;) {
       try {
         const r = await session.call({ kind: "prepare", sql: this.sql });

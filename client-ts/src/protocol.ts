@@ -458,6 +458,17 @@ export function encodeResponse(env: Envelope, resp: Response): Uint8Array {
 /** Thrown inside the reader; converted to ProtocolError at the decode boundary. */
 class Malformed extends Error {}
 
+/** `b[start..end]` as a string when every byte is ASCII (callers keep it under TINY_STRING), else null. */
+function tinyAscii(b: Uint8Array, start: number, end: number): string | null {
+  let s = "";
+  for (let i = start; i < end; i++) {
+    const c = b[i] as number;
+    if (c >= 0x80) return null;
+    s += String.fromCharCode(c);
+  }
+  return s;
+}
+
 /** A REAL's 8 bytes land here to be read back as a double. */
 const F64 = new Float64Array(1);
 const F64_BYTES = new Uint8Array(F64.buffer);
@@ -549,16 +560,8 @@ class Reader {
     return this.take(this.u32());
   }
   utf8(b: Uint8Array, what: string): string {
-    if (b.length <= TINY_STRING) {
-      let s = "";
-      let i = 0;
-      for (; i < b.length; i++) {
-        const c = b[i] as number;
-        if (c >= 0x80) break;
-        s += String.fromCharCode(c);
-      }
-      if (i === b.length) return s;
-    }
+    const tiny = b.length <= TINY_STRING ? tinyAscii(b, 0, b.length) : null;
+    if (tiny !== null) return tiny;
     try {
       return decoder.decode(b);
     } catch {
@@ -568,21 +571,11 @@ class Reader {
   str(what: string): string {
     const n = this.u32();
     this.need(n);
-    if (n <= TINY_STRING) {
-      // A tiny ASCII string straight from the message, without a subarray.
-      const b = this.buf;
-      const start = this.pos;
-      let s = "";
-      let i = start;
-      for (; i < start + n; i++) {
-        const c = b[i] as number;
-        if (c >= 0x80) break;
-        s += String.fromCharCode(c);
-      }
-      if (i === start + n) {
-        this.pos = i;
-        return s;
-      }
+    // A tiny ASCII string straight from the message, without a subarray.
+    const tiny = n <= TINY_STRING ? tinyAscii(this.buf, this.pos, this.pos + n) : null;
+    if (tiny !== null) {
+      this.pos += n;
+      return tiny;
     }
     return this.utf8(this.take(n), what);
   }
