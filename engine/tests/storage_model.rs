@@ -424,3 +424,53 @@ fn large_random_workload_matches_model() {
     }
     run(ops);
 }
+
+/// Runs of neighbouring keys (ascending and descending, puts and deletes)
+/// interleaved across trees: the leaf-hint fast path (a change in the leaf
+/// the tree's last change reached, without a descent) with splits, merges,
+/// savepoints, rollbacks, spills and commits between the runs.
+#[test]
+fn clustered_runs_match_model() {
+    use rand::{Rng, SeedableRng};
+    for (seed, limit) in [
+        (11u64, 16u64 << 20),
+        (12, 40 << 10),
+        (13, 16 << 20),
+        (14, 64 << 10),
+    ] {
+        BATCH_LIMIT.with(|l| l.set(limit));
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let mut ops = Vec::new();
+        for _ in 0..700 {
+            let t = rng.gen_range(0..3usize);
+            let mut k: i64 = rng.gen_range(0..30_000);
+            let step: i64 = if rng.gen_bool(0.5) { 1 } else { -1 } * rng.gen_range(1..4);
+            let delete = rng.gen_bool(0.35);
+            let run = rng.gen_range(1..60);
+            for _ in 0..run {
+                let key = format!("k{k:06}").into_bytes();
+                if delete {
+                    ops.push(Op::Delete(t, key));
+                } else {
+                    let max = if rng.gen_bool(0.05) { 900 } else { 40 };
+                    let len = rng.gen_range(0..max);
+                    ops.push(Op::Put(t, key, vec![(k % 251) as u8; len]));
+                }
+                k += step;
+            }
+            match rng.gen_range(0..40) {
+                0..=5 => ops.push(Op::StatementSavepoint),
+                6 => ops.push(Op::Savepoint),
+                7 => ops.push(Op::RollbackKeep),
+                8..=9 => ops.push(Op::ReleaseSavepoint),
+                10 => ops.push(Op::RollbackToSavepoint),
+                11 => ops.push(Op::Commit),
+                12 => ops.push(Op::Range(t, None, None, false, (true, true))),
+                _ => {}
+            }
+        }
+        ops.push(Op::Commit);
+        ops.push(Op::Reopen);
+        run(ops);
+    }
+}

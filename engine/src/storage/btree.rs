@@ -19,7 +19,50 @@ use crate::{corrupt, Result};
 use std::rc::Rc;
 
 /// A node smaller than this after a removal is merged or refilled.
-const UNDERFLOW_SIZE: usize = PAGE_SIZE / 4;
+pub(crate) const UNDERFLOW_SIZE: usize = PAGE_SIZE / 4;
+
+/// The key range of the leaf a descent reached, from the separators it
+/// passed on the way down: keys `>= low` (when `has_low`) and `< high`
+/// (when `has_high`). Child `i` of a branch holds the keys from separator
+/// `i - 1` (included) to separator `i` (excluded). The buffers are reused
+/// from one descent to the next.
+#[derive(Default, Debug)]
+pub(crate) struct Fences {
+    low: Vec<u8>,
+    high: Vec<u8>,
+    has_low: bool,
+    has_high: bool,
+}
+
+impl Fences {
+    fn reset(&mut self) {
+        self.has_low = false;
+        self.has_high = false;
+    }
+
+    /// Narrows the range to child `ci` of `b`.
+    fn narrow(&mut self, b: &Branch, ci: usize) {
+        if ci > 0 {
+            self.set_low(&b.keys()[ci - 1]);
+        }
+        if let Some(k) = b.keys().get(ci) {
+            self.high.clear();
+            self.high.extend_from_slice(k);
+            self.has_high = true;
+        }
+    }
+
+    fn set_low(&mut self, k: &[u8]) {
+        self.low.clear();
+        self.low.extend_from_slice(k);
+        self.has_low = true;
+    }
+
+    /// True when `key` is in the range.
+    pub(crate) fn holds(&self, key: &[u8]) -> bool {
+        (!self.has_low || key >= &self.low[..]) && (!self.has_high || key < &self.high[..])
+    }
+}
 
 /// Read access to nodes.
 pub(crate) trait NodeSource {
@@ -46,9 +89,6 @@ pub(crate) trait NodeStore: NodeSource {
     fn free_page(&mut self, id: PageId);
     /// Releases the overflow pages of a value that was replaced or removed.
     fn free_value(&mut self, value: &LeafValue);
-    /// Told after an insert put a new largest key into the tree: the leaf
-    /// (the tree's rightmost) that now holds it.
-    fn appended_to(&mut self, _leaf: PageId) {}
 }
 
 /// Looks `key` up: the leaf that holds it and its index there.
@@ -97,28 +137,60 @@ pub(crate) fn get(src: &dyn NodeSource, root: PageId, key: &[u8]) -> Result<Opti
     }
 }
 
-/// Inserts or replaces; returns the new root and the replaced value.
+/// What an insert or a removal did.
+pub(crate) struct Changed {
+    /// The tree's new root (NONE when a removal emptied it).
+    pub root: PageId,
+    /// The value replaced or removed.
+    pub old: Option<LeafValue>,
+    /// The leaf that now holds the key (or held it), when the key range
+    /// `fences` describes is exactly that leaf's: set unless a split or a
+    /// merge moved the range of a leaf the operation touched.
+    pub leaf: Option<PageId>,
+}
+
+/// Inserts or replaces. `fences` receives the key range of the leaf
+/// reported in [`Changed::leaf`].
 pub(crate) fn insert(
     st: &mut dyn NodeStore,
     root: PageId,
     key: &[u8],
     value: LeafValue,
-) -> Result<(PageId, Option<LeafValue>)> {
+    fences: &mut Fences,
+) -> Result<Changed> {
+    fences.reset();
     if root.is_none() {
         let leaf = Leaf::new(vec![(key.to_vec(), value)]);
-        return Ok((st.alloc_node(Node::Leaf(leaf))?, None));
+        let root = st.alloc_node(Node::Leaf(leaf))?;
+        return Ok(Changed {
+            root,
+            old: None,
+            leaf: Some(root),
+        });
     }
-    let (new_root, split, old) = insert_rec(st, root, key, value, true, 0)?;
+    let (new_root, split, old, leaf) = insert_rec(st, root, key, value, true, 0, fences)?;
     match split {
-        None => Ok((new_root, old)),
+        None => Ok(Changed {
+            root: new_root,
+            old,
+            leaf,
+        }),
         Some((sep, right)) => {
             let b = Branch::new(vec![sep], vec![new_root, right]);
-            Ok((st.alloc_node(Node::Branch(b))?, old))
+            Ok(Changed {
+                root: st.alloc_node(Node::Branch(b))?,
+                old,
+                leaf,
+            })
         }
     }
 }
 
 type Split = Option<(Vec<u8>, PageId)>;
+
+/// The new page of the node, its split, the replaced value and the leaf
+/// reported in [`Changed::leaf`].
+type Inserted = (PageId, Split, Option<LeafValue>, Option<PageId>);
 
 fn insert_rec(
     st: &mut dyn NodeStore,
@@ -127,7 +199,8 @@ fn insert_rec(
     value: LeafValue,
     rightmost: bool,
     depth: usize,
-) -> Result<(PageId, Split, Option<LeafValue>)> {
+    fences: &mut Fences,
+) -> Result<Inserted> {
     if depth > MAX_TREE_DEPTH {
         return Err(corrupt!(id.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
     }
@@ -136,13 +209,21 @@ fn insert_rec(
     let descend = match &*st.node(id)? {
         Node::Branch(b) => {
             let ci = b.child_index(key);
+            fences.narrow(b, ci);
             Some((ci, ci == b.children().len() - 1, b.children()[ci]))
         }
         Node::Leaf(_) => None,
     };
     if let Some((ci, last, child_id)) = descend {
-        let (child, split, old) =
-            insert_rec(st, child_id, key, value, rightmost && last, depth + 1)?;
+        let (child, split, old, leaf) = insert_rec(
+            st,
+            child_id,
+            key,
+            value,
+            rightmost && last,
+            depth + 1,
+            fences,
+        )?;
         let (new_id, n) = st.make_mut(id)?;
         let Node::Branch(b) = n else {
             unreachable!("page {new_id:?} was a branch a moment ago")
@@ -152,7 +233,7 @@ fn insert_rec(
             b.insert(ci, sep, right);
         }
         if b.encoded_size() <= PAGE_SIZE {
-            return Ok((new_id, None, old));
+            return Ok((new_id, None, old, leaf));
         }
         let at = if rightmost && last {
             b.keys().len() - 2
@@ -161,7 +242,7 @@ fn insert_rec(
         };
         let (sep, right) = b.split(at);
         let right_id = st.alloc_node(Node::Branch(right))?;
-        return Ok((new_id, Some((sep, right_id)), old));
+        return Ok((new_id, Some((sep, right_id)), old, leaf));
     }
     let (new_id, n) = st.make_mut(id)?;
     let Node::Leaf(l) = n else {
@@ -176,21 +257,20 @@ fn insert_rec(
     };
     let appended = rightmost && old.is_none() && pos == l.len() - 1;
     if l.encoded_size() <= PAGE_SIZE {
-        if appended {
-            st.appended_to(new_id);
-        }
-        return Ok((new_id, None, old));
+        return Ok((new_id, None, old, Some(new_id)));
     }
     let at = leaf_split_point(l, appended);
     let right = l.split_off(at);
     let sep = right.key(0).to_vec();
     let right_id = st.alloc_node(Node::Leaf(right))?;
     if appended {
-        // The split point leaves the right page non-empty: the new key,
-        // the last one, is there.
-        st.appended_to(right_id);
+        // Sorted appends go on into the right page (the split point leaves
+        // it non-empty: the new key, the last one, is there), whose range
+        // starts at the separator.
+        fences.set_low(&sep);
+        return Ok((new_id, Some((sep, right_id)), old, Some(right_id)));
     }
-    Ok((new_id, Some((sep, right_id)), old))
+    Ok((new_id, Some((sep, right_id)), old, None))
 }
 
 /// Where to split an overfull leaf: both halves must fit a page; prefer the
@@ -249,19 +329,26 @@ fn branch_split_point(b: &Branch) -> usize {
     b.keys().len() / 2
 }
 
-/// Removes `key`; returns the new root (NONE when the tree became empty) and
-/// the removed value. A missing key changes nothing and copies no page.
+/// Removes `key`: the new root is NONE when the tree became empty. A
+/// missing key changes nothing and copies no page (and reports no leaf).
 pub(crate) fn remove(
     st: &mut dyn NodeStore,
     root: PageId,
     key: &[u8],
-) -> Result<(PageId, Option<LeafValue>)> {
+    fences: &mut Fences,
+) -> Result<Changed> {
+    fences.reset();
+    let unchanged = Changed {
+        root,
+        old: None,
+        leaf: None,
+    };
     if root.is_none() {
-        return Ok((root, None));
+        return Ok(unchanged);
     }
-    let (new_root, old, _) = remove_rec(st, root, key, 0)?;
+    let (new_root, old, _, leaf) = remove_rec(st, root, key, 0, fences)?;
     if old.is_none() {
-        return Ok((root, None));
+        return Ok(unchanged);
     }
     let node = st.node(new_root)?;
     let collapsed = match &*node {
@@ -272,18 +359,31 @@ pub(crate) fn remove(
     match collapsed {
         Some(child) => {
             st.free_page(new_root);
-            Ok((child, old))
+            Ok(Changed {
+                root: child,
+                old,
+                leaf: None,
+            })
         }
-        None => Ok((new_root, old)),
+        None => Ok(Changed {
+            root: new_root,
+            old,
+            leaf,
+        }),
     }
 }
+
+/// The node's new page, the removed value, whether the node fell below
+/// the underflow size, and the leaf reported in [`Changed::leaf`].
+type Removed = (PageId, Option<LeafValue>, bool, Option<PageId>);
 
 fn remove_rec(
     st: &mut dyn NodeStore,
     id: PageId,
     key: &[u8],
     depth: usize,
-) -> Result<(PageId, Option<LeafValue>, bool)> {
+    fences: &mut Fences,
+) -> Result<Removed> {
     if depth > MAX_TREE_DEPTH {
         return Err(corrupt!(id.0, "tree deeper than {MAX_TREE_DEPTH} levels"));
     }
@@ -291,10 +391,11 @@ fn remove_rec(
     let descend = match &*st.node(id)? {
         Node::Leaf(l) => match l.search(key) {
             Ok(i) => Err(i),
-            Err(_) => return Ok((id, None, false)),
+            Err(_) => return Ok((id, None, false, None)),
         },
         Node::Branch(b) => {
             let ci = b.child_index(key);
+            fences.narrow(b, ci);
             Ok((ci, b.children()[ci]))
         }
     };
@@ -305,12 +406,13 @@ fn remove_rec(
                 unreachable!("page {new_id:?} was a leaf a moment ago")
             };
             let old = l.remove(i);
-            Ok((new_id, Some(old), l.encoded_size() < UNDERFLOW_SIZE))
+            let underflow = l.encoded_size() < UNDERFLOW_SIZE;
+            Ok((new_id, Some(old), underflow, (!underflow).then_some(new_id)))
         }
         Ok((ci, child_id)) => {
-            let (child, old, underflow) = remove_rec(st, child_id, key, depth + 1)?;
+            let (child, old, underflow, leaf) = remove_rec(st, child_id, key, depth + 1, fences)?;
             if old.is_none() {
-                return Ok((id, None, false));
+                return Ok((id, None, false, None));
             }
             let (new_id, n) = st.make_mut(id)?;
             let Node::Branch(b) = n else {
@@ -321,7 +423,10 @@ fn remove_rec(
                 rebalance(st, new_id, ci)?;
             }
             let (_, n) = st.make_mut(new_id)?;
-            Ok((new_id, old, n.encoded_size() < UNDERFLOW_SIZE))
+            // A rebalance below moved the ranges of the leaves under this
+            // node; above it, an underflow of this node may move them.
+            let leaf = leaf.filter(|_| !underflow);
+            Ok((new_id, old, n.encoded_size() < UNDERFLOW_SIZE, leaf))
         }
     }
 }

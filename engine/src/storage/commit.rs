@@ -79,13 +79,14 @@ fn write_catalog(txn: &mut WriteTxn) -> Result<PageId> {
     let mut root = txn.base.catalog_root;
     let mut names: Vec<String> = txn.trees.keys().cloned().collect();
     names.sort();
+    let mut fences = btree::Fences::default();
     for name in names {
-        match txn.trees[&name] {
-            Some(m) => {
-                root = btree::insert(txn, root, name.as_bytes(), LeafValue::Inline(m.encode()))?.0
-            }
-            None => root = btree::remove(txn, root, name.as_bytes())?.0,
+        let key = name.as_bytes();
+        root = match txn.trees[&name] {
+            Some(m) => btree::insert(txn, root, key, LeafValue::Inline(m.encode()), &mut fences)?,
+            None => btree::remove(txn, root, key, &mut fences)?,
         }
+        .root;
     }
     Ok(root)
 }

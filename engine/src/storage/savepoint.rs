@@ -246,7 +246,7 @@ impl WriteTxn {
     pub fn rollback_to(&mut self, sp: &Savepoint) -> Result<()> {
         let i = self.savepoint_index(sp)?;
         self.savepoints.truncate(i + 1);
-        self.append_hints.clear();
+        self.leaf_hints.clear();
         let s = &self.savepoints[i];
         let (cow, undo) = (s.cow.clone(), s.undo);
         if let Some(c) = &cow {

@@ -39,6 +39,14 @@ pub(crate) struct Owned {
     pub crc: u32,
 }
 
+/// A leaf of one tree that the transaction changes in place, and the key
+/// range it holds in that tree.
+#[derive(Debug)]
+pub(crate) struct LeafHint {
+    leaf: PageId,
+    fences: btree::Fences,
+}
+
 /// The open write transaction. Dropping it rolls back.
 pub struct WriteTxn {
     pub(crate) shared: Rc<Shared>,
@@ -57,11 +65,13 @@ pub struct WriteTxn {
     pub(crate) undo: UndoLog,
     pub(crate) gen: u64,
     pub(crate) next_savepoint: u64,
-    /// Per tree, the rightmost leaf the last insert appended to (see
-    /// `try_append`); dropped by anything else that changes the tree.
-    pub(crate) append_hints: FastMap<String, PageId>,
-    /// The leaf `btree::insert` reported appending to, if it did.
-    appended: Option<PageId>,
+    /// Per tree, the leaf the last insert or removal changed and its key
+    /// range (see `hinted_leaf`); replaced by the next descent into the
+    /// tree, dropped when a split or merge moves that range and by
+    /// anything else that changes the tree.
+    pub(crate) leaf_hints: FastMap<String, LeafHint>,
+    /// Key range buffers for the next descent.
+    scratch: btree::Fences,
     pub(crate) finished: bool,
 }
 
@@ -91,8 +101,8 @@ impl WriteTxn {
             undo: UndoLog::default(),
             gen: 1,
             next_savepoint: 1,
-            append_hints: FastMap::default(),
-            appended: None,
+            leaf_hints: FastMap::default(),
+            scratch: btree::Fences::default(),
             finished: false,
         })
     }
@@ -140,7 +150,7 @@ impl WriteTxn {
     /// Drops a tree and frees its pages; false if it did not exist.
     pub fn drop_tree(&mut self, name: &str) -> Result<bool> {
         self.freeze_undo();
-        self.append_hints.remove(name);
+        self.leaf_hints.remove(name);
         let Some(m) = self.meta(name)? else {
             return Ok(false);
         };
@@ -152,7 +162,7 @@ impl WriteTxn {
     /// Removes every entry of a tree.
     pub fn clear_tree(&mut self, name: &str) -> Result<()> {
         self.freeze_undo();
-        self.append_hints.remove(name);
+        self.leaf_hints.remove(name);
         let m = self.existing(name)?;
         self.free_tree(m.root)?;
         self.trees.insert(
@@ -227,82 +237,149 @@ impl WriteTxn {
         key: &[u8],
         value: LeafValue,
     ) -> Result<Option<LeafValue>> {
-        let mut m = self.existing(tree)?;
-        let value = match self.try_append(tree, key, value)? {
-            None => {
-                m.len += 1;
-                self.set_meta(tree, m);
-                return Ok(None);
+        let value = match self.try_hinted_insert(tree, key, value) {
+            Ok(old) => {
+                if old.is_none() {
+                    let mut m = self.existing(tree)?;
+                    m.len += 1;
+                    self.set_meta(tree, m);
+                }
+                return Ok(old);
             }
-            Some(v) => v,
+            Err(value) => value,
         };
-        self.appended = None;
-        let (root, old) = btree::insert(self, m.root, key, value)?;
-        m.root = root;
-        if old.is_none() {
+        let mut m = self.existing(tree)?;
+        let mut fences = std::mem::take(&mut self.scratch);
+        let changed = btree::insert(self, m.root, key, value, &mut fences);
+        let c = self.after_descent(tree, false, changed, fences)?;
+        m.root = c.root;
+        if c.old.is_none() {
             m.len += 1;
         }
         self.set_meta(tree, m);
-        match self.appended.take() {
-            Some(leaf) => match self.append_hints.get_mut(tree) {
-                Some(h) => *h = leaf,
-                None => {
-                    self.append_hints.insert(tree.to_string(), leaf);
-                }
-            },
-            None => {
-                self.append_hints.remove(tree);
-            }
-        }
-        Ok(old)
-    }
-
-    /// Sorted loads (sequential row ids, index builds) append to the
-    /// tree's rightmost leaf over and over: when the last insert into
-    /// `tree` appended to a leaf that this transaction still changes in
-    /// place, a key above all of its keys that fits goes straight into it,
-    /// without a descent. Nothing above the leaf changes (same page, no
-    /// split). Returns the value back when it does not apply.
-    fn try_append(
-        &mut self,
-        tree: &str,
-        key: &[u8],
-        value: LeafValue,
-    ) -> Result<Option<LeafValue>> {
-        let Some(&leaf) = self.append_hints.get(tree) else {
-            return Ok(Some(value));
-        };
-        let inplace = self
-            .owned
-            .get(&leaf)
-            .is_some_and(|o| o.gen >= self.inplace_gen());
-        let Some(node) = self.dirty.get_mut(&leaf).filter(|_| inplace) else {
-            return Ok(Some(value));
-        };
-        let Node::Leaf(l) = Rc::make_mut(node) else {
-            return Ok(Some(value));
-        };
-        let fits = !l.is_empty()
-            && l.key(l.len() - 1) < key
-            && l.encoded_size() + leaf_entry_size(key, &value) <= PAGE_SIZE;
-        if !fits {
-            return Ok(Some(value));
-        }
-        l.insert(l.len(), key, value);
-        Ok(None)
+        Ok(c.old)
     }
 
     /// Removes `key` from the tree; returns its value, not yet freed.
     pub(crate) fn remove_value(&mut self, tree: &str, key: &[u8]) -> Result<Option<LeafValue>> {
-        self.append_hints.remove(tree);
+        if let Some(old) = self.try_hinted_remove(tree, key) {
+            if old.is_some() {
+                let mut m = self.existing(tree)?;
+                m.len = m.len.saturating_sub(1);
+                self.set_meta(tree, m);
+            }
+            return Ok(old);
+        }
         let mut m = self.existing(tree)?;
-        let (root, old) = btree::remove(self, m.root, key)?;
-        if old.is_some() {
-            m.root = root;
+        let mut fences = std::mem::take(&mut self.scratch);
+        let changed = btree::remove(self, m.root, key, &mut fences);
+        let c = self.after_descent(tree, true, changed, fences)?;
+        if c.old.is_some() {
+            m.root = c.root;
             m.len = m.len.saturating_sub(1);
             self.set_meta(tree, m);
         }
-        Ok(old)
+        Ok(c.old)
+    }
+
+    /// Records the leaf a descent into `tree` (a `removal` or an insert)
+    /// reported, or forgets the tree's hint when it reported none; keeps
+    /// the range buffers.
+    fn after_descent(
+        &mut self,
+        tree: &str,
+        removal: bool,
+        changed: Result<btree::Changed>,
+        mut fences: btree::Fences,
+    ) -> Result<btree::Changed> {
+        let leaf = match &changed {
+            // A removal of a missing key changed nothing: the hint holds.
+            Ok(c) if removal && c.old.is_none() => {
+                self.scratch = fences;
+                return changed;
+            }
+            Ok(c) => c.leaf,
+            Err(_) => None,
+        };
+        match (leaf, self.leaf_hints.get_mut(tree)) {
+            (Some(leaf), Some(h)) => {
+                h.leaf = leaf;
+                std::mem::swap(&mut h.fences, &mut fences);
+            }
+            (Some(leaf), None) => {
+                let fences = std::mem::take(&mut fences);
+                self.leaf_hints
+                    .insert(tree.to_string(), LeafHint { leaf, fences });
+            }
+            (None, _) => {
+                self.leaf_hints.remove(tree);
+            }
+        }
+        self.scratch = fences;
+        changed
+    }
+
+    /// The leaf of `tree`'s hint, when `key` is in its range and the
+    /// transaction still changes that leaf in place (owned, younger than
+    /// the newest savepoint, not spilled). A change there that neither
+    /// overfills nor underfills the leaf needs no descent and changes
+    /// nothing above it: same page, same range.
+    ///
+    /// Sorted work meets the same leaf over and over: sequential row ids,
+    /// index builds, an UPDATE's or DELETE's index entries applied in key
+    /// order, a table's rows rewritten in rowid order.
+    fn hinted_leaf(&mut self, tree: &str, key: &[u8]) -> Option<&mut super::node::Leaf> {
+        let h = self.leaf_hints.get(tree)?;
+        if !h.fences.holds(key) {
+            return None;
+        }
+        let leaf = h.leaf;
+        let gen = self.inplace_gen();
+        if self.owned.get(&leaf).is_none_or(|o| o.gen < gen) {
+            return None;
+        }
+        match Rc::make_mut(self.dirty.get_mut(&leaf)?) {
+            Node::Leaf(l) => Some(l),
+            Node::Branch(_) => None,
+        }
+    }
+
+    /// Inserts or replaces in the hinted leaf: the replaced value, or the
+    /// value back when the hint does not apply or the leaf would overflow.
+    fn try_hinted_insert(
+        &mut self,
+        tree: &str,
+        key: &[u8],
+        value: LeafValue,
+    ) -> std::result::Result<Option<LeafValue>, LeafValue> {
+        let Some(l) = self.hinted_leaf(tree, key) else {
+            return Err(value);
+        };
+        let added = leaf_entry_size(key, &value);
+        match l.search(key) {
+            Ok(i) if l.encoded_size() - l.entry_size(i) + added <= PAGE_SIZE => {
+                Ok(Some(l.replace(i, value)))
+            }
+            Err(i) if l.encoded_size() + added <= PAGE_SIZE => {
+                l.insert(i, key, value);
+                Ok(None)
+            }
+            _ => Err(value),
+        }
+    }
+
+    /// Removes from the hinted leaf: `Some(removed value)` (`Some(None)`
+    /// when the key is not in the tree), or `None` when the hint does not
+    /// apply or the leaf would fall below the underflow size.
+    fn try_hinted_remove(&mut self, tree: &str, key: &[u8]) -> Option<Option<LeafValue>> {
+        let l = self.hinted_leaf(tree, key)?;
+        match l.search(key) {
+            Err(_) => Some(None),
+            Ok(i) if l.encoded_size() - l.entry_size(i) >= btree::UNDERFLOW_SIZE => {
+                Some(Some(l.remove(i)))
+            }
+            Ok(_) => None,
+        }
     }
 
     fn set_meta(&mut self, tree: &str, m: TreeMeta) {
@@ -504,10 +581,6 @@ impl NodeStore for WriteTxn {
         let id = self.alloc_page();
         self.dirty.insert(id, Rc::new(node));
         Ok(id)
-    }
-
-    fn appended_to(&mut self, leaf: PageId) {
-        self.appended = Some(leaf);
     }
 
     fn free_page(&mut self, id: PageId) {

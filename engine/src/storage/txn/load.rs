@@ -1,7 +1,7 @@
 //! Bulk load: an empty tree filled from entries in ascending key order,
 //! bottom-up (CREATE INDEX's build).
 //!
-//! Inserting sorted keys one by one descends (or hits the append hint)
+//! Inserting sorted keys one by one descends (or hits the leaf hint)
 //! and hashes the tree's name several times per key, and splits a leaf
 //! every few dozen keys. A load instead packs each leaf as full as a page
 //! allows, hands it to the transaction as a new dirty node, and remembers
@@ -51,7 +51,7 @@ impl WriteTxn {
             }
             return Ok(n);
         }
-        self.append_hints.remove(tree);
+        self.leaf_hints.remove(tree);
         // First key and page of each finished leaf, then of each level above.
         let mut level: Vec<(Vec<u8>, PageId)> = Vec::new();
         let mut leaf = Leaf::new(Vec::new());
