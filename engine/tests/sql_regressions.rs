@@ -73,3 +73,35 @@ fn statements_in_a_transaction_release_their_savepoints() {
     println!("file after one statement: {single} bytes; after 10,000 statements: {many} bytes");
     assert!(many < 2 * single, "{many} bytes vs {single}");
 }
+
+/// Bug: a CHECK constraint could hold a subquery (SQLite refuses one), so
+/// checking a row could read the table's indexes in the middle of an
+/// UPDATE, which changes the entries of indexes that are not UNIQUE at the
+/// end of the statement. CREATE TABLE now refuses it with SQLite's message.
+#[test]
+fn subqueries_in_check_constraints_are_refused_as_in_sqlite() {
+    let db = Database::open_in_memory().unwrap();
+    let mut conn = db.connect();
+    let lite = rusqlite::Connection::open_in_memory().unwrap();
+    for sql in [
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b CHECK (b < (SELECT 10)))",
+        "CREATE TABLE t(a, b, CHECK (b IN (SELECT a FROM t)))",
+        "CREATE TABLE t(a, b, CHECK (EXISTS (SELECT 1)))",
+        "CREATE TABLE t(a, b, CHECK (NOT (b IN (SELECT 1) AND a > 0)))",
+    ] {
+        let e = conn.execute(sql, &Params::None).unwrap_err();
+        assert_eq!(e.code(), "SQL_ERROR", "{sql}: {e}");
+        assert!(
+            e.to_string()
+                .contains("subqueries prohibited in CHECK constraints"),
+            "{e}"
+        );
+        let l = lite.execute_batch(sql).unwrap_err().to_string();
+        assert!(
+            l.contains("subqueries prohibited in CHECK constraints"),
+            "{l}"
+        );
+    }
+    conn.execute("CREATE TABLE t(a, b CHECK (b IN (1, 2)))", &Params::None)
+        .unwrap();
+}

@@ -101,6 +101,24 @@ pub(crate) fn contains_aggregate(e: &ast::Expr) -> bool {
     found
 }
 
+/// Whether an expression contains a subquery (or `IN table`): whether
+/// evaluating it may read a table.
+pub(crate) fn contains_subquery(e: &ast::Expr) -> bool {
+    let mut found = false;
+    visit(e, &mut |x| {
+        if matches!(
+            x.kind,
+            ExprKind::Exists(_)
+                | ExprKind::Subquery(_)
+                | ExprKind::InSelect { .. }
+                | ExprKind::InTable { .. }
+        ) {
+            found = true;
+        }
+    });
+    found
+}
+
 /// Calls `f` on `e` and every sub-expression, not entering subqueries.
 pub(crate) fn visit(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
     f(e);

@@ -16,6 +16,7 @@ use super::kv::Kv;
 use super::scan::{decode_into, index_key};
 use super::ExecCtx;
 use crate::sql::ast;
+use crate::sql::binder::expr::contains_subquery;
 use crate::sql::catalog::{
     index_from_ast, key, schema_record, table_from_ast, Catalog, Index, Table, View, SCHEMA_TREE,
 };
@@ -247,6 +248,11 @@ pub(crate) fn create_table(
     };
     let tree = cat.new_tree_name("t");
     let (table, autos) = table_from_ast(cat, name, columns, constraints, sql.to_string(), tree)?;
+    // As in SQLite: a row's checks depend on the row alone (a statement
+    // may then maintain its indexes in any order).
+    if table.checks.iter().any(|(_, e)| contains_subquery(e)) {
+        return Err(sql_err!("subqueries prohibited in CHECK constraints"));
+    }
     install_table(kv, cat, table, autos)?;
     Ok(true)
 }

@@ -16,7 +16,7 @@ use super::eval::Env;
 use super::kv::Kv;
 use super::scan::{index_key, index_key_rowid, index_prefix_range, key_columns, table_row, Row};
 use super::ExecCtx;
-use crate::sql::binder::expr::AggCtx;
+use crate::sql::binder::expr::{contains_subquery, AggCtx};
 use crate::sql::binder::scope::{Scope, ScopeColumn, ScopeItem};
 use crate::sql::binder::Binder;
 use crate::sql::catalog::{Catalog, Index, Table};
@@ -113,24 +113,43 @@ pub(crate) struct TableWriter {
     pub table: Rc<Table>,
     pub indexes: Vec<IndexPlan>,
     pub checks: Vec<(String, Expr)>,
+    /// A CHECK constraint has a subquery (only tables created before such
+    /// checks were refused): checking a row may read an index.
+    pub checks_read_tables: bool,
     /// Some table's FOREIGN KEY names this one as its parent (deleting or
     /// changing a row may need foreign key actions).
     pub referenced: bool,
 }
 
-/// Index entries of deleted rows waiting to be removed
-/// ([`TableWriter::delete_deferred`]), per index.
+/// Index entries waiting to be removed or inserted, per index
+/// ([`TableWriter::delete_deferred`], [`TableWriter::replace`] with a
+/// queue): applied in key order by [`TableWriter::apply_queued`].
 #[derive(Default)]
-pub(crate) struct RemovalQueue {
-    keys: Vec<Vec<Vec<u8>>>,
+pub(crate) struct IndexQueue {
+    removals: Vec<Vec<Vec<u8>>>,
+    insertions: Vec<Vec<Vec<u8>>>,
     /// Approximate memory the queued keys take.
     bytes: usize,
 }
 
-/// Queued index keys are removed once they take this much memory (a
-/// sixteenth of the default batch limit), so a huge DELETE holds a
+impl IndexQueue {
+    fn push(
+        list: &mut Vec<Vec<Vec<u8>>>,
+        bytes: &mut usize,
+        indexes: usize,
+        i: usize,
+        key: Vec<u8>,
+    ) {
+        list.resize_with(indexes, Vec::new);
+        *bytes += key.len() + 24;
+        list[i].push(key);
+    }
+}
+
+/// Queued index keys are applied once they take this much memory (a
+/// sixteenth of the default batch limit), so a huge statement holds a
 /// bounded queue.
-const REMOVAL_QUEUE_BYTES: usize = 1 << 20;
+const INDEX_QUEUE_BYTES: usize = 1 << 20;
 
 /// A uniqueness conflict: which constraint, and the rowid of the row
 /// already holding the key.
@@ -162,10 +181,12 @@ impl TableWriter {
                 .iter()
                 .any(|fk| fk.parent.eq_ignore_ascii_case(&table.name))
         });
+        let checks_read_tables = table.checks.iter().any(|(_, e)| contains_subquery(e));
         Ok(TableWriter {
             table: table.clone(),
             indexes,
             checks,
+            checks_read_tables,
             referenced,
         })
     }
@@ -356,7 +377,10 @@ impl TableWriter {
 
     /// Replaces row `old` (rowid `old_id`, index values `old_vals`) by
     /// `new` (index values `new_vals`), touching only the index entries
-    /// whose key changes.
+    /// whose key changes. With a `queue`, the entries of indexes that are
+    /// not UNIQUE wait there (see [`TableWriter::apply_queued`]); the
+    /// caller makes sure nothing reads those indexes meanwhile. UNIQUE
+    /// ones change now: later rows' conflict checks read them.
     pub(crate) fn replace(
         &self,
         kv: &mut dyn Kv,
@@ -364,6 +388,7 @@ impl TableWriter {
         old_id: i64,
         new_vals: &[Option<Vec<Value>>],
         new: &[Value],
+        mut queue: Option<&mut IndexQueue>,
     ) -> Result<()> {
         let n = self.table.columns.len();
         let Value::Integer(new_id) = new[n] else {
@@ -373,20 +398,36 @@ impl TableWriter {
             kv.remove(&self.table.tree, &keycode::encode_rowid(old_id))?;
         }
         self.put_row(kv, new)?;
-        for ((plan, old), new) in self.indexes.iter().zip(old_vals).zip(new_vals) {
+        let n = self.indexes.len();
+        for (i, ((plan, old), new)) in self.indexes.iter().zip(old_vals).zip(new_vals).enumerate() {
             let old_key = old.as_ref().map(|v| index_key(v, &plan.cols, old_id));
             let new_key = new.as_ref().map(|v| index_key(v, &plan.cols, new_id));
             if old_key == new_key {
                 continue;
             }
-            if let Some(k) = old_key {
-                kv.remove(&plan.index.tree, &k)?;
-            }
-            if let Some(k) = new_key {
-                kv.insert(&plan.index.tree, &k, &[])?;
+            match queue.as_deref_mut().filter(|_| !plan.index.unique) {
+                Some(q) => {
+                    if let Some(k) = old_key {
+                        IndexQueue::push(&mut q.removals, &mut q.bytes, n, i, k);
+                    }
+                    if let Some(k) = new_key {
+                        IndexQueue::push(&mut q.insertions, &mut q.bytes, n, i, k);
+                    }
+                }
+                None => {
+                    if let Some(k) = old_key {
+                        kv.remove(&plan.index.tree, &k)?;
+                    }
+                    if let Some(k) = new_key {
+                        kv.insert(&plan.index.tree, &k, &[])?;
+                    }
+                }
             }
         }
-        Ok(())
+        match queue {
+            Some(q) if q.bytes >= INDEX_QUEUE_BYTES => self.apply_queued(kv, q),
+            _ => Ok(()),
+        }
     }
 
     /// Removes a row and its index entries.
@@ -416,29 +457,38 @@ impl TableWriter {
         kv: &mut dyn Kv,
         index_vals: &[Option<Vec<Value>>],
         rowid: i64,
-        queue: &mut RemovalQueue,
+        queue: &mut IndexQueue,
     ) -> Result<()> {
         kv.remove(&self.table.tree, &keycode::encode_rowid(rowid))?;
-        queue.keys.resize_with(self.indexes.len(), Vec::new);
-        for ((plan, vals), keys) in self.indexes.iter().zip(index_vals).zip(&mut queue.keys) {
+        let n = self.indexes.len();
+        for (i, (plan, vals)) in self.indexes.iter().zip(index_vals).enumerate() {
             if let Some(v) = vals {
                 let key = index_key(v, &plan.cols, rowid);
-                queue.bytes += key.len() + 24;
-                keys.push(key);
+                IndexQueue::push(&mut queue.removals, &mut queue.bytes, n, i, key);
             }
         }
-        if queue.bytes >= REMOVAL_QUEUE_BYTES {
-            self.remove_queued(kv, queue)?;
+        if queue.bytes >= INDEX_QUEUE_BYTES {
+            self.apply_queued(kv, queue)?;
         }
         Ok(())
     }
 
-    /// Removes the queued index entries, each index's in key order.
-    pub(crate) fn remove_queued(&self, kv: &mut dyn Kv, queue: &mut RemovalQueue) -> Result<()> {
-        for (plan, keys) in self.indexes.iter().zip(&mut queue.keys) {
+    /// Applies the queued index changes, each index's in key order: first
+    /// the removals, then the insertions. Their order within a statement
+    /// does not matter: every key holds its row's rowid, and a row moved
+    /// onto the rowid of a row still to be changed is a conflict (an error,
+    /// or the row is skipped), so no key is inserted and later removed.
+    pub(crate) fn apply_queued(&self, kv: &mut dyn Kv, queue: &mut IndexQueue) -> Result<()> {
+        for (plan, keys) in self.indexes.iter().zip(&mut queue.removals) {
             keys.sort_unstable();
             for k in keys.drain(..) {
                 kv.remove(&plan.index.tree, &k)?;
+            }
+        }
+        for (plan, keys) in self.indexes.iter().zip(&mut queue.insertions) {
+            keys.sort_unstable();
+            for k in keys.drain(..) {
+                kv.insert(&plan.index.tree, &k, &[])?;
             }
         }
         queue.bytes = 0;
