@@ -74,34 +74,64 @@ fn statements_in_a_transaction_release_their_savepoints() {
     assert!(many < 2 * single, "{many} bytes vs {single}");
 }
 
-/// Bug: a CHECK constraint could hold a subquery (SQLite refuses one), so
-/// checking a row could read the table's indexes in the middle of an
-/// UPDATE, which changes the entries of indexes that are not UNIQUE at the
-/// end of the statement. CREATE TABLE now refuses it with SQLite's message.
+/// Bug: a CHECK constraint, an index expression or a partial index's WHERE
+/// could hold a subquery (SQLite refuses each), so an index could hold
+/// entries its rows no longer imply once another table changed, and
+/// checking a row could read the table's indexes in the middle of an UPDATE
+/// (which changes the entries of indexes that are not UNIQUE at the end of
+/// the statement). Each is now refused with SQLite's message.
 #[test]
-fn subqueries_in_check_constraints_are_refused_as_in_sqlite() {
+fn subqueries_in_checks_and_index_definitions_are_refused_as_in_sqlite() {
     let db = Database::open_in_memory().unwrap();
     let mut conn = db.connect();
     let lite = rusqlite::Connection::open_in_memory().unwrap();
-    for sql in [
-        "CREATE TABLE t(a INTEGER PRIMARY KEY, b CHECK (b < (SELECT 10)))",
-        "CREATE TABLE t(a, b, CHECK (b IN (SELECT a FROM t)))",
-        "CREATE TABLE t(a, b, CHECK (EXISTS (SELECT 1)))",
-        "CREATE TABLE t(a, b, CHECK (NOT (b IN (SELECT 1) AND a > 0)))",
+    let setup = "CREATE TABLE u(a, b)";
+    conn.execute(setup, &Params::None).unwrap();
+    lite.execute_batch(setup).unwrap();
+    for (sql, message) in [
+        (
+            "CREATE TABLE t(a INTEGER PRIMARY KEY, b CHECK (b < (SELECT 10)))",
+            "subqueries prohibited in CHECK constraints",
+        ),
+        (
+            "CREATE TABLE t(a, b, CHECK (b IN (SELECT a FROM t)))",
+            "subqueries prohibited in CHECK constraints",
+        ),
+        (
+            "CREATE TABLE t(a, b, CHECK (EXISTS (SELECT 1)))",
+            "subqueries prohibited in CHECK constraints",
+        ),
+        (
+            "CREATE TABLE t(a, b, CHECK (NOT (b IN (SELECT 1) AND a > 0)))",
+            "subqueries prohibited in CHECK constraints",
+        ),
+        (
+            "CREATE INDEX i ON u((SELECT 1), a)",
+            "subqueries prohibited in index expressions",
+        ),
+        (
+            "CREATE INDEX i ON u(a + (SELECT count(*) FROM u))",
+            "subqueries prohibited in index expressions",
+        ),
+        (
+            "CREATE INDEX i ON u(a) WHERE a IN (SELECT 1)",
+            "subqueries prohibited in partial index WHERE clauses",
+        ),
+        (
+            "CREATE INDEX i ON u(a) WHERE EXISTS (SELECT 1)",
+            "subqueries prohibited in partial index WHERE clauses",
+        ),
     ] {
         let e = conn.execute(sql, &Params::None).unwrap_err();
         assert_eq!(e.code(), "SQL_ERROR", "{sql}: {e}");
-        assert!(
-            e.to_string()
-                .contains("subqueries prohibited in CHECK constraints"),
-            "{e}"
-        );
+        assert!(e.to_string().contains(message), "{sql}: {e}");
         let l = lite.execute_batch(sql).unwrap_err().to_string();
-        assert!(
-            l.contains("subqueries prohibited in CHECK constraints"),
-            "{l}"
-        );
+        assert!(l.contains(message), "{sql}: {l}");
     }
-    conn.execute("CREATE TABLE t(a, b CHECK (b IN (1, 2)))", &Params::None)
-        .unwrap();
+    for sql in [
+        "CREATE TABLE t(a, b CHECK (b IN (1, 2)))",
+        "CREATE INDEX i ON u(a) WHERE a IN (1, 2)",
+    ] {
+        conn.execute(sql, &Params::None).unwrap();
+    }
 }

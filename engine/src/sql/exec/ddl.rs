@@ -445,9 +445,19 @@ impl<E: Fn() -> Error> SortedSource for IndexEntries<'_, E> {
     }
 }
 
-/// An index expression or predicate must give the same key every time:
-/// SQLite's "non-deterministic functions prohibited" rule.
+/// An index expression or predicate must give the same key every time,
+/// from the row alone: SQLite's "non-deterministic functions prohibited"
+/// and "subqueries prohibited" rules (a subquery's answer changes with
+/// other rows and tables, which would leave entries no row implies).
 fn check_deterministic(ci: &ast::CreateIndex) -> Result<()> {
+    if ci.columns.iter().any(|c| contains_subquery(&c.expr)) {
+        return Err(sql_err!("subqueries prohibited in index expressions"));
+    }
+    if ci.where_clause.as_ref().is_some_and(contains_subquery) {
+        return Err(sql_err!(
+            "subqueries prohibited in partial index WHERE clauses"
+        ));
+    }
     let mut bad = None;
     let exprs = ci
         .columns
@@ -630,7 +640,13 @@ pub(crate) fn alter_table(
     let name = &at.table.name;
     let old = cat.table_or_err(name)?.clone();
     let mut t = (*old).clone();
+    let checks_before = t.checks.len();
     apply_alter_to_def(&mut t, &at.action)?;
+    // Refused here, not while a stored schema is read back.
+    let added = t.checks.get(checks_before..).unwrap_or_default();
+    if added.iter().any(|(_, e)| contains_subquery(e)) {
+        return Err(sql_err!("subqueries prohibited in CHECK constraints"));
+    }
     if let ast::AlterAction::RenameTable(new) = &at.action {
         if cat.name_taken(new) {
             return Err(sql_err!(
