@@ -141,13 +141,14 @@ fn build_freelist(txn: &mut WriteTxn) -> Result<Vec<(PageId, Box<PageBuf>)>> {
 fn write_dirty(txn: &mut WriteTxn, chain: &[(PageId, Box<PageBuf>)]) -> Result<()> {
     let mut ids: Vec<PageId> = txn.dirty.keys().copied().collect();
     ids.sort();
-    txn.write_nodes(&ids)?;
-    let refs: Vec<(PageId, &[u8])> = chain.iter().map(|(id, p)| (*id, &p.0[..])).collect();
-    let mut inner = txn.shared.inner.borrow_mut();
-    for (id, _) in chain {
-        inner.pager.uncache(*id);
+    {
+        let mut inner = txn.shared.inner.borrow_mut();
+        for (id, _) in chain {
+            inner.pager.uncache(*id);
+        }
     }
-    inner.pager.write_pages(&refs)
+    let refs: Vec<(PageId, &[u8])> = chain.iter().map(|(id, p)| (*id, &p.0[..])).collect();
+    txn.write_nodes_with(&ids, &refs)
 }
 
 /// The runs of pages this commit wrote and the CRC over their checksums.
@@ -271,4 +272,74 @@ pub(crate) fn load_freelist(pager: &mut Pager, sb: &Superblock) -> Result<(FreeS
         next = PageId(read_u64(b, FREELIST_NEXT_OFFSET));
     }
     Ok((free, chain))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::format::PAGE_SIZE;
+    use super::super::{Device, MemoryDevice, Store, StoreOptions};
+    use crate::Result;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// Page ranges of the write calls since the last flush.
+    #[derive(Clone)]
+    struct Log {
+        inner: MemoryDevice,
+        writes: Rc<RefCell<Vec<(u64, u64)>>>,
+    }
+
+    impl Device for Log {
+        fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<()> {
+            self.inner.read_at(offset, buf)
+        }
+        fn write_at(&mut self, offset: u64, data: &[u8]) -> Result<()> {
+            let page = offset / PAGE_SIZE as u64;
+            let end = page + (data.len() / PAGE_SIZE) as u64;
+            self.writes.borrow_mut().push((page, end));
+            self.inner.write_at(offset, data)
+        }
+        fn flush(&mut self) -> Result<()> {
+            self.inner.flush()
+        }
+        fn len(&mut self) -> Result<u64> {
+            self.inner.len()
+        }
+        fn truncate(&mut self, len: u64) -> Result<()> {
+            self.inner.truncate(len)
+        }
+    }
+
+    /// A commit writes its nodes and its free-list pages together: before
+    /// the superblock, no two device calls write adjacent pages.
+    #[test]
+    fn a_commit_writes_adjacent_pages_in_one_call() {
+        let log = Log {
+            inner: MemoryDevice::new(),
+            writes: Rc::default(),
+        };
+        let store = Store::open(Box::new(log.clone()), StoreOptions::default()).unwrap();
+        let mut t = store.write().unwrap();
+        t.create_tree("t").unwrap();
+        t.commit().unwrap();
+        for i in 0..200u32 {
+            log.writes.borrow_mut().clear();
+            let mut t = store.write().unwrap();
+            // Keys spread out: new leaves, copies of branches, a free list.
+            t.insert(
+                "t",
+                &(i.wrapping_mul(2_654_435_761)).to_be_bytes(),
+                &[7; 40],
+            )
+            .unwrap();
+            t.commit().unwrap();
+            let mut w = log.writes.borrow().clone();
+            let superblock = w.pop().unwrap();
+            assert!(superblock.0 < 2, "the superblock goes last: {superblock:?}");
+            w.sort_unstable();
+            for pair in w.windows(2) {
+                assert!(pair[0].1 < pair[1].0, "commit {i}: adjacent writes {w:?}");
+            }
+        }
+    }
 }

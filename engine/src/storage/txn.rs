@@ -479,7 +479,24 @@ impl WriteTxn {
     /// Works in batches of `WRITE_BATCH_PAGES`, which bounds the page
     /// buffers a spill or commit needs on top of the dirty nodes.
     pub(crate) fn write_nodes(&mut self, ids: &[PageId]) -> Result<()> {
-        for batch in ids.chunks(WRITE_BATCH_PAGES) {
+        self.write_nodes_with(ids, &[])
+    }
+
+    /// [`WriteTxn::write_nodes`], with `extra` pages (already encoded,
+    /// ascending ids, none of them dirty) written in the same device calls
+    /// as the last batch: a small commit's free-list pages go out with its
+    /// nodes, adjacent pages in one call.
+    pub(crate) fn write_nodes_with(
+        &mut self,
+        ids: &[PageId],
+        extra: &[(PageId, &[u8])],
+    ) -> Result<()> {
+        let batches = ids.chunks(WRITE_BATCH_PAGES).count().max(1);
+        for (b, batch) in ids
+            .chunks(WRITE_BATCH_PAGES)
+            .chain((ids.is_empty()).then_some(&[][..]))
+            .enumerate()
+        {
             let mut bufs: Vec<(PageId, Box<PageBuf>)> = Vec::with_capacity(batch.len());
             for &id in batch {
                 let node = self.dirty.get(&id).expect("write_nodes takes dirty ids");
@@ -490,7 +507,12 @@ impl WriteTxn {
                 }
                 bufs.push((id, page));
             }
-            let refs: Vec<(PageId, &[u8])> = bufs.iter().map(|(id, p)| (*id, &p.0[..])).collect();
+            let mut refs: Vec<(PageId, &[u8])> =
+                bufs.iter().map(|(id, p)| (*id, &p.0[..])).collect();
+            if b + 1 == batches && !extra.is_empty() {
+                refs.extend_from_slice(extra);
+                refs.sort_by_key(|(id, _)| *id);
+            }
             let mut inner = self.shared.inner.borrow_mut();
             inner.pager.write_pages(&refs)?;
             for &id in batch {
