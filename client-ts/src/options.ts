@@ -15,6 +15,13 @@ export interface OpenOptions {
   readonly batchLimitBytes?: number;
   /** Validation of the file at open: "full" (default) walks every tree; "quick" checks the superblocks. */
   readonly validation?: "full" | "quick";
+  /**
+   * How a commit becomes durable: "two-flush" (default) flushes the pages, then the
+   * superblock; "one-flush" flushes once (about half the cost of a small durable
+   * transaction), but damage to a page of the newest commit then opens the file at the
+   * previous commit instead of reporting it (as SQLite's WAL does with a damaged last frame).
+   */
+  readonly commit?: "two-flush" | "one-flush";
   /** Page cache size in pages (default 8192: about 34 MiB of 4 KiB pages, their index included). */
   readonly cachePages?: number;
   /** INTEGER as number (bigint beyond 2^53; default) or always bigint. */
@@ -63,6 +70,7 @@ export function resolveOptions(name: unknown, o: OpenOptions | undefined): Resol
       batchLimitBytes: positiveInt(opts.batchLimitBytes, "batchLimitBytes", 16 * 1024 * 1024),
       validation: oneOf(opts.validation, "validation", ["full", "quick"], "full"),
       cachePages: positiveInt(opts.cachePages, "cachePages", 8192),
+      commit: oneOf(opts.commit, "commit", ["two-flush", "one-flush"], "two-flush"),
     },
     integers: oneOf(opts.integers, "integers", ["number", "bigint"], "number"),
     rows: oneOf(opts.rows, "rows", ["array", "object"], "array"),

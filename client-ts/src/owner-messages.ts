@@ -28,7 +28,8 @@ function isOwnerOptions(v: unknown): v is OwnerOptions {
     (v.storage === "opfs" || v.storage === "memory") &&
     typeof v.batchLimitBytes === "number" &&
     (v.validation === "full" || v.validation === "quick") &&
-    typeof v.cachePages === "number"
+    typeof v.cachePages === "number" &&
+    (v.commit === "two-flush" || v.commit === "one-flush")
   );
 }
 

@@ -111,7 +111,7 @@ export async function startOwnerRuntime(
       handle = files.db;
       temp = files.temp;
       generation = files.generation;
-      owner = Owner.openOpfs(handle, temp, clientId, options.batchLimitBytes, options.validation, options.cachePages);
+      owner = Owner.openOpfs(handle, temp, clientId, options.batchLimitBytes, options.validation, options.cachePages, options.commit);
     } else {
       owner = Owner.openMemory(clientId, options.batchLimitBytes, options.cachePages);
     }

@@ -25,6 +25,7 @@ export interface OwnerOptions {
   readonly batchLimitBytes: number;
   readonly validation: "full" | "quick";
   readonly cachePages: number;
+  readonly commit: "two-flush" | "one-flush";
 }
 
 /** The owner Worker as seen from its tab: a port for request bytes. */

@@ -197,6 +197,9 @@ test("errors keep their code and position; garbage on the channel is ignored; cl
 test("bad arguments are refused before anything is sent", async () => {
   assert.throws(() => resolveOptions("", {}), (e) => e.code === "INVALID_ARGUMENT");
   assert.throws(() => resolveOptions("x", { batchLimitBytes: -1 }), (e) => e.code === "INVALID_ARGUMENT");
+  assert.throws(() => resolveOptions("x", { commit: "zero-flush" }), (e) => e.code === "INVALID_ARGUMENT");
+  assert.equal(resolveOptions("x", {}).owner.commit, "two-flush");
+  assert.equal(resolveOptions("x", { commit: "one-flush" }).owner.commit, "one-flush");
   const w = new World();
   const c = await openIn(w.tab());
   await assert.rejects(c.query("SELECT", [{}]), (e) => e.code === "INVALID_ARGUMENT");

@@ -50,7 +50,7 @@ use crate::sql::exec::spill::{self, TempSpace};
 use crate::sql::exec::statement::{self, Output};
 use crate::sql::parser;
 pub use crate::sql::value::Value;
-pub use crate::storage::{CheckReport, Validation};
+pub use crate::storage::{CheckReport, CommitMode, Validation};
 use crate::storage::{Device, MemoryDevice, Savepoint, Store, StoreOptions, WriteTxn};
 use crate::{misuse, sql_err, Error, Result};
 
@@ -64,6 +64,9 @@ pub struct DbOptions {
     pub batch_limit_bytes: u64,
     /// How thoroughly the file is validated when opened.
     pub validation: Validation,
+    /// How a commit makes itself durable: two flushes (the default), or
+    /// one, at the cost [`CommitMode::OneFlush`] describes.
+    pub commit: CommitMode,
 }
 
 impl Default for DbOptions {
@@ -73,6 +76,7 @@ impl Default for DbOptions {
             cache_pages: s.cache_pages,
             batch_limit_bytes: s.batch_limit_bytes,
             validation: s.validation,
+            commit: s.commit,
         }
     }
 }
@@ -131,7 +135,7 @@ impl Database {
                 cache_pages: opts.cache_pages,
                 batch_limit_bytes: opts.batch_limit_bytes,
                 validation: opts.validation,
-                ..StoreOptions::default()
+                commit: opts.commit,
             },
         )?;
         let catalog = load_catalog(&store.read()?)?;

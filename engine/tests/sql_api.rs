@@ -4,7 +4,7 @@
 //! persistence across reopen, the batch limit, and index consistency
 //! (`Database::check` after every kind of write).
 
-use tinyjoin_engine::storage::{FileDevice, MemoryDevice};
+use tinyjoin_engine::storage::{DeviceCall, FaultDevice, FileDevice, MemoryDevice};
 use tinyjoin_engine::{ConstraintKind, Database, DbOptions, Error, Params, Value};
 
 fn rows(conn: &mut tinyjoin_engine::Connection, sql: &str) -> Vec<Vec<Value>> {
@@ -324,4 +324,45 @@ fn indexes_stay_consistent_under_every_write() {
         rows(&mut c, "SELECT a, c FROM t WHERE b = 'e'"),
         vec![vec![int(5), Value::Real(9.0)]]
     );
+}
+
+/// `DbOptions::commit` reaches the storage layer: a small durable
+/// transaction flushes twice by default and once with `OneFlush`, and the
+/// file reopens with every commit in either case.
+#[test]
+fn the_commit_option_sets_the_flushes_per_commit() {
+    use tinyjoin_engine::db::CommitMode;
+    for (mode, per_commit) in [(CommitMode::TwoFlush, 2), (CommitMode::OneFlush, 1)] {
+        let (dev, log) = FaultDevice::new(Vec::new());
+        let opts = DbOptions {
+            commit: mode,
+            ..DbOptions::default()
+        };
+        let db = Database::open(Box::new(dev), opts.clone()).unwrap();
+        let mut c = db.connect();
+        c.execute_batch("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+            .unwrap();
+        log.take_log();
+        for i in 0..10 {
+            c.execute(
+                "INSERT INTO t VALUES (?, 'x')",
+                &Params::Positional(vec![Value::Integer(i)]),
+            )
+            .unwrap();
+        }
+        let flushes = log
+            .take_log()
+            .into_iter()
+            .filter(|c| *c == DeviceCall::Flush);
+        assert_eq!(flushes.count(), 10 * per_commit, "{mode:?}");
+        drop(c);
+        drop(db);
+        let (dev, _) = FaultDevice::new(log.current());
+        let db = Database::open(Box::new(dev), opts).unwrap();
+        let r = db
+            .connect()
+            .execute("SELECT count(*) FROM t", &Params::None)
+            .unwrap();
+        assert_eq!(r.rows, vec![vec![Value::Integer(10)]], "{mode:?}");
+    }
 }

@@ -412,11 +412,12 @@ export const tests = [
       assert.deepEqual(r.okRows, [[1]]);
     },
   },
-  {
-    // The browser process is killed (SIGKILL) during a loop of committed
-    // transactions; relaunched on the same profile, every transaction whose
-    // commit resolved is present, and the file opens (full validation).
-    name: "browser SIGKILLed during commits: every resolved commit survives",
+  // The browser process is killed (SIGKILL) during a loop of committed
+  // transactions; relaunched on the same profile, every transaction whose
+  // commit resolved is present, and the file opens (full validation). Once
+  // per commit protocol (the `commit` open option).
+  ...["two-flush", "one-flush"].map((commit) => ({
+    name: `browser SIGKILLed during ${commit} commits: every resolved commit survives`,
     async run(env) {
       const name = freshName("sigkill");
       const tab = await env.tab();
@@ -425,8 +426,8 @@ export const tests = [
         const hit = /^committed (\d+)$/.exec(m.text());
         if (hit) resolved.push(Number(hit[1]));
       });
-      await must(tab, async (name) => {
-        const db = await tinyjoin.open(name);
+      await must(tab, async ({ name, commit }) => {
+        const db = await tinyjoin.open(name, { commit });
         await db.exec("CREATE TABLE t(i INTEGER PRIMARY KEY, pad TEXT)");
         void (async () => {
           for (let i = 0; ; i++) {
@@ -434,7 +435,7 @@ export const tests = [
             console.log(`committed ${i}`);
           }
         })();
-      }, name);
+      }, { name, commit });
       const k = 20 + Math.floor(Math.random() * 60);
       await new Promise((resolve) => {
         const check = () => (resolved.length >= k ? resolve() : tab.once("console", check));
@@ -442,17 +443,17 @@ export const tests = [
       });
       await env.killBrowser();
       const tab2 = await env.tab();
-      const present = await must(tab2, async (name) => {
-        const db = await tinyjoin.open(name);
+      const present = await must(tab2, async ({ name, commit }) => {
+        const db = await tinyjoin.open(name, { commit });
         const problems = (await db.check()).problems;
         if (problems.length > 0) throw new Error(`check found ${JSON.stringify(problems)}`);
         return (await db.query("SELECT i FROM t ORDER BY i")).rows.map((r) => r[0]);
-      }, name);
+      }, { name, commit });
       const have = new Set(present);
       for (const i of resolved) assert.ok(have.has(i), `commit ${i} resolved before the kill but is missing`);
       console.log(`    ${resolved.length} commits resolved before the kill, ${present.length} present after`);
     },
-  },
+  })),
   {
     // Reload storm: tabs are reloaded and closed rapidly while another tab
     // writes; every open resolves or fails with a typed error (the test's

@@ -114,6 +114,14 @@ onmessage = async (ev) => {
       for (let i = 0; i < n; i++) await db.query("SELECT 1");
     });
     await db.close();
+    // The same durable inserts on a database opened with commit: "one-flush".
+    const one = await openInWorker(`timing-one-${Date.now()}`, { commit: "one-flush" });
+    await one.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)");
+    const oneIns = await one.prepare("INSERT INTO t(v) VALUES (?)");
+    results[`durable autocommit insert, commit: "one-flush" (${durable} per round)`] = await timed(durable, async (r) => {
+      for (let i = 0; i < durable; i++) await oneIns.run([`d${r}-${i}`]);
+    });
+    await one.close();
     postMessage({ rounds: ROUNDS, results });
   } catch (e) {
     postMessage({ error: `${e && e.code}: ${e && e.message}` });

@@ -23,7 +23,7 @@ pub mod protocol;
 #[cfg(target_arch = "wasm32")]
 mod bindings {
     //! The wasm-bindgen exports: argument conversion and delegation only.
-    use tinyjoin_engine::storage::Validation;
+    use tinyjoin_engine::storage::{CommitMode, Validation};
     use wasm_bindgen::prelude::*;
     use web_sys::FileSystemSyncAccessHandle;
 
@@ -41,16 +41,23 @@ mod bindings {
         batch_limit_bytes: f64,
         validation: &str,
         cache_pages: u32,
+        commit: &str,
     ) -> crate::owner::OwnerOptions {
         let validation = if validation == "quick" {
             Validation::Quick
         } else {
             Validation::Full
         };
+        let commit = if commit == "one-flush" {
+            CommitMode::OneFlush
+        } else {
+            CommitMode::TwoFlush
+        };
         crate::owner::OwnerOptions {
             batch_limit_bytes: batch_limit_bytes as u64,
             validation,
             cache_pages: cache_pages as usize,
+            commit,
         }
     }
 
@@ -65,7 +72,7 @@ mod bindings {
     impl Owner {
         /// Opens (creating if empty) the database in an OPFS file; `temp`, an
         /// OPFS file of its own, is the scratch space of sorts that outgrow
-        /// the batch limit.
+        /// the batch limit. `commit` is "one-flush" or "two-flush".
         #[wasm_bindgen(js_name = openOpfs)]
         pub fn open_opfs(
             handle: FileSystemSyncAccessHandle,
@@ -74,6 +81,7 @@ mod bindings {
             batch_limit_bytes: f64,
             validation: &str,
             cache_pages: u32,
+            commit: &str,
         ) -> Result<Owner, JsValue> {
             let dev = Box::new(crate::opfs::OpfsDevice::new(handle));
             let temp = temp.map(|t| {
@@ -85,7 +93,7 @@ mod bindings {
                 dev,
                 temp,
                 client,
-                &options(batch_limit_bytes, validation, cache_pages),
+                &options(batch_limit_bytes, validation, cache_pages, commit),
             )
             .map_err(|e| js_error(&e))?;
             Ok(Owner {
@@ -103,7 +111,7 @@ mod bindings {
         ) -> Result<Owner, JsValue> {
             let inner = crate::owner::Owner::open_memory(
                 client,
-                &options(batch_limit_bytes, "full", cache_pages),
+                &options(batch_limit_bytes, "full", cache_pages, "two-flush"),
             )
             .map_err(|e| js_error(&e))?;
             Ok(Owner {

@@ -44,7 +44,7 @@ use std::rc::Rc;
 use tinyjoin_engine::db::{
     Connection, Database, DbOptions, Params as DbParams, QueryResult, Statement,
 };
-use tinyjoin_engine::storage::{Device, MemoryDevice, Validation};
+use tinyjoin_engine::storage::{CommitMode, Device, MemoryDevice, Validation};
 use tinyjoin_engine::Value;
 use tinyjoin_engine::{Error, Result};
 
@@ -131,6 +131,7 @@ pub struct OwnerOptions {
     pub batch_limit_bytes: u64,
     pub validation: Validation,
     pub cache_pages: usize,
+    pub commit: CommitMode,
 }
 
 /// A prepared statement kept for a client.
@@ -374,6 +375,7 @@ impl Owner {
             cache_pages: opts.cache_pages,
             batch_limit_bytes: opts.batch_limit_bytes,
             validation: opts.validation,
+            commit: opts.commit,
         }
     }
 

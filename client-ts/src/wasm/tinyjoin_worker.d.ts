@@ -14,7 +14,7 @@ export class Owner {
   private constructor();
   free(): void;
   /** Opens (creating if empty) the database in an OPFS file; throws `{ code, message }`. */
-  static openOpfs(handle: SyncAccessHandle, temp: SyncAccessHandle | undefined, client: string, batchLimitBytes: number, validation: string, cachePages: number): Owner;
+  static openOpfs(handle: SyncAccessHandle, temp: SyncAccessHandle | undefined, client: string, batchLimitBytes: number, validation: string, cachePages: number, commit: string): Owner;
   /** Opens an empty in-memory database; throws `{ code, message }`. */
   static openMemory(client: string, batchLimitBytes: number, cachePages: number): Owner;
   /** Commit records on (default) or off: off for an owner that cannot fail over. */

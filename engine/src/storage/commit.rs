@@ -277,53 +277,20 @@ pub(crate) fn load_freelist(pager: &mut Pager, sb: &Superblock) -> Result<(FreeS
 #[cfg(test)]
 mod tests {
     use super::super::format::PAGE_SIZE;
-    use super::super::{Device, MemoryDevice, Store, StoreOptions};
-    use crate::Result;
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
-    /// Page ranges of the write calls since the last flush.
-    #[derive(Clone)]
-    struct Log {
-        inner: MemoryDevice,
-        writes: Rc<RefCell<Vec<(u64, u64)>>>,
-    }
-
-    impl Device for Log {
-        fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<()> {
-            self.inner.read_at(offset, buf)
-        }
-        fn write_at(&mut self, offset: u64, data: &[u8]) -> Result<()> {
-            let page = offset / PAGE_SIZE as u64;
-            let end = page + (data.len() / PAGE_SIZE) as u64;
-            self.writes.borrow_mut().push((page, end));
-            self.inner.write_at(offset, data)
-        }
-        fn flush(&mut self) -> Result<()> {
-            self.inner.flush()
-        }
-        fn len(&mut self) -> Result<u64> {
-            self.inner.len()
-        }
-        fn truncate(&mut self, len: u64) -> Result<()> {
-            self.inner.truncate(len)
-        }
-    }
+    use super::super::{DeviceCall, FaultDevice, Store, StoreOptions};
 
     /// A commit writes its nodes and its free-list pages together: before
     /// the superblock, no two device calls write adjacent pages.
     #[test]
     fn a_commit_writes_adjacent_pages_in_one_call() {
-        let log = Log {
-            inner: MemoryDevice::new(),
-            writes: Rc::default(),
-        };
-        let store = Store::open(Box::new(log.clone()), StoreOptions::default()).unwrap();
+        let (dev, log) = FaultDevice::new(Vec::new());
+        let store = Store::open(Box::new(dev), StoreOptions::default()).unwrap();
         let mut t = store.write().unwrap();
         t.create_tree("t").unwrap();
         t.commit().unwrap();
+        let page = PAGE_SIZE as u64;
         for i in 0..200u32 {
-            log.writes.borrow_mut().clear();
+            log.take_log();
             let mut t = store.write().unwrap();
             // Keys spread out: new leaves, copies of branches, a free list.
             t.insert(
@@ -333,9 +300,15 @@ mod tests {
             )
             .unwrap();
             t.commit().unwrap();
-            let mut w = log.writes.borrow().clone();
-            let superblock = w.pop().unwrap();
-            assert!(superblock.0 < 2, "the superblock goes last: {superblock:?}");
+            let calls = log.take_log();
+            let flush = calls.iter().position(|c| *c == DeviceCall::Flush).unwrap();
+            let mut w: Vec<(u64, u64)> = calls[..flush]
+                .iter()
+                .map(|c| match *c {
+                    DeviceCall::Write { offset, len } => (offset / page, (offset + len) / page),
+                    DeviceCall::Flush => unreachable!("before the first flush"),
+                })
+                .collect();
             w.sort_unstable();
             for pair in w.windows(2) {
                 assert!(pair[0].1 < pair[1].0, "commit {i}: adjacent writes {w:?}");

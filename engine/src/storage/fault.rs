@@ -26,6 +26,13 @@ pub enum CrashMode {
     Random(u64),
 }
 
+/// A write or flush the device completed ([`FaultHandle::take_log`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceCall {
+    Write { offset: u64, len: u64 },
+    Flush,
+}
+
 /// The call to fail, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaultKind {
@@ -46,6 +53,8 @@ struct FaultState {
     crash_at: Option<u64>,
     crashed: bool,
     fail_at: Option<(u64, FaultKind)>,
+    /// Completed writes and flushes since the last `take_log`.
+    log: Vec<DeviceCall>,
 }
 
 impl FaultState {
@@ -112,6 +121,11 @@ impl FaultHandle {
     /// Write and flush calls made so far.
     pub fn calls(&self) -> u64 {
         self.state.borrow().calls
+    }
+
+    /// The writes and flushes completed since the last call, in order.
+    pub fn take_log(&self) -> Vec<DeviceCall> {
+        std::mem::take(&mut self.state.borrow_mut().log)
     }
 
     /// Crash at the `n`-th write or flush call from the start (1-based).
@@ -209,6 +223,8 @@ impl Device for FaultDevice {
         }
         apply(&mut s.view, offset, data);
         s.pending.push((offset, data.to_vec()));
+        let len = data.len() as u64;
+        s.log.push(DeviceCall::Write { offset, len });
         Ok(())
     }
 
@@ -217,6 +233,7 @@ impl Device for FaultDevice {
         s.enter()?;
         s.durable = s.view.clone();
         s.pending.clear();
+        s.log.push(DeviceCall::Flush);
         Ok(())
     }
 

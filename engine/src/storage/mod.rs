@@ -33,7 +33,7 @@ mod txn;
 
 pub use check::{CheckReport, Problem};
 pub use device::{Device, FileDevice, MemoryDevice};
-pub use fault::{CrashMode, FaultDevice, FaultHandle, FaultKind};
+pub use fault::{CrashMode, DeviceCall, FaultDevice, FaultHandle, FaultKind};
 pub use pager::PagerStats;
 pub use savepoint::Savepoint;
 pub use store::{CommitMode, Range, ReadTxn, Store, StoreOptions, TreeRead, Validation};

@@ -10,6 +10,7 @@ fn opts() -> OwnerOptions {
         batch_limit_bytes: 16 << 20,
         validation: Validation::Full,
         cache_pages: 256,
+        commit: CommitMode::TwoFlush,
     }
 }
 
@@ -1113,4 +1114,16 @@ fn an_owner_without_failover_records_no_commits() {
         panic!("{r:?}")
     };
     assert_eq!(rs.last_insert_rowid, 3);
+}
+
+/// The `commit` open option reaches the database's options.
+#[test]
+fn the_commit_option_reaches_the_database() {
+    for mode in [CommitMode::TwoFlush, CommitMode::OneFlush] {
+        let o = OwnerOptions {
+            commit: mode,
+            ..opts()
+        };
+        assert_eq!(Owner::db_options(&o).commit, mode);
+    }
 }
