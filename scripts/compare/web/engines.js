@@ -30,6 +30,7 @@ async function tinyjoinEngine(name, config) {
   }
   const options = { validation: config.validation ?? "full" };
   if (config.batchLimitBytes !== undefined) options.batchLimitBytes = config.batchLimitBytes;
+  if (config.commit !== undefined) options.commit = config.commit;
   const db = await mod.openInWorker(name, options);
   let open = null;
   const adapter = {
