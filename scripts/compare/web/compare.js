@@ -3,7 +3,7 @@
 // mixed transactions from the page through each engine's client (round trips
 // included): TinyJoin's own page client (`open`, an owner Worker), and for
 // SQLite WASM and PGlite one message to their Worker per statement.
-import { hashRows, mixedModel, mixedOps } from "./common.js";
+import { hashRows, mixedModel, mixedOps, payload64 } from "./common.js";
 import { mixedSql } from "./workloads.js";
 
 const workers = new Map();
@@ -72,6 +72,13 @@ window.kill = (handle) =>
     return null;
   });
 
+/** The hash of a page-driven mixed transaction's final rows, which must be the model's. */
+async function modelHash(n, rows) {
+  const hash = await hashRows(rows);
+  if (hash !== (await hashRows(mixedModel(n, n)))) throw new Error(`page mixed ${n}: rows differ from the model`);
+  return hash;
+}
+
 /** Mixed transaction of n operations driven from this page, one message per statement. */
 window.pageMixed = (handle, n) =>
   attempt(async () => {
@@ -81,7 +88,7 @@ window.pageMixed = (handle, n) =>
     await rpc(w, "exec", { sql: q.create });
     const stmt = { insert: await rpc(w, "prepare", { sql: q.insert }), update: await rpc(w, "prepare", { sql: q.update }), delete: await rpc(w, "prepare", { sql: q.delete }) };
     await rpc(w, "begin", {});
-    for (let i = 1; i <= n; i++) await rpc(w, "runInTx", { stmt: stmt.insert, params: [i, `t${i}`, `p${i}:`.padEnd(64, String.fromCharCode(97 + (i % 26)))] });
+    for (let i = 1; i <= n; i++) await rpc(w, "runInTx", { stmt: stmt.insert, params: [i, `t${i}`, payload64(i)] });
     await rpc(w, "commit", {});
     const ops = mixedOps(n, n);
     let bad = null;
@@ -94,9 +101,7 @@ window.pageMixed = (handle, n) =>
     await rpc(w, "commit", {});
     const ms = performance.now() - t0;
     if (bad !== null) throw new Error(bad);
-    const hash = await hashRows(await rpc(w, "query", { sql: q.select }));
-    if (hash !== (await hashRows(mixedModel(n, n)))) throw new Error(`page mixed ${n}: rows differ from the model`);
-    return { ms, hash };
+    return { ms, hash: await modelHash(n, await rpc(w, "query", { sql: q.select })) };
   });
 
 /** The same through TinyJoin's page client (open(): election, owner Worker). */
@@ -136,7 +141,7 @@ window.pageMixedTinyJoin = (handle, n) =>
     const q = mixedSql(table);
     await c.exec(q.create);
     const init = [];
-    for (let i = 1; i <= n; i++) init.push([q.insert, [i, `t${i}`, `p${i}:`.padEnd(64, String.fromCharCode(97 + (i % 26)))]]);
+    for (let i = 1; i <= n; i++) init.push([q.insert, [i, `t${i}`, payload64(i)]]);
     await c.batch(init);
     const stmt = { insert: await c.prepare(q.insert), update: await c.prepare(q.update), delete: await c.prepare(q.delete) };
     const ops = mixedOps(n, n);
@@ -150,8 +155,7 @@ window.pageMixedTinyJoin = (handle, n) =>
     });
     const ms = performance.now() - t0;
     if (bad !== null) throw new Error(bad);
-    const hash = await hashRows((await c.query(q.select)).rows);
-    if (hash !== (await hashRows(mixedModel(n, n)))) throw new Error(`page mixed ${n}: rows differ from the model`);
+    const hash = await modelHash(n, (await c.query(q.select)).rows);
     return { ms, hash, info: { engine: "tinyjoin", api: "tinyjoin open() from the page", role: c.role } };
   });
 
