@@ -164,8 +164,24 @@ export const tests = [
       await must(f1, () => window.proceed());
       assert.equal(await must(f1, () => window.txOutcome), "OWNER_LOST");
       const after = [];
-      for (const f of [f1, f2]) after.push(await must(f, async () => ({ role: window.db.role, rows: (await window.db.query("SELECT v FROM t")).rows })));
-      assert.deepEqual(after.map((a) => a.role).sort(), ["follower", "owner"]);
+      for (const f of [f1, f2]) after.push(await must(f, async () => ({ rows: (await window.db.query("SELECT v FROM t")).rows })));
+      // A follower's read can be answered before the election settles (the
+      // closed tab's Worker may still serve for a moment): wait for the event.
+      const becameOwner = () =>
+        new Promise((resolve) => {
+          if (window.db.role === "owner") resolve(true);
+          window.db.onRoleChange((r) => r === "owner" && resolve(true));
+        });
+      let timer;
+      const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("no tab became owner within 10 s")), 10_000)));
+      try {
+        await Promise.race([must(f1, becameOwner), must(f2, becameOwner), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+      const roles = [];
+      for (const f of [f1, f2]) roles.push(await must(f, () => ({ role: window.db.role, epoch: window.db.epoch, history: window.roles })));
+      assert.deepEqual(roles.map((a) => a.role).sort(), ["follower", "owner"], JSON.stringify(roles));
       for (const a of after) assert.deepEqual(a.rows, [["committed"]]);
       await must(f2, () => window.db.run("INSERT INTO t VALUES ('new owner works')"));
       assert.deepEqual(await must(f1, async () => (await window.db.query("SELECT count(*) FROM t")).rows[0][0]), 2);
