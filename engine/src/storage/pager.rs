@@ -136,6 +136,21 @@ impl Pager {
         self.node_for(id, false)
     }
 
+    /// Page `id`'s node for a writer that changes a copy of it (copy on
+    /// write): taken out of the cache, so that the writer's `Rc::make_mut`
+    /// does not clone it when nothing else holds it. Page `id` itself is
+    /// unchanged; a later read decodes it again.
+    pub(crate) fn take_node(&mut self, id: PageId) -> Result<Rc<Node>> {
+        self.check_poison()?;
+        if let Some(n) = self.cache.take(id) {
+            self.stats.cache_hits += 1;
+            return Ok(n);
+        }
+        let mut page = super::node::page_vec(&[]);
+        self.read_page(id, &mut page)?;
+        Ok(Rc::new(Node::decode_owned(page, id, self.trust_order)?))
+    }
+
     fn node_for(&mut self, id: PageId, evict: bool) -> Result<Rc<Node>> {
         self.check_poison()?;
         if let Some(n) = self.cache.get(id) {
@@ -319,9 +334,13 @@ impl NodeCache {
     }
 
     fn remove(&mut self, id: PageId) {
-        if let Some((old, _)) = self.map.remove(&id) {
-            self.branches -= usize::from(is_branch(&old));
-        }
+        self.take(id);
+    }
+
+    fn take(&mut self, id: PageId) -> Option<Rc<Node>> {
+        let (old, _) = self.map.remove(&id)?;
+        self.branches -= usize::from(is_branch(&old));
+        Some(old)
     }
 }
 

@@ -146,6 +146,12 @@ impl Inner {
         self.pager.node(id)
     }
 
+    /// [`Inner::node`] for a writer's copy (see [`Pager::take_node`]).
+    pub(crate) fn take_node(&mut self, id: PageId, page_count: u64) -> Result<Rc<Node>> {
+        check_node_ref(id, page_count)?;
+        self.pager.take_node(id)
+    }
+
     /// [`Inner::node`] for a scan (see [`Pager::scan_node`]).
     pub(crate) fn scan_node(&mut self, id: PageId, page_count: u64) -> Result<Rc<Node>> {
         check_node_ref(id, page_count)?;

@@ -13,6 +13,7 @@ use std::ops::Bound;
 use std::rc::Rc;
 
 use super::eval::Env;
+use super::keysort;
 use super::kv::Kv;
 use super::scan::{index_key, index_key_rowid, index_prefix_range, key_columns, table_row, Row};
 use super::ExecCtx;
@@ -480,13 +481,13 @@ impl TableWriter {
     /// or the row is skipped), so no key is inserted and later removed.
     pub(crate) fn apply_queued(&self, kv: &mut dyn Kv, queue: &mut IndexQueue) -> Result<()> {
         for (plan, keys) in self.indexes.iter().zip(&mut queue.removals) {
-            keys.sort_unstable();
+            keysort::sort_keys(keys);
             for k in keys.drain(..) {
                 kv.remove(&plan.index.tree, &k)?;
             }
         }
         for (plan, keys) in self.indexes.iter().zip(&mut queue.insertions) {
-            keys.sort_unstable();
+            keysort::sort_keys(keys);
             for k in keys.drain(..) {
                 kv.insert(&plan.index.tree, &k, &[])?;
             }
