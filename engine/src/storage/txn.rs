@@ -685,3 +685,43 @@ impl TreeRead for WriteTxn {
         Ok(self.existing(tree)?.len)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::btree::NodeSource;
+    use super::super::{MemoryDevice, Store, StoreOptions};
+    use std::rc::Rc;
+
+    /// The first change of a committed page starts from the cached node
+    /// itself when nothing else holds it (no clone), and from a copy when a
+    /// reader still holds it, which keeps seeing the old content.
+    #[test]
+    fn a_first_change_takes_the_cached_node_unless_it_is_held() {
+        let store = Store::open(Box::new(MemoryDevice::new()), StoreOptions::default()).unwrap();
+        let mut t = store.write().unwrap();
+        t.create_tree("t").unwrap();
+        t.insert("t", b"a", b"1").unwrap();
+        t.commit().unwrap();
+
+        let mut t = store.write().unwrap();
+        let root = t.meta("t").unwrap().unwrap().root;
+        let cached = Rc::as_ptr(&t.node(root).unwrap());
+        t.insert("t", b"b", b"2").unwrap();
+        assert!(
+            t.dirty.values().any(|n| Rc::as_ptr(n) == cached),
+            "the changed leaf is a clone of an unshared cached node"
+        );
+        t.commit().unwrap();
+
+        let mut t = store.write().unwrap();
+        let root = t.meta("t").unwrap().unwrap().root;
+        let held = t.node(root).unwrap();
+        t.insert("t", b"c", b"3").unwrap();
+        assert!(t.dirty.values().all(|n| !Rc::ptr_eq(n, &held)));
+        let super::super::node::Node::Leaf(l) = &*held else {
+            panic!("a one-leaf tree's root is a leaf")
+        };
+        assert_eq!(l.len(), 2, "the held node changed under its reader");
+        drop(t);
+    }
+}
