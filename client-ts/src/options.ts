@@ -4,7 +4,7 @@
  */
 
 import type { IntegerMode } from "./protocol.js";
-import type { OwnerOptions } from "./platform.js";
+import type { CommitOption, OwnerOptions } from "./platform.js";
 import { TinyJoinError } from "./errors.js";
 import { validName } from "./names.js";
 
@@ -20,8 +20,12 @@ export interface OpenOptions {
    * superblock; "one-flush" flushes once (about half the cost of a small durable
    * transaction), but damage to a page of the newest commit then opens the file at the
    * previous commit instead of reporting it (as SQLite's WAL does with a damaged last frame).
+   * "deferred" does not flush at commit (SQLite's WAL with synchronous=NORMAL): a resolved
+   * commit survives its tab or the browser crashing, and the owner flushes within about
+   * 100 ms of it and before it closes; a power loss or OS crash before that flush can lose
+   * the commits of that moment, never the ones before it, never the file's consistency.
    */
-  readonly commit?: "two-flush" | "one-flush";
+  readonly commit?: CommitOption;
   /** Page cache size in pages (default 8192: about 34 MiB of 4 KiB pages, their index included). */
   readonly cachePages?: number;
   /** INTEGER as number (bigint beyond 2^53; default) or always bigint. */
@@ -70,7 +74,7 @@ export function resolveOptions(name: unknown, o: OpenOptions | undefined): Resol
       batchLimitBytes: positiveInt(opts.batchLimitBytes, "batchLimitBytes", 16 * 1024 * 1024),
       validation: oneOf(opts.validation, "validation", ["full", "quick"], "full"),
       cachePages: positiveInt(opts.cachePages, "cachePages", 8192),
-      commit: oneOf(opts.commit, "commit", ["two-flush", "one-flush"], "two-flush"),
+      commit: oneOf(opts.commit, "commit", ["two-flush", "one-flush", "deferred"], "two-flush"),
     },
     integers: oneOf(opts.integers, "integers", ["number", "bigint"], "number"),
     rows: oneOf(opts.rows, "rows", ["array", "object"], "array"),

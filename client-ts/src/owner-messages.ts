@@ -29,7 +29,7 @@ function isOwnerOptions(v: unknown): v is OwnerOptions {
     typeof v.batchLimitBytes === "number" &&
     (v.validation === "full" || v.validation === "quick") &&
     typeof v.cachePages === "number" &&
-    (v.commit === "two-flush" || v.commit === "one-flush")
+    (v.commit === "two-flush" || v.commit === "one-flush" || v.commit === "deferred")
   );
 }
 

@@ -37,6 +37,9 @@ export const ROUTE_IMPORT = 3;
 /** An empty parameter list, in its wire form. */
 const NO_PARAMS = encodeParams({ tag: "none" });
 
+/** How long after a deferred commit the owner flushes it (`commit: "deferred"`). */
+const DEFERRED_SYNC_MS = 100;
+
 /** Bytes per write call when an import is written to its new file. */
 const IMPORT_CHUNK = 1 << 20;
 
@@ -211,6 +214,28 @@ export async function startOwnerRuntime(
   };
 
   /**
+   * Deferred commits (`commit: "deferred"`) are flushed by a timer armed at
+   * the first commit that needs it, so a power loss can lose at most about
+   * DEFERRED_SYNC_MS of commits; and before the owner closes. A failed
+   * flush poisons the engine like any failed write: the next request
+   * reports it.
+   */
+  const deferred = options.commit === "deferred" && options.storage === "opfs";
+  let syncTimer: ReturnType<typeof setTimeout> | null = null;
+  const syncNow = (): void => {
+    syncTimer = null;
+    if (stopped) return;
+    try {
+      owner.sync();
+    } catch {
+      // Reported by the next request (the engine is poisoned).
+    }
+  };
+  const armSync = (): void => {
+    if (syncTimer === null && !stopped && owner.needsSync()) syncTimer = setTimeout(syncNow, DEFERRED_SYNC_MS);
+  };
+
+  /**
    * The owner's epoch, read again after every call that may change it (an
    * import installs a new database in `handle` or `finishImport`); a
    * direct call never does, and the in-worker API checks the epoch on each
@@ -230,6 +255,7 @@ export async function startOwnerRuntime(
     try {
       list = f();
       epoch = owner.epoch;
+      if (deferred) armSync();
     } catch (e) {
       const err = wasmError(e);
       stop();
@@ -241,6 +267,8 @@ export async function startOwnerRuntime(
 
   const stop = (): void => {
     if (stopped) return;
+    if (syncTimer !== null) clearTimeout(syncTimer);
+    if (deferred) syncNow();
     stopped = true;
     watchAbort.abort();
     channel?.close();
@@ -346,6 +374,7 @@ export async function startOwnerRuntime(
       const sqlLen = putText(m, at, sql);
       m.set(p, at + sqlLen);
       const out = owner.directIn(kind, txnLen, sqlLen, stmt, p.length);
+      if (deferred) armSync();
       // After a long request, ask for the buffer again next time: the owner
       // gives a long one back then (worker/src/direct.rs, KEEP_INPUT).
       if (need > 1 << 16) inputCap = 0;

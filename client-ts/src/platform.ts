@@ -25,8 +25,11 @@ export interface OwnerOptions {
   readonly batchLimitBytes: number;
   readonly validation: "full" | "quick";
   readonly cachePages: number;
-  readonly commit: "two-flush" | "one-flush";
+  readonly commit: CommitOption;
 }
+
+/** How a commit becomes durable (see `OpenOptions.commit`). */
+export type CommitOption = "two-flush" | "one-flush" | "deferred";
 
 /** The owner Worker as seen from its tab: a port for request bytes. */
 export interface OwnerPort {

@@ -200,6 +200,7 @@ test("bad arguments are refused before anything is sent", async () => {
   assert.throws(() => resolveOptions("x", { commit: "zero-flush" }), (e) => e.code === "INVALID_ARGUMENT");
   assert.equal(resolveOptions("x", {}).owner.commit, "two-flush");
   assert.equal(resolveOptions("x", { commit: "one-flush" }).owner.commit, "one-flush");
+  assert.equal(resolveOptions("x", { commit: "deferred" }).owner.commit, "deferred");
   const w = new World();
   const c = await openIn(w.tab());
   await assert.rejects(c.query("SELECT", [{}]), (e) => e.code === "INVALID_ARGUMENT");

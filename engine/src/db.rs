@@ -64,8 +64,9 @@ pub struct DbOptions {
     pub batch_limit_bytes: u64,
     /// How thoroughly the file is validated when opened.
     pub validation: Validation,
-    /// How a commit makes itself durable: two flushes (the default), or
-    /// one, at the cost [`CommitMode::OneFlush`] describes.
+    /// How a commit makes itself durable: two flushes (the default), one,
+    /// at the cost [`CommitMode::OneFlush`] describes, or none until
+    /// [`Database::sync`] ([`CommitMode::Deferred`]).
     pub commit: CommitMode,
 }
 
@@ -189,6 +190,17 @@ impl Database {
             }
         }
         Ok(report)
+    }
+
+    /// Makes every commit so far durable: one flush when a deferred
+    /// commit ([`CommitMode::Deferred`]) waits for it, nothing otherwise.
+    pub fn sync(&self) -> Result<()> {
+        self.shared.store.sync()
+    }
+
+    /// Whether a deferred commit waits for [`Database::sync`].
+    pub fn needs_sync(&self) -> bool {
+        self.shared.store.needs_sync()
     }
 
     fn catalog(&self) -> Rc<Catalog> {

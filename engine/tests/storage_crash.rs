@@ -6,6 +6,10 @@
 //! the last acknowledged commit, or the one in flight if it became durable.
 //! Then every call position is failed once with an I/O error and with
 //! "disk full": the error surfaces, nothing committed is lost.
+//!
+//! Deferred commits (`CommitMode::Deferred`) run the same workloads with a
+//! sync after every third transaction: a crash must leave one of the
+//! states committed since the last completed sync, whole.
 
 mod storage_common;
 
@@ -187,15 +191,37 @@ fn base_image() -> Vec<u8> {
     dev.to_bytes()
 }
 
-/// Runs the workload until an error; returns (acknowledged model, model of
-/// the commit in flight at the error, if the error came from commit).
-fn run_until_error(store: &Store, w: &Workload) -> (Model, Option<Model>, Option<Error>) {
+/// How a workload run ended.
+struct Run {
+    /// The last acknowledged commit.
+    acked: Model,
+    /// The commit in flight at the error, if the error came from commit.
+    in_flight: Option<Model>,
+    err: Option<Error>,
+    /// Deferred commits: the states committed since the last completed
+    /// sync (that one first), any of which a crash may leave.
+    unsynced: Vec<Model>,
+}
+
+/// Transactions between two syncs of a deferred workload.
+const SYNC_EVERY: usize = 3;
+
+/// Runs the workload until an error.
+fn run_until_error(store: &Store, w: &Workload) -> Run {
+    let deferred = MODE.with(|m| m.get()) == CommitMode::Deferred;
     let mut acked = Model::new();
-    for ops in &w.txns {
+    let mut unsynced = vec![acked.clone()];
+    let end = |acked, in_flight, err, unsynced| Run {
+        acked,
+        in_flight,
+        err,
+        unsynced,
+    };
+    for (i, ops) in w.txns.iter().enumerate() {
         let mut next = acked.clone();
         let mut txn = match store.write() {
             Ok(t) => t,
-            Err(e) => return (acked, None, Some(e)),
+            Err(e) => return end(acked, None, Some(e), unsynced),
         };
         for op in ops {
             let r = match op {
@@ -216,29 +242,45 @@ fn run_until_error(store: &Store, w: &Workload) -> (Model, Option<Model>, Option
                 }
             };
             if let Err(e) = r {
-                return (acked, None, Some(e));
+                return end(acked, None, Some(e), unsynced);
             }
         }
         match txn.commit() {
             Ok(()) => acked = next,
-            Err(e) => return (acked, Some(next), Some(e)),
+            Err(e) => return end(acked, Some(next), Some(e), unsynced),
+        }
+        if !deferred {
+            continue;
+        }
+        // A commit that outgrew the deferred limits synced by itself.
+        if !store.needs_sync() {
+            unsynced.clear();
+        }
+        unsynced.push(acked.clone());
+        if (i + 1) % SYNC_EVERY == 0 {
+            if let Err(e) = store.sync() {
+                return end(acked, None, Some(e), unsynced);
+            }
+            unsynced = vec![acked.clone()];
         }
     }
-    (acked, None, None)
+    end(acked, None, None, unsynced)
 }
 
-/// Reopens `image` with full validation and checks it holds `acked` or
-/// `in_flight`.
-fn verify_image(image: Vec<u8>, acked: &Model, in_flight: Option<&Model>, what: &str) {
+/// Reopens `image` with full validation and checks it holds the run's
+/// acknowledged commit, the one in flight, or (deferred commits) one
+/// committed since the last sync.
+fn verify_image(image: Vec<u8>, run: &Run, what: &str) {
+    let (acked, in_flight) = (&run.acked, run.in_flight.as_ref());
     let store = Store::open(Box::new(MemoryDevice::from_bytes(image)), opts())
         .unwrap_or_else(|e| panic!("{what}: reopen failed: {e}"));
     let report = store.check().unwrap();
     assert!(report.is_ok(), "{what}: check found {:?}", report.problems);
     let got = contents(&store);
-    let ok = &got == acked || in_flight.is_some_and(|m| &got == m);
+    let ok = &got == acked || in_flight.is_some_and(|m| &got == m) || run.unsynced.contains(&got);
     assert!(
         ok,
-        "{what}: state after reopen is neither the acknowledged commit nor the one in flight"
+        "{what}: state after reopen is neither the acknowledged commit, the one in flight, nor one since the last sync"
     );
     // The reopened store must accept and keep a new commit.
     let mut t = store.write().unwrap();
@@ -246,13 +288,22 @@ fn verify_image(image: Vec<u8>, acked: &Model, in_flight: Option<&Model>, what: 
     t.commit().unwrap();
 }
 
-fn total_calls(w: &Workload) -> u64 {
+/// Device calls of a fault-free run: (made by the open, in all). Opening
+/// flushes once after a superblock that was written without a flush after
+/// it (a fresh store's included).
+fn total_calls(w: &Workload) -> (u64, u64) {
     LIMIT.with(|l| l.set(w.batch_limit));
     let (dev, handle) = FaultDevice::new(base_image());
     let store = Store::open(Box::new(dev), opts()).unwrap();
-    let (_, _, err) = run_until_error(&store, w);
-    assert!(err.is_none(), "{}: fault-free run failed: {err:?}", w.name);
-    handle.calls()
+    let opened = handle.calls();
+    let run = run_until_error(&store, w);
+    assert!(
+        run.err.is_none(),
+        "{}: fault-free run failed: {:?}",
+        w.name,
+        run.err
+    );
+    (opened, handle.calls())
 }
 
 #[test]
@@ -265,27 +316,35 @@ fn crash_at_every_write_and_flush_one_flush_commits() {
     crash_at_every_write_and_flush(CommitMode::OneFlush);
 }
 
+#[test]
+fn crash_at_every_write_and_flush_deferred_commits() {
+    crash_at_every_write_and_flush(CommitMode::Deferred);
+}
+
 fn crash_at_every_write_and_flush(mode: CommitMode) {
     MODE.with(|m| m.set(mode));
     let mut points = 0u64;
     for w in workloads() {
-        let calls = total_calls(&w);
+        let (opened, calls) = total_calls(&w);
         let mut modes = vec![CrashMode::DropUnflushed, CrashMode::TearInFlight];
         modes.extend((0..2).map(|s| CrashMode::Random(s * 31 + 5)));
-        for n in 1..=calls {
-            for &mode in &modes {
+        if mode == CommitMode::Deferred {
+            modes.extend([0, 1, 5, 17].map(CrashMode::LoseOnePage));
+        }
+        for n in opened + 1..=calls {
+            for &crash in &modes {
                 let (dev, handle) = FaultDevice::new(base_image());
                 let store = Store::open(Box::new(dev), opts()).unwrap();
                 handle.crash_at(n);
-                let (acked, in_flight, err) = run_until_error(&store, &w);
+                let run = run_until_error(&store, &w);
                 assert!(
-                    err.is_some() && handle.crashed(),
+                    run.err.is_some() && handle.crashed(),
                     "{}: no crash at call {n}",
                     w.name
                 );
                 drop(store);
-                let what = format!("{} crash at call {n}/{calls} ({mode:?})", w.name);
-                verify_image(handle.crash_image(mode), &acked, in_flight.as_ref(), &what);
+                let what = format!("{} crash at call {n}/{calls} ({crash:?})", w.name);
+                verify_image(handle.crash_image(crash), &run, &what);
                 points += 1;
             }
         }
@@ -296,7 +355,11 @@ fn crash_at_every_write_and_flush(mode: CommitMode) {
 
 #[test]
 fn fail_every_call_with_io_error_and_disk_full() {
-    for mode in [CommitMode::TwoFlush, CommitMode::OneFlush] {
+    for mode in [
+        CommitMode::TwoFlush,
+        CommitMode::OneFlush,
+        CommitMode::Deferred,
+    ] {
         MODE.with(|m| m.set(mode));
         fail_every_call();
     }
@@ -305,14 +368,16 @@ fn fail_every_call_with_io_error_and_disk_full() {
 fn fail_every_call() {
     let mut points = 0u64;
     for w in workloads() {
-        let calls = total_calls(&w);
-        for n in 1..=calls {
+        let (opened, calls) = total_calls(&w);
+        for n in opened + 1..=calls {
             for kind in [FaultKind::Io, FaultKind::DiskFull] {
                 let (dev, handle) = FaultDevice::new(base_image());
                 let store = Store::open(Box::new(dev), opts()).unwrap();
                 handle.fail_at(n, kind);
-                let (acked, in_flight, err) = run_until_error(&store, &w);
-                let err = err
+                let run = run_until_error(&store, &w);
+                let err = run
+                    .err
+                    .clone()
                     .unwrap_or_else(|| panic!("{}: failure at call {n} was not reported", w.name));
                 if kind == FaultKind::DiskFull {
                     assert_eq!(err, Error::DiskFull, "{}: call {n}", w.name);
@@ -325,13 +390,8 @@ fn fail_every_call() {
                 );
                 drop(store);
                 let what = format!("{} {kind:?} at call {n}/{calls}", w.name);
-                verify_image(handle.current(), &acked, in_flight.as_ref(), &what);
-                verify_image(
-                    handle.crash_image(CrashMode::DropUnflushed),
-                    &acked,
-                    in_flight.as_ref(),
-                    &what,
-                );
+                verify_image(handle.current(), &run, &what);
+                verify_image(handle.crash_image(CrashMode::DropUnflushed), &run, &what);
                 points += 1;
             }
         }

@@ -5,7 +5,8 @@
 // rounds of N calls) for: a point lookup by prepared statement, the same by
 // SQL text, a single-row INSERT inside a transaction (prepared and by SQL
 // text), a durable single-row autocommit INSERT (N/10 per round: two OPFS
-// flushes each; one on a database opened with commit: "one-flush"), a
+// flushes each; one on a database opened with commit: "one-flush", none
+// with commit: "deferred"), a
 // 25-insert transaction and the comparison's 25-operation mixed
 // transaction with their commits, the mixed transaction's three statements
 // alone (insert, update and delete on a table with a UNIQUE title, warm), and

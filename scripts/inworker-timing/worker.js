@@ -122,6 +122,14 @@ onmessage = async (ev) => {
       for (let i = 0; i < durable; i++) await oneIns.run([`d${r}-${i}`]);
     });
     await one.close();
+    // And with commit: "deferred" (no flush at commit; one within 100 ms).
+    const def = await openInWorker(`timing-deferred-${Date.now()}`, { commit: "deferred" });
+    await def.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)");
+    const defIns = await def.prepare("INSERT INTO t(v) VALUES (?)");
+    results[`autocommit insert, commit: "deferred" (${durable} per round)`] = await timed(durable, async (r) => {
+      for (let i = 0; i < durable; i++) await defIns.run([`d${r}-${i}`]);
+    });
+    await def.close();
     postMessage({ rounds: ROUNDS, results });
   } catch (e) {
     postMessage({ error: `${e && e.code}: ${e && e.message}` });

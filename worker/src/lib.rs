@@ -48,10 +48,10 @@ mod bindings {
         } else {
             Validation::Full
         };
-        let commit = if commit == "one-flush" {
-            CommitMode::OneFlush
-        } else {
-            CommitMode::TwoFlush
+        let commit = match commit {
+            "one-flush" => CommitMode::OneFlush,
+            "deferred" => CommitMode::Deferred,
+            _ => CommitMode::TwoFlush,
         };
         crate::owner::OwnerOptions {
             batch_limit_bytes: batch_limit_bytes as u64,
@@ -72,7 +72,8 @@ mod bindings {
     impl Owner {
         /// Opens (creating if empty) the database in an OPFS file; `temp`, an
         /// OPFS file of its own, is the scratch space of sorts that outgrow
-        /// the batch limit. `commit` is "one-flush" or "two-flush".
+        /// the batch limit. `commit` is "two-flush", "one-flush" or
+        /// "deferred".
         #[wasm_bindgen(js_name = openOpfs)]
         pub fn open_opfs(
             handle: FileSystemSyncAccessHandle,
@@ -129,6 +130,17 @@ mod bindings {
         #[wasm_bindgen(getter)]
         pub fn epoch(&self) -> u32 {
             self.inner.epoch()
+        }
+
+        /// Makes deferred commits durable (one flush); throws `{ code, message }`.
+        pub fn sync(&mut self) -> Result<(), JsValue> {
+            self.inner.sync().map_err(|e| js_error(&e))
+        }
+
+        /// Whether a deferred commit waits for `sync`.
+        #[wasm_bindgen(js_name = needsSync)]
+        pub fn needs_sync(&self) -> bool {
+            self.inner.needs_sync()
         }
 
         pub fn ready(&self) -> Vec<u8> {

@@ -325,6 +325,8 @@ impl Owner {
         let db = Self::open_db(device.clone(), &temp, Self::db_options(opts))?;
         let mut auto = db.connect();
         let epoch = Self::bump_epoch(&mut auto, 0)?;
+        // A deferred commit mode still makes the new epoch durable at once.
+        db.sync()?;
         let next_seq = Self::load_next_seq(&mut auto)?;
         Ok(Owner {
             db,
@@ -393,6 +395,19 @@ impl Owner {
     /// This owner's epoch.
     pub fn epoch(&self) -> u32 {
         self.epoch
+    }
+
+    /// Makes every commit durable (`CommitMode::Deferred`: the runtime
+    /// calls it shortly after a commit, and before closing). Fails as a
+    /// device error does; the database is then poisoned like after any
+    /// failed write.
+    pub fn sync(&mut self) -> Result<()> {
+        self.db.sync()
+    }
+
+    /// Whether a deferred commit waits for [`Owner::sync`].
+    pub fn needs_sync(&self) -> bool {
+        self.db.needs_sync()
     }
 
     /// The READY announcement.
@@ -727,6 +742,7 @@ impl Owner {
     fn stage(db: Database, device: SharedDevice, current_epoch: u32) -> Result<Staged> {
         let mut auto = db.connect();
         let epoch = Self::bump_epoch(&mut auto, current_epoch)?;
+        db.sync()?;
         let next_seq = Self::load_next_seq(&mut auto)?;
         Ok(Staged {
             db,

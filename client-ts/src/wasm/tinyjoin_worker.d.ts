@@ -21,6 +21,10 @@ export class Owner {
   recordCommits(on: boolean): void;
   /** The owner epoch (incremented in the database at each open). */
   readonly epoch: number;
+  /** Makes deferred commits durable (one flush); throws `{ code, message }`. */
+  sync(): void;
+  /** Whether a deferred commit waits for `sync`. */
+  needsSync(): boolean;
   /** The READY announcement to broadcast. */
   ready(): Uint8Array;
   /** Handles one request message; returns a reply list (see owner-runtime.ts). */

@@ -21,7 +21,7 @@ use super::btree;
 use super::format::*;
 use super::node::LeafValue;
 use super::pager::Pager;
-use super::store::Inner;
+use super::store::{CommitMode, Inner, DEFERRED_HELD_LIMIT};
 use super::txn::WriteTxn;
 use crate::{corrupt, Result};
 use std::collections::HashSet;
@@ -44,32 +44,59 @@ pub(crate) fn commit(txn: &mut WriteTxn) -> Result<()> {
     }
     let chain = build_freelist(txn)?;
     write_dirty(txn, &chain)?;
-    let (extents, commit_crc) = commit_extents(txn);
+    let mode = txn.shared.opts.commit;
     let new_txn = TxnId(txn.base.txn.0 + 1);
-    let slot = PageId(new_txn.0 % SUPERBLOCK_SLOTS);
-    let one_flush = txn.shared.opts.commit == super::store::CommitMode::OneFlush
-        && extents.len() <= SUPERBLOCK_MAX_EXTENTS;
+    let shared = txn.shared.clone();
+    let mut inner = shared.inner.borrow_mut();
+    let (extents, commit_crc) = match mode {
+        CommitMode::Deferred => {
+            // Every page the new state reaches that a commit since the last
+            // sync wrote: all of them may still be with the OS only.
+            let u = inner.unsynced.get_or_insert_with(Default::default);
+            for p in &txn.freed {
+                u.written.remove(p);
+            }
+            for (id, o) in &txn.owned {
+                u.written.insert(*id, o.crc);
+            }
+            extents_of(u.written.iter().map(|(id, crc)| (*id, *crc)))
+        }
+        _ => commit_extents(txn),
+    };
+    let held = inner.unsynced.as_ref().map_or(0, |u| u.held.len()) + txn.freed.len() as u64;
+    let fits = extents.len() <= SUPERBLOCK_MAX_EXTENTS;
+    let protocol = match mode {
+        CommitMode::Deferred if fits && held <= DEFERRED_HELD_LIMIT as u64 => CommitMode::Deferred,
+        CommitMode::OneFlush if fits => CommitMode::OneFlush,
+        _ => CommitMode::TwoFlush,
+    };
     let sb = Superblock {
         txn: new_txn,
         catalog_root,
         freelist_root: chain.first().map_or(PageId::NONE, |(id, _)| *id),
         page_count: txn.page_count,
         commit_crc,
-        extents: one_flush.then_some(extents),
+        extents: (protocol != CommitMode::TwoFlush).then_some(extents),
     };
-    let page = sb.encode(slot);
-    let shared = txn.shared.clone();
-    let mut inner = shared.inner.borrow_mut();
-    if !one_flush {
-        inner.pager.flush()?;
+    if protocol == CommitMode::TwoFlush {
+        // Everything written so far becomes durable, deferred commits too.
+        inner.sync()?;
     }
+    // Never the slot of the newest durable superblock: a crash must find it.
+    let slot = PageId((inner.durable_slot.0 + 1) % SUPERBLOCK_SLOTS);
+    let page = sb.encode(slot);
     inner.pager.write_pages(&[(slot, &page.0[..])])?;
-    inner.pager.flush()?;
+    if protocol != CommitMode::Deferred {
+        inner.pager.flush()?;
+        inner.durable_slot = slot;
+    }
+    inner.sb_slot = slot;
     publish(
         &mut inner,
         txn,
         sb,
         chain.iter().map(|(id, _)| *id).collect(),
+        protocol == CommitMode::Deferred,
     );
     Ok(())
 }
@@ -99,9 +126,15 @@ fn build_freelist(txn: &mut WriteTxn) -> Result<Vec<(PageId, Box<PageBuf>)>> {
     for &p in &txn.freed {
         all.insert(p);
     }
-    for pages in txn.shared.inner.borrow().pending.values() {
-        for &p in pages {
-            all.insert(p);
+    {
+        let inner = txn.shared.inner.borrow();
+        for pages in inner.pending.values() {
+            for &p in pages {
+                all.insert(p);
+            }
+        }
+        for e in inner.unsynced.iter().flat_map(|u| u.held.extents()) {
+            all.insert_run(e.start, u64::from(e.len));
         }
     }
     let mut chain: Vec<PageId> = Vec::new();
@@ -153,11 +186,16 @@ fn write_dirty(txn: &mut WriteTxn, chain: &[(PageId, Box<PageBuf>)]) -> Result<(
 
 /// The runs of pages this commit wrote and the CRC over their checksums.
 fn commit_extents(txn: &WriteTxn) -> (Vec<Extent>, u32) {
-    let mut ids: Vec<(&PageId, u32)> = txn.owned.iter().map(|(id, o)| (id, o.crc)).collect();
-    ids.sort_by_key(|(id, _)| **id);
+    let mut ids: Vec<(PageId, u32)> = txn.owned.iter().map(|(id, o)| (*id, o.crc)).collect();
+    ids.sort_by_key(|(id, _)| *id);
+    extents_of(ids.into_iter())
+}
+
+/// The runs of `pages` (ascending) and the CRC over their checksums.
+fn extents_of(pages: impl Iterator<Item = (PageId, u32)>) -> (Vec<Extent>, u32) {
     let mut h = crc32fast::Hasher::new();
     let mut extents: Vec<Extent> = Vec::new();
-    for (id, crc) in ids {
+    for (id, crc) in pages {
         h.update(&crc.to_le_bytes());
         match extents.last_mut() {
             Some(e) if e.start + u64::from(e.len) == id.0 && e.len < u32::MAX => e.len += 1,
@@ -170,19 +208,37 @@ fn commit_extents(txn: &WriteTxn) -> (Vec<Extent>, u32) {
     (extents, h.finalize())
 }
 
-/// Makes the durable state the store's current one.
-fn publish(inner: &mut Inner, txn: &mut WriteTxn, sb: Superblock, chain: Vec<PageId>) {
+/// Makes the committed state the store's current one. The pages it
+/// stopped reaching wait for older snapshots, or, after a deferred commit,
+/// for the next sync (the synced state may reach them).
+fn publish(
+    inner: &mut Inner,
+    txn: &mut WriteTxn,
+    sb: Superblock,
+    chain: Vec<PageId>,
+    deferred: bool,
+) {
     for (id, node) in txn.dirty.drain() {
         inner.pager.cache_node(id, node);
     }
     inner.free = std::mem::take(&mut txn.free);
-    inner.pending.insert(sb.txn, std::mem::take(&mut txn.freed));
+    let freed = std::mem::take(&mut txn.freed);
+    match inner.unsynced.as_mut() {
+        Some(u) if deferred => {
+            for p in freed {
+                u.held.insert(p);
+            }
+        }
+        _ => {
+            inner.pending.insert(sb.txn, freed);
+        }
+    }
     inner.freelist_pages = chain;
     inner.sb = sb;
 }
 
-/// Picks the newest superblock whose commit is whole.
-pub(crate) fn recover(pager: &mut Pager) -> Result<Superblock> {
+/// Picks the newest superblock whose commit is whole, and its slot.
+pub(crate) fn recover(pager: &mut Pager) -> Result<(Superblock, PageId)> {
     let mut candidates = Vec::new();
     let mut first_error = None;
     for slot in 0..SUPERBLOCK_SLOTS {
@@ -192,16 +248,16 @@ pub(crate) fn recover(pager: &mut Pager) -> Result<Superblock> {
             .read_raw(slot, &mut page.0)
             .and_then(|_| Superblock::decode_page(&page.0, slot));
         match decoded {
-            Ok(sbs) => candidates.extend(sbs),
+            Ok(sbs) => candidates.extend(sbs.into_iter().map(|sb| (sb, slot))),
             Err(e) => {
                 first_error.get_or_insert(e);
             }
         }
     }
-    candidates.sort_by_key(|sb| std::cmp::Reverse(sb.txn));
-    for sb in candidates {
+    candidates.sort_by_key(|(sb, _)| std::cmp::Reverse(sb.txn));
+    for (sb, slot) in candidates {
         match verify_commit(pager, &sb) {
-            Ok(()) => return Ok(sb),
+            Ok(()) => return Ok((sb, slot)),
             Err(e) => {
                 first_error.get_or_insert(e);
             }

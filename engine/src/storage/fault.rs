@@ -24,6 +24,11 @@ pub enum CrashMode {
     TearInFlight,
     /// Each unflushed page survives or not by a seeded coin toss.
     Random(u64),
+    /// Every completed unflushed write survives but one page: the page at
+    /// this position (modulo their number) in the order they were written.
+    /// The write in flight is lost. Unflushed writes reach the disk in any
+    /// order, so the newest superblock may survive without an older page.
+    LoseOnePage(usize),
 }
 
 /// A write or flush the device completed ([`FaultHandle::take_log`]).
@@ -155,6 +160,23 @@ impl FaultHandle {
                 if let Some((off, data)) = &s.in_flight {
                     let half = data.len().min(PAGE_SIZE) / 2;
                     apply(&mut b, *off, &data[..half]);
+                }
+            }
+            CrashMode::LoseOnePage(n) => {
+                let pages: Vec<(u64, &[u8])> = s
+                    .pending
+                    .iter()
+                    .flat_map(|(off, data)| {
+                        data.chunks(PAGE_SIZE)
+                            .enumerate()
+                            .map(move |(i, p)| (off + (i * PAGE_SIZE) as u64, p))
+                    })
+                    .collect();
+                let lost = n % pages.len().max(1);
+                for (i, (off, page)) in pages.into_iter().enumerate() {
+                    if i != lost {
+                        apply(&mut b, off, page);
+                    }
                 }
             }
             CrashMode::Random(seed) => {

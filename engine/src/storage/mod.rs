@@ -36,5 +36,7 @@ pub use device::{Device, FileDevice, MemoryDevice};
 pub use fault::{CrashMode, DeviceCall, FaultDevice, FaultHandle, FaultKind};
 pub use pager::PagerStats;
 pub use savepoint::Savepoint;
-pub use store::{CommitMode, Range, ReadTxn, Store, StoreOptions, TreeRead, Validation};
+pub use store::{
+    CommitMode, Range, ReadTxn, Store, StoreOptions, TreeRead, Validation, DEFERRED_HELD_LIMIT,
+};
 pub use txn::{SortedSource, WriteTxn};

@@ -52,7 +52,20 @@ pub enum CommitMode {
     /// so open then falls back to the previous commit (as SQLite's WAL does
     /// with a damaged last frame).
     OneFlush,
+    /// Write pages and superblock without flushing (SQLite's WAL with
+    /// `synchronous=NORMAL`): a commit survives its process, tab or browser
+    /// crashing (its writes are with the operating system), and becomes
+    /// durable against power loss or an OS crash at the next
+    /// [`Store::sync`]. A crash before it leaves the state of the last sync
+    /// or a newer committed one, whole. A commit syncs by itself when the
+    /// pages written or freed since the last sync outgrow the superblock's
+    /// extents or `DEFERRED_HELD_LIMIT`.
+    Deferred,
 }
+
+/// Pages freed since the last sync (kept from reuse until then) beyond
+/// which a deferred commit syncs: 4 MiB of file.
+pub const DEFERRED_HELD_LIMIT: usize = 1024;
 
 /// Options for [`Store::open`].
 #[derive(Clone, Debug)]
@@ -107,8 +120,18 @@ impl TreeMeta {
 /// Mutable state shared by the store, its snapshots and its writer.
 pub(crate) struct Inner {
     pub pager: Pager,
-    /// The newest durable state.
+    /// The newest committed state.
     pub sb: Superblock,
+    /// The superblock slot `sb` was written to.
+    pub sb_slot: PageId,
+    /// The slot of the newest flushed superblock: no commit writes it (the
+    /// next superblock goes to the other slot).
+    pub durable_slot: PageId,
+    /// Deferred commits since the last sync: the pages they wrote that
+    /// `sb` still reaches, with their checksums (the next superblock's
+    /// extents), and the pages they freed, not reused before the sync
+    /// (the synced state may reach them).
+    pub unsynced: Option<Unsynced>,
     /// Pages any write may allocate now.
     pub free: FreeSet,
     /// Pages released by commit `t`, waiting for older snapshots to close.
@@ -122,6 +145,15 @@ pub(crate) struct Inner {
     /// the snapshots of that state (a state never changes, and each
     /// autocommit read opens a new snapshot of, usually, the same one).
     pub metas: Option<(TxnId, SharedMetas)>,
+}
+
+/// What deferred commits changed since the last sync (see `Inner::unsynced`).
+#[derive(Default)]
+pub(crate) struct Unsynced {
+    pub written: BTreeMap<PageId, u32>,
+    /// Mostly runs: each commit frees the previous versions of the pages
+    /// it changes, which the commits before it allocated side by side.
+    pub held: FreeSet,
 }
 
 /// Tree entries found in one state's catalog, by tree name (`None`: no
@@ -173,6 +205,26 @@ impl Inner {
             }
         }
     }
+
+    /// Flushes the device: every state written so far is durable. Pages
+    /// deferred commits freed become pending (free once no snapshot reads
+    /// them).
+    pub(crate) fn sync(&mut self) -> Result<()> {
+        self.pager.flush()?;
+        self.durable_slot = self.sb_slot;
+        if let Some(u) = self.unsynced.take() {
+            let pages = u
+                .held
+                .extents()
+                .into_iter()
+                .flat_map(|e| e.start..e.start + u64::from(e.len));
+            self.pending
+                .entry(self.sb.txn)
+                .or_default()
+                .extend(pages.map(PageId));
+        }
+        Ok(())
+    }
 }
 
 pub(crate) struct Shared {
@@ -194,11 +246,20 @@ impl Store {
             create(device.as_mut())?;
         }
         let mut pager = Pager::new(device, opts.cache_pages);
-        let sb = super::commit::recover(&mut pager)?;
+        let (sb, sb_slot) = super::commit::recover(&mut pager)?;
         let (free, freelist_pages) = super::commit::load_freelist(&mut pager, &sb)?;
+        // A superblock written without a flush after it (one-flush or
+        // deferred) may be with the OS only: flush before the next commit
+        // overwrites the other slot, the only other state.
+        if sb.extents.is_some() {
+            pager.flush()?;
+        }
         let inner = Inner {
             pager,
             sb,
+            sb_slot,
+            durable_slot: sb_slot,
+            unsynced: None,
             free,
             pending: BTreeMap::new(),
             snapshots: BTreeMap::new(),
@@ -267,6 +328,23 @@ impl Store {
     /// The newest committed transaction id.
     pub fn last_txn(&self) -> u64 {
         self.shared.inner.borrow().sb.txn.0
+    }
+
+    /// Makes every commit so far durable (one flush); does nothing when no
+    /// deferred commit is waiting. See [`CommitMode::Deferred`].
+    pub fn sync(&self) -> Result<()> {
+        let mut inner = self.shared.inner.borrow_mut();
+        // An open write transaction does not matter: what it wrote is in
+        // pages no committed state reaches.
+        if inner.unsynced.is_none() {
+            return Ok(());
+        }
+        inner.sync()
+    }
+
+    /// Whether a deferred commit is not yet durable (see [`Store::sync`]).
+    pub fn needs_sync(&self) -> bool {
+        self.shared.inner.borrow().unsynced.is_some()
     }
 }
 

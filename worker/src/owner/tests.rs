@@ -1119,7 +1119,11 @@ fn an_owner_without_failover_records_no_commits() {
 /// The `commit` open option reaches the database's options.
 #[test]
 fn the_commit_option_reaches_the_database() {
-    for mode in [CommitMode::TwoFlush, CommitMode::OneFlush] {
+    for mode in [
+        CommitMode::TwoFlush,
+        CommitMode::OneFlush,
+        CommitMode::Deferred,
+    ] {
         let o = OwnerOptions {
             commit: mode,
             ..opts()

@@ -1,0 +1,132 @@
+//! Deferred commits (`CommitMode::Deferred`): no flush per commit, one per
+//! sync, a power loss before the sync leaves the synced state, and pages
+//! freed before a sync are reused only after it. The crash tests at every
+//! call are in storage_crash.rs.
+
+use tinyjoin_engine::storage::{
+    CommitMode, CrashMode, DeviceCall, FaultDevice, MemoryDevice, Store, StoreOptions, TreeRead,
+    DEFERRED_HELD_LIMIT,
+};
+
+fn opts() -> StoreOptions {
+    StoreOptions {
+        commit: CommitMode::Deferred,
+        ..StoreOptions::default()
+    }
+}
+
+fn put(store: &Store, k: u32, v: &[u8]) {
+    let mut t = store.write().unwrap();
+    if !t.tree_exists("t").unwrap() {
+        t.create_tree("t").unwrap();
+    }
+    t.insert("t", &k.to_be_bytes(), v).unwrap();
+    t.commit().unwrap();
+}
+
+fn value(image: Vec<u8>, k: u32) -> Option<Vec<u8>> {
+    let store = Store::open(Box::new(MemoryDevice::from_bytes(image)), opts()).unwrap();
+    assert!(store.check().unwrap().is_ok());
+    let r = store.read().unwrap();
+    r.get("t", &k.to_be_bytes()).unwrap()
+}
+
+fn flushes(log: &[DeviceCall]) -> usize {
+    log.iter().filter(|c| **c == DeviceCall::Flush).count()
+}
+
+#[test]
+fn deferred_commits_do_not_flush_until_sync() {
+    let (dev, h) = FaultDevice::new(Vec::new());
+    let store = Store::open(Box::new(dev), opts()).unwrap();
+    put(&store, 0, b"synced");
+    store.sync().unwrap();
+    h.take_log();
+    for i in 1..=50 {
+        put(&store, i, b"deferred");
+    }
+    let log = h.take_log();
+    assert_eq!(flushes(&log), 0, "deferred commits flushed: {log:?}");
+    assert!(log.len() <= 100, "{} writes for 50 commits", log.len());
+    assert!(store.needs_sync());
+    // A power loss now loses the deferred commits, never the synced one.
+    assert_eq!(value(h.crash_image(CrashMode::DropUnflushed), 50), None);
+    assert_eq!(
+        value(h.crash_image(CrashMode::DropUnflushed), 0).as_deref(),
+        Some(&b"synced"[..])
+    );
+    // A crash of the process only (the writes reached the OS) keeps them.
+    assert_eq!(value(h.current(), 50).as_deref(), Some(&b"deferred"[..]));
+    store.sync().unwrap();
+    assert_eq!(flushes(&h.take_log()), 1);
+    assert!(!store.needs_sync());
+    store.sync().unwrap();
+    assert!(
+        h.take_log().is_empty(),
+        "a sync with nothing to do touched the device"
+    );
+    assert_eq!(
+        value(h.crash_image(CrashMode::DropUnflushed), 50).as_deref(),
+        Some(&b"deferred"[..])
+    );
+}
+
+#[test]
+fn freed_pages_wait_for_the_sync_and_are_reused_after_it() {
+    let (dev, h) = FaultDevice::new(Vec::new());
+    let store = Store::open(Box::new(dev), opts()).unwrap();
+    for i in 0..200 {
+        put(&store, i, &[1; 100]);
+    }
+    store.sync().unwrap();
+    let len_of = |h: &tinyjoin_engine::storage::FaultHandle| h.current().len() / 4096;
+    let before = len_of(&h);
+    // Rewrites of the same keys, a sync every 10 commits: the file stops
+    // growing once the freed pages come back after each sync.
+    for round in 0..50u8 {
+        for i in 0..10 {
+            put(&store, i, &[round; 100]);
+        }
+        store.sync().unwrap();
+    }
+    let after = len_of(&h);
+    assert!(
+        after <= before + 60,
+        "file grew from {before} to {after} pages"
+    );
+    assert_eq!(
+        value(h.crash_image(CrashMode::DropUnflushed), 3),
+        Some(vec![49; 100])
+    );
+}
+
+#[test]
+fn a_deferred_commit_syncs_by_itself_past_the_held_limit() {
+    let (dev, h) = FaultDevice::new(Vec::new());
+    let store = Store::open(Box::new(dev), opts()).unwrap();
+    for i in 0..2000 {
+        put(&store, i, &[2; 100]);
+    }
+    store.sync().unwrap();
+    h.take_log();
+    // Each commit frees a few pages (a leaf and its ancestors): without a
+    // sync, they pile up until a commit flushes.
+    let mut commits = 0;
+    while store.needs_sync() || commits == 0 {
+        put(&store, (commits * 7919) % 2000, &[3; 100]);
+        commits += 1;
+        assert!(
+            commits <= 2 * DEFERRED_HELD_LIMIT as u32,
+            "never synced by itself"
+        );
+    }
+    assert!(flushes(&h.take_log()) >= 1);
+    assert!(
+        commits >= (DEFERRED_HELD_LIMIT / 8) as u32,
+        "synced after {commits} commits"
+    );
+    assert_eq!(
+        value(h.crash_image(CrashMode::DropUnflushed), 0).map(|v| v.len()),
+        Some(100)
+    );
+}
