@@ -101,7 +101,7 @@ fn freed_pages_wait_for_the_sync_and_are_reused_after_it() {
 }
 
 #[test]
-fn a_deferred_commit_syncs_by_itself_past_the_held_limit() {
+fn a_deferred_commit_syncs_by_itself_past_the_held_limits() {
     let (dev, h) = FaultDevice::new(Vec::new());
     let store = Store::open(Box::new(dev), opts()).unwrap();
     for i in 0..2000 {
@@ -110,7 +110,8 @@ fn a_deferred_commit_syncs_by_itself_past_the_held_limit() {
     store.sync().unwrap();
     h.take_log();
     // Each commit frees a few pages (a leaf and its ancestors): without a
-    // sync, they pile up until a commit flushes.
+    // sync, they pile up until their pages (DEFERRED_HELD_LIMIT) or their
+    // runs (DEFERRED_HELD_RUNS) make a commit flush.
     let mut commits = 0;
     while store.needs_sync() || commits == 0 {
         put(&store, (commits * 7919) % 2000, &[3; 100]);

@@ -25,6 +25,11 @@ impl FreeSet {
         self.pages
     }
 
+    /// Number of runs the free pages form.
+    pub(crate) fn runs(&self) -> usize {
+        self.extents.len()
+    }
+
     pub(crate) fn contains(&self, page: u64) -> bool {
         self.extents
             .range(..=page)

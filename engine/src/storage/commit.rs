@@ -21,7 +21,7 @@ use super::btree;
 use super::format::*;
 use super::node::LeafValue;
 use super::pager::Pager;
-use super::store::{CommitMode, Inner, DEFERRED_HELD_LIMIT};
+use super::store::{CommitMode, Inner, DEFERRED_HELD_LIMIT, DEFERRED_HELD_RUNS};
 use super::txn::WriteTxn;
 use crate::{corrupt, Result};
 use std::collections::HashSet;
@@ -63,10 +63,17 @@ pub(crate) fn commit(txn: &mut WriteTxn) -> Result<()> {
         }
         _ => commit_extents(txn),
     };
-    let held = inner.unsynced.as_ref().map_or(0, |u| u.held.len()) + txn.freed.len() as u64;
+    let (held, held_runs) = inner
+        .unsynced
+        .as_ref()
+        .map_or((0, 0), |u| (u.held.len(), u.held.runs()));
+    let held = held + txn.freed.len() as u64;
     let fits = extents.len() <= SUPERBLOCK_MAX_EXTENTS;
+    // Held pages are in every commit's free list until the sync: bound
+    // their pages (file growth) and their runs (each commit's work).
+    let holds = held <= DEFERRED_HELD_LIMIT as u64 && held_runs <= DEFERRED_HELD_RUNS;
     let protocol = match mode {
-        CommitMode::Deferred if fits && held <= DEFERRED_HELD_LIMIT as u64 => CommitMode::Deferred,
+        CommitMode::Deferred if fits && holds => CommitMode::Deferred,
         CommitMode::OneFlush if fits => CommitMode::OneFlush,
         _ => CommitMode::TwoFlush,
     };

@@ -38,5 +38,6 @@ pub use pager::PagerStats;
 pub use savepoint::Savepoint;
 pub use store::{
     CommitMode, Range, ReadTxn, Store, StoreOptions, TreeRead, Validation, DEFERRED_HELD_LIMIT,
+    DEFERRED_HELD_RUNS,
 };
 pub use txn::{SortedSource, WriteTxn};

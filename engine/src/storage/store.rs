@@ -59,13 +59,17 @@ pub enum CommitMode {
     /// [`Store::sync`]. A crash before it leaves the state of the last sync
     /// or a newer committed one, whole. A commit syncs by itself when the
     /// pages written or freed since the last sync outgrow the superblock's
-    /// extents or `DEFERRED_HELD_LIMIT`.
+    /// extents, `DEFERRED_HELD_LIMIT` or `DEFERRED_HELD_RUNS`.
     Deferred,
 }
 
 /// Pages freed since the last sync (kept from reuse until then) beyond
 /// which a deferred commit syncs: 4 MiB of file.
 pub const DEFERRED_HELD_LIMIT: usize = 1024;
+
+/// Runs of such pages beyond which a deferred commit syncs: every commit
+/// lists them in its free list, so their number bounds its work.
+pub const DEFERRED_HELD_RUNS: usize = 128;
 
 /// Options for [`Store::open`].
 #[derive(Clone, Debug)]
