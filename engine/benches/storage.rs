@@ -11,7 +11,7 @@ use rusqlite::{params, Connection};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tinyjoin_engine::storage::{FileDevice, Store, StoreOptions, TreeRead};
+use tinyjoin_engine::storage::{CommitMode, FileDevice, Store, StoreOptions, TreeRead};
 
 struct Config {
     reps: usize,
@@ -173,6 +173,47 @@ fn small_txns(engine: Engine, path: &Path, n: u64) {
     }
 }
 
+/// `n` single-row transactions that do not flush at commit: TinyJoin's
+/// deferred commits (then one sync) against SQLite's WAL with
+/// synchronous=NORMAL, the same guarantee. Per engine: milliseconds per rep.
+fn small_txns_unflushed(cfg: &Config) -> [Vec<f64>; 2] {
+    let d = dir();
+    let mut out = [Vec::new(), Vec::new()];
+    for rep in 0..cfg.reps {
+        for k in 0..2 {
+            let i = (k + rep) % 2;
+            let path = d.join(format!("unflushed-{i}.db"));
+            fresh(&path);
+            let t = Instant::now();
+            if i == 0 {
+                let opts = StoreOptions {
+                    commit: CommitMode::Deferred,
+                    ..StoreOptions::default()
+                };
+                let s = Store::open(Box::new(FileDevice::open(&path).unwrap()), opts).unwrap();
+                for j in 0..cfg.small_txns {
+                    let mut t = s.write().unwrap();
+                    t.create_tree("t").unwrap();
+                    t.insert("t", &(1_000_000 + j).to_be_bytes(), &value(j, 100))
+                        .unwrap();
+                    t.commit().unwrap();
+                }
+                s.sync().unwrap();
+            } else {
+                let c = sqlite_open(&path, "WAL");
+                c.pragma_update(None, "synchronous", "NORMAL").unwrap();
+                let mut st = c.prepare("INSERT INTO t(k, v) VALUES (?, ?)").unwrap();
+                for j in 0..cfg.small_txns {
+                    st.execute(params![(1_000_000 + j) as i64, value(j, 100)])
+                        .unwrap();
+                }
+            }
+            out[i].push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    out
+}
+
 fn open_validate(engine: Engine, path: &Path) {
     match engine {
         Engine::TinyJoin => {
@@ -329,6 +370,13 @@ fn main() {
             best_sqlite / s[0].1
         );
     }
+    let [tj, sq] = small_txns_unflushed(&cfg);
+    let ((a, b, c), (x, y, z)) = (stats(&tj), stats(&sq));
+    println!(
+        "\n{} single-row transactions without a flush per commit: TinyJoin `CommitMode::Deferred` (one sync at the end) {a:.1} / {b:.1} / {c:.1} ms, SQLite WAL+NORMAL {x:.1} / {y:.1} / {z:.1} ms (min / median / max; ratio {:.2}x)",
+        cfg.small_txns,
+        y / b
+    );
     if let Some(v) = rows.last() {
         let (min, median, _) = stats(&v.samples[0]);
         let mb = cfg.validate_mb as f64;
