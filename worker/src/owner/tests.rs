@@ -1131,3 +1131,36 @@ fn the_commit_option_reaches_the_database() {
         assert_eq!(Owner::db_options(&o).commit, mode);
     }
 }
+
+/// A deferred owner (`commit: "deferred"`): its open syncs the epoch bump,
+/// a commit then waits for `sync`, and a power loss before it keeps the
+/// state of the open, with the new epoch.
+#[test]
+fn a_deferred_owner_syncs_its_open_and_waits_for_sync_after_a_commit() {
+    use tinyjoin_engine::storage::{CrashMode, FaultDevice};
+    let deferred = OwnerOptions {
+        commit: CommitMode::Deferred,
+        ..opts()
+    };
+    let (dev, handle) = FaultDevice::new(Vec::new());
+    let mut o = Owner::open(Box::new(dev), LOCAL, &deferred).expect("open");
+    assert!(!o.needs_sync(), "the open's epoch bump is synced");
+    let synced = handle.crash_image(CrashMode::DropUnflushed);
+    send(&mut o, LOCAL, 1, query("CREATE TABLE t(v)", None));
+    send(&mut o, LOCAL, 2, query("INSERT INTO t VALUES (1)", None));
+    assert!(o.needs_sync());
+    // Lost to a power loss now: the file opens at the synced state.
+    let lost = handle.crash_image(CrashMode::DropUnflushed);
+    assert_eq!(lost, synced);
+    o.sync().expect("sync");
+    assert!(!o.needs_sync());
+    let image = handle.crash_image(CrashMode::DropUnflushed);
+    let mut again =
+        Owner::open(Box::new(MemoryDevice::from_bytes(image)), LOCAL, &opts()).expect("reopen");
+    assert_eq!(again.epoch(), 2);
+    let out = send(&mut again, LOCAL, 3, query("SELECT v FROM t", None));
+    match &out[0].2 {
+        Response::Rows(rs) => assert_eq!(rs.rows, vec![vec![WireValue::Integer(1)]]),
+        other => panic!("{other:?}"),
+    }
+}
