@@ -4,8 +4,8 @@
 //! call are in storage_crash.rs.
 
 use tinyjoin_engine::storage::{
-    CommitMode, CrashMode, DeviceCall, FaultDevice, MemoryDevice, Store, StoreOptions, TreeRead,
-    DEFERRED_HELD_LIMIT,
+    CommitMode, CrashMode, DeviceCall, FaultDevice, FaultHandle, MemoryDevice, Store, StoreOptions,
+    TreeRead, DEFERRED_HELD_LIMIT,
 };
 
 fn opts() -> StoreOptions {
@@ -24,6 +24,19 @@ fn put(store: &Store, k: u32, v: &[u8]) {
     t.commit().unwrap();
 }
 
+/// A deferred store on a fault device holding keys `0..n` (one commit
+/// each, values `v`), synced, with the device calls so far taken.
+fn synced_store(n: u32, v: &[u8]) -> (Store, FaultHandle) {
+    let (dev, h) = FaultDevice::new(Vec::new());
+    let store = Store::open(Box::new(dev), opts()).unwrap();
+    for i in 0..n {
+        put(&store, i, v);
+    }
+    store.sync().unwrap();
+    h.take_log();
+    (store, h)
+}
+
 fn value(image: Vec<u8>, k: u32) -> Option<Vec<u8>> {
     let store = Store::open(Box::new(MemoryDevice::from_bytes(image)), opts()).unwrap();
     assert!(store.check().unwrap().is_ok());
@@ -37,11 +50,7 @@ fn flushes(log: &[DeviceCall]) -> usize {
 
 #[test]
 fn deferred_commits_do_not_flush_until_sync() {
-    let (dev, h) = FaultDevice::new(Vec::new());
-    let store = Store::open(Box::new(dev), opts()).unwrap();
-    put(&store, 0, b"synced");
-    store.sync().unwrap();
-    h.take_log();
+    let (store, h) = synced_store(1, b"synced");
     for i in 1..=50 {
         put(&store, i, b"deferred");
     }
@@ -73,13 +82,8 @@ fn deferred_commits_do_not_flush_until_sync() {
 
 #[test]
 fn freed_pages_wait_for_the_sync_and_are_reused_after_it() {
-    let (dev, h) = FaultDevice::new(Vec::new());
-    let store = Store::open(Box::new(dev), opts()).unwrap();
-    for i in 0..200 {
-        put(&store, i, &[1; 100]);
-    }
-    store.sync().unwrap();
-    let len_of = |h: &tinyjoin_engine::storage::FaultHandle| h.current().len() / 4096;
+    let (store, h) = synced_store(200, &[1; 100]);
+    let len_of = |h: &FaultHandle| h.current().len() / 4096;
     let before = len_of(&h);
     // Rewrites of the same keys, a sync every 10 commits: the file stops
     // growing once the freed pages come back after each sync.
@@ -102,13 +106,7 @@ fn freed_pages_wait_for_the_sync_and_are_reused_after_it() {
 
 #[test]
 fn a_deferred_commit_syncs_by_itself_past_the_held_limits() {
-    let (dev, h) = FaultDevice::new(Vec::new());
-    let store = Store::open(Box::new(dev), opts()).unwrap();
-    for i in 0..2000 {
-        put(&store, i, &[2; 100]);
-    }
-    store.sync().unwrap();
-    h.take_log();
+    let (store, h) = synced_store(2000, &[2; 100]);
     // Each commit frees a few pages (a leaf and its ancestors): without a
     // sync, they pile up until their pages (DEFERRED_HELD_LIMIT) or their
     // runs (DEFERRED_HELD_RUNS) make a commit flush.

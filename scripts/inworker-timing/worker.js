@@ -114,22 +114,17 @@ onmessage = async (ev) => {
       for (let i = 0; i < n; i++) await db.query("SELECT 1");
     });
     await db.close();
-    // The same durable inserts on a database opened with commit: "one-flush".
-    const one = await openInWorker(`timing-one-${Date.now()}`, { commit: "one-flush" });
-    await one.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)");
-    const oneIns = await one.prepare("INSERT INTO t(v) VALUES (?)");
-    results[`durable autocommit insert, commit: "one-flush" (${durable} per round)`] = await timed(durable, async (r) => {
-      for (let i = 0; i < durable; i++) await oneIns.run([`d${r}-${i}`]);
-    });
-    await one.close();
-    // And with commit: "deferred" (no flush at commit; one within 100 ms).
-    const def = await openInWorker(`timing-deferred-${Date.now()}`, { commit: "deferred" });
-    await def.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)");
-    const defIns = await def.prepare("INSERT INTO t(v) VALUES (?)");
-    results[`autocommit insert, commit: "deferred" (${durable} per round)`] = await timed(durable, async (r) => {
-      for (let i = 0; i < durable; i++) await defIns.run([`d${r}-${i}`]);
-    });
-    await def.close();
+    // The same inserts on databases opened with commit: "one-flush" and
+    // with commit: "deferred" (no flush at commit; one within 100 ms).
+    for (const [commit, label] of [["one-flush", "durable autocommit insert"], ["deferred", "autocommit insert"]]) {
+      const other = await openInWorker(`timing-${commit}-${Date.now()}`, { commit });
+      await other.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)");
+      const otherIns = await other.prepare("INSERT INTO t(v) VALUES (?)");
+      results[`${label}, commit: "${commit}" (${durable} per round)`] = await timed(durable, async (r) => {
+        for (let i = 0; i < durable; i++) await otherIns.run([`d${r}-${i}`]);
+      });
+      await other.close();
+    }
     postMessage({ rounds: ROUNDS, results });
   } catch (e) {
     postMessage({ error: `${e && e.code}: ${e && e.message}` });

@@ -86,6 +86,17 @@ impl FaultState {
     }
 }
 
+/// The pages of `writes`, in order, each with its offset.
+fn by_page<'a>(
+    writes: impl Iterator<Item = &'a (u64, Vec<u8>)>,
+) -> impl Iterator<Item = (u64, &'a [u8])> {
+    writes.flat_map(|(off, data)| {
+        data.chunks(PAGE_SIZE)
+            .enumerate()
+            .map(move |(i, p)| (off + (i * PAGE_SIZE) as u64, p))
+    })
+}
+
 fn apply(bytes: &mut Vec<u8>, offset: u64, data: &[u8]) {
     let start = offset as usize;
     if bytes.len() < start + data.len() {
@@ -163,15 +174,7 @@ impl FaultHandle {
                 }
             }
             CrashMode::LoseOnePage(n) => {
-                let pages: Vec<(u64, &[u8])> = s
-                    .pending
-                    .iter()
-                    .flat_map(|(off, data)| {
-                        data.chunks(PAGE_SIZE)
-                            .enumerate()
-                            .map(move |(i, p)| (off + (i * PAGE_SIZE) as u64, p))
-                    })
-                    .collect();
+                let pages: Vec<(u64, &[u8])> = by_page(s.pending.iter()).collect();
                 let lost = n % pages.len().max(1);
                 for (i, (off, page)) in pages.into_iter().enumerate() {
                     if i != lost {
@@ -187,12 +190,9 @@ impl FaultHandle {
                     x ^= x << 17;
                     x & 1 == 1
                 };
-                let in_flight = s.in_flight.iter();
-                for (off, data) in s.pending.iter().chain(in_flight) {
-                    for (i, page) in data.chunks(PAGE_SIZE).enumerate() {
-                        if coin() {
-                            apply(&mut b, off + (i * PAGE_SIZE) as u64, page);
-                        }
+                for (off, page) in by_page(s.pending.iter().chain(s.in_flight.iter())) {
+                    if coin() {
+                        apply(&mut b, off, page);
                     }
                 }
             }

@@ -146,6 +146,11 @@ impl Pager {
             self.stats.cache_hits += 1;
             return Ok(n);
         }
+        self.read_node(id)
+    }
+
+    /// Reads and decodes page `id`'s node, past the cache.
+    fn read_node(&mut self, id: PageId) -> Result<Rc<Node>> {
         let mut page = super::node::page_vec(&[]);
         self.read_page(id, &mut page)?;
         Ok(Rc::new(Node::decode_owned(page, id, self.trust_order)?))
@@ -157,9 +162,7 @@ impl Pager {
             self.stats.cache_hits += 1;
             return Ok(n);
         }
-        let mut page = super::node::page_vec(&[]);
-        self.read_page(id, &mut page)?;
-        let node = Rc::new(Node::decode_owned(page, id, self.trust_order)?);
+        let node = self.read_node(id)?;
         if evict || self.cache.has_room() {
             self.cache.insert(id, node.clone());
         }

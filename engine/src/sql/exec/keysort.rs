@@ -161,11 +161,9 @@ impl Drop for KeySorter {
     }
 }
 
+/// The first 8 bytes of `key`, zero-padded, as a big-endian integer.
 fn prefix(key: &[u8]) -> u64 {
-    let mut p = [0u8; 8];
-    let n = key.len().min(8);
-    p[..n].copy_from_slice(&key[..n]);
-    u64::from_be_bytes(p)
+    (prefix16(key) >> 64) as u64
 }
 
 /// Sorts keys in byte order. A 16-byte big-endian prefix decides most
