@@ -234,18 +234,26 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
     return `${this.session.clientId}.${this.txnCounter}`;
   }
 
+  /**
+   * The caller's result. A decoded result set is the caller's alone (the
+   * decoder made its arrays for this response), so array rows are handed
+   * over as they are; plain loops, as this runs once per request.
+   */
   shape(rs: ResultSet, recovered: boolean): QueryResult<Row> {
-    const rows =
-      this.shapeOpts.rows === "object"
-        ? rs.rows.map((r) => {
-            const o: RowObject = {};
-            rs.columns.forEach((c, i) => {
-              o[c] = r[i] ?? null;
-            });
-            return o;
-          })
-        : rs.rows.map((r) => [...r]);
-    return { columns: rs.columns, rows: rows as Row[], changes: rs.changes, lastInsertRowid: rs.lastInsertRowid, recovered };
+    let rows: unknown[];
+    if (this.shapeOpts.rows === "object") {
+      const cols = rs.columns;
+      rows = new Array(rs.rows.length);
+      for (let i = 0; i < rs.rows.length; i++) {
+        const r = rs.rows[i] as SqlValue[];
+        const o: RowObject = {};
+        for (let c = 0; c < cols.length; c++) o[cols[c] as string] = r[c] ?? null;
+        rows[i] = o;
+      }
+    } else {
+      rows = rs === EMPTY ? [] : (rs.rows as unknown[]);
+    }
+    return { columns: rs === EMPTY ? [] : rs.columns, rows: rows as Row[], changes: rs.changes, lastInsertRowid: rs.lastInsertRowid, recovered };
   }
 
   /** Runs one autocommit request under a fresh transaction id, with the failover policy above. */

@@ -58,7 +58,8 @@ export interface OwnerRuntime {
    * The in-worker API's direct call (OwnerPort.direct): `req` answered at
    * once as the response's kind byte and body, or null when it must go as a
    * message (a kind without a direct form, an import in progress, a request
-   * that would wait). Throws INVALID_ARGUMENT for parameters that cannot be
+   * that would wait). The answer is a view of the module's memory, valid
+   * until the next call into the owner. Throws INVALID_ARGUMENT for parameters that cannot be
    * encoded, WORKER_FAILED (after stopping the owner) on a trap.
    */
   direct(req: Request): Uint8Array | null;
@@ -333,30 +334,46 @@ export async function startOwnerRuntime(
     let sql = "";
     let stmt = 0;
     let p = NO_PARAMS;
+    // Plain assignments: destructuring an array literal goes through the
+    // iterator protocol until the function is optimized, and this runs
+    // once per request, mostly cold.
     switch (req.kind) {
       case "exec":
-        [kind, txn, sql] = [RequestKind.Exec, req.txn ?? undefined, req.sql];
+        kind = RequestKind.Exec;
+        txn = req.txn ?? undefined;
+        sql = req.sql;
         break;
       case "query":
-        [kind, txn, sql, p] = [RequestKind.Query, req.txn ?? undefined, req.sql, params(req.params)];
+        kind = RequestKind.Query;
+        txn = req.txn ?? undefined;
+        sql = req.sql;
+        p = params(req.params);
         break;
       case "prepare":
-        [kind, sql] = [RequestKind.Prepare, req.sql];
+        kind = RequestKind.Prepare;
+        sql = req.sql;
         break;
       case "run":
-        [kind, txn, stmt, p] = [RequestKind.Run, req.txn ?? undefined, req.stmt, params(req.params)];
+        kind = RequestKind.Run;
+        txn = req.txn ?? undefined;
+        stmt = req.stmt;
+        p = params(req.params);
         break;
       case "finalize":
-        [kind, stmt] = [RequestKind.Finalize, req.stmt];
+        kind = RequestKind.Finalize;
+        stmt = req.stmt;
         break;
       case "begin":
-        [kind, txn] = [RequestKind.Begin, req.txn];
+        kind = RequestKind.Begin;
+        txn = req.txn;
         break;
       case "commit":
-        [kind, txn] = [RequestKind.Commit, req.txn];
+        kind = RequestKind.Commit;
+        txn = req.txn;
         break;
       case "rollback":
-        [kind, txn] = [RequestKind.Rollback, req.txn];
+        kind = RequestKind.Rollback;
+        txn = req.txn;
         break;
       default:
         return null;
@@ -381,7 +398,9 @@ export async function startOwnerRuntime(
       if (out === 0) return null;
       m = memory();
       const len = ((m[out] as number) | ((m[out + 1] as number) << 8) | ((m[out + 2] as number) << 16) | ((m[out + 3] as number) << 24)) >>> 0;
-      return m.slice(out + 4, out + 4 + len);
+      // A view, not a copy: the caller decodes it before the next call into
+      // the module (OwnerPort.direct).
+      return m.subarray(out + 4, out + 4 + len);
     } catch (e) {
       // A trap, as in `guarded`: the instance cannot be trusted any more.
       const err = new TinyJoinError("WORKER_FAILED", `the owner's engine failed: ${wasmError(e).message}`);

@@ -44,7 +44,9 @@ export interface OwnerPort {
    * Present only when the owner runs in this very thread (the in-worker
    * API): answers `req` at once, as the response's kind byte and body (no
    * envelope), if the owner's epoch is `epoch` and the request needs no
-   * waiting; null means "send it as a message".
+   * waiting; null means "send it as a message". The bytes are a view of
+   * the module's memory, valid until the next call into the owner: decode
+   * them at once.
    */
   direct?(req: Request, epoch: number): Uint8Array | null;
 }
