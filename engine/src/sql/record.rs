@@ -138,18 +138,39 @@ fn field_len(t: u64) -> Result<usize> {
 
 /// Encodes `values` as a record.
 pub(crate) fn encode(values: &[Value]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(1 + values.len() * 3);
-    encode_into(values, &mut out);
+    encode_masked(values, None)
+}
+
+/// The record of `values` with the value at `null_at`, when given, stored
+/// as NULL (a table row's INTEGER PRIMARY KEY column, which is the key),
+/// in one allocation of about its size.
+pub(crate) fn encode_masked(values: &[Value], null_at: Option<usize>) -> Vec<u8> {
+    let body: usize = values
+        .iter()
+        .map(|v| match v {
+            Value::Text(s) => s.len() + 2,
+            Value::Blob(b) => b.len() + 2,
+            _ => 9,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(2 + values.len() + body);
+    encode_masked_into(values, null_at, &mut out);
     out
 }
 
 /// Appends the record of `values` to `out`.
 pub(crate) fn encode_into(values: &[Value], out: &mut Vec<u8>) {
+    encode_masked_into(values, None, out);
+}
+
+fn encode_masked_into(values: &[Value], null_at: Option<usize>, out: &mut Vec<u8>) {
+    const NULL: &Value = &Value::Null;
+    let value = |(i, v)| if Some(i) == null_at { NULL } else { v };
     put_varint(out, values.len() as u64);
-    for v in values {
+    for v in values.iter().enumerate().map(value) {
         put_varint(out, type_of(v));
     }
-    for v in values {
+    for v in values.iter().enumerate().map(value) {
         match v {
             Value::Integer(i) if type_of(v) > TYPE_ONE => {
                 let w = int_width(*i);
@@ -386,6 +407,14 @@ mod tests {
             let bytes = encode(&values);
             let back = decode(&bytes).unwrap();
             prop_assert!(bitwise_eq(&values, &back));
+        }
+
+        #[test]
+        fn a_masked_value_is_encoded_as_null(values in proptest::collection::vec(value_strategy(), 1..12), at in any::<prop::sample::Index>()) {
+            let at = at.index(values.len());
+            let mut nulled = values.clone();
+            nulled[at] = Value::Null;
+            prop_assert_eq!(encode_masked(&values, Some(at)), encode(&nulled));
         }
 
         #[test]

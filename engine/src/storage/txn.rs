@@ -21,6 +21,7 @@ use super::store::{
     RangeSource, Shared, TreeMeta, TreeRead,
 };
 use crate::{corrupt, Error, Result};
+use std::borrow::Cow;
 use std::ops::Bound;
 use std::rc::Rc;
 
@@ -200,7 +201,13 @@ impl WriteTxn {
 
     /// Inserts or replaces; true if a value was replaced.
     pub fn insert(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<bool> {
-        load::check_entry(key, value)?;
+        self.insert_cow(tree, key, Cow::Borrowed(value))
+    }
+
+    /// [`WriteTxn::insert`] that keeps an owned `value`'s buffer as the
+    /// entry's value (no copy) when it fits in the leaf.
+    pub fn insert_cow(&mut self, tree: &str, key: &[u8], value: Cow<'_, [u8]>) -> Result<bool> {
+        load::check_entry(key, &value)?;
         if value.len() as u64 > self.limit() {
             return Err(Error::BatchLimitExceeded {
                 limit: self.limit(),
@@ -208,9 +215,9 @@ impl WriteTxn {
             });
         }
         let stored = if value_is_inline(key.len(), value.len()) {
-            LeafValue::Inline(value.to_vec())
+            LeafValue::Inline(value.into_owned())
         } else {
-            self.write_overflow(value)?
+            self.write_overflow(&value)?
         };
         let old = self.put_value(tree, key, stored)?;
         let replaced = old.is_some();

@@ -171,7 +171,23 @@ fn prefix(key: &[u8]) -> u64 {
 /// `a < b` implies `prefix16(a) <= prefix16(b)`); equal prefixes compare
 /// the whole keys.
 pub(crate) fn sort_keys(keys: &mut [Vec<u8>]) {
-    keys.sort_unstable_by(|a, b| prefix16(a).cmp(&prefix16(b)).then_with(|| a.cmp(b)));
+    // Sorted as (first 16 bytes, position) pairs, which sit together in one
+    // array, rather than through the keys' own allocations: a comparison
+    // reads the keys only when their first 16 bytes are equal.
+    let mut order: Vec<(u128, u32)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (prefix16(k), i as u32))
+        .collect();
+    order.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| keys[a.1 as usize].cmp(&keys[b.1 as usize]))
+    });
+    let mut sorted: Vec<Vec<u8>> = order
+        .iter()
+        .map(|&(_, i)| std::mem::take(&mut keys[i as usize]))
+        .collect();
+    keys.swap_with_slice(&mut sorted);
 }
 
 fn prefix16(key: &[u8]) -> u128 {

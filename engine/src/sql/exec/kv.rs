@@ -95,6 +95,11 @@ pub(crate) trait Kv {
     fn drop_tree(&mut self, tree: &str) -> Result<bool>;
     /// Inserts or replaces; true if a value was replaced.
     fn insert(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<bool>;
+    /// [`Kv::insert`] of a value the caller gives away (a store may keep
+    /// the buffer instead of copying it).
+    fn insert_vec(&mut self, tree: &str, key: &[u8], value: Vec<u8>) -> Result<bool> {
+        self.insert(tree, key, &value)
+    }
     /// Removes; true if the key was present.
     fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool>;
     /// Fills `tree` with `source`'s entries (strictly ascending keys);

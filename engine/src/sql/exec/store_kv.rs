@@ -66,6 +66,9 @@ impl Kv for WriteTxn {
     fn insert(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<bool> {
         WriteTxn::insert(self, tree, key, value)
     }
+    fn insert_vec(&mut self, tree: &str, key: &[u8], value: Vec<u8>) -> Result<bool> {
+        WriteTxn::insert_cow(self, tree, key, value.into())
+    }
     fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool> {
         WriteTxn::remove(self, tree, key)
     }

@@ -364,15 +364,8 @@ impl TableWriter {
             return Err(crate::sql_err!("internal: row without an integer rowid"));
         };
         // The INTEGER PRIMARY KEY column is stored as NULL (it is the key).
-        let value = match self.table.rowid_alias {
-            Some(a) => {
-                let mut stored = row[..n].to_vec();
-                stored[a] = Value::Null;
-                record::encode(&stored)
-            }
-            None => record::encode(&row[..n]),
-        };
-        let replaced = kv.insert(&self.table.tree, &keycode::encode_rowid(rowid), &value)?;
+        let value = record::encode_masked(&row[..n], self.table.rowid_alias);
+        let replaced = kv.insert_vec(&self.table.tree, &keycode::encode_rowid(rowid), value)?;
         Ok((rowid, replaced))
     }
 
