@@ -416,6 +416,25 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
     }
   }
 
+  /**
+   * Resolves once every commit so far is durable. Only a database opened
+   * with `commit: "deferred"` has anything to do (its owner flushes the
+   * file now instead of within 100 ms); with the other commit modes every
+   * commit is durable when its promise resolves, and this resolves at once
+   * after a round trip to the owner.
+   */
+  async sync(): Promise<void> {
+    for (;;) {
+      try {
+        // Syncing twice is harmless, so a lost request is simply re-sent.
+        await this.session.call({ kind: "sync" });
+        return;
+      } catch (e) {
+        if (!(e instanceof LostInFlight)) throw e;
+      }
+    }
+  }
+
   /** Closes the client: rolls back its open transaction, releases its locks (and, if owner, the file). */
   close(): Promise<void> {
     return this.session.close();

@@ -32,6 +32,7 @@ export const RequestKind = {
   Close: 0x0d,
   Import: 0x0e,
   Check: 0x0f,
+  Sync: 0x10,
 } as const;
 
 /** Response kinds (owner → client). */
@@ -85,7 +86,8 @@ export type Request =
   | { readonly kind: "export" }
   | { readonly kind: "close" }
   | { readonly kind: "import"; readonly bytes: Uint8Array }
-  | { readonly kind: "check" };
+  | { readonly kind: "check" }
+  | { readonly kind: "sync" };
 
 export type RequestKindName = Request["kind"];
 
@@ -392,6 +394,9 @@ export function encodeRequest(env: Envelope, req: Request): Uint8Array {
       break;
     case "check":
       header(w, RequestKind.Check, env);
+      break;
+    case "sync":
+      header(w, RequestKind.Sync, env);
       break;
   }
   return w.finish();
@@ -847,6 +852,9 @@ export function decodeRequest(bytes: Uint8Array): { envelope: Envelope; request:
         break;
       case RequestKind.Check:
         req = { kind: "check" };
+        break;
+      case RequestKind.Sync:
+        req = { kind: "sync" };
         break;
       default:
         throw new Malformed(`unknown request kind ${kind}`);

@@ -78,6 +78,7 @@ const requestVectors = {
   txn_status: { kind: "txnStatus", txn: "t-1" },
   import: { kind: "import", bytes: new Uint8Array([1, 2, 3]) },
   check: { kind: "check" },
+  sync: { kind: "sync" },
 };
 
 const responseVectors = {

@@ -86,6 +86,20 @@ test("prepare, run, finalize; batch is atomic; transactions commit and roll back
   await db.close();
 });
 
+test("sync is answered by the owner, inside and outside a transaction", { skip }, async () => {
+  const db = await openMem();
+  await db.exec("CREATE TABLE s(v)");
+  await db.run("INSERT INTO s VALUES (1)");
+  await db.sync();
+  await db.transaction(async (tx) => {
+    await tx.run("INSERT INTO s VALUES (2)");
+    await db.sync();
+  });
+  assert.deepEqual((await db.query("SELECT v FROM s ORDER BY v")).rows, [[1], [2]]);
+  await db.close();
+  assert.equal((await db.sync().catch((e) => e)).code, "CLOSED");
+});
+
 test("errors carry stable codes and positions", { skip }, async () => {
   const db = await openMem();
   await db.exec("CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE c(p INTEGER NOT NULL REFERENCES p(id))");

@@ -683,6 +683,11 @@ impl Owner {
                 self.end_client(client);
                 Ok(Outcome::Reply(Response::Done))
             }
+            Request::Sync => self
+                .db
+                .sync()
+                .map(|()| Outcome::Reply(Response::Done))
+                .map_err(|e| WireError::from(&e)),
             Request::Check => self
                 .db
                 .check()

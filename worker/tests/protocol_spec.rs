@@ -175,6 +175,7 @@ fn vectors() -> Vec<(&'static str, Vec<u8>)> {
             ),
         ),
         ("check", encode_request(&env, &Request::Check)),
+        ("sync", encode_request(&env, &Request::Sync)),
         (
             "checked",
             encode_response(

@@ -1164,3 +1164,34 @@ fn a_deferred_owner_syncs_its_open_and_waits_for_sync_after_a_commit() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `SYNC` from a follower makes a deferred owner's commits durable before
+/// it answers, even while another client's transaction is open; with
+/// flushed commits it answers at once.
+#[test]
+fn sync_makes_deferred_commits_durable_before_it_answers() {
+    use tinyjoin_engine::storage::{CrashMode, FaultDevice};
+    let deferred = OwnerOptions {
+        commit: CommitMode::Deferred,
+        ..opts()
+    };
+    let (dev, handle) = FaultDevice::new(Vec::new());
+    let mut o = Owner::open(Box::new(dev), LOCAL, &deferred).expect("open");
+    send(&mut o, "f", 1, Request::Open);
+    send(&mut o, LOCAL, 2, query("CREATE TABLE t(v)", None));
+    send(&mut o, "f", 3, query("INSERT INTO t VALUES (1)", Some("f.1")));
+    send(&mut o, LOCAL, 4, Request::Begin { txn: "l.1".into() });
+    send(&mut o, LOCAL, 5, query("INSERT INTO t VALUES (2)", Some("l.1")));
+    assert!(o.needs_sync());
+    let out = send(&mut o, "f", 6, Request::Sync);
+    assert!(matches!(out[0].2, Response::Done), "{:?}", out[0].2);
+    assert!(!o.needs_sync());
+    let image = handle.crash_image(CrashMode::DropUnflushed);
+    let mut again =
+        Owner::open(Box::new(MemoryDevice::from_bytes(image)), LOCAL, &opts()).expect("reopen");
+    let out = send(&mut again, LOCAL, 7, query("SELECT v FROM t", None));
+    assert_eq!(rows(out[0].2.clone()), vec![vec![WireValue::Integer(1)]]);
+    let mut flushed = Owner::open(Box::new(MemoryDevice::new()), LOCAL, &opts()).expect("open");
+    let out = send(&mut flushed, LOCAL, 8, Request::Sync);
+    assert!(matches!(out[0].2, Response::Done), "{:?}", out[0].2);
+}

@@ -274,6 +274,7 @@ pub fn decode_request(bytes: &[u8]) -> std::result::Result<(Envelope, Request), 
                 bytes: r.bytes()?.to_vec(),
             },
             kind::CHECK => Request::Check,
+            kind::SYNC => Request::Sync,
             k => return Err(format!("unknown request kind {k:#04x}")),
         };
         r.end()?;

@@ -144,7 +144,7 @@ impl Writer {
 pub fn encode_request(env: &Envelope, req: &Request) -> Vec<u8> {
     let mut w = Writer::message(request_kind(req), env);
     match req {
-        Request::Open | Request::Export | Request::Close | Request::Check => {}
+        Request::Open | Request::Export | Request::Close | Request::Check | Request::Sync => {}
         Request::Exec { txn, sql } => {
             w.opt_short_str(txn.as_deref());
             w.str(sql);
@@ -196,6 +196,7 @@ pub fn request_kind(req: &Request) -> u8 {
         Request::Close => kind::CLOSE,
         Request::Import { .. } => kind::IMPORT,
         Request::Check => kind::CHECK,
+        Request::Sync => kind::SYNC,
     }
 }
 

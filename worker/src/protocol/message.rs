@@ -33,6 +33,7 @@ pub mod kind {
     pub const CLOSE: u8 = 0x0D;
     pub const IMPORT: u8 = 0x0E;
     pub const CHECK: u8 = 0x0F;
+    pub const SYNC: u8 = 0x10;
     pub const READY: u8 = 0x40;
     pub const OPENED: u8 = 0x41;
     pub const DONE: u8 = 0x42;
@@ -61,6 +62,7 @@ pub mod kind {
         ("CLOSE", CLOSE),
         ("IMPORT", IMPORT),
         ("CHECK", CHECK),
+        ("SYNC", SYNC),
         ("READY", READY),
         ("OPENED", OPENED),
         ("DONE", DONE),
@@ -204,6 +206,9 @@ pub enum Request {
     /// Runs the full validation of the database (like SQLite's
     /// `integrity_check`) and reports every problem found.
     Check,
+    /// Makes every commit so far durable (deferred commits wait for a
+    /// flush; with the other commit modes there is nothing to do).
+    Sync,
 }
 
 /// The rows and counters of one statement.

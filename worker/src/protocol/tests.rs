@@ -62,6 +62,7 @@ fn all_requests() -> Vec<Request> {
         Request::Close,
         Request::Import { bytes: vec![9; 10] },
         Request::Check,
+        Request::Sync,
     ]
 }
 
