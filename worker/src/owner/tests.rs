@@ -1179,9 +1179,19 @@ fn sync_makes_deferred_commits_durable_before_it_answers() {
     let mut o = Owner::open(Box::new(dev), LOCAL, &deferred).expect("open");
     send(&mut o, "f", 1, Request::Open);
     send(&mut o, LOCAL, 2, query("CREATE TABLE t(v)", None));
-    send(&mut o, "f", 3, query("INSERT INTO t VALUES (1)", Some("f.1")));
+    send(
+        &mut o,
+        "f",
+        3,
+        query("INSERT INTO t VALUES (1)", Some("f.1")),
+    );
     send(&mut o, LOCAL, 4, Request::Begin { txn: "l.1".into() });
-    send(&mut o, LOCAL, 5, query("INSERT INTO t VALUES (2)", Some("l.1")));
+    send(
+        &mut o,
+        LOCAL,
+        5,
+        query("INSERT INTO t VALUES (2)", Some("l.1")),
+    );
     assert!(o.needs_sync());
     let out = send(&mut o, "f", 6, Request::Sync);
     assert!(matches!(out[0].2, Response::Done), "{:?}", out[0].2);
