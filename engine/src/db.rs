@@ -13,7 +13,9 @@
 //! Statement atomicity: each statement inside a transaction runs after a
 //! storage statement savepoint (an undo log, cheap when nothing fails) and
 //! is rolled back to it if it fails, leaving the transaction open and as
-//! it was (SQLite's ABORT).
+//! it was (SQLite's ABORT). Except in a transaction opened by
+//! `Connection::begin_atomic`: there a failing statement rolls back the
+//! whole transaction, so statements run without the savepoint.
 //!
 //! Catalog: the database holds the catalog of the latest commit; a
 //! transaction shares it (`Rc`) and copies it only when DDL changes it
@@ -238,6 +240,9 @@ struct Txn {
     savepoints: Vec<(String, Savepoint, Rc<Catalog>)>,
     /// Started by SAVEPOINT rather than BEGIN (RELEASE of the last commits).
     by_savepoint: bool,
+    /// Started by [`Connection::begin_atomic`]: a failing statement rolls
+    /// the whole transaction back, so statements keep no undo log.
+    atomic: bool,
 }
 
 /// A connection: its transaction state and settings.
@@ -408,6 +413,17 @@ impl Connection {
         self.txn.is_some()
     }
 
+    /// Opens a transaction like `BEGIN`, except that a statement that fails
+    /// in it rolls the whole transaction back (the connection is then
+    /// outside any transaction) instead of being undone alone, as SQLite
+    /// does for some errors. Its statements keep no undo log: a large one
+    /// retains less memory and runs faster. For callers that end the
+    /// transaction on any error anyway, such as a request run as a
+    /// transaction of its own.
+    pub fn begin_atomic(&mut self) -> Result<()> {
+        self.begin_with(false, true)
+    }
+
     /// Rolls back the open transaction, if any.
     pub fn rollback_open_transaction(&mut self) {
         if let Some(t) = self.txn.take() {
@@ -503,6 +519,15 @@ impl Connection {
         plan: &mut Option<statement::Plan>,
     ) -> Result<Output> {
         let opts = self.opts();
+        if let Some(t) = self.txn.as_mut().filter(|t| t.atomic) {
+            let r = current_plan(plan, &t.write, &t.catalog, stmt).and_then(|p| {
+                statement::execute(&mut t.write, &mut t.catalog, p, stmt, text, params, opts)
+            });
+            if r.is_err() {
+                self.rollback_open_transaction();
+            }
+            return r;
+        }
         if let Some(t) = &mut self.txn {
             // Statement atomicity: undo this statement alone on error. The
             // savepoint is released either way, or every later statement
@@ -544,6 +569,10 @@ impl Connection {
     }
 
     fn begin(&mut self, by_savepoint: bool) -> Result<()> {
+        self.begin_with(by_savepoint, false)
+    }
+
+    fn begin_with(&mut self, by_savepoint: bool, atomic: bool) -> Result<()> {
         if self.txn.is_some() {
             return Err(sql_err!("cannot start a transaction within a transaction"));
         }
@@ -554,6 +583,7 @@ impl Connection {
             catalog,
             savepoints: Vec::new(),
             by_savepoint,
+            atomic,
         });
         Ok(())
     }

@@ -81,6 +81,47 @@ fn failed_statement_inside_transaction_is_undone_alone() {
 }
 
 #[test]
+fn a_failed_statement_in_an_atomic_transaction_rolls_it_all_back() {
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    c.execute_batch(
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT UNIQUE); INSERT INTO t VALUES (1, 'x')",
+    )
+    .unwrap();
+    c.begin_atomic().unwrap();
+    assert!(c.in_transaction());
+    c.execute_batch("INSERT INTO t VALUES (2, 'y'); UPDATE t SET b = b || '!'")
+        .unwrap();
+    let err = c
+        .execute("INSERT INTO t VALUES (3, 'z'), (4, 'x!')", &Params::None)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Constraint {
+                kind: ConstraintKind::Unique,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // Nothing of the transaction stays, and the connection is free again.
+    assert!(!c.in_transaction());
+    assert_eq!(
+        rows(&mut c, "SELECT a, b FROM t ORDER BY a"),
+        vec![vec![int(1), Value::Text("x".into())]]
+    );
+    c.begin_atomic().unwrap();
+    c.execute_batch("DELETE FROM t; INSERT INTO t VALUES (5, 'v'); COMMIT")
+        .unwrap();
+    assert_eq!(
+        rows(&mut c, "SELECT a, b FROM t"),
+        vec![vec![int(5), Value::Text("v".into())]]
+    );
+    assert!(db.check().unwrap().problems.is_empty());
+}
+
+#[test]
 fn savepoints_nest_and_release() {
     let db = Database::open_in_memory().unwrap();
     let mut c = db.connect();

@@ -970,8 +970,10 @@ impl Owner {
     ) -> std::result::Result<T, WireError> {
         let mut conn = self.take_conn(client);
         let wire = |e: Error| WireError::from(&e);
+        // Atomic: the request fails as a whole, so its statements need no
+        // undo log of their own (a failing one rolls everything back).
         let r = conn
-            .execute_batch("BEGIN")
+            .begin_atomic()
             .map_err(wire)
             .and_then(|()| f(self, &mut conn))
             .and_then(|v| {
