@@ -432,8 +432,8 @@ export const tests = [
   // transactions; relaunched on the same profile, every transaction whose
   // commit resolved is present, and the file opens (full validation). Once
   // per commit protocol (the `commit` open option); "deferred" flushes only
-  // within 100 ms of a commit, but a browser crash does not lose what its
-  // writes handed to the OS.
+  // within 100 ms of a commit (or at `sync()`, called every tenth commit),
+  // but a browser crash does not lose what its writes handed to the OS.
   ...["two-flush", "one-flush", "deferred"].map((commit) => ({
     name: `browser SIGKILLed during ${commit} commits: every resolved commit survives`,
     async run(env) {
@@ -450,6 +450,8 @@ export const tests = [
         void (async () => {
           for (let i = 0; ; i++) {
             await db.transaction((tx) => tx.run("INSERT INTO t VALUES (?, ?)", [i, "x".repeat(500)]));
+            // Every tenth commit also asks for durability now (SYNC).
+            if (i % 10 === 9) await db.sync();
             console.log(`committed ${i}`);
           }
         })();
