@@ -49,6 +49,19 @@ fn autocommit_and_explicit_transactions() {
     assert!(c.execute("COMMIT", &Params::None).is_err());
 }
 
+fn assert_unique_violation(err: &Error) {
+    assert!(
+        matches!(
+            err,
+            Error::Constraint {
+                kind: ConstraintKind::Unique,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
 #[test]
 fn failed_statement_inside_transaction_is_undone_alone() {
     let db = Database::open_in_memory().unwrap();
@@ -61,16 +74,7 @@ fn failed_statement_inside_transaction_is_undone_alone() {
     let err = c
         .execute("INSERT INTO t VALUES (2, 'y'), (3, 'x')", &Params::None)
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::Constraint {
-                kind: ConstraintKind::Unique,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert_unique_violation(&err);
     assert!(c.in_transaction());
     c.execute_batch("COMMIT").unwrap();
     assert_eq!(
@@ -95,16 +99,7 @@ fn a_failed_statement_in_an_atomic_transaction_rolls_it_all_back() {
     let err = c
         .execute("INSERT INTO t VALUES (3, 'z'), (4, 'x!')", &Params::None)
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::Constraint {
-                kind: ConstraintKind::Unique,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert_unique_violation(&err);
     // Nothing of the transaction stays, and the connection is free again.
     assert!(!c.in_transaction());
     assert_eq!(

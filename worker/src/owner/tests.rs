@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::protocol::{decode_response, encode_request, BatchItem};
+use tinyjoin_engine::storage::CrashMode;
 
 const LOCAL: &str = "owner-tab";
 
@@ -1132,18 +1133,23 @@ fn the_commit_option_reaches_the_database() {
     }
 }
 
+/// A new owner with deferred commits on a fault device, and the device's handle.
+fn deferred_owner() -> (Owner, tinyjoin_engine::storage::FaultHandle) {
+    let deferred = OwnerOptions {
+        commit: CommitMode::Deferred,
+        ..opts()
+    };
+    let (dev, handle) = tinyjoin_engine::storage::FaultDevice::new(Vec::new());
+    let o = Owner::open(Box::new(dev), LOCAL, &deferred).expect("open");
+    (o, handle)
+}
+
 /// A deferred owner (`commit: "deferred"`): its open syncs the epoch bump,
 /// a commit then waits for `sync`, and a power loss before it keeps the
 /// state of the open, with the new epoch.
 #[test]
 fn a_deferred_owner_syncs_its_open_and_waits_for_sync_after_a_commit() {
-    use tinyjoin_engine::storage::{CrashMode, FaultDevice};
-    let deferred = OwnerOptions {
-        commit: CommitMode::Deferred,
-        ..opts()
-    };
-    let (dev, handle) = FaultDevice::new(Vec::new());
-    let mut o = Owner::open(Box::new(dev), LOCAL, &deferred).expect("open");
+    let (mut o, handle) = deferred_owner();
     assert!(!o.needs_sync(), "the open's epoch bump is synced");
     let synced = handle.crash_image(CrashMode::DropUnflushed);
     send(&mut o, LOCAL, 1, query("CREATE TABLE t(v)", None));
@@ -1170,13 +1176,7 @@ fn a_deferred_owner_syncs_its_open_and_waits_for_sync_after_a_commit() {
 /// flushed commits it answers at once.
 #[test]
 fn sync_makes_deferred_commits_durable_before_it_answers() {
-    use tinyjoin_engine::storage::{CrashMode, FaultDevice};
-    let deferred = OwnerOptions {
-        commit: CommitMode::Deferred,
-        ..opts()
-    };
-    let (dev, handle) = FaultDevice::new(Vec::new());
-    let mut o = Owner::open(Box::new(dev), LOCAL, &deferred).expect("open");
+    let (mut o, handle) = deferred_owner();
     send(&mut o, "f", 1, Request::Open);
     send(&mut o, LOCAL, 2, query("CREATE TABLE t(v)", None));
     send(
