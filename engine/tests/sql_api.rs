@@ -402,3 +402,54 @@ fn the_commit_option_sets_the_flushes_per_commit() {
         assert_eq!(r.rows, vec![vec![Value::Integer(10)]], "{mode:?}");
     }
 }
+
+/// A request run in `begin_atomic` ends exactly as the same statements run
+/// under `BEGIN` with a rollback on the first error: all of them, or none.
+/// Random scripts of inserts, updates and deletes on a table with a UNIQUE
+/// and a CHECK constraint, some of which fail.
+#[test]
+fn atomic_transactions_end_like_begin_with_a_rollback_on_error() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let stmt = prop_oneof![
+        (0i64..12, 0i64..6).prop_map(|(a, b)| format!("INSERT INTO t VALUES ({a}, {b}, 'v{a}')")),
+        (0i64..6, -1i64..3).prop_map(|(b, d)| format!("UPDATE t SET b = b + {d} WHERE b >= {b}")),
+        (0i64..12).prop_map(|a| format!("DELETE FROM t WHERE a = {a}")),
+        (0i64..6).prop_map(|b| format!("UPDATE t SET c = NULL WHERE b = {b}")),
+    ];
+    let requests = proptest::collection::vec(proptest::collection::vec(stmt, 1..5), 1..8);
+    let setup = "CREATE TABLE t(a INTEGER PRIMARY KEY, b INTEGER UNIQUE, c TEXT NOT NULL CHECK (length(c) < 4))";
+    let run = |reqs: &[Vec<String>], atomic: bool| -> (Vec<Vec<Value>>, Vec<bool>) {
+        let db = Database::open_in_memory().unwrap();
+        let mut c = db.connect();
+        c.execute_batch(setup).unwrap();
+        let mut outcomes = Vec::new();
+        for req in reqs {
+            if atomic {
+                c.begin_atomic().unwrap();
+            } else {
+                c.execute_batch("BEGIN").unwrap();
+            }
+            let ok = req.iter().all(|s| c.execute(s, &Params::None).is_ok());
+            if ok {
+                c.execute_batch("COMMIT").unwrap();
+            } else if !atomic {
+                c.rollback_open_transaction();
+            }
+            // An atomic transaction has ended by itself at the failure.
+            assert!(!c.in_transaction());
+            outcomes.push(ok);
+        }
+        assert!(db.check().unwrap().problems.is_empty());
+        (rows(&mut c, "SELECT a, b, c FROM t ORDER BY a"), outcomes)
+    };
+    TestRunner::new(Config {
+        cases: 200,
+        ..Config::default()
+    })
+    .run(&requests, |reqs| {
+        prop_assert_eq!(run(&reqs, true), run(&reqs, false));
+        Ok(())
+    })
+    .unwrap();
+}
