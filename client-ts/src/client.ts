@@ -81,11 +81,12 @@ function toBatchItem(s: BatchStatement): BatchItem {
   return { sql: o.sql, params: toParams(o.params) };
 }
 
-const EMPTY: ResultSet = { columns: [], rows: [], changes: 0, lastInsertRowid: 0 };
+/** A result without rows, made anew each time: `shape` hands its arrays to the caller. */
+const empty = (): ResultSet => ({ columns: [], rows: [], changes: 0, lastInsertRowid: 0 });
 
 function expectRows(r: Response): ResultSet {
   if (r.kind === "rows") return r.result;
-  if (r.kind === "done") return EMPTY;
+  if (r.kind === "done") return empty();
   throw new TinyJoinError("MALFORMED_MESSAGE", `expected rows from the owner, got ${r.kind}`);
 }
 
@@ -235,9 +236,9 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
   }
 
   /**
-   * The caller's result. A decoded result set is the caller's alone (the
-   * decoder made its arrays for this response), so array rows are handed
-   * over as they are; plain loops, as this runs once per request.
+   * The caller's result. A result set is the caller's alone (the decoder,
+   * or `empty`, made its arrays for this response), so array rows are
+   * handed over as they are; plain loops, as this runs once per request.
    */
   shape(rs: ResultSet, recovered: boolean): QueryResult<Row> {
     let rows: unknown[];
@@ -251,9 +252,9 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
         rows[i] = o;
       }
     } else {
-      rows = rs === EMPTY ? [] : (rs.rows as unknown[]);
+      rows = rs.rows as unknown[];
     }
-    return { columns: rs === EMPTY ? [] : rs.columns, rows: rows as Row[], changes: rs.changes, lastInsertRowid: rs.lastInsertRowid, recovered };
+    return { columns: rs.columns, rows: rows as Row[], changes: rs.changes, lastInsertRowid: rs.lastInsertRowid, recovered };
   }
 
   /** Runs one autocommit request under a fresh transaction id, with the failover policy above. */
@@ -265,7 +266,7 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
         return this.shape(expectRows(await this.session.call(req instanceof Promise ? await req : req)), false);
       } catch (e) {
         if (!(e instanceof LostInFlight)) throw e;
-        if (await this.committed(txn)) return this.shape(EMPTY, true);
+        if (await this.committed(txn)) return this.shape(empty(), true);
       }
     }
   }
@@ -317,7 +318,7 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
         return r.results.map((rs) => this.shape(rs, false));
       } catch (e) {
         if (!(e instanceof LostInFlight)) throw e;
-        if (await this.committed(txn)) return items.map(() => this.shape(EMPTY, true));
+        if (await this.committed(txn)) return items.map(() => this.shape(empty(), true));
       }
     }
   }

@@ -59,8 +59,9 @@ export interface OwnerRuntime {
    * once as the response's kind byte and body, or null when it must go as a
    * message (a kind without a direct form, an import in progress, a request
    * that would wait). The answer is a view of the module's memory, valid
-   * until the next call into the owner. Throws INVALID_ARGUMENT for parameters that cannot be
-   * encoded, WORKER_FAILED (after stopping the owner) on a trap.
+   * until the next call into the owner. Throws INVALID_ARGUMENT for
+   * parameters that cannot be encoded, WORKER_FAILED (after stopping the
+   * owner) on a trap.
    */
   direct(req: Request): Uint8Array | null;
   /** Closes the database, the file handle and the channel. */

@@ -519,29 +519,26 @@ impl Connection {
         plan: &mut Option<statement::Plan>,
     ) -> Result<Output> {
         let opts = self.opts();
-        if let Some(t) = self.txn.as_mut().filter(|t| t.atomic) {
-            let r = current_plan(plan, &t.write, &t.catalog, stmt).and_then(|p| {
-                statement::execute(&mut t.write, &mut t.catalog, p, stmt, text, params, opts)
-            });
-            if r.is_err() {
-                self.rollback_open_transaction();
-            }
-            return r;
-        }
         if let Some(t) = &mut self.txn {
-            // Statement atomicity: undo this statement alone on error. The
+            // Statement atomicity: undo this statement alone on error (not
+            // in an atomic transaction, which ends whole instead). The
             // savepoint is released either way, or every later statement
             // would copy the pages it changes and keep the old ones.
-            let sp = t.write.statement_savepoint();
-            let saved = t.catalog.clone();
+            let undo = (!t.atomic).then(|| (t.write.statement_savepoint(), t.catalog.clone()));
             let r = current_plan(plan, &t.write, &t.catalog, stmt).and_then(|p| {
                 statement::execute(&mut t.write, &mut t.catalog, p, stmt, text, params, opts)
             });
-            if r.is_err() {
-                t.write.rollback_to(&sp)?;
-                t.catalog = saved;
+            match undo {
+                Some((sp, saved)) => {
+                    if r.is_err() {
+                        t.write.rollback_to(&sp)?;
+                        t.catalog = saved;
+                    }
+                    t.write.release(sp)?;
+                }
+                None if r.is_err() => self.rollback_open_transaction(),
+                None => {}
             }
-            t.write.release(sp)?;
             return r;
         }
         let mut cat = self.db.catalog();
