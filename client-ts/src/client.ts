@@ -418,11 +418,12 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
   }
 
   /**
-   * Resolves once every commit so far is durable. Only a database opened
-   * with `commit: "deferred"` has anything to do (its owner flushes the
-   * file now instead of within 100 ms); with the other commit modes every
-   * commit is durable when its promise resolves, and this resolves at once
-   * after a round trip to the owner.
+   * Resolves once every commit so far is durable and the newest one
+   * confirmed. With `commit: "deferred"` the owner flushes the file now
+   * instead of within 100 ms; with "one-flush" every commit is durable when
+   * its promise resolves, and the owner confirms the newest now (so damage
+   * to its pages would be reported, not read as a torn commit); with
+   * "two-flush" this resolves after a round trip to the owner.
    */
   async sync(): Promise<void> {
     for (;;) {

@@ -16,10 +16,12 @@ export interface OpenOptions {
   /** Validation of the file at open: "full" (default) walks every tree; "quick" checks the superblocks. */
   readonly validation?: "full" | "quick";
   /**
-   * How a commit becomes durable: "two-flush" (default) flushes the pages, then the
-   * superblock; "one-flush" flushes once (about half the cost of a small durable
-   * transaction), but damage to a page of the newest commit then opens the file at the
-   * previous commit instead of reporting it (as SQLite's WAL does with a damaged last frame).
+   * How a commit becomes durable: "one-flush" (default) writes the pages and the
+   * superblock and flushes once; about 100 ms after the last commit the owner confirms it
+   * (one more write and flush, off the commit's path), and until then damage to a page of
+   * that commit opens the file at the previous commit instead of reporting it (as SQLite's
+   * WAL does with a damaged last frame). "two-flush" flushes the pages, then the
+   * superblock: damage is always reported, at about twice the cost of a small commit.
    * "deferred" does not flush at commit (SQLite's WAL with synchronous=NORMAL): a resolved
    * commit survives its tab or the browser crashing, and the owner flushes within about
    * 100 ms of it and before it closes; a power loss or OS crash before that flush can lose
@@ -74,7 +76,7 @@ export function resolveOptions(name: unknown, o: OpenOptions | undefined): Resol
       batchLimitBytes: positiveInt(opts.batchLimitBytes, "batchLimitBytes", 16 * 1024 * 1024),
       validation: oneOf(opts.validation, "validation", ["full", "quick"], "full"),
       cachePages: positiveInt(opts.cachePages, "cachePages", 8192),
-      commit: oneOf(opts.commit, "commit", ["two-flush", "one-flush", "deferred"], "two-flush"),
+      commit: oneOf(opts.commit, "commit", ["two-flush", "one-flush", "deferred"], "one-flush"),
     },
     integers: oneOf(opts.integers, "integers", ["number", "bigint"], "number"),
     rows: oneOf(opts.rows, "rows", ["array", "object"], "array"),

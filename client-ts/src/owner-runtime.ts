@@ -37,8 +37,13 @@ export const ROUTE_IMPORT = 3;
 /** An empty parameter list, in its wire form. */
 const NO_PARAMS = encodeParams({ tag: "none" });
 
-/** How long after a deferred commit the owner flushes it (`commit: "deferred"`). */
-const DEFERRED_SYNC_MS = 100;
+/**
+ * How long after a commit the owner syncs: flushes a deferred commit
+ * (`commit: "deferred"`), and confirms the newest one-flush or deferred
+ * commit so that damage to its pages is reported rather than read as a torn
+ * commit (engine/FORMAT.md, "Commit protocol").
+ */
+const SYNC_MS = 100;
 
 /** Bytes per write call when an import is written to its new file. */
 const IMPORT_CHUNK = 1 << 20;
@@ -216,13 +221,13 @@ export async function startOwnerRuntime(
   };
 
   /**
-   * Deferred commits (`commit: "deferred"`) are flushed by a timer armed at
-   * the first commit that needs it, so a power loss can lose at most about
-   * DEFERRED_SYNC_MS of commits; and before the owner closes. A failed
-   * flush poisons the engine like any failed write: the next request
-   * reports it.
+   * Deferred commits (`commit: "deferred"`) are flushed, and one-flush or
+   * deferred commits confirmed, by a timer armed at the first commit that
+   * needs it, so a power loss can lose at most about SYNC_MS of deferred
+   * commits; and before the owner closes. A failed flush poisons the engine
+   * like any failed write: the next request reports it.
    */
-  const deferred = options.commit === "deferred" && options.storage === "opfs";
+  const lazySync = options.commit !== "two-flush" && options.storage === "opfs";
   let syncTimer: ReturnType<typeof setTimeout> | null = null;
   const syncNow = (): void => {
     syncTimer = null;
@@ -234,7 +239,7 @@ export async function startOwnerRuntime(
     }
   };
   const armSync = (): void => {
-    if (syncTimer === null && !stopped && owner.needsSync()) syncTimer = setTimeout(syncNow, DEFERRED_SYNC_MS);
+    if (syncTimer === null && !stopped && owner.needsSync()) syncTimer = setTimeout(syncNow, SYNC_MS);
   };
 
   /**
@@ -257,7 +262,7 @@ export async function startOwnerRuntime(
     try {
       list = f();
       epoch = owner.epoch;
-      if (deferred) armSync();
+      if (lazySync) armSync();
     } catch (e) {
       const err = wasmError(e);
       stop();
@@ -270,7 +275,7 @@ export async function startOwnerRuntime(
   const stop = (): void => {
     if (stopped) return;
     if (syncTimer !== null) clearTimeout(syncTimer);
-    if (deferred) syncNow();
+    if (lazySync) syncNow();
     stopped = true;
     watchAbort.abort();
     channel?.close();
@@ -392,7 +397,7 @@ export async function startOwnerRuntime(
       const sqlLen = putText(m, at, sql);
       m.set(p, at + sqlLen);
       const out = owner.directIn(kind, txnLen, sqlLen, stmt, p.length);
-      if (deferred) armSync();
+      if (lazySync) armSync();
       // After a long request, ask for the buffer again next time: the owner
       // gives a long one back then (worker/src/direct.rs, KEEP_INPUT).
       if (need > 1 << 16) inputCap = 0;

@@ -198,7 +198,7 @@ test("bad arguments are refused before anything is sent", async () => {
   assert.throws(() => resolveOptions("", {}), (e) => e.code === "INVALID_ARGUMENT");
   assert.throws(() => resolveOptions("x", { batchLimitBytes: -1 }), (e) => e.code === "INVALID_ARGUMENT");
   assert.throws(() => resolveOptions("x", { commit: "zero-flush" }), (e) => e.code === "INVALID_ARGUMENT");
-  assert.equal(resolveOptions("x", {}).owner.commit, "two-flush");
+  assert.equal(resolveOptions("x", {}).owner.commit, "one-flush");
   assert.equal(resolveOptions("x", { commit: "one-flush" }).owner.commit, "one-flush");
   assert.equal(resolveOptions("x", { commit: "deferred" }).owner.commit, "deferred");
   const w = new World();

@@ -66,8 +66,8 @@ pub struct DbOptions {
     pub batch_limit_bytes: u64,
     /// How thoroughly the file is validated when opened.
     pub validation: Validation,
-    /// How a commit makes itself durable: two flushes (the default), one,
-    /// at the cost [`CommitMode::OneFlush`] describes, or none until
+    /// How a commit makes itself durable: one flush (the default, at the
+    /// cost [`CommitMode::OneFlush`] describes), two, or none until
     /// [`Database::sync`] ([`CommitMode::Deferred`]).
     pub commit: CommitMode,
 }
@@ -194,13 +194,16 @@ impl Database {
         Ok(report)
     }
 
-    /// Makes every commit so far durable: one flush when a deferred
-    /// commit ([`CommitMode::Deferred`]) waits for it, nothing otherwise.
+    /// Makes every commit so far durable and confirms the newest (see
+    /// [`crate::storage::Store::sync`]): a flush when a deferred commit
+    /// ([`CommitMode::Deferred`]) waits, a confirmed superblock copy and a
+    /// flush when the newest commit is one-flush or deferred, nothing
+    /// otherwise.
     pub fn sync(&self) -> Result<()> {
         self.shared.store.sync()
     }
 
-    /// Whether a deferred commit waits for [`Database::sync`].
+    /// Whether [`Database::sync`] has anything to do.
     pub fn needs_sync(&self) -> bool {
         self.shared.store.needs_sync()
     }

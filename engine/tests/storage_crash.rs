@@ -9,7 +9,9 @@
 //!
 //! Deferred commits (`CommitMode::Deferred`) run the same workloads with a
 //! sync after every third transaction: a crash must leave one of the
-//! states committed since the last completed sync, whole.
+//! states committed since the last completed sync, whole. One-flush commits
+//! sync (confirm) after every third transaction too: a crash inside a
+//! confirmation must leave the confirmed state.
 
 mod storage_common;
 
@@ -208,7 +210,8 @@ const SYNC_EVERY: usize = 3;
 
 /// Runs the workload until an error.
 fn run_until_error(store: &Store, w: &Workload) -> Run {
-    let deferred = MODE.with(|m| m.get()) == CommitMode::Deferred;
+    let mode = MODE.with(|m| m.get());
+    let deferred = mode == CommitMode::Deferred;
     let mut acked = Model::new();
     let mut unsynced = vec![acked.clone()];
     let end = |acked, in_flight, err, unsynced| Run {
@@ -248,6 +251,11 @@ fn run_until_error(store: &Store, w: &Workload) -> Run {
         match txn.commit() {
             Ok(()) => acked = next,
             Err(e) => return end(acked, Some(next), Some(e), unsynced),
+        }
+        if mode == CommitMode::OneFlush && (i + 1) % SYNC_EVERY == 0 {
+            if let Err(e) = store.sync() {
+                return end(acked, None, Some(e), unsynced);
+            }
         }
         if !deferred {
             continue;

@@ -4,10 +4,9 @@
 // Debian Chromium on OPFS, and prints microseconds per call (median of 7
 // rounds of N calls) for: a point lookup by prepared statement, the same by
 // SQL text, a single-row INSERT inside a transaction (prepared and by SQL
-// text), a durable single-row autocommit INSERT (N/10 per round: two OPFS
-// flushes each; one on a database opened with commit: "one-flush", none
-// with commit: "deferred"), a
-// 25-insert transaction and the comparison's 25-operation mixed
+// text), a durable single-row autocommit INSERT (N/10 per round: one OPFS
+// flush each; two on a database opened with commit: "two-flush", none
+// with commit: "deferred"), a 25-insert transaction and the comparison's 25-operation mixed
 // transaction with their commits, the mixed transaction's three statements
 // alone (insert, update and delete on a table with a UNIQUE title, warm), and
 // SELECT 1. Needs scripts/build-wasm.

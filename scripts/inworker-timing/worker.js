@@ -114,9 +114,9 @@ onmessage = async (ev) => {
       for (let i = 0; i < n; i++) await db.query("SELECT 1");
     });
     await db.close();
-    // The same inserts on databases opened with commit: "one-flush" and
+    // The same inserts on databases opened with commit: "two-flush" and
     // with commit: "deferred" (no flush at commit; one within 100 ms).
-    for (const [commit, label] of [["one-flush", "durable autocommit insert"], ["deferred", "autocommit insert"]]) {
+    for (const [commit, label] of [["two-flush", "durable autocommit insert"], ["deferred", "autocommit insert"]]) {
       const other = await openInWorker(`timing-${commit}-${Date.now()}`, { commit });
       await other.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)");
       const otherIns = await other.prepare("INSERT INTO t(v) VALUES (?)");

@@ -49,9 +49,9 @@ mod bindings {
             Validation::Full
         };
         let commit = match commit {
-            "one-flush" => CommitMode::OneFlush,
+            "two-flush" => CommitMode::TwoFlush,
             "deferred" => CommitMode::Deferred,
-            _ => CommitMode::TwoFlush,
+            _ => CommitMode::OneFlush,
         };
         crate::owner::OwnerOptions {
             batch_limit_bytes: batch_limit_bytes as u64,

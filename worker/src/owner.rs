@@ -325,7 +325,8 @@ impl Owner {
         let db = Self::open_db(device.clone(), &temp, Self::db_options(opts))?;
         let mut auto = db.connect();
         let epoch = Self::bump_epoch(&mut auto, 0)?;
-        // A deferred commit mode still makes the new epoch durable at once.
+        // A deferred commit mode still makes the new epoch durable at once
+        // (and a one-flush one confirms it).
         db.sync()?;
         let next_seq = Self::load_next_seq(&mut auto)?;
         Ok(Owner {
@@ -397,15 +398,15 @@ impl Owner {
         self.epoch
     }
 
-    /// Makes every commit durable (`CommitMode::Deferred`: the runtime
-    /// calls it shortly after a commit, and before closing). Fails as a
-    /// device error does; the database is then poisoned like after any
-    /// failed write.
+    /// Makes every commit durable (`CommitMode::Deferred`) and confirms the
+    /// newest (one-flush or deferred): the runtime calls it shortly after a
+    /// commit, and before closing. Fails as a device error does; the
+    /// database is then poisoned like after any failed write.
     pub fn sync(&mut self) -> Result<()> {
         self.db.sync()
     }
 
-    /// Whether a deferred commit waits for [`Owner::sync`].
+    /// Whether [`Owner::sync`] has anything to do.
     pub fn needs_sync(&self) -> bool {
         self.db.needs_sync()
     }

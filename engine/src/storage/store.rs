@@ -44,13 +44,16 @@ pub enum Validation {
 pub enum CommitMode {
     /// Flush the pages, then write and flush the superblock. A damaged page
     /// of the newest commit is always reported as corrupt.
-    #[default]
     TwoFlush,
-    /// Write pages and superblock, flush once; the superblock records a CRC
-    /// over the pages' checksums, checked on open. Half the flushes, but a
-    /// damaged page of the newest commit cannot be told from a torn commit,
-    /// so open then falls back to the previous commit (as SQLite's WAL does
-    /// with a damaged last frame).
+    /// The default. Write pages and superblock, flush once; the superblock
+    /// records a CRC over the pages' checksums, checked on open. Half the
+    /// flushes of `TwoFlush`, but
+    /// until [`Store::sync`] confirms the newest commit (a write and a flush
+    /// off the commit's path), a damaged page of it cannot be told from a
+    /// torn commit, so open then falls back to the previous commit (as
+    /// SQLite's WAL does with a damaged last frame). A commit whose pages
+    /// do not fit the superblock's extents uses two flushes.
+    #[default]
     OneFlush,
     /// Write pages and superblock without flushing (SQLite's WAL with
     /// `synchronous=NORMAL`): a commit survives its process, tab or browser
@@ -229,6 +232,36 @@ impl Inner {
         }
         Ok(())
     }
+
+    /// Whether the newest superblock lists the pages of its commit (one-flush
+    /// or deferred) and has no confirmed copy yet: until [`Inner::confirm`],
+    /// a damaged page of that commit reads as a torn commit on open.
+    pub(crate) fn unconfirmed(&self) -> bool {
+        self.sb.extents.as_ref().is_some_and(|e| !e.is_empty())
+    }
+
+    /// Confirms the newest state once it is durable (FORMAT.md, "Commit
+    /// protocol"): writes a copy of its superblock without extents into the
+    /// other slot and flushes. Either copy names the same durable state, so
+    /// a crash at any point leaves it; from then on recovery takes the
+    /// confirmed copy as it is, and validation reports a damaged page of the
+    /// commit as corrupt. The next commit goes into the slot of the copy
+    /// with extents.
+    fn confirm(&mut self) -> Result<()> {
+        debug_assert!(self.unsynced.is_none() && self.durable_slot == self.sb_slot);
+        let slot = PageId((self.durable_slot.0 + 1) % SUPERBLOCK_SLOTS);
+        let confirmed = Superblock {
+            extents: None,
+            ..self.sb.clone()
+        };
+        self.pager
+            .write_pages(&[(slot, &confirmed.encode(slot).0[..])])?;
+        self.pager.flush()?;
+        self.sb = confirmed;
+        self.sb_slot = slot;
+        self.durable_slot = slot;
+        Ok(())
+    }
 }
 
 pub(crate) struct Shared {
@@ -334,21 +367,30 @@ impl Store {
         self.shared.inner.borrow().sb.txn.0
     }
 
-    /// Makes every commit so far durable (one flush); does nothing when no
-    /// deferred commit is waiting. See [`CommitMode::Deferred`].
+    /// Makes every commit so far durable and confirms the newest one: a
+    /// flush when a deferred commit waits, then, when the newest superblock
+    /// lists its commit's pages (one-flush or deferred), a confirmed copy of
+    /// it and a second flush (after which a damaged page of that commit is
+    /// reported as corrupt rather than taken for a torn commit). Does nothing
+    /// when neither is needed. See [`CommitMode::OneFlush`].
     pub fn sync(&self) -> Result<()> {
         let mut inner = self.shared.inner.borrow_mut();
         // An open write transaction does not matter: what it wrote is in
         // pages no committed state reaches.
-        if inner.unsynced.is_none() {
-            return Ok(());
+        if inner.unsynced.is_some() {
+            inner.sync()?;
         }
-        inner.sync()
+        if inner.unconfirmed() {
+            inner.confirm()?;
+        }
+        Ok(())
     }
 
-    /// Whether a deferred commit is not yet durable (see [`Store::sync`]).
+    /// Whether [`Store::sync`] has anything to do: a deferred commit is not
+    /// yet durable, or the newest commit is not yet confirmed.
     pub fn needs_sync(&self) -> bool {
-        self.shared.inner.borrow().unsynced.is_some()
+        let inner = self.shared.inner.borrow();
+        inner.unsynced.is_some() || inner.unconfirmed()
     }
 }
 

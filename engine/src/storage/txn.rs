@@ -506,6 +506,7 @@ impl WriteTxn {
         extra: &[(PageId, &[u8])],
     ) -> Result<()> {
         let batches = ids.chunks(WRITE_BATCH_PAGES).count().max(1);
+        let mut limbo_at: Option<FastMap<PageId, usize>> = None;
         for (b, batch) in ids
             .chunks(WRITE_BATCH_PAGES)
             .chain((ids.is_empty()).then_some(&[][..]))
@@ -516,8 +517,23 @@ impl WriteTxn {
                 let node = self.dirty.get(&id).expect("write_nodes takes dirty ids");
                 let mut page = PageBuf::zeroed();
                 node.encode(&mut page.0, id);
+                let crc = read_u32(&page.0, CHECKSUM_OFFSET);
                 if let Some(o) = self.owned.get_mut(&id) {
-                    o.crc = read_u32(&page.0, CHECKSUM_OFFSET);
+                    o.crc = crc;
+                } else {
+                    // A page a savepoint may bring back (`limbo`, still
+                    // dirty) written by a spill: when it comes back, a
+                    // one-flush commit lists it with this checksum.
+                    let at = limbo_at.get_or_insert_with(|| {
+                        self.limbo
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (p, _))| (*p, i))
+                            .collect()
+                    });
+                    if let Some(&i) = at.get(&id) {
+                        self.limbo[i].1.crc = crc;
+                    }
                 }
                 bufs.push((id, page));
             }
