@@ -79,6 +79,9 @@ fn fill(engine: Engine, path: &Path, rows: u64, len: usize) {
                 t.insert("t", &i.to_be_bytes(), &value(i, len)).unwrap();
             }
             t.commit().unwrap();
+            // Closing confirms the commit, as SQLite checkpoints its WAL when
+            // its connection closes.
+            s.sync().unwrap();
         }
         Engine::Sqlite(mode) => {
             let mut c = sqlite_open(path, mode);
@@ -161,6 +164,7 @@ fn small_txns(engine: Engine, path: &Path, n: u64) {
                     .unwrap();
                 t.commit().unwrap();
             }
+            s.sync().unwrap();
         }
         Engine::Sqlite(mode) => {
             let c = sqlite_open(path, mode);

@@ -97,6 +97,17 @@ fn main() -> ExitCode {
             all_ok
         }
     };
+    drop(conn);
+    // Closing confirms the newest commit (engine/FORMAT.md, "Confirmation"):
+    // damage to it is then reported on the next open, which need not re-read
+    // its pages either.
+    let ok = match db.sync() {
+        Ok(()) => ok,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            false
+        }
+    };
     if ok {
         ExitCode::SUCCESS
     } else {
