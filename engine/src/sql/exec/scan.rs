@@ -311,6 +311,18 @@ impl ExecCtx<'_> {
             ) => &**f,
             (a, _) => a,
         };
+        if let (0, Source::Query { query }, Access::Scan) = (depth, &item.source, access) {
+            // The first level is read once per execution of the join: its
+            // subquery's rows stream from it instead of being held (a
+            // recursive CTE of any length, a large view).
+            let mut go = true;
+            self.query_rows(&query.query, outer, &mut |r| {
+                copy_row(&mut row[off..off + w], &r[..w], None);
+                go = f(row)?;
+                Ok(go)
+            })?;
+            return Ok(go);
+        }
         let table = match (&item.source, access) {
             (Source::Table(t), Access::Scan) if depth == 0 => t,
             (Source::Table(t), Access::RowidEq(_) | Access::RowidRange { .. })

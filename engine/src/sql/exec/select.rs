@@ -39,7 +39,7 @@ impl ExecCtx<'_> {
         self.query_rows(q, outer, &mut |row| {
             self.charge(row_size(&row))?;
             out.push(row);
-            Ok(())
+            Ok(true)
         })?;
         Ok(out)
     }
@@ -51,7 +51,7 @@ impl ExecCtx<'_> {
         let mut out = Vec::new();
         self.query_rows(q, None, &mut |row| {
             out.push(row);
-            Ok(())
+            Ok(true)
         })?;
         Ok(out)
     }
@@ -65,7 +65,7 @@ impl ExecCtx<'_> {
         let rows = if q.order_by.is_empty() {
             // Unsorted: a sorter without keys keeps input order (stable).
             let mut spool = self.sorter(SortOrder::Keys(Vec::new()), None);
-            self.query_rows(q, None, &mut |row| spool.push(row))?;
+            self.query_rows(q, None, &mut |row| spool.push(row).map(|()| true))?;
             spool.finish()?
         } else {
             let Some((sorted, skip, take)) = self.sorted_rows(q, None)? else {
@@ -78,12 +78,13 @@ impl ExecCtx<'_> {
         Ok(rows)
     }
 
-    /// Calls `sink` with each visible result row of `q`, in order.
-    fn query_rows(
+    /// Calls `sink` with each visible result row of `q`, in order, until
+    /// it returns false.
+    pub(crate) fn query_rows(
         &self,
         q: &Query,
         outer: Option<&Env>,
-        sink: &mut dyn FnMut(Row) -> Result<()>,
+        sink: &mut dyn FnMut(Row) -> Result<bool>,
     ) -> Result<()> {
         let visible = q.columns.len();
         if !q.order_by.is_empty() {
@@ -101,7 +102,9 @@ impl ExecCtx<'_> {
                 }
                 taken += 1;
                 row.truncate(visible);
-                sink(row)?;
+                if !sink(row)? {
+                    break;
+                }
             }
             return Ok(());
         }
@@ -117,8 +120,7 @@ impl ExecCtx<'_> {
             }
             taken += 1;
             row.truncate(visible);
-            sink(row)?;
-            Ok(taken < take)
+            Ok(sink(row)? && taken < take)
         })
     }
 
@@ -192,7 +194,7 @@ impl ExecCtx<'_> {
                 initial,
                 step,
                 union_all,
-            } => self.recursive(*cte, initial, step, *union_all, outer, hint)?,
+            } => return self.recursive(*cte, initial, step, *union_all, outer, hint, sink),
         };
         for r in rows {
             if !sink(r)? {
@@ -252,6 +254,16 @@ impl ExecCtx<'_> {
         Ok(out.into_values().collect())
     }
 
+    /// A recursive CTE's rows, streamed to `sink` one generation at a time
+    /// (the initial rows, then each step's new rows over the previous
+    /// generation, until a step adds none, `sink` returns false or `hint`
+    /// rows went out). Only the current generation is held (and charged
+    /// while it is), and for UNION the keys of the rows seen, so a long
+    /// recursion such as a series of a million numbers needs no more
+    /// memory than its widest generation. `sink` may evaluate this CTE
+    /// again (another reference to it): that evaluation has finished when
+    /// it returns, and the working table is set again before each step.
+    #[allow(clippy::too_many_arguments)]
     fn recursive(
         &self,
         cte: usize,
@@ -260,35 +272,67 @@ impl ExecCtx<'_> {
         union_all: bool,
         outer: Option<&Env>,
         hint: Option<usize>,
-    ) -> Result<Vec<Row>> {
-        let mut all = Vec::new();
+        sink: &mut dyn FnMut(Row) -> Result<bool>,
+    ) -> Result<()> {
         let mut seen = HashSet::new();
-        let mut frontier = Vec::new();
-        for r in self.collect_body(initial, outer)? {
-            if union_all || seen.insert(keycode::encode_key(&r, &[])) {
-                frontier.push(r);
+        let mut fresh = |r: &Row| -> Result<bool> {
+            if union_all {
+                return Ok(true);
             }
-        }
-        while !frontier.is_empty() {
+            let key = keycode::encode_key(r, &[]);
+            if seen.contains(&key) {
+                return Ok(false);
+            }
+            self.charge(key.len() as u64 + 24)?;
+            seen.insert(key);
+            Ok(true)
+        };
+        // A generation's rows and the bytes charged for holding them.
+        let generation = |body: &Body, fresh: &mut dyn FnMut(&Row) -> Result<bool>| {
+            let (mut rows, mut bytes) = (Vec::new(), 0);
+            self.body_rows(body, outer, None, &mut |row| {
+                if fresh(&row)? {
+                    let size = row_size(&row);
+                    self.charge(size)?;
+                    bytes += size;
+                    rows.push(row);
+                }
+                Ok(true)
+            })?;
+            Result::Ok((rows, bytes))
+        };
+        let (mut frontier, mut held) = generation(initial, &mut fresh)?;
+        let mut sent = 0usize;
+        let result = loop {
+            if frontier.is_empty() {
+                break Ok(());
+            }
+            let mut stop = false;
             for r in &frontier {
-                self.charge(row_size(r))?;
+                sent += 1;
+                if !sink(r.clone())? || hint.is_some_and(|h| sent >= h) {
+                    stop = true;
+                    break;
+                }
             }
-            all.extend(frontier.iter().cloned());
-            if hint.is_some_and(|h| all.len() >= h) {
-                break;
+            if stop {
+                break Ok(());
             }
             self.working
                 .borrow_mut()
                 .insert(cte, Rc::new(std::mem::take(&mut frontier)));
             self.cache.borrow_mut().clear();
-            for r in self.collect_body(step, outer)? {
-                if union_all || seen.insert(keycode::encode_key(&r, &[])) {
-                    frontier.push(r);
-                }
+            let next = generation(step, &mut fresh);
+            // The previous generation is dropped with the working table.
+            self.working.borrow_mut().remove(&cte);
+            self.budget.release(held);
+            match next {
+                Ok((rows, bytes)) => (frontier, held) = (rows, bytes),
+                Err(e) => break Err(e),
             }
-        }
+        };
         self.working.borrow_mut().remove(&cte);
-        Ok(all)
+        result
     }
 
     /// Runs a SELECT core with aggregates or window functions to its
