@@ -321,8 +321,12 @@ impl ExecCtx<'_> {
             self.working
                 .borrow_mut()
                 .insert(cte, Rc::new(std::mem::take(&mut frontier)));
-            self.cache.borrow_mut().clear();
+            // The step's subqueries may read the working table: it starts
+            // with no cached results and leaves none, and the results
+            // cached for the rest of the statement (the sink's) stay.
+            let saved = std::mem::take(&mut *self.cache.borrow_mut());
             let next = generation(step, &mut fresh);
+            *self.cache.borrow_mut() = saved;
             // The previous generation is dropped with the working table.
             self.working.borrow_mut().remove(&cte);
             self.budget.release(held);
