@@ -1,4 +1,4 @@
-//! Crash and fault tests of the commit protocol. Four workloads run on the
+//! Crash and fault tests of the commit protocol. Eight workloads run on the
 //! fault device; each is crashed at every device write and flush, once
 //! losing every unflushed write, once keeping them with the write in flight
 //! torn, and once with a seeded random subset of unflushed pages. After each
@@ -28,6 +28,9 @@ enum Op {
     /// Drops the tree, creates it again and bulk-loads these entries
     /// (ascending keys) with `load_sorted`.
     Reload(Vec<(Vec<u8>, Vec<u8>)>),
+    /// A savepoint, these puts and deletes, then a rollback to it (and its
+    /// release): none of them stays, whatever they spilled meanwhile.
+    RolledBack(Vec<Op>),
 }
 
 struct Workload {
@@ -117,6 +120,27 @@ fn workloads() -> Vec<Workload> {
             })
             .collect()
     };
+    // Savepoints rolled back after changes that spill under a small limit
+    // (pages a savepoint brings back, written meanwhile), between kept ones.
+    let rolled_back = (0..4u64)
+        .map(|t| {
+            let change = |i: u64, v: u8| {
+                let k = key((i * 11 + t * 17) % 700);
+                if i.is_multiple_of(4) {
+                    Op::Del(k)
+                } else {
+                    Op::Put(k, vec![v; 80])
+                }
+            };
+            let kept = (0..200).map(|i| change(i * 3, t as u8));
+            std::iter::once(Op::RolledBack((0..300).map(|i| change(i, 0xee)).collect()))
+                .chain(kept)
+                .chain([Op::RolledBack(
+                    (0..200).map(|i| change(i + 500, 0xdd)).collect(),
+                )])
+                .collect()
+        })
+        .collect();
     let loads = vec![
         vec![Op::Reload(loaded(0, 1200, 40))],
         (0..200)
@@ -164,6 +188,11 @@ fn workloads() -> Vec<Workload> {
         Workload {
             name: "spilling transactions",
             txns: spilling,
+            batch_limit: 48 << 10,
+        },
+        Workload {
+            name: "savepoints rolled back over spills",
+            txns: rolled_back,
             batch_limit: 48 << 10,
         },
     ]
@@ -242,6 +271,18 @@ fn run_until_error(store: &Store, w: &Workload) -> Run {
                         .and_then(|_| txn.create_tree("t"))
                         .and_then(|_| txn.load_sorted("t", &mut Entries(entries.iter())))
                         .map(|_| ())
+                }
+                Op::RolledBack(inner) => {
+                    let sp = txn.savepoint();
+                    inner
+                        .iter()
+                        .try_for_each(|op| match op {
+                            Op::Put(k, v) => txn.insert("t", k, v).map(|_| ()),
+                            Op::Del(k) => txn.remove("t", k).map(|_| ()),
+                            _ => unreachable!("a rolled-back op is a put or a delete"),
+                        })
+                        .and_then(|()| txn.rollback_to(&sp))
+                        .and_then(|()| txn.release(sp))
                 }
             };
             if let Err(e) = r {
