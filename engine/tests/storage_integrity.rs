@@ -120,17 +120,22 @@ fn an_unconfirmed_one_flush_commit_with_a_damaged_page_opens_at_the_previous_com
         "a one-flush commit waits for its confirmation"
     );
     let before = store.stats();
-    let leaf = {
+    // The file with a bit flipped in the newest value's payload, and the
+    // page that holds it.
+    let damaged = || {
         let mut bytes = dev.to_bytes();
-        // The page holding the newest value: flip a bit in its payload.
         let at = bytes
             .windows(6)
             .rposition(|w| w == b"second")
             .expect("the newest value is in the file");
         bytes[at] ^= 1;
-        bytes
+        (bytes, at / PAGE_SIZE)
     };
-    let reopened = Store::open(Box::new(MemoryDevice::from_bytes(leaf)), opts.clone()).unwrap();
+    let reopened = Store::open(
+        Box::new(MemoryDevice::from_bytes(damaged().0)),
+        opts.clone(),
+    )
+    .unwrap();
     assert_eq!(
         reopened.read().unwrap().get("t", b"k").unwrap().as_deref(),
         Some(&b"first"[..])
@@ -142,11 +147,9 @@ fn an_unconfirmed_one_flush_commit_with_a_damaged_page_opens_at_the_previous_com
         store.stats().flushes > before.flushes,
         "the confirmation flushed"
     );
-    let mut bytes = dev.to_bytes();
-    let at = bytes.windows(6).rposition(|w| w == b"second").unwrap();
-    bytes[at] ^= 1;
+    let (bytes, leaf) = damaged();
     match Store::open(Box::new(MemoryDevice::from_bytes(bytes)), opts) {
-        Err(Error::Corrupt { page, .. }) => assert_eq!(page as usize, at / PAGE_SIZE),
+        Err(Error::Corrupt { page, .. }) => assert_eq!(page as usize, leaf),
         other => panic!("a damaged confirmed commit opened: {:?}", other.map(|_| ())),
     }
 }

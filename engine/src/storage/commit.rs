@@ -93,7 +93,7 @@ pub(crate) fn commit(txn: &mut WriteTxn) -> Result<()> {
         inner.sync()?;
     }
     // Never the slot of the newest durable superblock: a crash must find it.
-    let slot = PageId((inner.durable_slot.0 + 1) % SUPERBLOCK_SLOTS);
+    let slot = inner.other_slot();
     let page = sb.encode(slot);
     inner.pager.write_pages(&[(slot, &page.0[..])])?;
     if protocol != CommitMode::Deferred {
@@ -264,8 +264,6 @@ pub(crate) fn recover(pager: &mut Pager) -> Result<(Superblock, PageId)> {
             }
         }
     }
-    // Newest first; of two copies of one state (a commit and its confirmed
-    // copy, `Inner::confirm`), the confirmed one, which is taken as it is.
     // Newest first; of two copies of one state (a commit and its confirmed
     // copy, `Inner::confirm`), the confirmed one, which is taken as it is.
     candidates.sort_by_key(|(sb, _)| (std::cmp::Reverse(sb.txn), sb.extents.is_some()));

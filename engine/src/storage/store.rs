@@ -47,12 +47,12 @@ pub enum CommitMode {
     TwoFlush,
     /// The default. Write pages and superblock, flush once; the superblock
     /// records a CRC over the pages' checksums, checked on open. Half the
-    /// flushes of `TwoFlush`, but
-    /// until [`Store::sync`] confirms the newest commit (a write and a flush
-    /// off the commit's path), a damaged page of it cannot be told from a
-    /// torn commit, so open then falls back to the previous commit (as
-    /// SQLite's WAL does with a damaged last frame). A commit whose pages
-    /// do not fit the superblock's extents uses two flushes.
+    /// flushes of `TwoFlush`, but until [`Store::sync`] confirms the newest
+    /// commit (a write and a flush off the commit's path), a damaged page of
+    /// it cannot be told from a torn commit, so open then falls back to the
+    /// previous commit (as SQLite's WAL does with a damaged last frame). A
+    /// commit whose pages do not fit the superblock's extents uses two
+    /// flushes.
     #[default]
     OneFlush,
     /// Write pages and superblock without flushing (SQLite's WAL with
@@ -233,6 +233,12 @@ impl Inner {
         Ok(())
     }
 
+    /// The superblock slot that does not hold the newest durable superblock:
+    /// the only one a new superblock may go to.
+    pub(crate) fn other_slot(&self) -> PageId {
+        PageId((self.durable_slot.0 + 1) % SUPERBLOCK_SLOTS)
+    }
+
     /// Whether the newest superblock lists the pages of its commit (one-flush
     /// or deferred) and has no confirmed copy yet: until [`Inner::confirm`],
     /// a damaged page of that commit reads as a torn commit on open.
@@ -249,7 +255,7 @@ impl Inner {
     /// with extents.
     fn confirm(&mut self) -> Result<()> {
         debug_assert!(self.unsynced.is_none() && self.durable_slot == self.sb_slot);
-        let slot = PageId((self.durable_slot.0 + 1) % SUPERBLOCK_SLOTS);
+        let slot = self.other_slot();
         let confirmed = Superblock {
             extents: None,
             ..self.sb.clone()

@@ -303,20 +303,12 @@ impl ExecCtx<'_> {
         };
         let (mut frontier, mut held) = generation(initial, &mut fresh)?;
         let mut sent = 0usize;
-        let result = loop {
-            if frontier.is_empty() {
-                break Ok(());
-            }
-            let mut stop = false;
+        while !frontier.is_empty() {
             for r in &frontier {
                 sent += 1;
                 if !sink(r.clone())? || hint.is_some_and(|h| sent >= h) {
-                    stop = true;
-                    break;
+                    return Ok(());
                 }
-            }
-            if stop {
-                break Ok(());
             }
             self.working
                 .borrow_mut()
@@ -327,16 +319,13 @@ impl ExecCtx<'_> {
             let saved = std::mem::take(&mut *self.cache.borrow_mut());
             let next = generation(step, &mut fresh);
             *self.cache.borrow_mut() = saved;
-            // The previous generation is dropped with the working table.
+            // The previous generation is dropped with the working table,
+            // which is set only while a step runs.
             self.working.borrow_mut().remove(&cte);
             self.budget.release(held);
-            match next {
-                Ok((rows, bytes)) => (frontier, held) = (rows, bytes),
-                Err(e) => break Err(e),
-            }
-        };
-        self.working.borrow_mut().remove(&cte);
-        result
+            (frontier, held) = next?;
+        }
+        Ok(())
     }
 
     /// Runs a SELECT core with aggregates or window functions to its
