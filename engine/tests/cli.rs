@@ -42,3 +42,25 @@ fn the_shell_runs_statements_and_leaves_its_last_commit_confirmed() {
     );
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn an_option_is_never_taken_for_a_file_name() {
+    let dir = std::env::temp_dir().join(format!("tinyjoin-cli-opt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |arg: &str| {
+        Command::new(env!("CARGO_BIN_EXE_tinyjoin"))
+            .current_dir(&dir)
+            .arg(arg)
+            .output()
+            .expect("the shell runs")
+    };
+    let help = run("--help");
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).starts_with("usage: tinyjoin FILE"));
+    let unknown = run("--frobnicate");
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown option --frobnicate"));
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "the shell created {left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,6 +3,8 @@
 //! ```text
 //! tinyjoin FILE "SQL; SQL; ..."   run the statements, print rows
 //! tinyjoin FILE                   read statements and dot-commands from stdin
+//! tinyjoin --help                 print the usage (no argument starting
+//!                                 with '-' is taken for a file name)
 //! ```
 //!
 //! Rows print like `sqlite3`'s default list mode: values separated by `|`,
@@ -55,10 +57,21 @@ impl Drop for TempFile {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    const USAGE: &str = "usage: tinyjoin FILE [SQL]  (a FILE starting with '-' is written ./-name)";
     let Some(path) = args.first() else {
-        eprintln!("usage: tinyjoin FILE [SQL]");
+        eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
+    // An option is never taken for a file name: `tinyjoin --help` must not
+    // create a database called "--help".
+    if path.starts_with('-') {
+        if path == "-h" || path == "--help" {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        eprintln!("Error: unknown option {path}\n{USAGE}");
+        return ExitCode::from(2);
+    }
     let temp = TempFile::new();
     let db = match temp.open().and_then(|t| {
         let d = FileDevice::open(path)?;
