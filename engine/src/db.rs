@@ -48,6 +48,7 @@ use crate::sql::catalog::Catalog;
 use crate::sql::exec::ddl::load_catalog;
 use crate::sql::exec::dml::DmlOptions;
 use crate::sql::exec::kv::Kv;
+use crate::sql::exec::pending::PendingInserts;
 use crate::sql::exec::spill::{self, TempSpace};
 use crate::sql::exec::statement::{self, Output};
 use crate::sql::parser;
@@ -246,6 +247,18 @@ struct Txn {
     /// Started by [`Connection::begin_atomic`]: a failing statement rolls
     /// the whole transaction back, so statements keep no undo log.
     atomic: bool,
+    /// Index entries of INSERTs not yet written (`exec::pending`): written
+    /// out before any statement that could read them, at COMMIT, SAVEPOINT
+    /// and RELEASE, dropped by ROLLBACK and ROLLBACK TO.
+    pending: PendingInserts,
+}
+
+impl Txn {
+    /// Writes out the waiting index entries (outside any statement
+    /// savepoint, so no later statement's failure can undo them).
+    fn settle(&mut self) -> Result<()> {
+        self.pending.apply(&mut self.write)
+    }
 }
 
 /// A connection: its transaction state and settings.
@@ -523,19 +536,46 @@ impl Connection {
     ) -> Result<Output> {
         let opts = self.opts();
         if let Some(t) = &mut self.txn {
+            let planned = current_plan(plan, &t.write, &t.catalog, stmt);
+            let defers = planned
+                .as_ref()
+                .ok()
+                .and_then(|p| statement::defers_index_entries(p, stmt, opts));
+            // Waiting index entries stay only for a statement that cannot
+            // read them (exec::pending); for any other they are written
+            // now, before its savepoint. If that fails the transaction
+            // cannot go on as it was: it is rolled back.
+            if !defers.is_some_and(|tree| t.pending.accepts(tree)) && !t.pending.is_empty() {
+                if let Err(e) = t.settle() {
+                    self.rollback_open_transaction();
+                    return Err(e);
+                }
+            }
+            let marks = t.pending.marks();
             // Statement atomicity: undo this statement alone on error (not
             // in an atomic transaction, which ends whole instead). The
             // savepoint is released either way, or every later statement
             // would copy the pages it changes and keep the old ones.
             let undo = (!t.atomic).then(|| (t.write.statement_savepoint(), t.catalog.clone()));
-            let r = current_plan(plan, &t.write, &t.catalog, stmt).and_then(|p| {
-                statement::execute(&mut t.write, &mut t.catalog, p, stmt, text, params, opts)
+            let r = planned.and_then(|p| {
+                let pending = defers.map(|_| &mut t.pending);
+                statement::execute(
+                    &mut t.write,
+                    &mut t.catalog,
+                    p,
+                    stmt,
+                    text,
+                    params,
+                    opts,
+                    pending,
+                )
             });
             match undo {
                 Some((sp, saved)) => {
                     if r.is_err() {
                         t.write.rollback_to(&sp)?;
                         t.catalog = saved;
+                        t.pending.truncate(&marks);
                     }
                     t.write.release(sp)?;
                 }
@@ -548,11 +588,27 @@ impl Connection {
         if statement::is_read_only(stmt) {
             let mut snapshot = self.db.shared.store.read()?;
             let p = current_plan(plan, &snapshot, &cat, stmt)?;
-            return statement::execute(&mut snapshot, &mut cat, p, stmt, text, params, opts);
+            return statement::execute(&mut snapshot, &mut cat, p, stmt, text, params, opts, None);
         }
         let mut write = self.db.shared.store.write()?;
-        let r = current_plan(plan, &write, &cat, stmt)
-            .and_then(|p| statement::execute(&mut write, &mut cat, p, stmt, text, params, opts));
+        let r = current_plan(plan, &write, &cat, stmt).and_then(|p| {
+            // One INSERT of many rows writes its index entries in key order
+            // too (exec::pending), before the commit.
+            let mut pending = PendingInserts::default();
+            let defer = statement::defers_index_entries(p, stmt, opts).is_some();
+            let out = statement::execute(
+                &mut write,
+                &mut cat,
+                p,
+                stmt,
+                text,
+                params,
+                opts,
+                defer.then_some(&mut pending),
+            )?;
+            pending.apply(&mut write)?;
+            Ok(out)
+        });
         match r {
             Ok(out) => {
                 write.commit()?;
@@ -584,15 +640,18 @@ impl Connection {
             savepoints: Vec::new(),
             by_savepoint,
             atomic,
+            pending: PendingInserts::default(),
         });
         Ok(())
     }
 
     fn commit(&mut self) -> Result<()> {
-        let t = self
+        let mut t = self
             .txn
             .take()
             .ok_or_else(|| sql_err!("cannot commit - no transaction is active"))?;
+        // A failure here drops `t`: the transaction is rolled back.
+        t.settle()?;
         t.write.commit()?;
         *self.db.shared.catalog.borrow_mut() = t.catalog;
         Ok(())
@@ -610,6 +669,16 @@ impl Connection {
     fn savepoint(&mut self, name: &str) -> Result<()> {
         if self.txn.is_none() {
             self.begin(true)?;
+        }
+        let t = self
+            .txn
+            .as_mut()
+            .ok_or_else(|| sql_err!("internal: no transaction"))?;
+        // Entries made before the savepoint are written before it, so
+        // that rolling back to it keeps them.
+        if let Err(e) = t.settle() {
+            self.rollback_open_transaction();
+            return Err(e);
         }
         let t = self
             .txn
@@ -638,6 +707,9 @@ impl Connection {
             .as_mut()
             .ok_or_else(|| sql_err!("internal: no transaction"))?;
         t.savepoints.truncate(i + 1);
+        // Every waiting entry was made after the savepoint (SAVEPOINT
+        // wrote out the older ones).
+        t.pending.clear();
         let (_, sp, cat) = &t.savepoints[i];
         t.write.rollback_to(sp)?;
         t.catalog = cat.clone();
@@ -646,6 +718,14 @@ impl Connection {
 
     fn release(&mut self, name: &str) -> Result<()> {
         let i = self.find_savepoint(name)?;
+        let t = self
+            .txn
+            .as_mut()
+            .ok_or_else(|| sql_err!("internal: no transaction"))?;
+        if let Err(e) = t.settle() {
+            self.rollback_open_transaction();
+            return Err(e);
+        }
         let t = self
             .txn
             .as_mut()

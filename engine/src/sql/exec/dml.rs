@@ -27,12 +27,13 @@ use std::rc::Rc;
 
 use super::eval::Env;
 use super::kv::Kv;
+use super::pending::PendingInserts;
 use super::scan::Row;
 use super::spill::SortedRows;
 use super::write::{table_scope_item, IndexQueue, TableWriter};
 use super::ExecCtx;
 use crate::sql::ast;
-use crate::sql::binder::expr::AggCtx;
+use crate::sql::binder::expr::{contains_subquery, AggCtx};
 use crate::sql::binder::scope::Scope;
 use crate::sql::binder::select::split_and;
 use crate::sql::binder::Binder;
@@ -218,6 +219,34 @@ impl InsertPlan {
     }
 
     /// Runs the INSERT `ins` this plan was made from.
+    /// The tree of the table whose index entries this INSERT may leave
+    /// waiting in a [`PendingInserts`] (see `exec::pending`), when nothing
+    /// it does reads them: no REPLACE or upsert (they delete rows, whose
+    /// entries may be waiting), no subquery, WITH or RETURNING, no CHECK
+    /// reading tables, no foreign key of or to the table while they are
+    /// enforced, and some index that is not UNIQUE.
+    pub(crate) fn defers_to(&self, ins: &ast::Insert, opts: DmlOptions) -> Option<&str> {
+        let w = &self.writer;
+        let plain_source = match &ins.source {
+            ast::InsertSource::DefaultValues => true,
+            ast::InsertSource::Values(rows) => !rows.iter().flatten().any(contains_subquery),
+            ast::InsertSource::Select(_) => false,
+        };
+        let ok = plain_source
+            && ins.upsert.is_empty()
+            && ins.or != Some(ast::ConflictResolution::Replace)
+            && ins.with.is_none()
+            && self.returning.is_empty()
+            && !w.checks_read_tables
+            && (!opts.foreign_keys || (w.table.foreign_keys.is_empty() && !w.referenced))
+            && w.indexes.iter().any(|p| !p.index.unique);
+        ok.then_some(w.table.tree.as_str())
+    }
+
+    /// Runs the INSERT; with `pending` (only when [`InsertPlan::defers_to`]
+    /// named this table), entries of its indexes that are not UNIQUE wait
+    /// there.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &self,
         kv: &mut dyn Kv,
@@ -225,7 +254,14 @@ impl InsertPlan {
         ins: &ast::Insert,
         params: &[Value],
         opts: DmlOptions,
+        mut pending: Option<&mut PendingInserts>,
     ) -> Result<DmlOutcome> {
+        if let Some(p) = pending.as_deref_mut() {
+            let cap = usize::try_from(opts.batch_limit / 16)
+                .unwrap_or(usize::MAX)
+                .min(1 << 20);
+            p.target(&self.writer, cap)?;
+        }
         let table = &self.writer.table;
         let n = table.columns.len();
         let targets = &self.targets;
@@ -270,7 +306,8 @@ impl InsertPlan {
                     );
                 }
             }
-            let written = insert_one(kv, cat, &self.writer, ins, row, params, opts)?;
+            let p = pending.as_deref_mut();
+            let written = insert_one(kv, cat, &self.writer, ins, row, params, opts, p)?;
             if let Some(row) = written {
                 out.changes += 1;
                 out.last_rowid = row[n].to_i64_opt();
@@ -367,6 +404,7 @@ fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<SortedRows> {
 
 /// Resolves the rowid of a new row and writes it, handling conflicts.
 /// Returns the written row, or `None` when skipped (OR IGNORE, DO NOTHING).
+#[allow(clippy::too_many_arguments)]
 fn insert_one(
     kv: &mut dyn Kv,
     cat: &Catalog,
@@ -375,6 +413,7 @@ fn insert_one(
     mut row: Row,
     params: &[Value],
     opts: DmlOptions,
+    pending: Option<&mut PendingInserts>,
 ) -> Result<Option<Row>> {
     let table = &w.table;
     let n = table.columns.len();
@@ -472,9 +511,9 @@ fn insert_one(
         }
     }
     if late_rowid_check {
-        w.insert_new(kv, &index_vals, &row)?;
+        w.insert_new(kv, &index_vals, &row, pending)?;
     } else {
-        w.insert(kv, &index_vals, &row)?;
+        w.insert(kv, &index_vals, &row, pending)?;
     }
     if opts.foreign_keys {
         super::fk::check_child(kv, cat, table, &row, params, opts.batch_limit)?;

@@ -388,7 +388,7 @@ fn set_child_key(
         )
     };
     w.delete(kv, &old_vals, id)?;
-    w.insert(kv, &new_vals, &new)
+    w.insert(kv, &new_vals, &new, None)
 }
 
 /// DROP TABLE of a parent: deletes its rows first so child actions run

@@ -54,6 +54,7 @@ pub(crate) mod fk;
 pub(crate) mod integrity;
 pub(crate) mod keysort;
 pub(crate) mod kv;
+pub(crate) mod pending;
 pub(crate) mod scan;
 pub(crate) mod select;
 pub(crate) mod spill;

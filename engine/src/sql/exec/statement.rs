@@ -18,6 +18,7 @@ use std::rc::Rc;
 
 use super::dml::{self, DmlOptions};
 use super::kv::Kv;
+use super::pending::PendingInserts;
 use super::scan::Row;
 use super::ExecCtx;
 use crate::sql::ast::{self, Statement};
@@ -187,6 +188,21 @@ fn is_ddl(stmt: &Statement) -> bool {
 /// Runs `plan`, made by [`prepare`] from `stmt` (whose text is `sql`) and
 /// current for `cat` ([`Plan::is_current`]). DDL copies the catalog if it
 /// is shared and gives it a new version.
+/// The tree of the table whose index entries `stmt` may leave waiting in
+/// a [`PendingInserts`] across statements (see `exec::pending`): an INSERT
+/// that reads none of them. `None` for every other statement.
+pub(crate) fn defers_index_entries<'p>(
+    plan: &'p Plan,
+    stmt: &Statement,
+    opts: DmlOptions,
+) -> Option<&'p str> {
+    match (&plan.kind, stmt) {
+        (PlanKind::Insert(p), Statement::Insert(i)) => p.defers_to(i, opts),
+        _ => None,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn execute(
     kv: &mut dyn Kv,
     cat: &mut Rc<Catalog>,
@@ -195,6 +211,7 @@ pub(crate) fn execute(
     sql: &str,
     params: &[Value],
     opts: DmlOptions,
+    pending: Option<&mut PendingInserts>,
 ) -> Result<Output> {
     let mut out = Output::default();
     match (&plan.kind, stmt) {
@@ -209,7 +226,7 @@ pub(crate) fn execute(
             out.columns = explain_columns();
         }
         (PlanKind::Insert(p), Statement::Insert(i)) => {
-            dml_output(&mut out, p.run(kv, cat, i, params, opts)?)
+            dml_output(&mut out, p.run(kv, cat, i, params, opts, pending)?)
         }
         (PlanKind::Update(p), Statement::Update(u)) => {
             dml_output(&mut out, p.run(kv, cat, u, params, opts)?)
@@ -281,7 +298,21 @@ pub(crate) fn run(
 ) -> Result<Output> {
     let plan = prepare(&*kv, cat, stmt)?;
     let mut shared = Rc::new(std::mem::take(cat));
-    let r = execute(kv, &mut shared, &plan, stmt, sql, params, opts);
+    // As an autocommit statement runs: an INSERT's waiting index entries
+    // are written when it is done.
+    let mut pending = PendingInserts::default();
+    let defer = defers_index_entries(&plan, stmt, opts).is_some();
+    let r = execute(
+        kv,
+        &mut shared,
+        &plan,
+        stmt,
+        sql,
+        params,
+        opts,
+        defer.then_some(&mut pending),
+    )
+    .and_then(|out| pending.apply(kv).map(|()| out));
     *cat = Rc::try_unwrap(shared).unwrap_or_else(|rc| (*rc).clone());
     r
 }

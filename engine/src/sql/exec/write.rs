@@ -15,6 +15,7 @@ use std::rc::Rc;
 use super::eval::Env;
 use super::keysort;
 use super::kv::Kv;
+use super::pending::PendingInserts;
 use super::scan::{index_key, index_key_rowid, index_prefix_range, key_columns, table_row, Row};
 use super::ExecCtx;
 use crate::sql::binder::expr::{contains_subquery, AggCtx};
@@ -319,16 +320,37 @@ impl TableWriter {
 
     /// Writes a new row (`row` has every column then the rowid) and its
     /// index entries.
+    /// With `pending`, the entries of indexes that are not UNIQUE wait
+    /// there (see `exec::pending`).
     pub(crate) fn insert(
         &self,
         kv: &mut dyn Kv,
         index_vals: &[Option<Vec<Value>>],
         row: &[Value],
+        pending: Option<&mut PendingInserts>,
     ) -> Result<()> {
         let (rowid, _) = self.put_row(kv, row)?;
-        for (plan, vals) in self.indexes.iter().zip(index_vals) {
-            if let Some(v) = vals {
-                kv.insert(&plan.index.tree, &index_key(v, &plan.cols, rowid), &[])?;
+        self.insert_entries(kv, index_vals, rowid, pending)
+    }
+
+    /// Inserts the index entries of row `rowid`, the ones of indexes that
+    /// are not UNIQUE into `pending` while it has room.
+    fn insert_entries(
+        &self,
+        kv: &mut dyn Kv,
+        index_vals: &[Option<Vec<Value>>],
+        rowid: i64,
+        mut pending: Option<&mut PendingInserts>,
+    ) -> Result<()> {
+        for (i, (plan, vals)) in self.indexes.iter().zip(index_vals).enumerate() {
+            let Some(v) = vals else { continue };
+            let key = index_key(v, &plan.cols, rowid);
+            let key = match pending.as_deref_mut().filter(|_| !plan.index.unique) {
+                Some(p) => p.push(i, key),
+                None => Some(key),
+            };
+            if let Some(k) = key {
+                kv.insert(&plan.index.tree, &k, &[])?;
             }
         }
         Ok(())
@@ -342,17 +364,13 @@ impl TableWriter {
         kv: &mut dyn Kv,
         index_vals: &[Option<Vec<Value>>],
         row: &[Value],
+        pending: Option<&mut PendingInserts>,
     ) -> Result<()> {
         let (rowid, replaced) = self.put_row(kv, row)?;
         if replaced {
             return Err(self.conflict_error(&Conflict { index: None, rowid }));
         }
-        for (plan, vals) in self.indexes.iter().zip(index_vals) {
-            if let Some(v) = vals {
-                kv.insert(&plan.index.tree, &index_key(v, &plan.cols, rowid), &[])?;
-            }
-        }
-        Ok(())
+        self.insert_entries(kv, index_vals, rowid, pending)
     }
 
     /// Writes the table entry of `row` (every column, then the rowid),
