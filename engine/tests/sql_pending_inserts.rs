@@ -9,7 +9,9 @@
 //! statement the queries through every index agree with SQLite; at the
 //! end the database check finds every index exactly as its rows imply.
 //! Run at the default batch limit and at one small enough that the queue
-//! fills within a statement.
+//! fills within a statement. And a device failure at each of the 113
+//! writes and flushes of such a transaction (disk full and I/O error)
+//! leaves it wholly absent or wholly there, never a broken index.
 
 mod common;
 
@@ -179,5 +181,99 @@ fn waiting_index_entries_are_always_seen_and_agree_with_sqlite() {
 fn a_full_queue_writes_entries_at_once_under_a_small_batch_limit() {
     for seed in 100..104 {
         run_seed(seed, Some(16 * 1024));
+    }
+}
+
+/// A device failure at any write or flush while entries wait, are written
+/// out mid-transaction (a read through the index) or at COMMIT, with a
+/// batch limit small enough that the transaction spills: the statement
+/// fails with a typed error, and the file reopens valid with the
+/// transaction either wholly absent or wholly there.
+#[test]
+fn a_device_failure_while_entries_wait_loses_nothing_committed() {
+    use tinyjoin_engine::storage::{FaultDevice, FaultKind};
+    use tinyjoin_engine::{Error, Value};
+    let opts = DbOptions {
+        batch_limit_bytes: 64 * 1024,
+        ..DbOptions::default()
+    };
+    let base = {
+        let (dev, handle) = FaultDevice::new(Vec::new());
+        let db = Database::open(Box::new(dev), opts.clone()).unwrap();
+        let mut c = db.connect();
+        c.execute_batch(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, b INTEGER, c TEXT);
+             CREATE INDEX t_b ON t(b); CREATE INDEX t_c ON t(c);
+             INSERT INTO t VALUES (1, 1, 'one')",
+        )
+        .unwrap();
+        db.sync().unwrap();
+        drop(c);
+        drop(db);
+        handle.current()
+    };
+    let workload = |c: &mut tinyjoin_engine::Connection| -> tinyjoin_engine::Result<()> {
+        c.execute_batch("BEGIN")?;
+        for i in 2..400i64 {
+            let params = Params::Positional(vec![
+                Value::Integer(i),
+                Value::Integer(i % 13),
+                Value::Text(format!("{:0>40}", i * 7919 % 1000)),
+            ]);
+            c.execute("INSERT INTO t VALUES (?, ?, ?)", &params)?;
+            if i == 200 {
+                c.execute("SELECT count(*) FROM t WHERE b = 3", &Params::None)?;
+            }
+        }
+        c.execute_batch("COMMIT")
+    };
+    let state = |c: &mut tinyjoin_engine::Connection| {
+        [
+            "SELECT count(*), sum(id), sum(b) FROM t",
+            "SELECT count(*), sum(id) FROM t WHERE b = 5",
+            "SELECT count(*), min(id) FROM t WHERE c > '0000000000000000000000000000000000000500'",
+        ]
+        .iter()
+        .map(|q| c.execute(q, &Params::None).unwrap().rows)
+        .collect::<Vec<_>>()
+    };
+    let open = |bytes: Vec<u8>| {
+        let (dev, handle) = FaultDevice::new(bytes);
+        (Database::open(Box::new(dev), opts.clone()).unwrap(), handle)
+    };
+    let (before, calls, after) = {
+        let (db, handle) = open(base.clone());
+        let mut c = db.connect();
+        let before = state(&mut c);
+        let start = handle.calls();
+        workload(&mut c).unwrap();
+        let calls = handle.calls() - start;
+        (before, calls, state(&mut c))
+    };
+    assert!(
+        calls > 10,
+        "the transaction should spill and commit: {calls} calls"
+    );
+    for n in 1..=calls {
+        for kind in [FaultKind::DiskFull, FaultKind::Io] {
+            let (db, handle) = open(base.clone());
+            handle.fail_at(handle.calls() + n, kind);
+            let mut c = db.connect();
+            let err = workload(&mut c).expect_err("the failing call must surface");
+            assert!(
+                matches!(err, Error::DiskFull | Error::Io(_)),
+                "call {n}, {kind:?}: {err:?}"
+            );
+            drop(c);
+            drop(db);
+            let (db, _) = open(handle.current());
+            let report = db.check().unwrap();
+            assert!(report.is_ok(), "call {n}, {kind:?}: {:?}", report.problems);
+            let got = state(&mut db.connect());
+            assert!(
+                got == before || got == after,
+                "call {n}, {kind:?}: neither the old state nor the new one: {got:?}"
+            );
+        }
     }
 }
