@@ -82,7 +82,13 @@ fn compare_truth(op: BinaryOp, a: &Value, b: &Value, cmp: &CmpInfo) -> Option<bo
             Some(same == (op == BinaryOp::Is))
         }
         _ => {
-            let ord = compare_values(a, b, cmp)?;
+            // Two integers compare as numbers whatever the affinities and
+            // collation (affinity converts only text): the common case,
+            // without the general path's calls.
+            let ord = match (a, b) {
+                (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
+                _ => compare_values(a, b, cmp)?,
+            };
             Some(match op {
                 BinaryOp::Eq => ord == Ordering::Equal,
                 BinaryOp::Ne => ord != Ordering::Equal,
