@@ -573,9 +573,15 @@ impl Connection {
             match undo {
                 Some((sp, saved)) => {
                     if r.is_err() {
-                        t.write.rollback_to(&sp)?;
-                        t.catalog = saved;
                         t.pending.truncate(&marks);
+                        // A statement left half undone (a page unreadable
+                        // while replaying its log) must not be committed
+                        // later: the whole transaction ends here.
+                        if let Err(e) = t.write.rollback_to(&sp) {
+                            self.rollback_open_transaction();
+                            return Err(e);
+                        }
+                        t.catalog = saved;
                     }
                     t.write.release(sp)?;
                 }
@@ -711,8 +717,17 @@ impl Connection {
         // wrote out the older ones).
         t.pending.clear();
         let (_, sp, cat) = &t.savepoints[i];
-        t.write.rollback_to(sp)?;
-        t.catalog = cat.clone();
+        let cat = cat.clone();
+        if let Err(e) = t.write.rollback_to(sp) {
+            // Half rolled back: nothing of it may be committed.
+            self.rollback_open_transaction();
+            return Err(e);
+        }
+        let t = self
+            .txn
+            .as_mut()
+            .ok_or_else(|| sql_err!("internal: no transaction"))?;
+        t.catalog = cat;
         Ok(())
     }
 

@@ -453,3 +453,100 @@ fn atomic_transactions_end_like_begin_with_a_rollback_on_error() {
     })
     .unwrap();
 }
+
+/// A device over memory that, once armed, hands back damaged bytes for
+/// every page written after arming: what a statement spilled reads back
+/// corrupt.
+struct DamagesSpills {
+    inner: MemoryDevice,
+    armed: std::rc::Rc<std::cell::Cell<bool>>,
+    written: std::rc::Rc<std::cell::RefCell<std::collections::HashSet<u64>>>,
+}
+
+impl tinyjoin_engine::storage::Device for DamagesSpills {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> tinyjoin_engine::Result<()> {
+        self.inner.read_at(offset, buf)?;
+        let written = self.written.borrow();
+        for (i, page) in buf.chunks_mut(4096).enumerate() {
+            if written.contains(&(offset / 4096 + i as u64)) && page.len() > 100 {
+                page[100] ^= 0x40;
+            }
+        }
+        Ok(())
+    }
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> tinyjoin_engine::Result<()> {
+        if self.armed.get() {
+            let first = offset / 4096;
+            let pages = (data.len() as u64).div_ceil(4096);
+            self.written.borrow_mut().extend(first..first + pages);
+        }
+        self.inner.write_at(offset, data)
+    }
+    fn flush(&mut self) -> tinyjoin_engine::Result<()> {
+        self.inner.flush()
+    }
+    fn len(&mut self) -> tinyjoin_engine::Result<u64> {
+        self.inner.len()
+    }
+    fn truncate(&mut self, len: u64) -> tinyjoin_engine::Result<()> {
+        self.inner.truncate(len)
+    }
+}
+
+/// A failed statement whose undo cannot be replayed (a page it spilled
+/// reads back corrupt) ends the whole transaction: the statement is half
+/// undone, and a later COMMIT must not write that. The file keeps its
+/// last commit.
+#[test]
+fn a_statement_that_cannot_be_undone_ends_its_transaction() {
+    let mem = MemoryDevice::new();
+    let armed = std::rc::Rc::new(std::cell::Cell::new(false));
+    let dev = DamagesSpills {
+        inner: mem.clone(),
+        armed: armed.clone(),
+        written: Default::default(),
+    };
+    let opts = DbOptions {
+        batch_limit_bytes: 64 * 1024,
+        cache_pages: 4,
+        ..DbOptions::default()
+    };
+    let temp = Box::new(MemoryDevice::new());
+    let db = Database::open_with_temp(Box::new(dev), temp, opts.clone()).unwrap();
+    let mut c = db.connect();
+    c.execute_batch(
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t VALUES (1, 'base')",
+    )
+    .unwrap();
+    db.sync().unwrap();
+    c.execute_batch("BEGIN; INSERT INTO t VALUES (2, 'kept until the end')")
+        .unwrap();
+    armed.set(true);
+    // About 300 rows of 600 bytes spill; the last row's rowid conflicts,
+    // so the statement is undone, which reads the spilled leaves back.
+    let err = c
+        .execute(
+            "INSERT INTO t SELECT x, printf('%600d', x) FROM \
+             (WITH RECURSIVE s(x) AS (SELECT 10 UNION ALL SELECT x + 1 FROM s WHERE x < 300) \
+              SELECT x FROM s UNION ALL SELECT 1)",
+            &Params::None,
+        )
+        .expect_err("the statement fails");
+    assert!(matches!(err, Error::Corrupt { .. }), "{err:?}");
+    assert!(
+        !c.in_transaction(),
+        "a half-undone statement left its transaction open"
+    );
+    assert!(
+        c.execute_batch("COMMIT").is_err(),
+        "nothing is left to commit"
+    );
+    armed.set(false);
+    drop(c);
+    drop(db);
+    let db = Database::open(Box::new(mem), opts).unwrap();
+    assert_eq!(
+        rows(&mut db.connect(), "SELECT id, v FROM t"),
+        vec![vec![int(1), Value::Text("base".into())]]
+    );
+}
