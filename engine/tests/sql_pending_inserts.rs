@@ -18,7 +18,6 @@ mod common;
 use common::sqlite_rows;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use tinyjoin_engine::storage::MemoryDevice;
 use tinyjoin_engine::{Database, DbOptions, Params};
 
 const SCHEMA: &[&str] = &[
@@ -102,14 +101,8 @@ fn run_seed(seed: u64, batch_limit: Option<u64>) {
     if let Some(limit) = batch_limit {
         opts.batch_limit_bytes = limit;
     }
-    let db = Database::open_with_temp(
-        Box::new(MemoryDevice::new()),
-        Box::new(MemoryDevice::new()),
-        opts,
-    )
-    .unwrap();
+    let (db, lite) = common::memory_pair(opts);
     let mut c = db.connect();
-    let lite = rusqlite::Connection::open_in_memory().unwrap();
     let run = |sql: &str, c: &mut tinyjoin_engine::Connection| {
         let a = c.execute(sql, &Params::None).map(|_| ());
         let b = lite.execute_batch(sql);

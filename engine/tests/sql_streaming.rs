@@ -219,14 +219,8 @@ fn recursive_ctes_longer_than_the_batch_limit_stream() {
         batch_limit_bytes: LIMIT,
         ..DbOptions::default()
     };
-    let db = Database::open_with_temp(
-        Box::new(MemoryDevice::new()),
-        Box::new(MemoryDevice::new()),
-        opts,
-    )
-    .unwrap();
+    let (db, lite) = common::memory_pair(opts);
     let mut c = db.connect();
-    let lite = rusqlite::Connection::open_in_memory().unwrap();
     let n = 100_000;
     assert!(
         n * 24 > 30 * LIMIT as i64,

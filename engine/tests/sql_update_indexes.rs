@@ -13,8 +13,7 @@ mod common;
 use common::sqlite_rows;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use tinyjoin_engine::storage::MemoryDevice;
-use tinyjoin_engine::{Database, DbOptions, Params};
+use tinyjoin_engine::{DbOptions, Params};
 
 const SCHEMA: &[&str] = &[
     "CREATE TABLE t(id INTEGER PRIMARY KEY, b INTEGER, c TEXT, d INTEGER, e TEXT, r REAL, u INTEGER, note TEXT)",
@@ -57,14 +56,8 @@ fn value(rng: &mut SmallRng, col: &str) -> String {
 fn updates_keep_every_index_exact_and_agree_with_sqlite() {
     for seed in 0..6u64 {
         let mut rng = SmallRng::seed_from_u64(seed);
-        let db = Database::open_with_temp(
-            Box::new(MemoryDevice::new()),
-            Box::new(MemoryDevice::new()),
-            DbOptions::default(),
-        )
-        .unwrap();
+        let (db, lite) = common::memory_pair(DbOptions::default());
         let mut c = db.connect();
-        let lite = rusqlite::Connection::open_in_memory().unwrap();
         let run = |sql: &str, c: &mut tinyjoin_engine::Connection| {
             let a = c.execute(sql, &Params::None).map(|_| ());
             let b = lite.execute_batch(sql);

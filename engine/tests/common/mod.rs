@@ -3,7 +3,8 @@
 //! `mod common;` and uses what it needs.
 
 use rusqlite::types::ValueRef;
-use tinyjoin_engine::{Connection, Params, Value};
+use tinyjoin_engine::storage::MemoryDevice;
+use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
 
 /// A SQLite value as TinyJoin's (text that is not UTF-8 replaced lossily).
 pub fn from_sqlite(v: ValueRef<'_>) -> Value {
@@ -52,4 +53,18 @@ pub fn plan(c: &mut Connection, sql: &str) -> Vec<String> {
             other => panic!("plan detail is not text: {other:?}"),
         })
         .collect()
+}
+
+/// A TinyJoin database in memory, with in-memory temp space for sorts
+/// past the batch limit, beside an empty in-memory SQLite.
+#[allow(dead_code)] // for the differential tests that run both engines
+pub fn memory_pair(opts: DbOptions) -> (Database, rusqlite::Connection) {
+    let db = Database::open_with_temp(
+        Box::new(MemoryDevice::new()),
+        Box::new(MemoryDevice::new()),
+        opts,
+    )
+    .expect("open an in-memory database");
+    let lite = rusqlite::Connection::open_in_memory().expect("open an in-memory SQLite");
+    (db, lite)
 }
