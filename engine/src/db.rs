@@ -546,11 +546,9 @@ impl Connection {
             // now, before its savepoint. If that fails the transaction
             // cannot go on as it was: it is rolled back.
             if !defers.is_some_and(|tree| t.pending.accepts(tree)) && !t.pending.is_empty() {
-                if let Err(e) = t.settle() {
-                    self.rollback_open_transaction();
-                    return Err(e);
-                }
+                self.settle_or_end()?;
             }
+            let t = self.open_txn()?;
             let marks = t.pending.marks();
             // Statement atomicity: undo this statement alone on error (not
             // in an atomic transaction, which ends whole instead). The
@@ -676,23 +674,30 @@ impl Connection {
         if self.txn.is_none() {
             self.begin(true)?;
         }
-        let t = self
-            .txn
-            .as_mut()
-            .ok_or_else(|| sql_err!("internal: no transaction"))?;
         // Entries made before the savepoint are written before it, so
         // that rolling back to it keeps them.
-        if let Err(e) = t.settle() {
-            self.rollback_open_transaction();
-            return Err(e);
-        }
-        let t = self
-            .txn
-            .as_mut()
-            .ok_or_else(|| sql_err!("internal: no transaction"))?;
+        self.settle_or_end()?;
+        let t = self.open_txn()?;
         let sp = t.write.savepoint();
         t.savepoints.push((name.to_string(), sp, t.catalog.clone()));
         Ok(())
+    }
+
+    /// The open transaction (callers have checked there is one).
+    fn open_txn(&mut self) -> Result<&mut Txn> {
+        self.txn
+            .as_mut()
+            .ok_or_else(|| sql_err!("internal: no transaction"))
+    }
+
+    /// Writes out the open transaction's waiting index entries; if that
+    /// fails, the transaction cannot go on as it was and is rolled back.
+    fn settle_or_end(&mut self) -> Result<()> {
+        let r = self.open_txn()?.settle();
+        if r.is_err() {
+            self.rollback_open_transaction();
+        }
+        r
     }
 
     fn find_savepoint(&self, name: &str) -> Result<usize> {
@@ -708,10 +713,7 @@ impl Connection {
 
     fn rollback_to(&mut self, name: &str) -> Result<()> {
         let i = self.find_savepoint(name)?;
-        let t = self
-            .txn
-            .as_mut()
-            .ok_or_else(|| sql_err!("internal: no transaction"))?;
+        let t = self.open_txn()?;
         t.savepoints.truncate(i + 1);
         // Every waiting entry was made after the savepoint (SAVEPOINT
         // wrote out the older ones).
@@ -723,28 +725,14 @@ impl Connection {
             self.rollback_open_transaction();
             return Err(e);
         }
-        let t = self
-            .txn
-            .as_mut()
-            .ok_or_else(|| sql_err!("internal: no transaction"))?;
-        t.catalog = cat;
+        self.open_txn()?.catalog = cat;
         Ok(())
     }
 
     fn release(&mut self, name: &str) -> Result<()> {
         let i = self.find_savepoint(name)?;
-        let t = self
-            .txn
-            .as_mut()
-            .ok_or_else(|| sql_err!("internal: no transaction"))?;
-        if let Err(e) = t.settle() {
-            self.rollback_open_transaction();
-            return Err(e);
-        }
-        let t = self
-            .txn
-            .as_mut()
-            .ok_or_else(|| sql_err!("internal: no transaction"))?;
+        self.settle_or_end()?;
+        let t = self.open_txn()?;
         let (_, sp, _) = t.savepoints.remove(i);
         t.savepoints.truncate(i);
         // Releases the storage savepoint and every newer one with it.
