@@ -219,7 +219,9 @@ impl FieldRef<'_> {
 /// column `wanted` accepts, in column order; other fields are skipped
 /// without being read or checked (no allocation either way). The header
 /// and the body length are validated as [`RecordReader::new`] does.
-/// Returns the number of columns the record stores.
+/// Returns the number of columns the record stores. Inlined into its
+/// callers, so that `f` is too: a scan runs it for every row.
+#[inline(always)]
 pub(crate) fn visit_fields(
     bytes: &[u8],
     wanted: impl Fn(usize) -> bool,
@@ -235,18 +237,33 @@ pub(crate) fn visit_fields(
         ));
     }
     let count = count as usize;
+    // Usually every type is one byte (fields shorter than 58 bytes): the
+    // types are the `count` bytes after the count and the body follows.
+    if let Some(types) = bytes.get(pos..pos + count) {
+        if types.iter().all(|b| b & 0x80 == 0) {
+            let mut body = pos + count;
+            for (c, &t) in types.iter().enumerate() {
+                let t = u64::from(t);
+                let start = body;
+                body += field_len(t)?;
+                let Some(data) = bytes.get(start..body) else {
+                    return Err(corrupt!(0, "record: field of type {t} runs past the end"));
+                };
+                if wanted(c) {
+                    f(c, field_ref(data, t, c)?)?;
+                }
+            }
+            if body != bytes.len() {
+                return Err(corrupt!(0, "record: {} trailing bytes", bytes.len() - body));
+            }
+            return Ok(count);
+        }
+    }
     // The body starts after the header: find its end by counting varint
     // terminators (bytes without the continuation bit); the types are
     // decoded, and checked, in the second pass.
     let mut body = pos;
     let mut ends = 0;
-    // Usually every type is one byte: the body starts `count` bytes on.
-    if let Some(types) = bytes.get(pos..pos + count) {
-        if types.iter().all(|b| b & 0x80 == 0) {
-            body = pos + count;
-            ends = count;
-        }
-    }
     while ends < count {
         let Some(&b) = bytes.get(body) else {
             return Err(corrupt!(0, "record: truncated varint at byte {body}"));

@@ -315,6 +315,7 @@ impl Leaf {
     }
 
     /// Entry `i`, borrowed.
+    #[inline]
     pub fn entry(&self, i: usize) -> (&[u8], RawValue<'_>) {
         let s = self.slot(i);
         (s.key(&self.data), s.value(&self.data))

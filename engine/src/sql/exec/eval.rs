@@ -61,6 +61,22 @@ fn bool_value(b: Option<bool>) -> Value {
     }
 }
 
+/// The truth of comparison `op` between two integers (affinity and
+/// collation change nothing for them); `None` for an operator that is not a
+/// comparison.
+#[inline(always)]
+fn integer_truth(op: BinaryOp, x: i64, y: i64) -> Option<bool> {
+    Some(match op {
+        BinaryOp::Eq | BinaryOp::Is => x == y,
+        BinaryOp::Ne | BinaryOp::IsNot => x != y,
+        BinaryOp::Lt => x < y,
+        BinaryOp::Le => x <= y,
+        BinaryOp::Gt => x > y,
+        BinaryOp::Ge => x >= y,
+        _ => return None,
+    })
+}
+
 /// Compares two values as a comparison operator does; `None` is NULL.
 pub(crate) fn compare_values(a: &Value, b: &Value, cmp: &CmpInfo) -> Option<Ordering> {
     compare_with_affinity(a, cmp.left_affinity, b, cmp.right_affinity, cmp.collation)
@@ -105,6 +121,41 @@ fn compare_truth(op: BinaryOp, a: &Value, b: &Value, cmp: &CmpInfo) -> Option<bo
 impl ExecCtx<'_> {
     /// Evaluates an operand that is only read: a column, literal or
     /// parameter is borrowed instead of cloned (no copy of its text).
+    /// The value of `e` when it is an integer column of this row, literal
+    /// or parameter, or `+ - * / %` of such whose result is an integer (no
+    /// overflow, no division by zero); `None` otherwise, for the general
+    /// path to evaluate (no errors are possible here, so nothing is lost).
+    /// Inlined for the plain operands; arithmetic recurses through
+    /// [`Self::integer_arith`].
+    #[inline(always)]
+    fn integer(&self, e: &Expr, env: &Env) -> Option<i64> {
+        let v = match e {
+            Expr::Column { level: 0, index } => env.row.get(*index)?,
+            Expr::Literal(v) => v,
+            Expr::Param(i) => self.params.get(*i)?,
+            Expr::Arith { op, left, right } => return self.integer_arith(*op, left, right, env),
+            _ => return None,
+        };
+        match v {
+            Value::Integer(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    fn integer_arith(
+        &self,
+        op: value::BinaryOp,
+        left: &Expr,
+        right: &Expr,
+        env: &Env,
+    ) -> Option<i64> {
+        let (x, y) = (self.integer(left, env)?, self.integer(right, env)?);
+        match op.exact(x, y)? {
+            Value::Integer(i) => Some(i),
+            _ => None,
+        }
+    }
+
     fn operand<'v>(&'v self, e: &'v Expr, env: &'v Env) -> Result<Cow<'v, Value>> {
         Ok(match e {
             Expr::Literal(v) => Cow::Borrowed(v),
@@ -334,6 +385,14 @@ impl ExecCtx<'_> {
                 right,
                 cmp,
             } if !matches!(**left, Expr::Row(_)) && !matches!(**right, Expr::Row(_)) => {
+                // Two integer operands (a column against a constant, or
+                // integer arithmetic on columns: the usual filters): decided
+                // here, without building values.
+                if let (Some(x), Some(y)) = (self.integer(left, env), self.integer(right, env)) {
+                    if let Some(t) = integer_truth(*op, x, y) {
+                        return Ok(t);
+                    }
+                }
                 let a = self.operand(left, env)?;
                 let b = self.operand(right, env)?;
                 Ok(compare_truth(*op, &a, &b, cmp) == Some(true))

@@ -67,9 +67,11 @@ pub(crate) fn decode_into(
             table.name
         ));
     }
-    for (c, slot) in dst.iter_mut().enumerate().take(n).skip(count) {
-        if wanted(c) {
-            *slot = default_literal(table, c);
+    if count < n {
+        for (c, slot) in dst.iter_mut().enumerate().take(n).skip(count) {
+            if wanted(c) {
+                *slot = default_literal(table, c);
+            }
         }
     }
     if let Some(a) = table.rowid_alias {
@@ -80,9 +82,11 @@ pub(crate) fn decode_into(
 }
 
 /// Stores `f` in `dst`, reusing `dst`'s text or blob buffer when it has one.
-#[inline]
+/// Always inlined: it runs for every column a scan reads.
+#[inline(always)]
 fn assign(dst: &mut Value, f: FieldRef<'_>) {
     match (&mut *dst, f) {
+        (Value::Integer(d), FieldRef::Integer(i)) => *d = i,
         (Value::Text(s), FieldRef::Text(t)) => {
             s.clear();
             s.push_str(t);
