@@ -135,7 +135,7 @@ impl Cursor {
         &mut self,
         src: &dyn NodeSource,
         forward: bool,
-        f: &mut dyn FnMut(&[u8], RawValue<'_>) -> Result<bool>,
+        mut f: impl FnMut(&[u8], RawValue<'_>) -> Result<bool>,
     ) -> Result<()> {
         loop {
             let Some((node, i)) = self.path.last_mut() else {

@@ -548,7 +548,7 @@ impl Range<'_> {
         } else {
             Cursor::seek(src, self.root, lo)?
         };
-        cursor.visit(src, !reverse, &mut |k, v| {
+        cursor.visit(src, !reverse, |k, v| {
             let outside = if reverse {
                 match lo {
                     Bound::Unbounded => false,

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use super::keysort::{KeySorter, SortedKeys};
 use super::kv::Kv;
-use super::scan::{decode_into, index_key};
+use super::scan::{decode_into, index_key, Wanted};
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::binder::expr::contains_subquery;
@@ -375,13 +375,14 @@ pub(crate) fn create_index(
             });
         }
         let mut row = vec![Value::Null; n + 1];
+        let wanted = Wanted::new(&table, Some(&used));
         kv.visit(
             &table.tree,
             Bound::Unbounded,
             Bound::Unbounded,
             false,
             &mut |k, v| {
-                decode_into(&table, Some(&used), k, v, &mut row)?;
+                decode_into(&table, &wanted, k, v, &mut row)?;
                 let Value::Integer(rowid) = row[n] else {
                     return Ok(true);
                 };

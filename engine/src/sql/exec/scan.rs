@@ -37,25 +37,57 @@ const ROWID_SIZE: usize = 8;
 /// Decodes a table entry into the item layout: every column, then the rowid.
 pub(crate) fn table_row(table: &Table, key: &[u8], value: &[u8]) -> Result<Row> {
     let mut row = vec![Value::Null; table.columns.len() + 1];
-    decode_into(table, None, key, value, &mut row)?;
+    decode_into(table, &Wanted::new(table, None), key, value, &mut row)?;
     Ok(row)
 }
 
+/// The columns of `table` a decode reads: all, or those `used` marks. Built
+/// once per scan: the first 64 columns are a bit mask, tested per field
+/// without a memory load.
+#[derive(Clone, Copy)]
+pub(crate) struct Wanted<'u> {
+    columns: usize,
+    low: u64,
+    used: Option<&'u [bool]>,
+}
+
+impl<'u> Wanted<'u> {
+    pub(crate) fn new(table: &Table, used: Option<&'u [bool]>) -> Wanted<'u> {
+        let columns = table.columns.len();
+        let mut low = 0u64;
+        for c in 0..columns.min(64) {
+            if used.is_none_or(|u| u.get(c).copied().unwrap_or(false)) {
+                low |= 1 << c;
+            }
+        }
+        Wanted { columns, low, used }
+    }
+
+    #[inline(always)]
+    fn has(&self, c: usize) -> bool {
+        if c < 64 {
+            self.low >> c & 1 != 0
+        } else {
+            c < self.columns && self.used.is_none_or(|u| u.get(c).copied().unwrap_or(false))
+        }
+    }
+}
+
 /// Decodes a table entry into `dst` (the item's slots: columns, then the
-/// rowid). With `used`, only the columns it marks are read; the others are
-/// neither decoded nor written (a streamed level's unread slots stay NULL).
+/// rowid). Only the `wanted` columns are read; the others are neither
+/// decoded nor written (a streamed level's unread slots stay NULL).
 /// A text or blob slot's buffer is reused when the new value has the same
 /// type, so a streamed scan does not allocate per row.
 pub(crate) fn decode_into(
     table: &Table,
-    used: Option<&[bool]>,
+    wanted: &Wanted,
     key: &[u8],
     value: &[u8],
     dst: &mut [Value],
 ) -> Result<()> {
     let rowid = keycode::decode_rowid(key)?;
     let n = table.columns.len();
-    let wanted = |c: usize| c < n && used.is_none_or(|u| u[c]);
+    let wanted = |c: usize| wanted.has(c);
     let count = record::visit_fields(value, wanted, |c, f| {
         assign(&mut dst[c], f);
         Ok(())
@@ -237,13 +269,14 @@ impl ExecCtx<'_> {
         outer: Option<&Env>,
     ) -> Result<Vec<Row>> {
         let mut rows = Vec::new();
+        let wanted = Wanted::new(table, used);
         self.kv.visit(
             &table.tree,
             Bound::Unbounded,
             Bound::Unbounded,
             false,
             &mut |k, v| {
-                decode_into(table, used, k, v, &mut row[slots.clone()])?;
+                decode_into(table, &wanted, k, v, &mut row[slots.clone()])?;
                 if !filters.is_empty() && !self.all_true(filters, &Env::new(row, outer))? {
                     return Ok(true);
                 }
@@ -275,13 +308,13 @@ impl ExecCtx<'_> {
     fn row_by_id_into(
         &self,
         table: &Table,
-        used: Option<&[bool]>,
+        wanted: &Wanted,
         rowid: i64,
         dst: &mut [Value],
     ) -> Result<bool> {
         let key = keycode::encode_rowid(rowid);
         self.kv.get_with(&table.tree, &key, &mut |v| {
-            decode_into(table, used, &key, v, dst)
+            decode_into(table, wanted, &key, v, dst)
         })
     }
 
@@ -364,6 +397,7 @@ impl ExecCtx<'_> {
             }
         }
         let cols = lc.key_cols.as_slice();
+        let wanted = Wanted::new(table, used);
         let ranges: Vec<KeyRange> = {
             let env = Env::new(row, outer);
             match access {
@@ -378,7 +412,8 @@ impl ExecCtx<'_> {
                         }
                     }
                     for id in ids {
-                        if self.row_by_id_into(table, used, id, &mut row[off..off + w])? && !f(row)?
+                        if self.row_by_id_into(table, &wanted, id, &mut row[off..off + w])?
+                            && !f(row)?
                         {
                             return Ok(false);
                         }
@@ -425,7 +460,7 @@ impl ExecCtx<'_> {
                     let dst = &mut row[off..off + w];
                     if *covering {
                         key_into_row(table, index, cols, k, rowid, dst)?;
-                    } else if !self.row_by_id_into(table, used, rowid, dst)? {
+                    } else if !self.row_by_id_into(table, &wanted, rowid, dst)? {
                         return Ok(true);
                     }
                     go = f(row)?;
@@ -440,7 +475,7 @@ impl ExecCtx<'_> {
         for (lo, hi) in ranges {
             let mut go = true;
             self.kv.visit(&table.tree, lo, hi, false, &mut |k, v| {
-                decode_into(table, used, k, v, &mut row[off..off + w])?;
+                decode_into(table, &wanted, k, v, &mut row[off..off + w])?;
                 go = f(row)?;
                 Ok(go)
             })?;

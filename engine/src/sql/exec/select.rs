@@ -425,6 +425,10 @@ impl ExecCtx<'_> {
             }
             matched = true;
             if self.all_true(&level.filters, &env)? {
+                if depth + 1 == core.from.levels.len() {
+                    // The innermost level: the row is complete.
+                    return sink(row);
+                }
                 return self.join_level(core, depth + 1, row, outer, rest, sink);
             }
             Ok(true)
