@@ -119,8 +119,6 @@ fn compare_truth(op: BinaryOp, a: &Value, b: &Value, cmp: &CmpInfo) -> Option<bo
 }
 
 impl ExecCtx<'_> {
-    /// Evaluates an operand that is only read: a column, literal or
-    /// parameter is borrowed instead of cloned (no copy of its text).
     /// The value of `e` when it is an integer column of this row, literal
     /// or parameter, or `+ - * / %` of such whose result is an integer (no
     /// overflow, no division by zero); `None` otherwise, for the general
@@ -156,6 +154,8 @@ impl ExecCtx<'_> {
         }
     }
 
+    /// Evaluates an operand that is only read: a column, literal or
+    /// parameter is borrowed instead of cloned (no copy of its text).
     fn operand<'v>(&'v self, e: &'v Expr, env: &'v Env) -> Result<Cow<'v, Value>> {
         Ok(match e {
             Expr::Literal(v) => Cow::Borrowed(v),
