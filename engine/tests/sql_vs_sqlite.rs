@@ -482,13 +482,20 @@ fn integer_filters_on_edge_values() {
             }
         }
     }
+    assert_no_mismatches("filters", compared, &mismatches);
+}
+
+/// Prints how many statements were compared and fails with the first ten
+/// mismatches, if any.
+fn assert_no_mismatches(what: &str, compared: usize, mismatches: &[String]) {
     println!(
-        "{compared} filters compared, {} mismatches",
+        "{compared} {what} compared, {} mismatches",
         mismatches.len()
     );
     assert!(
         mismatches.is_empty(),
-        "{}",
+        "{} mismatches:\n{}",
+        mismatches.len(),
         mismatches
             .iter()
             .take(10)
@@ -575,21 +582,7 @@ fn compare_random(default_seeds: std::ops::RangeInclusive<u64>, opts: DbOptions)
             }
         }
     }
-    println!(
-        "{compared} queries compared, {} mismatches",
-        mismatches.len()
-    );
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatches:\n{}",
-        mismatches.len(),
-        mismatches
-            .iter()
-            .take(10)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_mismatches("queries", compared, &mismatches);
 }
 
 /// Tables of thousands of rows (many leaves per tree) behind a 16-page
