@@ -290,6 +290,38 @@ pub(crate) fn visit_fields(
     Ok(count)
 }
 
+/// Field `column`'s integer when the record stores one there; `None` when
+/// it stores another type, has fewer columns, or is malformed up to that
+/// field (the caller then decodes the record, which reports the damage).
+/// Reads the header up to the field and nothing after it: a scan uses it
+/// to reject rows by an integer filter before decoding them.
+pub(crate) fn integer_field(bytes: &[u8], column: usize) -> Option<i64> {
+    let mut pos = 0;
+    let count = get_varint(bytes, &mut pos).ok()?;
+    if column as u64 >= count {
+        return None;
+    }
+    // The body starts after `count` varint terminators.
+    let mut body = pos;
+    let mut ends = 0;
+    while ends < count {
+        body += 1;
+        if bytes.get(body - 1)? & 0x80 == 0 {
+            ends += 1;
+        }
+    }
+    for _ in 0..column {
+        let t = get_varint(bytes, &mut pos).ok()?;
+        body = body.checked_add(field_len(t).ok()?)?;
+    }
+    match get_varint(bytes, &mut pos).ok()? {
+        TYPE_ZERO => Some(0),
+        TYPE_ONE => Some(1),
+        t @ 3..=TYPE_INT_MAX => Some(be_int(bytes.get(body..body + field_len(t).ok()?)?)),
+        _ => None,
+    }
+}
+
 /// The big-endian two's complement integer in `data` (1 to 8 bytes),
 /// sign-extended. Byte by byte: a copy of a variable length is a library
 /// call, and this runs for every integer column read.
@@ -491,6 +523,36 @@ mod tests {
                     prop_assert!(bitwise_eq(&values, &seen));
                 }
                 Err(_) => prop_assert!(visited.is_err()),
+            }
+        }
+
+        #[test]
+        fn an_integer_field_is_what_decode_reads(
+            values in proptest::collection::vec(value_strategy(), 0..12),
+            column in 0usize..14,
+        ) {
+            let bytes = encode(&values);
+            let expected = match values.get(column) {
+                Some(Value::Integer(i)) => Some(*i),
+                _ => None,
+            };
+            prop_assert_eq!(integer_field(&bytes, column), expected);
+        }
+
+        #[test]
+        fn an_integer_field_of_garbage_never_contradicts_decode(
+            bytes in proptest::collection::vec(any::<u8>(), 0..40),
+            column in 0usize..8,
+        ) {
+            // Where decode reads the record, the integer (if any) is its
+            // field; where decode fails, any answer is fine but a panic.
+            let got = integer_field(&bytes, column);
+            if let Ok(values) = decode(&bytes) {
+                let expected = match values.get(column) {
+                    Some(Value::Integer(i)) => Some(*i),
+                    _ => None,
+                };
+                prop_assert_eq!(got, expected);
             }
         }
 

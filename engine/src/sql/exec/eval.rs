@@ -65,7 +65,7 @@ fn bool_value(b: Option<bool>) -> Value {
 /// collation change nothing for them); `None` for an operator that is not a
 /// comparison.
 #[inline(always)]
-fn integer_truth(op: BinaryOp, x: i64, y: i64) -> Option<bool> {
+pub(crate) fn integer_truth(op: BinaryOp, x: i64, y: i64) -> Option<bool> {
     Some(match op {
         BinaryOp::Eq | BinaryOp::Is => x == y,
         BinaryOp::Ne | BinaryOp::IsNot => x != y,

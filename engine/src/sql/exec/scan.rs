@@ -19,8 +19,9 @@ use std::collections::HashSet;
 use std::ops::Bound;
 use std::rc::Rc;
 
-use super::eval::Env;
+use super::eval::{integer_truth, Env};
 use super::{row_size, ExecCtx};
+use crate::sql::ast::BinaryOp;
 use crate::sql::catalog::{Index, Table};
 use crate::sql::keycode::{self, KeyColumn};
 use crate::sql::planner::plan::{Access, Expr, From, FromItem, Level, Source};
@@ -472,9 +473,15 @@ impl ExecCtx<'_> {
             }
             return Ok(true);
         }
+        let checks = lc
+            .checks
+            .get_or_insert_with(|| IntChecks::new(self, level, item, table));
         for (lo, hi) in ranges {
             let mut go = true;
             self.kv.visit(&table.tree, lo, hi, false, &mut |k, v| {
+                if checks.reject(v) {
+                    return Ok(true);
+                }
                 decode_into(table, &wanted, k, v, &mut row[off..off + w])?;
                 go = f(row)?;
                 Ok(go)
@@ -764,6 +771,93 @@ pub(crate) struct LevelCache {
     /// A hash level whose table did not fit the batch limit: it uses its
     /// fallback path from then on.
     pub fallen_back: bool,
+    /// A table scan's filters read from the stored rows, built once.
+    pub checks: Option<IntChecks>,
+}
+
+/// The filters of a scanned level that compare one of its stored columns
+/// with an integer constant (a literal or a parameter): each row is tested
+/// on its record before it is decoded, and a row a filter rejects is
+/// skipped. A row passes when the column does not hold an integer there
+/// (the filter is then evaluated on the decoded row as usual), so only the
+/// integer case, the one `is_true` decides from the integers alone, is
+/// decided here, with the same comparison.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IntChecks(Vec<IntCheck>);
+
+#[derive(Clone, Copy, Debug)]
+struct IntCheck {
+    /// The column's position in the record.
+    column: usize,
+    op: BinaryOp,
+    constant: i64,
+    /// The constant is the comparison's left operand.
+    constant_left: bool,
+}
+
+impl IntChecks {
+    fn new(cx: &ExecCtx, level: &Level, item: &FromItem, table: &Table) -> IntChecks {
+        // A LEFT JOIN's candidate that fails a filter still matched (its
+        // NULL row is not produced): only its ON terms may skip it.
+        let terms = if item.left_join { &level.on } else { &level.filters };
+        let stored = item.offset..item.offset + table.columns.len();
+        let column = |e: &Expr| match e {
+            Expr::Column { level: 0, index }
+                if stored.contains(index) && table.rowid_alias != Some(index - item.offset) =>
+            {
+                Some(index - item.offset)
+            }
+            _ => None,
+        };
+        let constant = |e: &Expr| match e {
+            Expr::Literal(Value::Integer(i)) => Some(*i),
+            Expr::Param(p) => match cx.params.get(*p) {
+                Some(Value::Integer(i)) => Some(*i),
+                _ => None,
+            },
+            _ => None,
+        };
+        let checks = terms
+            .iter()
+            .filter_map(|t| {
+                let Expr::Compare {
+                    op, left, right, ..
+                } = t
+                else {
+                    return None;
+                };
+                integer_truth(*op, 0, 0)?;
+                match (column(left), constant(right), constant(left), column(right)) {
+                    (Some(column), Some(constant), ..) => Some(IntCheck {
+                        column,
+                        op: *op,
+                        constant,
+                        constant_left: false,
+                    }),
+                    (_, _, Some(constant), Some(column)) => Some(IntCheck {
+                        column,
+                        op: *op,
+                        constant,
+                        constant_left: true,
+                    }),
+                    _ => None,
+                }
+            })
+            .collect();
+        IntChecks(checks)
+    }
+
+    /// Whether a check rejects the row stored as `record`.
+    #[inline]
+    fn reject(&self, record: &[u8]) -> bool {
+        self.0.iter().any(|c| {
+            let Some(x) = record::integer_field(record, c.column) else {
+                return false;
+            };
+            let (l, r) = if c.constant_left { (c.constant, x) } else { (x, c.constant) };
+            integer_truth(c.op, l, r) == Some(false)
+        })
+    }
 }
 
 /// A hash join's table: the row numbers of each build key.
