@@ -479,7 +479,8 @@ fn integer_filters_on_edge_values() {
 /// WHERE term may not skip (a candidate that fails it still matched, so no
 /// NULL row is produced; `IS NOT` is true on that NULL row). The column
 /// holds integers, reals, text, NULLs and nothing (rows stored before the
-/// column was added); the constant is an integer, a text or a real.
+/// column was added), alone or in arithmetic that overflows or divides by
+/// zero on some rows; the constant is an integer, a text or a real.
 #[test]
 fn filters_read_from_stored_rows() {
     let (mut tj, lite) = open_pair();
@@ -515,11 +516,20 @@ fn filters_read_from_stored_rows() {
     let mut compared = 0;
     let mut mismatches = Vec::new();
     for shape in shapes {
-        for column in ["b.w", "b.v"] {
+        for column in [
+            "b.w",
+            "b.v",
+            "(b.w % 7)",
+            "(b.w + 9223372036854775807)",
+            "(b.v / (b.w - 5))",
+        ] {
             for cmp in cmps {
                 for (constant, param) in &constants {
                     for (l, r) in [(column, *constant), (*constant, column)] {
-                        let sql = shape.replace("{l}", l).replace("{cmp}", cmp).replace("{r}", r);
+                        let sql = shape
+                            .replace("{l}", l)
+                            .replace("{cmp}", cmp)
+                            .replace("{r}", r);
                         let params: Vec<Value> = param.iter().cloned().collect();
                         let x = tj
                             .execute(&sql, &Params::Positional(params.clone()))

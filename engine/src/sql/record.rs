@@ -290,35 +290,53 @@ pub(crate) fn visit_fields(
     Ok(count)
 }
 
-/// Field `column`'s integer when the record stores one there; `None` when
-/// it stores another type, has fewer columns, or is malformed up to that
-/// field (the caller then decodes the record, which reports the damage).
-/// Reads the header up to the field and nothing after it: a scan uses it
-/// to reject rows by an integer filter before decoding them.
-pub(crate) fn integer_field(bytes: &[u8], column: usize) -> Option<i64> {
+/// The integers a record stores in `columns` (ascending), into `out` (one
+/// per column): `None` where it stores another type, has fewer columns, or
+/// is malformed up to that field (the caller then decodes the record, which
+/// reports the damage). One walk of the header up to the last of them,
+/// nothing after it: a scan uses it to reject rows by their integer
+/// filters before decoding them.
+pub(crate) fn integer_fields(bytes: &[u8], columns: &[usize], out: &mut [Option<i64>]) {
+    out.fill(None);
     let mut pos = 0;
-    let count = get_varint(bytes, &mut pos).ok()?;
-    if column as u64 >= count {
-        return None;
-    }
+    let Ok(count) = get_varint(bytes, &mut pos) else {
+        return;
+    };
     // The body starts after `count` varint terminators.
     let mut body = pos;
     let mut ends = 0;
     while ends < count {
+        let Some(&b) = bytes.get(body) else {
+            return;
+        };
         body += 1;
-        if bytes.get(body - 1)? & 0x80 == 0 {
+        if b & 0x80 == 0 {
             ends += 1;
         }
     }
-    for _ in 0..column {
-        let t = get_varint(bytes, &mut pos).ok()?;
-        body = body.checked_add(field_len(t).ok()?)?;
-    }
-    match get_varint(bytes, &mut pos).ok()? {
-        TYPE_ZERO => Some(0),
-        TYPE_ONE => Some(1),
-        t @ 3..=TYPE_INT_MAX => Some(be_int(bytes.get(body..body + field_len(t).ok()?)?)),
-        _ => None,
+    let mut next = 0;
+    let mut column = 0;
+    while next < columns.len() && (column as u64) < count {
+        let Ok(t) = get_varint(bytes, &mut pos) else {
+            return;
+        };
+        let Ok(len) = field_len(t) else {
+            return;
+        };
+        let Some(end) = body.checked_add(len) else {
+            return;
+        };
+        if column == columns[next] {
+            out[next] = match t {
+                TYPE_ZERO => Some(0),
+                TYPE_ONE => Some(1),
+                3..=TYPE_INT_MAX => bytes.get(body..end).map(be_int),
+                _ => None,
+            };
+            next += 1;
+        }
+        body = end;
+        column += 1;
     }
 }
 
@@ -527,31 +545,42 @@ mod tests {
         }
 
         #[test]
-        fn an_integer_field_is_what_decode_reads(
+        fn integer_fields_are_what_decode_reads(
             values in proptest::collection::vec(value_strategy(), 0..12),
-            column in 0usize..14,
+            mask in any::<u16>(),
         ) {
             let bytes = encode(&values);
-            let expected = match values.get(column) {
-                Some(Value::Integer(i)) => Some(*i),
-                _ => None,
-            };
-            prop_assert_eq!(integer_field(&bytes, column), expected);
+            let columns: Vec<usize> = (0..14).filter(|c| mask >> c & 1 != 0).collect();
+            let mut got = vec![Some(-1); columns.len()];
+            integer_fields(&bytes, &columns, &mut got);
+            let expected: Vec<Option<i64>> = columns
+                .iter()
+                .map(|&c| match values.get(c) {
+                    Some(Value::Integer(i)) => Some(*i),
+                    _ => None,
+                })
+                .collect();
+            prop_assert_eq!(got, expected);
         }
 
         #[test]
-        fn an_integer_field_of_garbage_never_contradicts_decode(
+        fn integer_fields_of_garbage_never_contradict_decode(
             bytes in proptest::collection::vec(any::<u8>(), 0..40),
-            column in 0usize..8,
+            mask in any::<u8>(),
         ) {
-            // Where decode reads the record, the integer (if any) is its
+            // Where decode reads the record, each integer (if any) is its
             // field; where decode fails, any answer is fine but a panic.
-            let got = integer_field(&bytes, column);
+            let columns: Vec<usize> = (0..8).filter(|c| mask >> c & 1 != 0).collect();
+            let mut got = vec![None; columns.len()];
+            integer_fields(&bytes, &columns, &mut got);
             if let Ok(values) = decode(&bytes) {
-                let expected = match values.get(column) {
-                    Some(Value::Integer(i)) => Some(*i),
-                    _ => None,
-                };
+                let expected: Vec<Option<i64>> = columns
+                    .iter()
+                    .map(|&c| match values.get(c) {
+                        Some(Value::Integer(i)) => Some(*i),
+                        _ => None,
+                    })
+                    .collect();
                 prop_assert_eq!(got, expected);
             }
         }

@@ -26,7 +26,7 @@ use crate::sql::catalog::{Index, Table};
 use crate::sql::keycode::{self, KeyColumn};
 use crate::sql::planner::plan::{Access, Expr, From, FromItem, Level, Source};
 use crate::sql::record::{self, FieldRef};
-use crate::sql::value::{apply_affinity, Affinity, Collation, Value};
+use crate::sql::value::{apply_affinity, Affinity, BinaryOp as ArithOp, Collation, Value};
 use crate::storage::fasthash::FastMap;
 use crate::{corrupt, Error, Result};
 
@@ -775,49 +775,53 @@ pub(crate) struct LevelCache {
     pub checks: Option<IntChecks>,
 }
 
-/// The filters of a scanned level that compare one of its stored columns
-/// with an integer constant (a literal or a parameter): each row is tested
-/// on its record before it is decoded, and a row a filter rejects is
-/// skipped. A row passes when the column does not hold an integer there
-/// (the filter is then evaluated on the decoded row as usual), so only the
-/// integer case, the one `is_true` decides from the integers alone, is
-/// decided here, with the same comparison.
+/// The filters of a scanned level that compare integer expressions of its
+/// stored columns and constants (literals, parameters, `+ - * / %`): each
+/// row is tested on its record before it is decoded, and a row a filter
+/// rejects is skipped. A row passes when an operand is not an integer
+/// there (a column holding another type, overflow, division by zero): the
+/// filter is then evaluated on the decoded row as usual. So only the case
+/// `is_true` decides from the integers alone is decided here, the same way.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct IntChecks(Vec<IntCheck>);
-
-#[derive(Clone, Copy, Debug)]
-struct IntCheck {
-    /// The column's position in the record.
-    column: usize,
-    op: BinaryOp,
-    constant: i64,
-    /// The constant is the comparison's left operand.
-    constant_left: bool,
+pub(crate) struct IntChecks {
+    checks: Vec<IntCheck>,
+    /// The record positions the checks read, ascending; an operand's
+    /// field is an index into it.
+    fields: Vec<usize>,
 }
+
+#[derive(Clone, Debug)]
+struct IntCheck {
+    op: BinaryOp,
+    left: IntOperand,
+    right: IntOperand,
+}
+
+#[derive(Clone, Debug)]
+enum IntOperand {
+    Field(usize),
+    Constant(i64),
+    Arith(ArithOp, Box<IntOperand>, Box<IntOperand>),
+}
+
+/// At most this many distinct columns are read (on the stack, per row).
+const MAX_CHECKED_FIELDS: usize = 8;
 
 impl IntChecks {
     fn new(cx: &ExecCtx, level: &Level, item: &FromItem, table: &Table) -> IntChecks {
         // A LEFT JOIN's candidate that fails a filter still matched (its
         // NULL row is not produced): only its ON terms may skip it.
-        let terms = if item.left_join { &level.on } else { &level.filters };
+        let terms = if item.left_join {
+            &level.on
+        } else {
+            &level.filters
+        };
         let stored = item.offset..item.offset + table.columns.len();
-        let column = |e: &Expr| match e {
-            Expr::Column { level: 0, index }
-                if stored.contains(index) && table.rowid_alias != Some(index - item.offset) =>
-            {
-                Some(index - item.offset)
-            }
-            _ => None,
+        let field = |index: usize| {
+            (stored.contains(&index) && table.rowid_alias != Some(index - item.offset))
+                .then_some(index - item.offset)
         };
-        let constant = |e: &Expr| match e {
-            Expr::Literal(Value::Integer(i)) => Some(*i),
-            Expr::Param(p) => match cx.params.get(*p) {
-                Some(Value::Integer(i)) => Some(*i),
-                _ => None,
-            },
-            _ => None,
-        };
-        let checks = terms
+        let mut checks: Vec<IntCheck> = terms
             .iter()
             .filter_map(|t| {
                 let Expr::Compare {
@@ -827,36 +831,105 @@ impl IntChecks {
                     return None;
                 };
                 integer_truth(*op, 0, 0)?;
-                match (column(left), constant(right), constant(left), column(right)) {
-                    (Some(column), Some(constant), ..) => Some(IntCheck {
-                        column,
-                        op: *op,
-                        constant,
-                        constant_left: false,
-                    }),
-                    (_, _, Some(constant), Some(column)) => Some(IntCheck {
-                        column,
-                        op: *op,
-                        constant,
-                        constant_left: true,
-                    }),
-                    _ => None,
-                }
+                let left = IntOperand::of(left, &field, cx)?;
+                let right = IntOperand::of(right, &field, cx)?;
+                Some(IntCheck {
+                    op: *op,
+                    left,
+                    right,
+                })
             })
             .collect();
-        IntChecks(checks)
+        let mut fields = Vec::new();
+        for c in &checks {
+            c.left.fields(&mut fields);
+            c.right.fields(&mut fields);
+        }
+        fields.sort_unstable();
+        fields.dedup();
+        if fields.is_empty() || fields.len() > MAX_CHECKED_FIELDS {
+            return IntChecks::default();
+        }
+        for c in &mut checks {
+            c.left.number_fields(&fields);
+            c.right.number_fields(&fields);
+        }
+        IntChecks { checks, fields }
     }
 
     /// Whether a check rejects the row stored as `record`.
     #[inline]
     fn reject(&self, record: &[u8]) -> bool {
-        self.0.iter().any(|c| {
-            let Some(x) = record::integer_field(record, c.column) else {
+        if self.checks.is_empty() {
+            return false;
+        }
+        let mut values = [None; MAX_CHECKED_FIELDS];
+        let values = &mut values[..self.fields.len()];
+        record::integer_fields(record, &self.fields, values);
+        self.checks.iter().any(|c| {
+            let (Some(x), Some(y)) = (c.left.value(values), c.right.value(values)) else {
                 return false;
             };
-            let (l, r) = if c.constant_left { (c.constant, x) } else { (x, c.constant) };
-            integer_truth(c.op, l, r) == Some(false)
+            integer_truth(c.op, x, y) == Some(false)
         })
+    }
+}
+
+impl IntOperand {
+    /// `e` as an operand, when it is one; `field` maps a row slot to the
+    /// record position of a stored column of the scanned table.
+    fn of(e: &Expr, field: &dyn Fn(usize) -> Option<usize>, cx: &ExecCtx) -> Option<IntOperand> {
+        Some(match e {
+            Expr::Column { level: 0, index } => IntOperand::Field(field(*index)?),
+            Expr::Literal(Value::Integer(i)) => IntOperand::Constant(*i),
+            Expr::Param(p) => match cx.params.get(*p)? {
+                Value::Integer(i) => IntOperand::Constant(*i),
+                _ => return None,
+            },
+            Expr::Arith { op, left, right } => IntOperand::Arith(
+                *op,
+                Box::new(IntOperand::of(left, field, cx)?),
+                Box::new(IntOperand::of(right, field, cx)?),
+            ),
+            _ => return None,
+        })
+    }
+
+    /// Adds the record positions the operand reads to `out`.
+    fn fields(&self, out: &mut Vec<usize>) {
+        match self {
+            IntOperand::Field(c) => out.push(*c),
+            IntOperand::Constant(_) => {}
+            IntOperand::Arith(_, l, r) => {
+                l.fields(out);
+                r.fields(out);
+            }
+        }
+    }
+
+    /// Replaces each record position by its index in `fields`.
+    fn number_fields(&mut self, fields: &[usize]) {
+        match self {
+            IntOperand::Field(c) => *c = fields.binary_search(c).unwrap_or(0),
+            IntOperand::Constant(_) => {}
+            IntOperand::Arith(_, l, r) => {
+                l.number_fields(fields);
+                r.number_fields(fields);
+            }
+        }
+    }
+
+    /// The operand's integer, as `is_true` computes it from the decoded
+    /// row, given the record's integers; `None` when that is not an integer.
+    fn value(&self, values: &[Option<i64>]) -> Option<i64> {
+        match self {
+            IntOperand::Field(i) => values[*i],
+            IntOperand::Constant(i) => Some(*i),
+            IntOperand::Arith(op, l, r) => match op.exact(l.value(values)?, r.value(values)?)? {
+                Value::Integer(i) => Some(i),
+                _ => None,
+            },
+        }
     }
 }
 
