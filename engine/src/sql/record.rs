@@ -298,6 +298,32 @@ pub(crate) fn visit_fields(
 /// filters before decoding them.
 pub(crate) fn integer_fields(bytes: &[u8], columns: &[usize], out: &mut [Option<i64>]) {
     out.fill(None);
+    let Some((&count, rest)) = bytes.split_first() else {
+        return;
+    };
+    // Usually the count and every type are one byte (fewer than 128
+    // columns, fields shorter than 58 bytes): the types are the `count`
+    // bytes after the count, and the body follows them.
+    if count & 0x80 == 0 {
+        if let Some(types) = rest.get(..usize::from(count)) {
+            if types.iter().all(|t| t & 0x80 == 0) {
+                let mut body = 1 + types.len();
+                let mut next = 0;
+                for (column, &t) in types.iter().enumerate() {
+                    let Some(&want) = columns.get(next) else {
+                        return;
+                    };
+                    let len = small_field_len(t);
+                    if column == want {
+                        out[next] = integer_of(bytes, body, len, u64::from(t));
+                        next += 1;
+                    }
+                    body += len;
+                }
+                return;
+            }
+        }
+    }
     let mut pos = 0;
     let Ok(count) = get_varint(bytes, &mut pos) else {
         return;
@@ -327,16 +353,34 @@ pub(crate) fn integer_fields(bytes: &[u8], columns: &[usize], out: &mut [Option<
             return;
         };
         if column == columns[next] {
-            out[next] = match t {
-                TYPE_ZERO => Some(0),
-                TYPE_ONE => Some(1),
-                3..=TYPE_INT_MAX => bytes.get(body..end).map(be_int),
-                _ => None,
-            };
+            out[next] = integer_of(bytes, body, len, t);
             next += 1;
         }
         body = end;
         column += 1;
+    }
+}
+
+/// The body length of a field whose type is one byte (below 128).
+#[inline(always)]
+fn small_field_len(t: u8) -> usize {
+    match u64::from(t) {
+        TYPE_NULL | TYPE_ZERO | TYPE_ONE => 0,
+        t @ 3..=TYPE_INT_MAX => (t - INT_TYPE_BASE) as usize,
+        TYPE_REAL => REAL_SIZE,
+        t => ((t - TYPE_BLOB_BASE) / 2) as usize,
+    }
+}
+
+/// The integer a field of type `t` and `len` bytes at `at` holds, if it
+/// is an integer and lies within `bytes`.
+#[inline(always)]
+fn integer_of(bytes: &[u8], at: usize, len: usize, t: u64) -> Option<i64> {
+    match t {
+        TYPE_ZERO => Some(0),
+        TYPE_ONE => Some(1),
+        3..=TYPE_INT_MAX => bytes.get(at..at.checked_add(len)?).map(be_int),
+        _ => None,
     }
 }
 

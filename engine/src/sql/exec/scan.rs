@@ -921,6 +921,7 @@ impl IntOperand {
 
     /// The operand's integer, as `is_true` computes it from the decoded
     /// row, given the record's integers; `None` when that is not an integer.
+    #[inline]
     fn value(&self, values: &[Option<i64>]) -> Option<i64> {
         match self {
             IntOperand::Field(i) => values[*i],
