@@ -225,7 +225,7 @@ impl FieldRef<'_> {
 pub(crate) fn visit_fields(
     bytes: &[u8],
     wanted: impl Fn(usize) -> bool,
-    mut f: impl FnMut(usize, FieldRef<'_>) -> Result<()>,
+    f: impl FnMut(usize, FieldRef<'_>) -> Result<()>,
 ) -> Result<usize> {
     let mut pos = 0;
     let count = get_varint(bytes, &mut pos)?;
@@ -241,27 +241,13 @@ pub(crate) fn visit_fields(
     // types are the `count` bytes after the count and the body follows.
     if let Some(types) = bytes.get(pos..pos + count) {
         if types.iter().all(|b| b & 0x80 == 0) {
-            let mut body = pos + count;
-            for (c, &t) in types.iter().enumerate() {
-                let t = u64::from(t);
-                let start = body;
-                body += field_len(t)?;
-                let Some(data) = bytes.get(start..body) else {
-                    return Err(corrupt!(0, "record: field of type {t} runs past the end"));
-                };
-                if wanted(c) {
-                    f(c, field_ref(data, t, c)?)?;
-                }
-            }
-            if body != bytes.len() {
-                return Err(corrupt!(0, "record: {} trailing bytes", bytes.len() - body));
-            }
-            return Ok(count);
+            let type_of = |c: usize| Ok(u64::from(types[c]));
+            return visit_body(bytes, pos + count, count, type_of, wanted, f);
         }
     }
     // The body starts after the header: find its end by counting varint
     // terminators (bytes without the continuation bit); the types are
-    // decoded, and checked, in the second pass.
+    // decoded, and checked, as the body is walked.
     let mut body = pos;
     let mut ends = 0;
     while ends < count {
@@ -273,8 +259,23 @@ pub(crate) fn visit_fields(
             ends += 1;
         }
     }
+    let type_of = |_| get_varint(bytes, &mut pos);
+    visit_body(bytes, body, count, type_of, wanted, f)
+}
+
+/// The body walk of [`visit_fields`]: `count` fields from `body` on;
+/// `type_of(c)` is field `c`'s type, asked for in column order.
+#[inline(always)]
+fn visit_body(
+    bytes: &[u8],
+    mut body: usize,
+    count: usize,
+    mut type_of: impl FnMut(usize) -> Result<u64>,
+    wanted: impl Fn(usize) -> bool,
+    mut f: impl FnMut(usize, FieldRef<'_>) -> Result<()>,
+) -> Result<usize> {
     for c in 0..count {
-        let t = get_varint(bytes, &mut pos)?;
+        let t = type_of(c)?;
         let start = body;
         body = body
             .checked_add(field_len(t)?)

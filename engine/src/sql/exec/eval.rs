@@ -388,8 +388,11 @@ impl ExecCtx<'_> {
                 // Two integer operands (a column against a constant, or
                 // integer arithmetic on columns: the usual filters): decided
                 // here, without building values.
-                if let (Some(x), Some(y)) = (self.integer(left, env), self.integer(right, env)) {
-                    if let Some(t) = integer_truth(*op, x, y) {
+                if let Some(x) = self.integer(left, env) {
+                    if let Some(t) = self
+                        .integer(right, env)
+                        .and_then(|y| integer_truth(*op, x, y))
+                    {
                         return Ok(t);
                     }
                 }
