@@ -274,21 +274,66 @@ fn visit_body(
     wanted: impl Fn(usize) -> bool,
     mut f: impl FnMut(usize, FieldRef<'_>) -> Result<()>,
 ) -> Result<usize> {
+    // The body walk runs for every row a scan reads: its bounds are checked
+    // where a field is read and once at the end (a length that overflows
+    // saturates, so it fails both), and its errors are built out of line.
     for c in 0..count {
         let t = type_of(c)?;
         let start = body;
-        body = body
-            .checked_add(field_len(t)?)
-            .filter(|&end| end <= bytes.len())
-            .ok_or_else(|| corrupt!(0, "record: field of type {t} runs past the end"))?;
+        body = body.saturating_add(body_len(t));
         if wanted(c) {
-            f(c, field_ref(&bytes[start..body], t, c)?)?;
+            let Some(data) = bytes.get(start..body) else {
+                return Err(past_end(t));
+            };
+            f(c, field_ref(data, t, c)?)?;
         }
     }
     if body != bytes.len() {
-        return Err(corrupt!(0, "record: {} trailing bytes", bytes.len() - body));
+        return Err(bad_length(body, bytes.len()));
     }
     Ok(count)
+}
+
+/// [`field_len`] without an error: `usize::MAX` for a length no memory
+/// holds. Types below 128 (one-byte varints, the usual ones) by table.
+#[inline(always)]
+fn body_len(t: u64) -> usize {
+    const SMALL: [u8; 128] = {
+        let mut lens = [0u8; 128];
+        let mut t = 3;
+        while t < 128 {
+            lens[t] = match t as u64 {
+                3..=TYPE_INT_MAX => (t as u64 - INT_TYPE_BASE) as u8,
+                TYPE_REAL => REAL_SIZE as u8,
+                _ => ((t as u64 - TYPE_BLOB_BASE) / 2) as u8,
+            };
+            t += 1;
+        }
+        lens
+    };
+    match SMALL.get(t as usize) {
+        Some(&len) if t < 128 => usize::from(len),
+        _ => field_len(t).unwrap_or(usize::MAX),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn past_end(t: u64) -> crate::Error {
+    corrupt!(0, "record: field of type {t} runs past the end")
+}
+
+#[cold]
+#[inline(never)]
+fn bad_length(body: usize, len: usize) -> crate::Error {
+    if body > len {
+        corrupt!(
+            0,
+            "record: fields run past the end of the {len}-byte record"
+        )
+    } else {
+        corrupt!(0, "record: {} trailing bytes", len - body)
+    }
 }
 
 /// The integers a record stores in `columns` (ascending), into `out` (one

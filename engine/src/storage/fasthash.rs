@@ -1,12 +1,15 @@
-//! A fast hasher for the storage layer's in-memory maps (node cache, dirty
-//! and owned pages, tree entries of a transaction). The keys are page
-//! numbers and short tree names the engine itself produces, looked up on
-//! every node access, where the standard library's DoS-resistant SipHash
-//! costs more than the lookup it serves. Multiply-rotate mixing (the
-//! scheme rustc uses internally); a crafted file can at worst slow these
+//! A fast hasher for the engine's in-memory maps: the storage layer's
+//! (node cache, dirty and owned pages, tree entries of a transaction),
+//! keyed by page numbers and short tree names and looked up on every node
+//! access, and the SQL executor's hash tables (join builds, GROUP BY
+//! groups, DISTINCT and compound sets), keyed by encoded values and looked
+//! up once per row. There the standard library's DoS-resistant SipHash
+//! costs more than the lookup it serves (a GROUP BY over 200k rows spent
+//! 14% of its instructions in it). Multiply-rotate mixing (the scheme rustc
+//! uses internally); a crafted file or crafted data can at worst slow these
 //! maps down, never change their results.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Multiply-rotate hasher state.
@@ -59,6 +62,7 @@ impl Hasher for FastHasher {
 }
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<FastHasher>>;
 
 #[cfg(test)]
 mod tests {

@@ -41,13 +41,19 @@ impl Accumulator {
                 return Ok(false);
             }
         }
-        self.args.clear();
-        if !call.star {
-            for a in &call.args {
-                self.args.push(ctx.eval(a, env)?);
-            }
-        }
         // Only min/max report a change (a strictly smaller or greater value).
+        if call.star {
+            return self.inner.step_reporting(&[]);
+        }
+        if let [a] = call.args.as_slice() {
+            // One argument, the usual case: a column is read in place.
+            let v = ctx.operand(a, env)?;
+            return self.inner.step_reporting(std::slice::from_ref(&*v));
+        }
+        self.args.clear();
+        for a in &call.args {
+            self.args.push(ctx.eval(a, env)?);
+        }
         self.inner.step_reporting(&self.args)
     }
 

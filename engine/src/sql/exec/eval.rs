@@ -156,7 +156,7 @@ impl ExecCtx<'_> {
 
     /// Evaluates an operand that is only read: a column, literal or
     /// parameter is borrowed instead of cloned (no copy of its text).
-    fn operand<'v>(&'v self, e: &'v Expr, env: &'v Env) -> Result<Cow<'v, Value>> {
+    pub(crate) fn operand<'v>(&'v self, e: &'v Expr, env: &'v Env) -> Result<Cow<'v, Value>> {
         Ok(match e {
             Expr::Literal(v) => Cow::Borrowed(v),
             Expr::Column { level, index } => Cow::Borrowed(env.column_ref(*level, *index)?),

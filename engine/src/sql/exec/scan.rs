@@ -108,18 +108,36 @@ pub(crate) fn decode_into(
         }
     }
     if let Some(a) = table.rowid_alias {
-        dst[a] = Value::Integer(rowid);
+        set_integer(&mut dst[a], rowid);
     }
-    dst[n] = Value::Integer(rowid);
+    set_integer(&mut dst[n], rowid);
     Ok(())
 }
 
+/// Stores integer `i` in `dst`, in place when it holds one (no drop).
+#[inline(always)]
+fn set_integer(dst: &mut Value, i: i64) {
+    match dst {
+        Value::Integer(d) => *d = i,
+        _ => *dst = Value::Integer(i),
+    }
+}
+
 /// Stores `f` in `dst`, reusing `dst`'s text or blob buffer when it has one.
-/// Always inlined: it runs for every column a scan reads.
+/// Always inlined, and so is the integer case: it runs for every column a
+/// scan reads, and the rest, kept out of line, would stop its caller (the
+/// record walk's visitor) from being inlined.
 #[inline(always)]
 fn assign(dst: &mut Value, f: FieldRef<'_>) {
     match (&mut *dst, f) {
         (Value::Integer(d), FieldRef::Integer(i)) => *d = i,
+        (dst, f) => assign_other(dst, f),
+    }
+}
+
+#[inline(never)]
+fn assign_other(dst: &mut Value, f: FieldRef<'_>) {
+    match (&mut *dst, f) {
         (Value::Text(s), FieldRef::Text(t)) => {
             s.clear();
             s.push_str(t);

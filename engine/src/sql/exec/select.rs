@@ -13,7 +13,7 @@
 //! stay in temp space).
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::aggregate::Accumulator;
@@ -25,6 +25,7 @@ use crate::sql::ast::CompoundOperator;
 use crate::sql::keycode::{self, KeyColumn};
 use crate::sql::planner::plan::{local_slots, Body, Core, Query, SortKey};
 use crate::sql::value::{compare, Value};
+use crate::storage::fasthash::{FastMap, FastSet};
 use crate::{sql_err, Result};
 
 /// Where the join loop sends each complete row; `Ok(false)` stops it.
@@ -232,7 +233,7 @@ impl ExecCtx<'_> {
                 }
             }
             CompoundOperator::Intersect => {
-                let rk: HashSet<Vec<u8>> = right.iter().map(key).collect();
+                let rk: FastSet<Vec<u8>> = right.iter().map(key).collect();
                 for r in left {
                     let k = key(&r);
                     if rk.contains(&k) {
@@ -241,7 +242,7 @@ impl ExecCtx<'_> {
                 }
             }
             CompoundOperator::Except => {
-                let rk: HashSet<Vec<u8>> = right.iter().map(key).collect();
+                let rk: FastSet<Vec<u8>> = right.iter().map(key).collect();
                 for r in left {
                     let k = key(&r);
                     if !rk.contains(&k) {
@@ -274,7 +275,7 @@ impl ExecCtx<'_> {
         hint: Option<usize>,
         sink: &mut dyn FnMut(Row) -> Result<bool>,
     ) -> Result<()> {
-        let mut seen = HashSet::new();
+        let mut seen = FastSet::default();
         let mut fresh = |r: &Row| -> Result<bool> {
             if union_all {
                 return Ok(true);
@@ -352,7 +353,7 @@ impl ExecCtx<'_> {
         outer: Option<&Env>,
         sink: &mut dyn FnMut(Row) -> Result<bool>,
     ) -> Result<()> {
-        let mut seen = HashSet::new();
+        let mut seen = FastSet::default();
         let keys = distinct_keys(core);
         self.join(core, outer, &mut |row| {
             let env = Env::new(row, outer);
@@ -377,7 +378,7 @@ impl ExecCtx<'_> {
             return rows;
         }
         let keys = distinct_keys(core);
-        let mut seen = HashSet::new();
+        let mut seen = FastSet::default();
         rows.into_iter()
             .filter(|r| seen.insert(keycode::encode_key(&r[..core.visible], &keys)))
             .collect()
@@ -474,7 +475,7 @@ impl ExecCtx<'_> {
                 .collect::<Result<Vec<_>>>()
         };
         let mut groups: Vec<Group> = Vec::new();
-        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut index: FastMap<Vec<u8>, usize> = FastMap::default();
         let agg_keys: Vec<KeyColumn> = agg
             .group_collations
             .iter()
@@ -506,7 +507,7 @@ impl ExecCtx<'_> {
             let env = Env::new(row, outer);
             key.clear();
             for (i, g) in agg.group_by.iter().enumerate() {
-                let v = self.eval(g, &env)?;
+                let v = self.operand(g, &env)?;
                 keycode::append_value(&mut key, &v, agg_keys.get(i).copied().unwrap_or_default());
             }
             let slot = if agg.group_by.is_empty() && !groups.is_empty() {
