@@ -342,6 +342,14 @@ fn bad_length(body: usize, len: usize) -> crate::Error {
 /// reports the damage). One walk of the header up to the last of them,
 /// nothing after it: a scan uses it to reject rows by their integer
 /// filters before decoding them.
+/// [`integer_fields`] of one column (a scan's usual filter), specialized.
+pub(crate) fn integer_field(bytes: &[u8], column: usize) -> Option<i64> {
+    let mut out = [None];
+    integer_fields(bytes, &[column], &mut out);
+    out[0]
+}
+
+#[inline(always)]
 pub(crate) fn integer_fields(bytes: &[u8], columns: &[usize], out: &mut [Option<i64>]) {
     out.fill(None);
     let Some((&count, rest)) = bytes.split_first() else {
@@ -650,6 +658,9 @@ mod tests {
                     _ => None,
                 })
                 .collect();
+            for (&c, e) in columns.iter().zip(&expected) {
+                prop_assert_eq!(integer_field(&bytes, c), *e);
+            }
             prop_assert_eq!(got, expected);
         }
 

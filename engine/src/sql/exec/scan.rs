@@ -881,9 +881,18 @@ impl IntChecks {
         if self.checks.is_empty() {
             return false;
         }
+        if let [column] = self.fields.as_slice() {
+            return self.decide(&[record::integer_field(record, *column)]);
+        }
         let mut values = [None; MAX_CHECKED_FIELDS];
         let values = &mut values[..self.fields.len()];
         record::integer_fields(record, &self.fields, values);
+        self.decide(values)
+    }
+
+    /// Whether a check is false given the checked fields' integers.
+    #[inline(always)]
+    fn decide(&self, values: &[Option<i64>]) -> bool {
         self.checks.iter().any(|c| {
             let (Some(x), Some(y)) = (c.left.value(values), c.right.value(values)) else {
                 return false;
@@ -939,16 +948,20 @@ impl IntOperand {
 
     /// The operand's integer, as `is_true` computes it from the decoded
     /// row, given the record's integers; `None` when that is not an integer.
-    #[inline]
+    #[inline(always)]
     fn value(&self, values: &[Option<i64>]) -> Option<i64> {
         match self {
-            IntOperand::Field(i) => values[*i],
+            IntOperand::Field(i) => values.get(*i).copied().flatten(),
             IntOperand::Constant(i) => Some(*i),
-            IntOperand::Arith(op, l, r) => match op.exact(l.value(values)?, r.value(values)?)? {
-                Value::Integer(i) => Some(i),
-                _ => None,
-            },
+            IntOperand::Arith(op, l, r) => arith_value(*op, l, r, values),
         }
+    }
+}
+
+fn arith_value(op: ArithOp, l: &IntOperand, r: &IntOperand, values: &[Option<i64>]) -> Option<i64> {
+    match op.exact(l.value(values)?, r.value(values)?)? {
+        Value::Integer(i) => Some(i),
+        _ => None,
     }
 }
 
