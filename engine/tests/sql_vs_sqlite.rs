@@ -550,6 +550,55 @@ fn filters_read_from_stored_rows() {
     assert_no_mismatches("filters", compared, &mismatches);
 }
 
+/// The same filters on a table long enough for a scan to try its checks
+/// and drop those that reject too few rows (the first 256 rows), with rows
+/// after that point that the dropped checks would have rejected, and the
+/// reverse: checks kept because the first rows are rejected, then rows
+/// they let through.
+#[test]
+fn filters_read_from_stored_rows_past_the_trial() {
+    let (mut tj, lite) = open_pair();
+    let mut setup = vec!["CREATE TABLE big(id INTEGER PRIMARY KEY, w, v INTEGER)".to_string()];
+    for chunk in (1..=3000).collect::<Vec<i64>>().chunks(500) {
+        let rows: Vec<String> = chunk
+            .iter()
+            .map(|i| {
+                let w = if *i <= 300 { 1 } else { i % 10 };
+                let v = if *i <= 300 {
+                    format!("{}", 100 + i)
+                } else if i % 7 == 0 {
+                    "'7'".into()
+                } else {
+                    format!("{}", i % 50)
+                };
+                format!("({i}, {w}, {v})")
+            })
+            .collect();
+        setup.push(format!("INSERT INTO big VALUES {}", rows.join(", ")));
+    }
+    for stmt in &setup {
+        let (x, y) = (tinyjoin_run(&mut tj, stmt), sqlite_run(&lite, stmt));
+        assert!(same_outcome(&x, &y, true, false), "{stmt}: {x:?} vs {y:?}");
+    }
+    let queries = [
+        "SELECT count(*), sum(id) FROM big WHERE w < 5",
+        "SELECT count(*), sum(id) FROM big WHERE w = 1",
+        "SELECT count(*), sum(id) FROM big WHERE v < 40",
+        "SELECT count(*), sum(id) FROM big WHERE v >= 100",
+        "SELECT count(*), sum(id) FROM big WHERE w < 5 AND v < 40",
+        "SELECT count(*), sum(id) FROM big WHERE (w + v) % 3 = 1",
+        "SELECT id FROM big WHERE v = 7 ORDER BY id",
+    ];
+    let mut mismatches = Vec::new();
+    for sql in queries {
+        let (x, y) = (tinyjoin_run(&mut tj, sql), sqlite_run(&lite, sql));
+        if !same_outcome(&x, &y, true, false) {
+            mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
+        }
+    }
+    assert_no_mismatches("long scans", queries.len(), &mismatches);
+}
+
 fn sqlite_run_with(conn: &rusqlite::Connection, sql: &str, params: &[Value]) -> Outcome {
     let mut stmt = conn.prepare(sql).map_err(|e| e.to_string())?;
     let n = stmt.column_count();

@@ -651,13 +651,7 @@ mod tests {
             let columns: Vec<usize> = (0..14).filter(|c| mask >> c & 1 != 0).collect();
             let mut got = vec![Some(-1); columns.len()];
             integer_fields(&bytes, &columns, &mut got);
-            let expected: Vec<Option<i64>> = columns
-                .iter()
-                .map(|&c| match values.get(c) {
-                    Some(Value::Integer(i)) => Some(*i),
-                    _ => None,
-                })
-                .collect();
+            let expected = integers_at(&values, &columns);
             for (&c, e) in columns.iter().zip(&expected) {
                 prop_assert_eq!(integer_field(&bytes, c), *e);
             }
@@ -675,14 +669,7 @@ mod tests {
             let mut got = vec![None; columns.len()];
             integer_fields(&bytes, &columns, &mut got);
             if let Ok(values) = decode(&bytes) {
-                let expected: Vec<Option<i64>> = columns
-                    .iter()
-                    .map(|&c| match values.get(c) {
-                        Some(Value::Integer(i)) => Some(*i),
-                        _ => None,
-                    })
-                    .collect();
-                prop_assert_eq!(got, expected);
+                prop_assert_eq!(got, integers_at(&values, &columns));
             }
         }
 
@@ -691,6 +678,17 @@ mod tests {
             // Either outcome is fine; a panic fails the test.
             let _ = decode(&bytes);
         }
+    }
+
+    /// What `integer_fields` should read from a record of `values`.
+    fn integers_at(values: &[Value], columns: &[usize]) -> Vec<Option<i64>> {
+        columns
+            .iter()
+            .map(|&c| match values.get(c) {
+                Some(Value::Integer(i)) => Some(*i),
+                _ => None,
+            })
+            .collect()
     }
 
     #[test]

@@ -800,13 +800,22 @@ pub(crate) struct LevelCache {
 /// there (a column holding another type, overflow, division by zero): the
 /// filter is then evaluated on the decoded row as usual. So only the case
 /// `is_true` decides from the integers alone is decided here, the same way.
+/// A check costs a walk of each row's header; a rejection saves decoding
+/// the row and everything after it. The first rows of a scan try the
+/// checks, and checks that reject fewer than a quarter of them are dropped
+/// for the rest of the scan (the filters still decide every row).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct IntChecks {
     checks: Vec<IntCheck>,
     /// The record positions the checks read, ascending; an operand's
     /// field is an index into it.
     fields: Vec<usize>,
+    /// Rows tried so far (up to [`TRIAL_ROWS`]), and those rejected.
+    tried: u32,
+    rejected: u32,
 }
+
+const TRIAL_ROWS: u32 = 256;
 
 #[derive(Clone, Debug)]
 struct IntCheck {
@@ -872,22 +881,36 @@ impl IntChecks {
             c.left.number_fields(&fields);
             c.right.number_fields(&fields);
         }
-        IntChecks { checks, fields }
+        IntChecks {
+            checks,
+            fields,
+            tried: 0,
+            rejected: 0,
+        }
     }
 
     /// Whether a check rejects the row stored as `record`.
     #[inline]
-    fn reject(&self, record: &[u8]) -> bool {
+    fn reject(&mut self, record: &[u8]) -> bool {
         if self.checks.is_empty() {
             return false;
         }
-        if let [column] = self.fields.as_slice() {
-            return self.decide(&[record::integer_field(record, *column)]);
+        let rejected = if let [column] = self.fields.as_slice() {
+            self.decide(&[record::integer_field(record, *column)])
+        } else {
+            let mut values = [None; MAX_CHECKED_FIELDS];
+            let values = &mut values[..self.fields.len()];
+            record::integer_fields(record, &self.fields, values);
+            self.decide(values)
+        };
+        if self.tried < TRIAL_ROWS {
+            self.tried += 1;
+            self.rejected += u32::from(rejected);
+            if self.tried == TRIAL_ROWS && self.rejected * 4 < TRIAL_ROWS {
+                self.checks.clear();
+            }
         }
-        let mut values = [None; MAX_CHECKED_FIELDS];
-        let values = &mut values[..self.fields.len()];
-        record::integer_fields(record, &self.fields, values);
-        self.decide(values)
+        rejected
     }
 
     /// Whether a check is false given the checked fields' integers.
