@@ -248,17 +248,9 @@ pub(crate) fn visit_fields(
     // The body starts after the header: find its end by counting varint
     // terminators (bytes without the continuation bit); the types are
     // decoded, and checked, as the body is walked.
-    let mut body = pos;
-    let mut ends = 0;
-    while ends < count {
-        let Some(&b) = bytes.get(body) else {
-            return Err(corrupt!(0, "record: truncated varint at byte {body}"));
-        };
-        body += 1;
-        if b & 0x80 == 0 {
-            ends += 1;
-        }
-    }
+    let Some(body) = body_start(bytes, pos, count as u64) else {
+        return Err(corrupt!(0, "record: truncated header of {count} types"));
+    };
     let type_of = |_| get_varint(bytes, &mut pos);
     visit_body(bytes, body, count, type_of, wanted, f)
 }
@@ -367,7 +359,7 @@ pub(crate) fn integer_fields(bytes: &[u8], columns: &[usize], out: &mut [Option<
                     let Some(&want) = columns.get(next) else {
                         return;
                     };
-                    let len = small_field_len(t);
+                    let len = body_len(u64::from(t));
                     if column == want {
                         out[next] = integer_of(bytes, body, len, u64::from(t));
                         next += 1;
@@ -382,18 +374,9 @@ pub(crate) fn integer_fields(bytes: &[u8], columns: &[usize], out: &mut [Option<
     let Ok(count) = get_varint(bytes, &mut pos) else {
         return;
     };
-    // The body starts after `count` varint terminators.
-    let mut body = pos;
-    let mut ends = 0;
-    while ends < count {
-        let Some(&b) = bytes.get(body) else {
-            return;
-        };
-        body += 1;
-        if b & 0x80 == 0 {
-            ends += 1;
-        }
-    }
+    let Some(mut body) = body_start(bytes, pos, count) else {
+        return;
+    };
     let mut next = 0;
     let mut column = 0;
     while next < columns.len() && (column as u64) < count {
@@ -415,15 +398,19 @@ pub(crate) fn integer_fields(bytes: &[u8], columns: &[usize], out: &mut [Option<
     }
 }
 
-/// The body length of a field whose type is one byte (below 128).
-#[inline(always)]
-fn small_field_len(t: u8) -> usize {
-    match u64::from(t) {
-        TYPE_NULL | TYPE_ZERO | TYPE_ONE => 0,
-        t @ 3..=TYPE_INT_MAX => (t - INT_TYPE_BASE) as usize,
-        TYPE_REAL => REAL_SIZE,
-        t => ((t - TYPE_BLOB_BASE) / 2) as usize,
+/// Where the body of a record whose `count` types start at `types` begins:
+/// after `count` varint terminators (bytes without the continuation bit).
+/// `None` when the header runs past the end.
+fn body_start(bytes: &[u8], types: usize, count: u64) -> Option<usize> {
+    let mut at = types;
+    let mut ends = 0;
+    while ends < count {
+        at += 1;
+        if bytes.get(at - 1)? & 0x80 == 0 {
+            ends += 1;
+        }
     }
+    Some(at)
 }
 
 /// The integer a field of type `t` and `len` bytes at `at` holds, if it
