@@ -9,16 +9,25 @@
 //! - `direct`: the in-worker API's calls through two buffers in wasm memory.
 //! - `device_contract`: the Device contract checks, run natively against the
 //!   memory device and in a real browser Worker against OPFS.
+//! - `allocator`: the wasm build's global allocator (size-class free lists
+//!   in front of dlmalloc), tested natively over the system allocator.
 //!
 //! Logic lives in plain Rust modules that run natively in tests; the
 //! wasm-bindgen exports only convert arguments and delegate.
 
+// Natively only the tests use it; the wasm build installs it below.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+mod allocator;
 pub mod device_contract;
 pub mod direct;
 #[cfg(target_arch = "wasm32")]
 mod opfs;
 pub mod owner;
 pub mod protocol;
+
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: allocator::WasmAllocator = allocator::WasmAllocator::new();
 
 #[cfg(target_arch = "wasm32")]
 mod bindings {

@@ -473,9 +473,9 @@ fn insert_one(
         && ins.upsert.is_empty()
         && !w.has_unique();
     let probe_rowid = explicit.is_some() && !late_rowid_check;
-    let conflicts = w.find_conflicts_from(&ctx, &row, rowid, None, probe_rowid, None)?;
     let index_vals = w.all_index_values(&ctx, &row)?;
     drop(ctx);
+    let conflicts = w.find_conflicts(&*kv, &index_vals, rowid, None, probe_rowid)?;
     if let Some(c) = conflicts.first() {
         if let Some(up) = ins.upsert.iter().find(|u| upsert_matches(u, w, c)) {
             return match &up.action {
@@ -500,9 +500,7 @@ fn insert_one(
                     delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
                 }
                 // Deleting may reveal further conflicts on other indexes.
-                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-                let more = w.find_conflicts(&ctx, &row, rowid, None)?;
-                drop(ctx);
+                let more = w.find_conflicts(&*kv, &index_vals, rowid, None, true)?;
                 for c in &more {
                     delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
                 }
@@ -722,11 +720,10 @@ fn write_update(
     // Indexes whose inputs the update leaves identical keep their entries:
     // no key to compute, no conflict to look for.
     let changed = w.changed_indexes(old, &new);
-    let conflicts =
-        w.find_conflicts_from(&ctx, &new, new_id, Some(old_id), true, Some(&changed))?;
     let old_vals = w.changed_index_values(&ctx, old, &changed)?;
     let new_vals = w.changed_index_values(&ctx, &new, &changed)?;
     drop(ctx);
+    let conflicts = w.find_conflicts(&*kv, &new_vals, new_id, Some(old_id), true)?;
     if let Some(c) = conflicts.first() {
         match or {
             ast::ConflictResolution::Ignore => return Ok(None),

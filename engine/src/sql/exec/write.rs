@@ -232,62 +232,56 @@ impl TableWriter {
         self.indexes.iter().any(|p| p.index.unique)
     }
 
-    /// The first uniqueness conflict of `row` (with rowid `rowid`) against
-    /// rows other than `own` (the row being updated).
+    /// The uniqueness conflicts of a row with rowid `rowid` and index key
+    /// values `index_vals` (one per index, `None` where the row has no
+    /// entry or the caller knows the key did not change) against rows
+    /// other than `own` (the row being updated): at most one per UNIQUE
+    /// index, and the rowid's when `probe_rowid` (else the caller knows it
+    /// is free, or checks it itself).
     pub(crate) fn find_conflicts(
         &self,
-        ctx: &ExecCtx,
-        row: &[Value],
-        rowid: i64,
-        own: Option<i64>,
-    ) -> Result<Vec<Conflict>> {
-        self.find_conflicts_from(ctx, row, rowid, own, true, None)
-    }
-
-    /// [`TableWriter::find_conflicts`], probing the rowid only when
-    /// `probe_rowid` (the caller knows it is free, or checks it itself),
-    /// and with `changed`, only the indexes it marks (an updated row whose
-    /// key did not change cannot conflict on it).
-    pub(crate) fn find_conflicts_from(
-        &self,
-        ctx: &ExecCtx,
-        row: &[Value],
+        kv: &dyn Kv,
+        index_vals: &[Option<Vec<Value>>],
         rowid: i64,
         own: Option<i64>,
         probe_rowid: bool,
-        changed: Option<&[bool]>,
     ) -> Result<Vec<Conflict>> {
         let mut out = Vec::new();
         if probe_rowid
             && own != Some(rowid)
-            && ctx
-                .kv
+            && kv
                 .get(&self.table.tree, &keycode::encode_rowid(rowid))?
                 .is_some()
         {
             out.push(Conflict { index: None, rowid });
         }
-        for (i, plan) in self.indexes.iter().enumerate() {
-            if !plan.index.unique || changed.is_some_and(|c| !c[i]) {
-                continue;
-            }
-            let Some(vals) = index_values(ctx, plan, row)? else {
+        for (i, (plan, vals)) in self.indexes.iter().zip(index_vals).enumerate() {
+            let Some(vals) = vals.as_ref().filter(|_| plan.index.unique) else {
                 continue;
             };
             if vals.iter().any(Value::is_null) {
                 continue;
             }
-            let prefix = keycode::encode_key(&vals, &plan.cols);
+            let prefix = keycode::encode_key(vals, &plan.cols);
             let (lo, hi) = index_prefix_range(&prefix);
-            for (k, _) in ctx.kv.scan(&plan.index.tree, lo, hi, false, Some(2))? {
-                let other = index_key_rowid(&k)?;
-                if Some(other) != own {
-                    out.push(Conflict {
-                        index: Some(i),
-                        rowid: other,
-                    });
-                    break;
+            // Two entries at most: `own`'s and another (a UNIQUE index holds
+            // one entry per key but while a statement moves keys around).
+            let mut seen = 0;
+            let mut other = None;
+            kv.visit(&plan.index.tree, lo, hi, false, &mut |k, _| {
+                let id = index_key_rowid(k)?;
+                seen += 1;
+                if Some(id) != own {
+                    other = Some(id);
+                    return Ok(false);
                 }
+                Ok(seen < 2)
+            })?;
+            if let Some(rowid) = other {
+                out.push(Conflict {
+                    index: Some(i),
+                    rowid,
+                });
             }
         }
         Ok(out)
