@@ -272,12 +272,22 @@ mod tests {
     fn classes_cover_every_small_size_tightly() {
         for size in 1..=SMALL_MAX_SIZE {
             let c = class_of(Layout::from_size_align(size, 1).unwrap()).unwrap();
-            assert!(CLASS_SIZES[c] >= size, "size {size} in class {}", CLASS_SIZES[c]);
-            assert!(c == 0 || CLASS_SIZES[c - 1] < size, "size {size} skips a smaller class");
+            assert!(
+                CLASS_SIZES[c] >= size,
+                "size {size} in class {}",
+                CLASS_SIZES[c]
+            );
+            assert!(
+                c == 0 || CLASS_SIZES[c - 1] < size,
+                "size {size} skips a smaller class"
+            );
         }
         assert!(CLASS_SIZES.iter().all(|s| s % SMALL_ALIGN == 0));
         assert!(CLASS_SIZES[0] >= std::mem::size_of::<*mut u8>());
-        assert_eq!(class_of(Layout::from_size_align(SMALL_MAX_SIZE + 1, 1).unwrap()), None);
+        assert_eq!(
+            class_of(Layout::from_size_align(SMALL_MAX_SIZE + 1, 1).unwrap()),
+            None
+        );
         assert_eq!(class_of(Layout::from_size_align(8, 16).unwrap()), None);
     }
 
@@ -301,7 +311,12 @@ mod tests {
 
     unsafe fn check(b: &Live) {
         for i in 0..b.layout.size() {
-            assert_eq!(*b.p.add(i), b.fill, "block {:p} byte {i} was overwritten", b.p);
+            assert_eq!(
+                *b.p.add(i),
+                b.fill,
+                "block {:p} byte {i} was overwritten",
+                b.p
+            );
         }
     }
 
@@ -326,7 +341,11 @@ mod tests {
                         let layout = Layout::from_size_align(size, align).unwrap();
                         let zeroed = rng.next().is_multiple_of(4);
                         unsafe {
-                            let p = if zeroed { pools.alloc_zeroed(layout) } else { pools.alloc(layout) };
+                            let p = if zeroed {
+                                pools.alloc_zeroed(layout)
+                            } else {
+                                pools.alloc(layout)
+                            };
                             assert!(!p.is_null());
                             assert_eq!(p as usize % align, 0, "misaligned {size}/{align}");
                             if zeroed {
@@ -362,8 +381,10 @@ mod tests {
                     _ => {}
                 }
             }
-            let mut spans: Vec<(usize, usize)> =
-                live.iter().map(|b| (b.p as usize, b.p as usize + b.layout.size())).collect();
+            let mut spans: Vec<(usize, usize)> = live
+                .iter()
+                .map(|b| (b.p as usize, b.p as usize + b.layout.size()))
+                .collect();
             spans.sort();
             for w in spans.windows(2) {
                 assert!(w[0].1 <= w[1].0, "live blocks overlap: {w:?}");
@@ -388,7 +409,11 @@ mod tests {
             let b = pools.alloc(l24);
             pools.dealloc(a, l24);
             assert_eq!(pools.alloc(Layout::from_size_align(24, 4).unwrap()), a);
-            assert_eq!(pools.realloc(b, l24, 17), b, "17 and 20 bytes share the 24-byte class");
+            assert_eq!(
+                pools.realloc(b, l24, 17),
+                b,
+                "17 and 20 bytes share the 24-byte class"
+            );
             let c = pools.realloc(b, Layout::from_size_align(17, 8).unwrap(), 100);
             assert_ne!(c, b);
             assert_eq!(pools.alloc(Layout::from_size_align(24, 8).unwrap()), b);
