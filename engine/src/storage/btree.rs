@@ -14,7 +14,7 @@
 //!   may be emptier than `UNDERFLOW_SIZE`.
 
 use super::format::{PageId, MAX_TREE_DEPTH, PAGE_SIZE};
-use super::node::{Branch, Leaf, LeafValue, Node};
+use super::node::{cmp_keys, Branch, Leaf, LeafValue, Node};
 use crate::{corrupt, Result};
 use std::rc::Rc;
 
@@ -60,7 +60,8 @@ impl Fences {
 
     /// True when `key` is in the range.
     pub(crate) fn holds(&self, key: &[u8]) -> bool {
-        (!self.has_low || key >= &self.low[..]) && (!self.has_high || key < &self.high[..])
+        (!self.has_low || cmp_keys(key, &self.low).is_ge())
+            && (!self.has_high || cmp_keys(key, &self.high).is_lt())
     }
 }
 

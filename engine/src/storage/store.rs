@@ -496,10 +496,15 @@ impl<'a> Range<'a> {
         };
         let past_hi = match &self.hi {
             Bound::Unbounded => false,
-            Bound::Included(h) => k > *h,
-            Bound::Excluded(h) => k >= *h,
+            Bound::Included(h) => cmp_keys(&k, h).is_gt(),
+            Bound::Excluded(h) => cmp_keys(&k, h).is_ge(),
         };
-        if past_hi || self.back_key.as_ref().is_some_and(|b| k >= *b) {
+        if past_hi
+            || self
+                .back_key
+                .as_ref()
+                .is_some_and(|b| cmp_keys(&k, b).is_ge())
+        {
             self.front = Some(Cursor::seek(self.src, PageId::NONE, &Bound::Unbounded)?);
             return Ok(None);
         }
@@ -518,10 +523,15 @@ impl<'a> Range<'a> {
         };
         let before_lo = match &self.lo {
             Bound::Unbounded => false,
-            Bound::Included(l) => k < *l,
-            Bound::Excluded(l) => k <= *l,
+            Bound::Included(l) => cmp_keys(&k, l).is_lt(),
+            Bound::Excluded(l) => cmp_keys(&k, l).is_le(),
         };
-        if before_lo || self.front_key.as_ref().is_some_and(|f| k <= *f) {
+        if before_lo
+            || self
+                .front_key
+                .as_ref()
+                .is_some_and(|f| cmp_keys(&k, f).is_le())
+        {
             self.back = Some(Cursor::seek(self.src, PageId::NONE, &Bound::Unbounded)?);
             return Ok(None);
         }
@@ -552,14 +562,14 @@ impl Range<'_> {
             let outside = if reverse {
                 match lo {
                     Bound::Unbounded => false,
-                    Bound::Included(l) => k < l.as_slice(),
-                    Bound::Excluded(l) => k <= l.as_slice(),
+                    Bound::Included(l) => cmp_keys(k, l).is_lt(),
+                    Bound::Excluded(l) => cmp_keys(k, l).is_le(),
                 }
             } else {
                 match hi {
                     Bound::Unbounded => false,
-                    Bound::Included(h) => k > h.as_slice(),
-                    Bound::Excluded(h) => k >= h.as_slice(),
+                    Bound::Included(h) => cmp_keys(k, h).is_gt(),
+                    Bound::Excluded(h) => cmp_keys(k, h).is_ge(),
                 }
             };
             if outside {

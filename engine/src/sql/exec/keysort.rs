@@ -24,6 +24,7 @@ use super::spill::{
     merge_passes, open_runs, sift_down, sift_up, Run, RunReader, RunWriter, Shares, TempSpace,
 };
 use super::Budget;
+use crate::storage::{cmp_after_prefix, cmp_keys};
 use crate::{Error, Result};
 
 /// One key in the buffer.
@@ -94,7 +95,7 @@ impl KeySorter {
         self.entries.sort_unstable_by(|a, b| {
             a.prefix
                 .cmp(&b.prefix)
-                .then_with(|| key_of(bytes, a).cmp(key_of(bytes, b)))
+                .then_with(|| cmp_after_prefix(key_of(bytes, a), key_of(bytes, b)))
         });
     }
 
@@ -181,7 +182,7 @@ pub(crate) fn sort_keys(keys: &mut [Vec<u8>]) {
         .collect();
     order.sort_unstable_by(|a, b| {
         a.0.cmp(&b.0)
-            .then_with(|| keys[a.1 as usize].cmp(&keys[b.1 as usize]))
+            .then_with(|| cmp_keys(&keys[a.1 as usize], &keys[b.1 as usize]))
     });
     let mut sorted: Vec<Vec<u8>> = order
         .iter()
@@ -298,7 +299,7 @@ impl Drop for KeyMerger {
 /// True when run `a`'s head comes before run `b`'s.
 fn before(heads: &[Option<(Vec<u8>, bool)>], a: usize, b: usize) -> bool {
     let ord = match (&heads[a], &heads[b]) {
-        (Some(x), Some(y)) => x.0.cmp(&y.0),
+        (Some(x), Some(y)) => cmp_keys(&x.0, &y.0),
         _ => Ordering::Equal,
     };
     ord.then(a.cmp(&b)) == Ordering::Less
