@@ -59,38 +59,45 @@ pub fn key_prefix(key: &[u8]) -> u64 {
 }
 
 /// Bytewise order of two keys whose [`key_prefix`]es are equal (so their
-/// first `min(8, shorter length)` bytes are equal): the rest compared a
-/// big-endian word at a time, the last partial word padded, then by
-/// length. Keys are short; no library call (a slice comparison is one,
-/// even for no bytes).
+/// first `min(8, shorter length)` bytes are equal): [`cmp_keys`] from the
+/// ninth byte on.
 #[inline]
 pub fn cmp_after_prefix(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     let n = a.len().min(b.len());
-    let mut at = 8.min(n);
+    cmp_from(a, b, 8.min(n))
+}
+
+/// Bytewise order of two keys (the order of `a.cmp(b)`) without a library
+/// call: a slice comparison is one, and in wasm that memcmp steps a byte at
+/// a time.
+#[inline]
+pub fn cmp_keys(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    cmp_from(a, b, 0)
+}
+
+/// [`cmp_keys`] of two keys known equal before byte `at`. Words are
+/// compared for equality as loaded; only the first differing word is put
+/// in big-endian order (wasm has no byte-swap instruction, so swapping
+/// every word cost more than the byte loop it replaced). The tail of
+/// fewer than eight bytes goes byte by byte.
+#[inline]
+fn cmp_from(a: &[u8], b: &[u8], mut at: usize) -> std::cmp::Ordering {
+    let n = a.len().min(b.len());
     while at + 8 <= n {
-        let x = u64::from_be_bytes(a[at..at + 8].try_into().expect("8 bytes"));
-        let y = u64::from_be_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+        let x: [u8; 8] = a[at..at + 8].try_into().expect("8 bytes");
+        let y: [u8; 8] = b[at..at + 8].try_into().expect("8 bytes");
         if x != y {
-            return x.cmp(&y);
+            return u64::from_be_bytes(x).cmp(&u64::from_be_bytes(y));
         }
         at += 8;
     }
-    if at < n {
-        // Equal-length tails: zero padding cannot create a false order.
-        let (x, y) = (key_prefix(&a[at..n]), key_prefix(&b[at..n]));
-        if x != y {
-            return x.cmp(&y);
+    while at < n {
+        if a[at] != b[at] {
+            return a[at].cmp(&b[at]);
         }
+        at += 1;
     }
     a.len().cmp(&b.len())
-}
-
-/// Bytewise order of two keys, prefixes first (see [`cmp_after_prefix`]).
-#[inline]
-pub fn cmp_keys(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
-    key_prefix(a)
-        .cmp(&key_prefix(b))
-        .then_with(|| cmp_after_prefix(a, b))
 }
 
 /// Spare capacity of page-sized arenas: with it, two arenas allocated
@@ -932,6 +939,24 @@ mod tests {
         assert_eq!(br.child_index(b"z"), 2);
     }
 
+    proptest::proptest! {
+        /// Keys sharing a prefix of any length, differing anywhere after
+        /// it (or only in length): both comparators order as slices do.
+        #[test]
+        fn key_comparisons_order_as_slices_do(
+            common in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+            a_tail in proptest::collection::vec(0u8..4, 0..12),
+            b_tail in proptest::collection::vec(0u8..4, 0..12),
+        ) {
+            let a = [common.clone(), a_tail].concat();
+            let b = [common, b_tail].concat();
+            proptest::prop_assert_eq!(cmp_keys(&a, &b), a.cmp(&b));
+            if key_prefix(&a) == key_prefix(&b) {
+                proptest::prop_assert_eq!(cmp_after_prefix(&a, &b), a.cmp(&b));
+            }
+        }
+    }
+
     #[test]
     fn key_prefixes_order_as_keys_do() {
         let keys: Vec<Vec<u8>> = vec![
@@ -960,6 +985,7 @@ mod tests {
                 } else {
                     assert_eq!(cmp_after_prefix(a, b), a.cmp(b), "{a:?} vs {b:?}");
                 }
+                assert_eq!(cmp_keys(a, b), a.cmp(b), "{a:?} vs {b:?}");
             }
         }
         let l = Leaf::new(
