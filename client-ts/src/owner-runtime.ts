@@ -26,16 +26,13 @@ import { generationFileName } from "./names.js";
 import type { SyncAccessHandle } from "./opfs.js";
 import type { OwnerOptions } from "./platform.js";
 import { TinyJoinError, isErrorCode } from "./errors.js";
-import { RequestKind, encodeParams } from "./protocol.js";
+import { ParamsTag, RequestKind, ParamsEncoder } from "./protocol.js";
 import type { Params, Request } from "./protocol.js";
 
 export const ROUTE_LOCAL = 0;
 export const ROUTE_CHANNEL = 1;
 export const ROUTE_WATCH = 2;
 export const ROUTE_IMPORT = 3;
-
-/** An empty parameter list, in its wire form. */
-const NO_PARAMS = encodeParams({ tag: "none" });
 
 /**
  * How long after a commit the owner syncs: flushes a deferred commit
@@ -301,9 +298,11 @@ export async function startOwnerRuntime(
     channel.postMessage(owner.ready());
   }
 
-  const params = (p: Params): Uint8Array => {
+  const paramsEncoder = new ParamsEncoder();
+  /** Encodes `p` into `paramsEncoder`; returns its length. */
+  const params = (p: Params): number => {
     try {
-      return encodeParams(p);
+      return paramsEncoder.encode(p);
     } catch (e) {
       throw new TinyJoinError("INVALID_ARGUMENT", `the request cannot be encoded: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -339,7 +338,8 @@ export async function startOwnerRuntime(
     let txn: string | undefined;
     let sql = "";
     let stmt = 0;
-    let p = NO_PARAMS;
+    // Bytes of the parameter list in `paramsEncoder`, 0 for none.
+    let p = 0;
     // Plain assignments: destructuring an array literal goes through the
     // iterator protocol until the function is optimized, and this runs
     // once per request, mostly cold.
@@ -385,7 +385,7 @@ export async function startOwnerRuntime(
         return null;
     }
     try {
-      const need = (txn === undefined ? 0 : txn.length * 3) + sql.length * 3 + p.length;
+      const need = (txn === undefined ? 0 : txn.length * 3) + sql.length * 3 + Math.max(p, 1);
       if (need > inputCap) {
         inputAt = owner.inputBuffer(need);
         inputCap = owner.inputCapacity();
@@ -395,8 +395,9 @@ export async function startOwnerRuntime(
       const txnLen = txn === undefined ? -1 : putText(m, at, txn);
       at += Math.max(txnLen, 0);
       const sqlLen = putText(m, at, sql);
-      m.set(p, at + sqlLen);
-      const out = owner.directIn(kind, txnLen, sqlLen, stmt, p.length);
+      if (p === 0) m[at + sqlLen] = ParamsTag.None;
+      else paramsEncoder.copyTo(m, at + sqlLen);
+      const out = owner.directIn(kind, txnLen, sqlLen, stmt, Math.max(p, 1));
       if (lazySync) armSync();
       // After a long request, ask for the buffer again next time: the owner
       // gives a long one back then (worker/src/direct.rs, KEEP_INPUT).

@@ -188,8 +188,25 @@ test("integers and short strings take the fast paths with the exact wire form an
   assert.deepEqual(back.rows, rows);
   assert.equal(back.changes, 2 ** 40 + 3);
   assert.equal(back.lastInsertRowid, -5);
-  // A second encoding reuses the scratch buffer: take a copy before it.
-  const first = P.encodeParams({ tag: "positional", values: [1] }).slice();
-  P.encodeParams({ tag: "positional", values: ["other"] });
-  assert.deepEqual([...P.encodeParams({ tag: "positional", values: [1] })], [...first]);
+});
+
+test("the direct calls' parameter encoder copies exactly the last list, short or long", () => {
+  const enc = new P.ParamsEncoder();
+  const lists = [
+    { tag: "none" },
+    { tag: "positional", values: [1] },
+    { tag: "positional", values: ["other", null, 2.5] },
+    { tag: "positional", values: ["z".repeat(300), new Uint8Array([1, 2, 3])] },
+    { tag: "named", values: [[":a", 7]] },
+    { tag: "positional", values: [1] },
+  ];
+  for (const p of lists) {
+    const want = P.encodeParams(p);
+    const len = enc.encode(p);
+    assert.equal(len, want.length);
+    const m = new Uint8Array(len + 10).fill(0xee);
+    enc.copyTo(m, 5);
+    assert.deepEqual([...m.subarray(5, 5 + len)], [...want]);
+    assert.ok(m.subarray(0, 5).every((b) => b === 0xee) && m.subarray(5 + len).every((b) => b === 0xee), "bytes outside the list stay untouched");
+  }
 });
