@@ -166,7 +166,7 @@ const SHORT_STRING = 64;
  */
 const TINY_STRING = 24;
 
-/** Up to this many bytes `Writer.copyTo` copies in a loop rather than through a view and `set`. */
+/** Longest message `Writer.copyTo` copies in a loop. */
 const COPY_LOOP_MAX = 256;
 
 class Writer {
@@ -324,7 +324,7 @@ class Writer {
   get length(): number {
     return this.pos;
   }
-  /** Copies the bytes written so far into `m` at `at`: short messages byte by byte (no view to allocate). */
+  /** Copies the bytes so far into `m` at `at` (short ones in a loop: no view to allocate). */
   copyTo(m: Uint8Array, at: number): void {
     const n = this.pos;
     if (n > COPY_LOOP_MAX) {
@@ -744,15 +744,10 @@ export function encodeParams(p: Params): Uint8Array {
   return w.finish();
 }
 
-/**
- * Encodes parameter lists for the in-worker API's direct calls into one
- * reused buffer, then copies one into the engine's input buffer: no
- * allocation per call (a view of the scratch buffer cost more than the
- * copy, in Node's profile of 1,000-statement transactions).
- */
+/** Encodes the direct calls' parameter lists into one reused buffer, then copies each into the engine's input: no allocation per call. */
 export class ParamsEncoder {
   private readonly w = new Writer();
-  /** Encodes `p`, replacing the last list; returns its length in bytes. Throws RangeError as `encodeRequest` does. */
+  /** Encodes `p` (replacing the last list); returns its length. Throws RangeError like `encodeRequest`. */
   encode(p: Params): number {
     this.w.reset();
     this.w.params(p);
