@@ -265,7 +265,7 @@ impl TableWriter {
             let prefix = keycode::encode_key(vals, &plan.cols);
             let (lo, hi) = index_prefix_range(&prefix);
             // Two entries at most: `own`'s and another (a UNIQUE index holds
-            // one entry per key but while a statement moves keys around).
+            // one entry per key, except while a statement moves keys around).
             let mut seen = 0;
             let mut other = None;
             kv.visit(&plan.index.tree, lo, hi, false, &mut |k, _| {
