@@ -26,7 +26,7 @@ import { generationFileName } from "./names.js";
 import type { SyncAccessHandle } from "./opfs.js";
 import type { OwnerOptions } from "./platform.js";
 import { TinyJoinError, isErrorCode } from "./errors.js";
-import { ParamsTag, RequestKind, ParamsEncoder } from "./protocol.js";
+import { RequestKind, ParamsEncoder } from "./protocol.js";
 import type { Params, Request } from "./protocol.js";
 
 export const ROUTE_LOCAL = 0;
@@ -299,6 +299,7 @@ export async function startOwnerRuntime(
   }
 
   const paramsEncoder = new ParamsEncoder();
+  const noParams: Params = { tag: "none" };
   /** Encodes `p` into `paramsEncoder`; returns its length. */
   const params = (p: Params): number => {
     try {
@@ -338,8 +339,7 @@ export async function startOwnerRuntime(
     let txn: string | undefined;
     let sql = "";
     let stmt = 0;
-    // Bytes of the parameter list in `paramsEncoder`, 0 for none.
-    let p = 0;
+    let p: Params = noParams;
     // Plain assignments: destructuring an array literal goes through the
     // iterator protocol until the function is optimized, and this runs
     // once per request, mostly cold.
@@ -353,7 +353,7 @@ export async function startOwnerRuntime(
         kind = RequestKind.Query;
         txn = req.txn ?? undefined;
         sql = req.sql;
-        p = params(req.params);
+        p = req.params;
         break;
       case "prepare":
         kind = RequestKind.Prepare;
@@ -363,7 +363,7 @@ export async function startOwnerRuntime(
         kind = RequestKind.Run;
         txn = req.txn ?? undefined;
         stmt = req.stmt;
-        p = params(req.params);
+        p = req.params;
         break;
       case "finalize":
         kind = RequestKind.Finalize;
@@ -384,8 +384,9 @@ export async function startOwnerRuntime(
       default:
         return null;
     }
+    const pLen = params(p);
     try {
-      const need = (txn === undefined ? 0 : txn.length * 3) + sql.length * 3 + Math.max(p, 1);
+      const need = (txn === undefined ? 0 : txn.length * 3) + sql.length * 3 + pLen;
       if (need > inputCap) {
         inputAt = owner.inputBuffer(need);
         inputCap = owner.inputCapacity();
@@ -395,9 +396,8 @@ export async function startOwnerRuntime(
       const txnLen = txn === undefined ? -1 : putText(m, at, txn);
       at += Math.max(txnLen, 0);
       const sqlLen = putText(m, at, sql);
-      if (p === 0) m[at + sqlLen] = ParamsTag.None;
-      else paramsEncoder.copyTo(m, at + sqlLen);
-      const out = owner.directIn(kind, txnLen, sqlLen, stmt, Math.max(p, 1));
+      paramsEncoder.copyTo(m, at + sqlLen);
+      const out = owner.directIn(kind, txnLen, sqlLen, stmt, pLen);
       if (lazySync) armSync();
       // After a long request, ask for the buffer again next time: the owner
       // gives a long one back then (worker/src/direct.rs, KEEP_INPUT).

@@ -494,12 +494,7 @@ impl<'a> Range<'a> {
         let Some((k, v)) = cursor.next(self.src)? else {
             return Ok(None);
         };
-        let past_hi = match &self.hi {
-            Bound::Unbounded => false,
-            Bound::Included(h) => cmp_keys(&k, h).is_gt(),
-            Bound::Excluded(h) => cmp_keys(&k, h).is_ge(),
-        };
-        if past_hi
+        if past_hi(&k, &self.hi)
             || self
                 .back_key
                 .as_ref()
@@ -521,12 +516,7 @@ impl<'a> Range<'a> {
         let Some((k, v)) = cursor.prev(self.src)? else {
             return Ok(None);
         };
-        let before_lo = match &self.lo {
-            Bound::Unbounded => false,
-            Bound::Included(l) => cmp_keys(&k, l).is_lt(),
-            Bound::Excluded(l) => cmp_keys(&k, l).is_le(),
-        };
-        if before_lo
+        if before_lo(&k, &self.lo)
             || self
                 .front_key
                 .as_ref()
@@ -537,6 +527,26 @@ impl<'a> Range<'a> {
         }
         self.back_key = Some(k.clone());
         Ok(Some((k, self.src.value(v)?)))
+    }
+}
+
+/// True when `k` lies above the upper bound `hi` (a range walking up stops).
+#[inline]
+fn past_hi(k: &[u8], hi: &Bound<Vec<u8>>) -> bool {
+    match hi {
+        Bound::Unbounded => false,
+        Bound::Included(h) => cmp_keys(k, h).is_gt(),
+        Bound::Excluded(h) => cmp_keys(k, h).is_ge(),
+    }
+}
+
+/// True when `k` lies below the lower bound `lo` (a range walking down stops).
+#[inline]
+fn before_lo(k: &[u8], lo: &Bound<Vec<u8>>) -> bool {
+    match lo {
+        Bound::Unbounded => false,
+        Bound::Included(l) => cmp_keys(k, l).is_lt(),
+        Bound::Excluded(l) => cmp_keys(k, l).is_le(),
     }
 }
 
@@ -560,17 +570,9 @@ impl Range<'_> {
         };
         cursor.visit(src, !reverse, |k, v| {
             let outside = if reverse {
-                match lo {
-                    Bound::Unbounded => false,
-                    Bound::Included(l) => cmp_keys(k, l).is_lt(),
-                    Bound::Excluded(l) => cmp_keys(k, l).is_le(),
-                }
+                before_lo(k, lo)
             } else {
-                match hi {
-                    Bound::Unbounded => false,
-                    Bound::Included(h) => cmp_keys(k, h).is_gt(),
-                    Bound::Excluded(h) => cmp_keys(k, h).is_ge(),
-                }
+                past_hi(k, hi)
             };
             if outside {
                 return Ok(false);
