@@ -277,20 +277,30 @@ fn insert_rec(
 /// Where to split an overfull leaf: both halves must fit a page; prefer the
 /// byte midpoint, or (sorted appends) leave the left page as full as possible.
 fn leaf_split_point(l: &Leaf, appended: bool) -> usize {
-    let sizes: Vec<usize> = (0..l.len()).map(|i| l.entry_size(i)).collect();
-    split_point(&sizes, super::node::LEAF_SLOTS_OFFSET, appended)
+    let header = super::node::LEAF_SLOTS_OFFSET;
+    split_point(
+        (0..l.len()).map(|i| l.entry_size(i)),
+        l.encoded_size() - header,
+        header,
+        appended,
+    )
 }
 
-/// Chooses `i` so entries `..i` and `i..` both fit a page with `header`
-/// bytes of fixed overhead each, closest to the byte midpoint (or as far
-/// right as possible when `fill_left`).
-fn split_point(sizes: &[usize], header: usize, fill_left: bool) -> usize {
-    let total: usize = sizes.iter().sum();
+/// Chooses `i` so entries `..i` and `i..` (whose sizes `sizes` yields in
+/// order, `total` in all) both fit a page with `header` bytes of fixed
+/// overhead each, closest to the byte midpoint (or as far right as
+/// possible when `fill_left`).
+fn split_point(
+    sizes: impl Iterator<Item = usize>,
+    total: usize,
+    header: usize,
+    fill_left: bool,
+) -> usize {
     let cap = PAGE_SIZE - header;
     let mut best = 1;
     let mut best_score = usize::MAX;
     let mut prefix = 0;
-    for (i, s) in sizes.iter().enumerate() {
+    for (i, s) in sizes.enumerate() {
         if i > 0 {
             let left = prefix;
             let right = total - prefix;

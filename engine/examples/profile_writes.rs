@@ -1,0 +1,217 @@
+//! Write workloads of the browser comparison, natively, for instruction
+//! counts under callgrind (deterministic, unlike timings on a shared host):
+//!
+//! ```sh
+//! cargo build --release -p tinyjoin-engine --example profile_writes
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured*' \
+//!     target/release/examples/profile_writes i8
+//! ```
+//!
+//! `i8`: the index suite's table `a` (200,000 rows, indexes on b, (d, c) and
+//! lower(e)), then I8's `UPDATE a SET b = b + 1` over 10,000 rows.
+//! `mixed`: the envelope's mixed transactions of 25, 100, 250 and 1,000
+//! operations (insert / update the UNIQUE title / delete) in one process.
+//! With `PROFILE_LOAD=1`, `i8` measures the 200,000-row load (one
+//! transaction, no index) instead. Only the function `measured` is
+//! counted; it also prints wall time.
+//! A tool, not a test.
+
+use std::time::Instant;
+use tinyjoin_engine::storage::MemoryDevice;
+use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
+
+/// The comparison's xorshift generator (`prng` in scripts/compare/web).
+fn prng(seed: u32) -> impl FnMut() -> u32 {
+    let mut s = seed.wrapping_mul(2_654_435_761) | 1;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    }
+}
+
+fn run(c: &mut Connection, sql: &str, p: Vec<Value>) -> u64 {
+    c.execute(sql, &Params::Positional(p))
+        .unwrap_or_else(|e| panic!("`{sql}`: {e:?}"))
+        .changes
+}
+
+#[inline(never)]
+fn measured<T>(label: &str, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let out = f();
+    eprintln!("{label}: {:.2} ms", t.elapsed().as_secs_f64() * 1000.0);
+    out
+}
+
+fn i8(c: &mut Connection) {
+    run(c, "CREATE TABLE a(id INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL, d INTEGER NOT NULL, e TEXT NOT NULL)", vec![]);
+    let words = ["Alpha", "BETA", "gamma", "DeLta"];
+    let mut r = prng(6);
+    let rows: Vec<Vec<Value>> = (1..=200_000i64)
+        .map(|i| {
+            vec![
+                Value::Integer(i),
+                Value::Integer(i64::from(r() % 1000)),
+                Value::Integer(i64::from(r() % 1000)),
+                Value::Integer(i64::from(r() % 1000)),
+                Value::Text(format!("{}{}", words[(r() % 4) as usize], r() % 250)),
+            ]
+        })
+        .collect();
+    let mut st = c
+        .prepare("INSERT INTO a(id, b, c, d, e) VALUES (?, ?, ?, ?, ?)")
+        .unwrap();
+    if std::env::var_os("PROFILE_LOAD").is_some() {
+        // The load (one transaction) is what is measured instead.
+        measured("load 200k rows", || {
+            run(c, "BEGIN", vec![]);
+            for p in rows {
+                st.execute(c, &Params::Positional(p)).unwrap();
+            }
+            run(c, "COMMIT", vec![]);
+        });
+        return;
+    }
+    run(c, "BEGIN", vec![]);
+    for p in rows {
+        st.execute(c, &Params::Positional(p)).unwrap();
+    }
+    run(c, "COMMIT", vec![]);
+    run(c, "CREATE INDEX a_b ON a(b)", vec![]);
+    run(c, "CREATE INDEX a_dc ON a(d, c)", vec![]);
+    run(c, "CREATE INDEX a_le ON a(lower(e))", vec![]);
+    let lo = 50_000i64;
+    let mut upd = c
+        .prepare("UPDATE a SET b = b + 1 WHERE id BETWEEN ? AND ?")
+        .unwrap();
+    let p = Params::Positional(vec![Value::Integer(lo + 1), Value::Integer(lo + 10_000)]);
+    let n = measured("I8", || upd.execute(c, &p).unwrap().changes);
+    assert_eq!(n, 10_000);
+}
+
+/// I8 on SQLite (rusqlite, in memory), for the instruction-count ratio.
+fn i8_sqlite() {
+    let c = rusqlite::Connection::open_in_memory().unwrap();
+    c.execute_batch("CREATE TABLE a(id INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL, d INTEGER NOT NULL, e TEXT NOT NULL)").unwrap();
+    let words = ["Alpha", "BETA", "gamma", "DeLta"];
+    let mut r = prng(6);
+    c.execute_batch("BEGIN").unwrap();
+    {
+        let mut st = c
+            .prepare("INSERT INTO a(id, b, c, d, e) VALUES (?, ?, ?, ?, ?)")
+            .unwrap();
+        for i in 1..=200_000i64 {
+            let (b, cc, d) = (r() % 1000, r() % 1000, r() % 1000);
+            let e = format!("{}{}", words[(r() % 4) as usize], r() % 250);
+            st.execute(rusqlite::params![i, b, cc, d, e]).unwrap();
+        }
+    }
+    c.execute_batch("COMMIT; CREATE INDEX a_b ON a(b); CREATE INDEX a_dc ON a(d, c); CREATE INDEX a_le ON a(lower(e));").unwrap();
+    let mut upd = c
+        .prepare("UPDATE a SET b = b + 1 WHERE id BETWEEN ? AND ?")
+        .unwrap();
+    let n = measured("I8 (SQLite)", || upd.execute([50_001i64, 60_000]).unwrap());
+    assert_eq!(n, 10_000);
+}
+
+fn payload(i: i64) -> String {
+    let mut s = format!("p{i}-");
+    while s.len() < 64 {
+        s.push((b'a' + (s.len() % 26) as u8) as char);
+    }
+    s
+}
+
+fn mixed(c: &mut Connection) {
+    for n in [25i64, 100, 250, 1000] {
+        let t = format!("m{n}");
+        run(
+            c,
+            &format!("CREATE TABLE {t}(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, payload TEXT NOT NULL)"),
+            vec![],
+        );
+        let mut ins = c
+            .prepare(&format!(
+                "INSERT INTO {t}(id, title, payload) VALUES (?, ?, ?)"
+            ))
+            .unwrap();
+        let mut upd = c
+            .prepare(&format!("UPDATE {t} SET title = ? WHERE id = ?"))
+            .unwrap();
+        let mut del = c.prepare(&format!("DELETE FROM {t} WHERE id = ?")).unwrap();
+        run(c, "BEGIN", vec![]);
+        for i in 1..=n {
+            let p = vec![
+                Value::Integer(i),
+                Value::Text(format!("t{i}")),
+                Value::Text(payload(i)),
+            ];
+            ins.execute(c, &Params::Positional(p)).unwrap();
+        }
+        run(c, "COMMIT", vec![]);
+        let mut ops = Vec::new();
+        let (mut u, mut d) = (0, 0);
+        for k in 0..n {
+            ops.push(match k % 3 {
+                0 => {
+                    let id = n + 1 + k;
+                    (
+                        0,
+                        vec![
+                            Value::Integer(id),
+                            Value::Text(format!("n{id}")),
+                            Value::Text(payload(id)),
+                        ],
+                    )
+                }
+                1 => {
+                    let id = 2 * u + 1;
+                    u += 1;
+                    (
+                        1,
+                        vec![Value::Text(format!("u{id}-{k}")), Value::Integer(id)],
+                    )
+                }
+                _ => {
+                    d += 1;
+                    (2, vec![Value::Integer(2 * d)])
+                }
+            });
+        }
+        measured(&format!("mixed {n}"), || {
+            run(c, "BEGIN", vec![]);
+            for (kind, p) in ops {
+                let st = match kind {
+                    0 => &mut ins,
+                    1 => &mut upd,
+                    _ => &mut del,
+                };
+                let r = st.execute(c, &Params::Positional(p)).unwrap();
+                assert_eq!(r.changes, 1);
+            }
+            run(c, "COMMIT", vec![]);
+        });
+    }
+}
+
+fn main() {
+    let what = std::env::args().nth(1).unwrap_or_default();
+    let db = Database::open_with_temp(
+        Box::new(MemoryDevice::new()),
+        Box::new(MemoryDevice::new()),
+        DbOptions::default(),
+    )
+    .unwrap();
+    let mut c = db.connect();
+    match what.as_str() {
+        "i8" => i8(&mut c),
+        "mixed" => mixed(&mut c),
+        "i8-sqlite" => i8_sqlite(),
+        _ => {
+            eprintln!("usage: profile_writes i8|mixed");
+            std::process::exit(2);
+        }
+    }
+}
