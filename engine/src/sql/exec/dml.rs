@@ -293,10 +293,14 @@ impl InsertPlan {
                 given[t] = true;
             }
             {
-                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                // A context only for a row that takes a DEFAULT.
+                let mut ctx = None;
                 for i in 0..n {
                     if !given[i] {
                         if let Some(d) = &self.defaults[i] {
+                            let ctx = ctx.get_or_insert_with(|| {
+                                ExecCtx::new(&*kv, params, opts.batch_limit)
+                            });
                             row[i] = ctx.eval(d, &Env::new(&[], None))?;
                         }
                     }
