@@ -63,22 +63,18 @@ fn i8(c: &mut Connection) {
     let mut st = c
         .prepare("INSERT INTO a(id, b, c, d, e) VALUES (?, ?, ?, ?, ?)")
         .unwrap();
+    let load = |c: &mut Connection| {
+        run(c, "BEGIN", vec![]);
+        for p in rows {
+            st.execute(c, &Params::Positional(p)).unwrap();
+        }
+        run(c, "COMMIT", vec![]);
+    };
     if std::env::var_os("PROFILE_LOAD").is_some() {
         // The load (one transaction) is what is measured instead.
-        measured("load 200k rows", || {
-            run(c, "BEGIN", vec![]);
-            for p in rows {
-                st.execute(c, &Params::Positional(p)).unwrap();
-            }
-            run(c, "COMMIT", vec![]);
-        });
-        return;
+        return measured("load 200k rows", || load(c));
     }
-    run(c, "BEGIN", vec![]);
-    for p in rows {
-        st.execute(c, &Params::Positional(p)).unwrap();
-    }
-    run(c, "COMMIT", vec![]);
+    load(c);
     run(c, "CREATE INDEX a_b ON a(b)", vec![]);
     run(c, "CREATE INDEX a_dc ON a(d, c)", vec![]);
     run(c, "CREATE INDEX a_le ON a(lower(e))", vec![]);

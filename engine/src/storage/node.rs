@@ -412,7 +412,8 @@ impl Leaf {
     /// Rebuilds the arena once most of it is garbage.
     fn maybe_compact(&mut self) {
         if self.garbage > PAGE_SIZE / 2 && self.garbage * 2 > self.data.len() {
-            *self = self.copy_range(0, self.len());
+            self.data = rebase(&mut self.slots, &self.data);
+            self.garbage = 0;
         }
     }
 
@@ -436,22 +437,26 @@ impl Leaf {
         l
     }
 
-    /// Moves entries `at..` into a new leaf. This leaf keeps its arena:
-    /// the moved entries' bytes stay there as garbage (compacted by the
-    /// usual rule), so a split copies one half, not both.
+    /// Moves entries `at..` into a new leaf. Both halves get an arena of
+    /// their own live bytes (as a freshly built leaf has, so a split leaves
+    /// no garbage behind), made by moving the slots and copying each
+    /// entry's bytes once.
     pub fn split_off(&mut self, at: usize) -> Leaf {
-        let right = self.copy_range(at, self.len());
         self.own();
-        for s in &self.slots[at..] {
-            self.garbage += s.key_len as usize;
-            if let SlotValue::Inline { len, .. } = s.value {
-                self.garbage += len as usize;
-            }
-        }
-        self.slots.truncate(at);
-        self.prefixes.truncate(at);
-        self.size -= right.size - LEAF_SLOTS_OFFSET;
-        self.maybe_compact();
+        let mut right = Leaf {
+            data: Vec::new(),
+            slots: self.slots.split_off(at),
+            prefixes: self.prefixes.split_off(at),
+            raw: 0,
+            size: LEAF_SLOTS_OFFSET,
+            garbage: 0,
+        };
+        let moved: usize = (0..right.len()).map(|i| right.entry_size(i)).sum();
+        right.size += moved;
+        self.size -= moved;
+        right.data = rebase(&mut right.slots, &self.data);
+        self.data = rebase(&mut self.slots, &self.data);
+        self.garbage = 0;
         right
     }
 
@@ -461,6 +466,33 @@ impl Leaf {
             self.push(k, v);
         }
     }
+}
+
+/// A compact arena for `slots`, whose bytes are in `old`: each slot's key
+/// and inline value copied once, the slot pointed at its new place.
+fn rebase(slots: &mut [Slot], old: &[u8]) -> Vec<u8> {
+    let bytes: usize = slots
+        .iter()
+        .map(|s| {
+            s.key_len as usize
+                + match s.value {
+                    SlotValue::Inline { len, .. } => len as usize,
+                    SlotValue::Overflow { .. } => 0,
+                }
+        })
+        .sum();
+    let mut data = Vec::with_capacity(bytes + ARENA_SLACK);
+    for s in slots {
+        let key_at = data.len() as u32;
+        data.extend_from_slice(s.key(old));
+        s.key_at = key_at;
+        if let SlotValue::Inline { at, len } = s.value {
+            let new_at = data.len() as u32;
+            data.extend_from_slice(&old[at as usize..(at + len) as usize]);
+            s.value = SlotValue::Inline { at: new_at, len };
+        }
+    }
+    data
 }
 
 impl Clone for Leaf {
