@@ -9,6 +9,7 @@
 //!
 //! `i8`: the index suite's table `a` (200,000 rows, indexes on b, (d, c) and
 //! lower(e)), then I8's `UPDATE a SET b = b + 1` over 10,000 rows.
+//! `i10`: 100,000 rows into a table with those three indexes, one transaction.
 //! `mixed`: the envelope's mixed transactions of 25, 100, 250 and 1,000
 //! operations (insert / update the UNIQUE title / delete) in one process.
 //! With `PROFILE_LOAD=1`, `i8` measures the 200,000-row load (one
@@ -112,6 +113,37 @@ fn i8_sqlite() {
     assert_eq!(n, 10_000);
 }
 
+/// I10: 100,000 rows into a table with three indexes, one transaction.
+fn i10(c: &mut Connection) {
+    run(c, "CREATE TABLE a2(id INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL, d INTEGER NOT NULL, e TEXT NOT NULL)", vec![]);
+    run(c, "CREATE INDEX a2_b ON a2(b)", vec![]);
+    run(c, "CREATE INDEX a2_dc ON a2(d, c)", vec![]);
+    run(c, "CREATE INDEX a2_le ON a2(lower(e))", vec![]);
+    let words = ["Alpha", "BETA", "gamma", "DeLta"];
+    let mut r = prng(8);
+    let rows: Vec<Vec<Value>> = (1..=100_000i64)
+        .map(|i| {
+            vec![
+                Value::Integer(i),
+                Value::Integer(i64::from(r() % 1000)),
+                Value::Integer(i64::from(r() % 1000)),
+                Value::Integer(i64::from(r() % 1000)),
+                Value::Text(format!("{}{}", words[(r() % 4) as usize], r() % 250)),
+            ]
+        })
+        .collect();
+    let mut st = c
+        .prepare("INSERT INTO a2(id, b, c, d, e) VALUES (?, ?, ?, ?, ?)")
+        .unwrap();
+    measured("I10", || {
+        run(c, "BEGIN", vec![]);
+        for p in rows {
+            st.execute(c, &Params::Positional(p)).unwrap();
+        }
+        run(c, "COMMIT", vec![]);
+    });
+}
+
 fn payload(i: i64) -> String {
     let mut s = format!("p{i}-");
     while s.len() < 64 {
@@ -205,6 +237,7 @@ fn main() {
         "i8" => i8(&mut c),
         "mixed" => mixed(&mut c),
         "i8-sqlite" => i8_sqlite(),
+        "i10" => i10(&mut c),
         _ => {
             eprintln!("usage: profile_writes i8|mixed");
             std::process::exit(2);

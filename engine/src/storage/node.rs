@@ -679,28 +679,39 @@ fn encode_leaf(l: &Leaf, b: &mut [u8]) {
         "leaf size bookkeeping drifted"
     );
     b[KIND_OFFSET] = KIND_LEAF;
-    write_u16(b, COUNT_OFFSET, l.len() as u16);
-    let mut at = LEAF_SLOTS_OFFSET + SLOT_LEN * l.len();
-    for (i, (k, v)) in l.iter().enumerate() {
-        write_u16(b, LEAF_SLOTS_OFFSET + SLOT_LEN * i, at as u16);
-        write_u16(b, at, k.len() as u16);
-        match v {
-            RawValue::Inline(data) => {
-                b[at + 2] = 0;
-                write_u16(b, at + 3, data.len() as u16);
-                at += 5;
-                b[at..at + k.len()].copy_from_slice(k);
-                at += k.len();
-                b[at..at + data.len()].copy_from_slice(data);
-                at += data.len();
+    let n = l.len();
+    write_u16(b, COUNT_OFFSET, n as u16);
+    let start = LEAF_SLOTS_OFFSET + SLOT_LEN * n;
+    let (head, body) = b.split_at_mut(start);
+    let offsets = head[LEAF_SLOTS_OFFSET..].chunks_exact_mut(SLOT_LEN);
+    // Entries follow the slot array in key order; one bounds check each
+    // (the caller's size bookkeeping guarantees they fit the page).
+    let mut at = 0;
+    for (i, off) in (0..n).zip(offsets) {
+        off.copy_from_slice(&((start + at) as u16).to_le_bytes());
+        let s = l.slot(i);
+        let key = s.key(&l.data);
+        match s.value {
+            SlotValue::Inline { at: v, len } => {
+                let value = &l.data[v as usize..(v + len) as usize];
+                let e = &mut body[at..at + 5 + key.len() + value.len()];
+                let (fixed, rest) = e.split_at_mut(5);
+                fixed[..2].copy_from_slice(&(key.len() as u16).to_le_bytes());
+                fixed[2] = 0;
+                fixed[3..].copy_from_slice(&(len as u16).to_le_bytes());
+                let (k, v) = rest.split_at_mut(key.len());
+                k.copy_from_slice(key);
+                v.copy_from_slice(value);
+                at += e.len();
             }
-            RawValue::Overflow { len, first } => {
-                b[at + 2] = 1;
-                write_u64(b, at + 3, len);
-                write_u64(b, at + 11, first.0);
-                at += 19;
-                b[at..at + k.len()].copy_from_slice(k);
-                at += k.len();
+            SlotValue::Overflow { len, first } => {
+                let e = &mut body[at..at + 19 + key.len()];
+                e[..2].copy_from_slice(&(key.len() as u16).to_le_bytes());
+                e[2] = 1;
+                e[3..11].copy_from_slice(&len.to_le_bytes());
+                e[11..19].copy_from_slice(&first.0.to_le_bytes());
+                e[19..].copy_from_slice(key);
+                at += e.len();
             }
         }
     }
