@@ -75,10 +75,12 @@ pub(crate) struct SavepointState {
     undo: Option<UndoMark>,
 }
 
-/// One inverse change: put `old` back under `key` (remove `key` when None).
+/// One inverse change: put `old` back under the key (remove the key when
+/// None). The key is `key_len` bytes at `key_at` in [`UndoLog::keys`].
 struct UndoRecord {
     tree: u32,
-    key: Vec<u8>,
+    key_at: u32,
+    key_len: u32,
     old: Option<LeafValue>,
 }
 
@@ -86,7 +88,11 @@ struct UndoRecord {
 #[derive(Default)]
 pub(crate) struct UndoLog {
     records: Vec<UndoRecord>,
-    /// Tree names the records refer to by index (few per statement).
+    /// The records' keys, back to back in record order (one buffer, not an
+    /// allocation per logged change).
+    keys: Vec<u8>,
+    /// Tree names the records refer to by index (few per statement; kept
+    /// while the log is empty, so the next statement finds them).
     trees: Vec<String>,
     /// Overflow values replaced or removed while logged: freed on release.
     deferred: Vec<LeafValue>,
@@ -113,24 +119,43 @@ impl UndoLog {
     }
 
     fn truncate(&mut self, len: usize) {
+        if let Some(first) = self.records.get(len) {
+            self.keys.truncate(first.key_at as usize);
+        }
         for r in self.records.drain(len..) {
             self.bytes = self
                 .bytes
-                .saturating_sub(record_bytes(&r.key, r.old.as_ref()));
+                .saturating_sub(record_bytes(r.key_len, r.old.as_ref()));
         }
         if self.records.is_empty() {
-            self.trees.clear();
             self.bytes = 0;
+            // A log that grew large gives its memory back; a small one keeps
+            // it (and its tree names) for the next statement.
+            if self.keys.capacity() > KEEP_KEY_BYTES {
+                self.keys = Vec::new();
+            }
+            if self.trees.len() > KEEP_TREES {
+                self.trees.clear();
+            }
         }
+    }
+
+    /// The key of record `r`.
+    fn key(&self, r: &UndoRecord) -> &[u8] {
+        &self.keys[r.key_at as usize..(r.key_at + r.key_len) as usize]
     }
 }
 
-fn record_bytes(key: &[u8], old: Option<&LeafValue>) -> u64 {
+/// Key bytes and tree names an empty undo log keeps for the next statement.
+const KEEP_KEY_BYTES: usize = 64 << 10;
+const KEEP_TREES: usize = 16;
+
+fn record_bytes(key_len: u32, old: Option<&LeafValue>) -> u64 {
     let v = match old {
         Some(LeafValue::Inline(v)) => v.len() as u64,
         _ => 0,
     };
-    RECORD_OVERHEAD + key.len() as u64 + v
+    RECORD_OVERHEAD + u64::from(key_len) + v
 }
 
 impl WriteTxn {
@@ -200,13 +225,16 @@ impl WriteTxn {
         old: Option<LeafValue>,
     ) -> Option<LeafValue> {
         let t = self.undo.tree_index(tree);
-        self.undo.bytes += record_bytes(key, old.as_ref());
+        self.undo.bytes += record_bytes(key.len() as u32, old.as_ref());
         if let Some(v @ LeafValue::Overflow { .. }) = &old {
             self.undo.deferred.push(v.clone());
         }
+        let key_at = self.undo.keys.len() as u32;
+        self.undo.keys.extend_from_slice(key);
         self.undo.records.push(UndoRecord {
             tree: t,
-            key: key.to_vec(),
+            key_at,
+            key_len: key.len() as u32,
             old,
         });
         if self.undo.bytes > self.limit() / 4 {
@@ -310,11 +338,13 @@ impl WriteTxn {
             self.undo.bytes = self
                 .undo
                 .bytes
-                .saturating_sub(record_bytes(&r.key, r.old.as_ref()));
+                .saturating_sub(record_bytes(r.key_len, r.old.as_ref()));
             let tree = self.undo.trees[r.tree as usize].clone();
+            let key = self.undo.key(&r).to_vec();
+            self.undo.keys.truncate(r.key_at as usize);
             let displaced = match r.old {
-                Some(v) => self.put_value(&tree, &r.key, v)?,
-                None => self.remove_value(&tree, &r.key)?,
+                Some(v) => self.put_value(&tree, &key, v)?,
+                None => self.remove_value(&tree, &key)?,
             };
             if let Some(v) = displaced {
                 self.free_value(&v);
