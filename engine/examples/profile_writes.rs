@@ -67,7 +67,7 @@ fn i8(c: &mut Connection) {
     let load = |c: &mut Connection| {
         run(c, "BEGIN", vec![]);
         for p in rows {
-            st.execute(c, &Params::Positional(p)).unwrap();
+            st.execute_owned(c, Params::Positional(p)).unwrap();
         }
         run(c, "COMMIT", vec![]);
     };
@@ -138,7 +138,7 @@ fn i10(c: &mut Connection) {
     measured("I10", || {
         run(c, "BEGIN", vec![]);
         for p in rows {
-            st.execute(c, &Params::Positional(p)).unwrap();
+            st.execute_owned(c, Params::Positional(p)).unwrap();
         }
         run(c, "COMMIT", vec![]);
     });
@@ -216,7 +216,7 @@ fn mixed(c: &mut Connection) {
                     1 => &mut upd,
                     _ => &mut del,
                 };
-                let r = st.execute(c, &Params::Positional(p)).unwrap();
+                let r = st.execute_owned(c, Params::Positional(p)).unwrap();
                 assert_eq!(r.changes, 1);
             }
             run(c, "COMMIT", vec![]);

@@ -282,6 +282,12 @@ pub struct Statement {
 impl Statement {
     /// Runs the statement with `params` on `conn`.
     pub fn execute(&mut self, conn: &mut Connection, params: &Params) -> Result<QueryResult> {
+        self.execute_owned(conn, params.clone())
+    }
+
+    /// [`Statement::execute`] taking the parameters by value: their text
+    /// and blobs are bound without a copy.
+    pub fn execute_owned(&mut self, conn: &mut Connection, params: Params) -> Result<QueryResult> {
         let values = bind_params(&self.parsed, params)?;
         let r = conn.run_parsed(&self.sql, &self.parsed, &values, &mut self.plan)?;
         // A query planned again after a schema change may have new columns.
@@ -341,7 +347,7 @@ fn parse_next(sql: &str, offset: usize) -> Result<Option<Parsed>> {
 }
 
 /// Maps `params` onto the statement's parameter slots.
-fn bind_params(parsed: &Parsed, params: &Params) -> Result<Vec<Value>> {
+fn bind_params(parsed: &Parsed, params: Params) -> Result<Vec<Value>> {
     let slots = parsed.params.len();
     match params {
         Params::None => Ok(vec![Value::Null; slots]),
@@ -352,7 +358,7 @@ fn bind_params(parsed: &Parsed, params: &Params) -> Result<Vec<Value>> {
                     v.len()
                 ));
             }
-            let mut out = v.clone();
+            let mut out = v;
             out.resize(slots, Value::Null);
             Ok(out)
         }
@@ -367,7 +373,7 @@ fn bind_params(parsed: &Parsed, params: &Params) -> Result<Vec<Value>> {
                             .is_some_and(|p| p == name || p.get(1..) == Some(name.as_str()))
                     })
                     .ok_or_else(|| misuse!("no parameter named {name}"))?;
-                out[i] = value.clone();
+                out[i] = value;
             }
             Ok(out)
         }
@@ -394,7 +400,7 @@ impl Connection {
         let mut last = None;
         while let Some(parsed) = parse_next(sql, offset)? {
             offset = parsed.end;
-            let values = bind_params(&parsed, params)?;
+            let values = bind_params(&parsed, params.clone())?;
             last = Some(self.run_parsed(sql, &parsed, &values, &mut None)?);
         }
         last.ok_or_else(|| misuse!("no statement to execute"))

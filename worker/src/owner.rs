@@ -1117,7 +1117,7 @@ impl Owner {
     ) -> std::result::Result<ResultSet, WireError> {
         let r = match work {
             Work::Query(sql, params) => conn.execute(sql, &to_db_params(params)),
-            Work::Once(stmt, params) => stmt.execute(conn, &to_db_params(params)),
+            Work::Once(stmt, params) => stmt.execute_owned(conn, to_db_params(params)),
             Work::Script(sql) => conn.execute_batch(sql).map(|()| QueryResult {
                 columns: Vec::new(),
                 rows: Vec::new(),
@@ -1134,7 +1134,7 @@ impl Owner {
                             "prepared statement {id} does not exist for client {client}"
                         ))
                     })?;
-                p.stmt.execute(conn, &to_db_params(params))
+                p.stmt.execute_owned(conn, to_db_params(params))
             }
         };
         r.map(to_result_set).map_err(|e| WireError::from(&e))
