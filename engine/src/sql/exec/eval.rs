@@ -77,6 +77,11 @@ pub(crate) fn integer_truth(op: BinaryOp, x: i64, y: i64) -> Option<bool> {
     })
 }
 
+/// True for the operators [`integer_truth`] decides.
+pub(crate) fn is_comparison(op: BinaryOp) -> bool {
+    integer_truth(op, 0, 0).is_some()
+}
+
 /// Compares two values as a comparison operator does; `None` is NULL.
 pub(crate) fn compare_values(a: &Value, b: &Value, cmp: &CmpInfo) -> Option<Ordering> {
     compare_with_affinity(a, cmp.left_affinity, b, cmp.right_affinity, cmp.collation)

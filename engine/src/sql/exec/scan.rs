@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use std::ops::Bound;
 use std::rc::Rc;
 
-use super::eval::{integer_truth, Env};
+use super::eval::{integer_truth, is_comparison, Env};
 use super::{row_size, ExecCtx};
 use crate::sql::ast::BinaryOp;
 use crate::sql::catalog::{Index, Table};
@@ -857,7 +857,9 @@ impl IntChecks {
                 else {
                     return None;
                 };
-                integer_truth(*op, 0, 0)?;
+                if !is_comparison(*op) {
+                    return None;
+                }
                 let left = IntOperand::of(left, &field, cx)?;
                 let right = IntOperand::of(right, &field, cx)?;
                 Some(IntCheck {
