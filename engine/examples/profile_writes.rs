@@ -21,7 +21,8 @@ use std::time::Instant;
 use tinyjoin_engine::storage::MemoryDevice;
 use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
 
-/// The comparison's xorshift generator (`prng` in scripts/compare/web).
+/// A xorshift generator: data of the comparison's shapes and distributions
+/// (its own generator is another, so not the same values).
 fn prng(seed: u32) -> impl FnMut() -> u32 {
     let mut s = seed.wrapping_mul(2_654_435_761) | 1;
     move || {
@@ -46,11 +47,11 @@ fn measured<T>(label: &str, f: impl FnOnce() -> T) -> T {
     out
 }
 
-fn i8(c: &mut Connection) {
-    run(c, "CREATE TABLE a(id INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL, d INTEGER NOT NULL, e TEXT NOT NULL)", vec![]);
+/// Rows 1..=n shaped like the index suite's table `a` (the comparison's `aRow`).
+fn a_rows(seed: u32, n: i64) -> Vec<Vec<Value>> {
     let words = ["Alpha", "BETA", "gamma", "DeLta"];
-    let mut r = prng(6);
-    let rows: Vec<Vec<Value>> = (1..=200_000i64)
+    let mut r = prng(seed);
+    (1..=n)
         .map(|i| {
             vec![
                 Value::Integer(i),
@@ -60,7 +61,12 @@ fn i8(c: &mut Connection) {
                 Value::Text(format!("{}{}", words[(r() % 4) as usize], r() % 250)),
             ]
         })
-        .collect();
+        .collect()
+}
+
+fn i8(c: &mut Connection) {
+    run(c, "CREATE TABLE a(id INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL, d INTEGER NOT NULL, e TEXT NOT NULL)", vec![]);
+    let rows = a_rows(6, 200_000);
     let mut st = c
         .prepare("INSERT INTO a(id, b, c, d, e) VALUES (?, ?, ?, ?, ?)")
         .unwrap();
@@ -119,19 +125,7 @@ fn i10(c: &mut Connection) {
     run(c, "CREATE INDEX a2_b ON a2(b)", vec![]);
     run(c, "CREATE INDEX a2_dc ON a2(d, c)", vec![]);
     run(c, "CREATE INDEX a2_le ON a2(lower(e))", vec![]);
-    let words = ["Alpha", "BETA", "gamma", "DeLta"];
-    let mut r = prng(8);
-    let rows: Vec<Vec<Value>> = (1..=100_000i64)
-        .map(|i| {
-            vec![
-                Value::Integer(i),
-                Value::Integer(i64::from(r() % 1000)),
-                Value::Integer(i64::from(r() % 1000)),
-                Value::Integer(i64::from(r() % 1000)),
-                Value::Text(format!("{}{}", words[(r() % 4) as usize], r() % 250)),
-            ]
-        })
-        .collect();
+    let rows = a_rows(8, 100_000);
     let mut st = c
         .prepare("INSERT INTO a2(id, b, c, d, e) VALUES (?, ?, ?, ?, ?)")
         .unwrap();
