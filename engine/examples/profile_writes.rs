@@ -19,7 +19,7 @@
 
 use std::time::Instant;
 use tinyjoin_engine::storage::MemoryDevice;
-use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
+use tinyjoin_engine::{Connection, Database, DbOptions, Params, Statement, Value};
 
 /// A xorshift generator: data of the comparison's shapes and distributions
 /// (its own generator is another, so not the same values).
@@ -64,31 +64,40 @@ fn a_rows(seed: u32, n: i64) -> Vec<Vec<Value>> {
         .collect()
 }
 
+/// The index suite's table as `t`: its CREATE TABLE, its three indexes and
+/// its INSERT (the same SQL for both engines).
+fn a_table(t: &str) -> String {
+    format!("CREATE TABLE {t}(id INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL, d INTEGER NOT NULL, e TEXT NOT NULL)")
+}
+fn a_indexes(t: &str) -> String {
+    format!("CREATE INDEX {t}_b ON {t}(b); CREATE INDEX {t}_dc ON {t}(d, c); CREATE INDEX {t}_le ON {t}(lower(e));")
+}
+fn a_insert(t: &str) -> String {
+    format!("INSERT INTO {t}(id, b, c, d, e) VALUES (?, ?, ?, ?, ?)")
+}
+/// `rows` through the prepared INSERT `st`, in one transaction.
+fn load(c: &mut Connection, st: &mut Statement, rows: Vec<Vec<Value>>) {
+    run(c, "BEGIN", vec![]);
+    for p in rows {
+        st.execute_owned(c, Params::Positional(p)).unwrap();
+    }
+    run(c, "COMMIT", vec![]);
+}
+
+const I8_UPDATE: &str = "UPDATE a SET b = b + 1 WHERE id BETWEEN ? AND ?";
+
 fn i8(c: &mut Connection) {
-    run(c, "CREATE TABLE a(id INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL, d INTEGER NOT NULL, e TEXT NOT NULL)", vec![]);
+    c.execute_batch(&a_table("a")).unwrap();
     let rows = a_rows(6, 200_000);
-    let mut st = c
-        .prepare("INSERT INTO a(id, b, c, d, e) VALUES (?, ?, ?, ?, ?)")
-        .unwrap();
-    let load = |c: &mut Connection| {
-        run(c, "BEGIN", vec![]);
-        for p in rows {
-            st.execute_owned(c, Params::Positional(p)).unwrap();
-        }
-        run(c, "COMMIT", vec![]);
-    };
+    let mut st = c.prepare(&a_insert("a")).unwrap();
     if std::env::var_os("PROFILE_LOAD").is_some() {
         // The load (one transaction) is what is measured instead.
-        return measured("load 200k rows", || load(c));
+        return measured("load 200k rows", || load(c, &mut st, rows));
     }
-    load(c);
-    run(c, "CREATE INDEX a_b ON a(b)", vec![]);
-    run(c, "CREATE INDEX a_dc ON a(d, c)", vec![]);
-    run(c, "CREATE INDEX a_le ON a(lower(e))", vec![]);
+    load(c, &mut st, rows);
+    c.execute_batch(&a_indexes("a")).unwrap();
     let lo = 50_000i64;
-    let mut upd = c
-        .prepare("UPDATE a SET b = b + 1 WHERE id BETWEEN ? AND ?")
-        .unwrap();
+    let mut upd = c.prepare(I8_UPDATE).unwrap();
     let p = Params::Positional(vec![Value::Integer(lo + 1), Value::Integer(lo + 10_000)]);
     let n = measured("I8", || upd.execute(c, &p).unwrap().changes);
     assert_eq!(n, 10_000);
@@ -96,46 +105,37 @@ fn i8(c: &mut Connection) {
 
 /// I8 on SQLite (rusqlite, in memory), for the instruction-count ratio.
 fn i8_sqlite() {
+    use rusqlite::types::Value as Sq;
     let c = rusqlite::Connection::open_in_memory().unwrap();
-    c.execute_batch("CREATE TABLE a(id INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL, d INTEGER NOT NULL, e TEXT NOT NULL)").unwrap();
-    let words = ["Alpha", "BETA", "gamma", "DeLta"];
-    let mut r = prng(6);
+    c.execute_batch(&a_table("a")).unwrap();
     c.execute_batch("BEGIN").unwrap();
     {
-        let mut st = c
-            .prepare("INSERT INTO a(id, b, c, d, e) VALUES (?, ?, ?, ?, ?)")
+        let mut st = c.prepare(&a_insert("a")).unwrap();
+        for row in a_rows(6, 200_000) {
+            st.execute(rusqlite::params_from_iter(row.into_iter().map(
+                |v| match v {
+                    Value::Integer(i) => Sq::Integer(i),
+                    Value::Text(t) => Sq::Text(t),
+                    other => unreachable!("the table holds integers and text, not {other:?}"),
+                },
+            )))
             .unwrap();
-        for i in 1..=200_000i64 {
-            let (b, cc, d) = (r() % 1000, r() % 1000, r() % 1000);
-            let e = format!("{}{}", words[(r() % 4) as usize], r() % 250);
-            st.execute(rusqlite::params![i, b, cc, d, e]).unwrap();
         }
     }
-    c.execute_batch("COMMIT; CREATE INDEX a_b ON a(b); CREATE INDEX a_dc ON a(d, c); CREATE INDEX a_le ON a(lower(e));").unwrap();
-    let mut upd = c
-        .prepare("UPDATE a SET b = b + 1 WHERE id BETWEEN ? AND ?")
-        .unwrap();
+    c.execute_batch("COMMIT").unwrap();
+    c.execute_batch(&a_indexes("a")).unwrap();
+    let mut upd = c.prepare(I8_UPDATE).unwrap();
     let n = measured("I8 (SQLite)", || upd.execute([50_001i64, 60_000]).unwrap());
     assert_eq!(n, 10_000);
 }
 
 /// I10: 100,000 rows into a table with three indexes, one transaction.
 fn i10(c: &mut Connection) {
-    run(c, "CREATE TABLE a2(id INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL, d INTEGER NOT NULL, e TEXT NOT NULL)", vec![]);
-    run(c, "CREATE INDEX a2_b ON a2(b)", vec![]);
-    run(c, "CREATE INDEX a2_dc ON a2(d, c)", vec![]);
-    run(c, "CREATE INDEX a2_le ON a2(lower(e))", vec![]);
+    c.execute_batch(&a_table("a2")).unwrap();
+    c.execute_batch(&a_indexes("a2")).unwrap();
     let rows = a_rows(8, 100_000);
-    let mut st = c
-        .prepare("INSERT INTO a2(id, b, c, d, e) VALUES (?, ?, ?, ?, ?)")
-        .unwrap();
-    measured("I10", || {
-        run(c, "BEGIN", vec![]);
-        for p in rows {
-            st.execute_owned(c, Params::Positional(p)).unwrap();
-        }
-        run(c, "COMMIT", vec![]);
-    });
+    let mut st = c.prepare(&a_insert("a2")).unwrap();
+    measured("I10", || load(c, &mut st, rows));
 }
 
 fn payload(i: i64) -> String {
