@@ -7,8 +7,8 @@
 
 import type { ChannelLike, OwnerOptions, OwnerPort, Platform } from "./platform.js";
 import { randomHexId } from "./platform.js";
-import { parseFromOwnerWorker } from "./owner-messages.js";
-import type { ToOwnerWorker } from "./owner-messages.js";
+import { parseFromOwnerWorker, transferList } from "./owner-messages.js";
+import type { ToOwnerControl } from "./owner-messages.js";
 import { TinyJoinError, fromWire } from "./errors.js";
 
 function wrapChannel(bc: BroadcastChannel): ChannelLike {
@@ -26,12 +26,12 @@ const STOP_WAIT_MS = 5_000;
 
 function startOwnerWorker(name: string, clientId: string, options: OwnerOptions): Promise<OwnerPort> {
   const worker = new Worker(new URL("./owner-worker.js", import.meta.url), { type: "module", name: `tinyjoin owner: ${name}` });
-  const send = (m: ToOwnerWorker, transfer: Transferable[] = []): void => worker.postMessage(m, transfer);
+  const send = (m: ToOwnerControl): void => worker.postMessage(m);
   let started = false;
   let dead = false;
   let onStopped: (() => void) | null = null;
   const port: OwnerPort = {
-    post: (bytes) => send({ type: "request", bytes }, [bytes.buffer]),
+    post: (bytes) => worker.postMessage(bytes, transferList(bytes)),
     onmessage: null,
     onfailure: null,
     // Asks the Worker to close the database and its file handle, then ends it.

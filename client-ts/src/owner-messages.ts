@@ -1,11 +1,20 @@
 /**
- * The control messages between a tab and its own owner Worker (not the wire
- * protocol: those are only the bytes of `protocol.ts`, carried as
- * `{ type: "request" | "response", bytes }`). A closed union each way, and a
- * validator each way, because even a same-tab Worker is a message boundary.
+ * Messages between a tab and its own owner Worker: requests and responses
+ * are the wire bytes (protocol.ts) as a bare Uint8Array, copied below
+ * TRANSFER_MIN_BYTES (cheaper than a transfer or a wrapper object);
+ * control messages are objects with a `type`. Validated each way: even a
+ * same-tab Worker is a message boundary.
  */
 
 import type { OwnerOptions } from "./platform.js";
+
+/** Messages at least this long are transferred instead of copied. */
+export const TRANSFER_MIN_BYTES = 64 * 1024;
+
+/** The transfer list for posting `bytes` (a message of its own buffer). */
+export function transferList(bytes: Uint8Array): Transferable[] {
+  return bytes.length >= TRANSFER_MIN_BYTES ? [bytes.buffer] : [];
+}
 
 export type ToOwnerWorker =
   | { readonly type: "start"; readonly name: string; readonly clientId: string; readonly options: OwnerOptions }
@@ -33,16 +42,18 @@ function isOwnerOptions(v: unknown): v is OwnerOptions {
   );
 }
 
+export type ToOwnerControl = Exclude<ToOwnerWorker, { type: "request" }>;
+export type FromOwnerControl = Exclude<FromOwnerWorker, { type: "response" }>;
+
 /** Validates a message received by the owner Worker; null if malformed. */
 export function parseToOwnerWorker(v: unknown): ToOwnerWorker | null {
+  if (v instanceof Uint8Array) return { type: "request", bytes: v };
   if (!isRecord(v)) return null;
   switch (v.type) {
     case "start":
       return typeof v.name === "string" && typeof v.clientId === "string" && isOwnerOptions(v.options)
         ? { type: "start", name: v.name, clientId: v.clientId, options: v.options }
         : null;
-    case "request":
-      return v.bytes instanceof Uint8Array ? { type: "request", bytes: v.bytes } : null;
     case "stop":
       return { type: "stop" };
     default:
@@ -52,14 +63,13 @@ export function parseToOwnerWorker(v: unknown): ToOwnerWorker | null {
 
 /** Validates a message received from the owner Worker; null if malformed. */
 export function parseFromOwnerWorker(v: unknown): FromOwnerWorker | null {
+  if (v instanceof Uint8Array) return { type: "response", bytes: v };
   if (!isRecord(v)) return null;
   switch (v.type) {
     case "started":
       return typeof v.epoch === "number" ? { type: "started", epoch: v.epoch } : null;
     case "failed":
       return typeof v.code === "string" && typeof v.message === "string" ? { type: "failed", code: v.code, message: v.message } : null;
-    case "response":
-      return v.bytes instanceof Uint8Array ? { type: "response", bytes: v.bytes } : null;
     case "stopped":
       return { type: "stopped" };
     default:

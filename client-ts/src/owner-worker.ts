@@ -5,13 +5,13 @@
  * passes through the owner tab's main thread).
  */
 
-import { parseToOwnerWorker } from "./owner-messages.js";
-import type { FromOwnerWorker } from "./owner-messages.js";
+import { parseToOwnerWorker, transferList } from "./owner-messages.js";
+import type { FromOwnerControl } from "./owner-messages.js";
 import { startOwnerRuntime, wasmError } from "./owner-runtime.js";
 import type { OwnerRuntime } from "./owner-runtime.js";
 
 interface WorkerScope {
-  postMessage(message: FromOwnerWorker, transfer?: Transferable[]): void;
+  postMessage(message: FromOwnerControl | Uint8Array, transfer?: Transferable[]): void;
   onmessage: ((ev: MessageEvent<unknown>) => void) | null;
   close(): void;
 }
@@ -32,7 +32,7 @@ scope.onmessage = (ev: MessageEvent<unknown>) => {
         msg.clientId,
         msg.options,
         msg.options.storage === "opfs",
-        (bytes) => scope.postMessage({ type: "response", bytes }, [bytes.buffer]),
+        (bytes) => scope.postMessage(bytes, transferList(bytes)),
         (err) => scope.postMessage({ type: "failed", code: err.code, message: err.message }),
       ).then(
         (rt) => {

@@ -174,9 +174,13 @@ class Writer {
   private view: DataView = new DataView(this.buf.buffer);
   private pos = 0;
 
-  /** Starts a new message in the same buffer. */
-  reset(): void {
+  /** Starts a new message (in a new buffer if this one grew past `keep` bytes). */
+  reset(keep = Infinity): void {
     this.pos = 0;
+    if (this.buf.length > keep) {
+      this.buf = new Uint8Array(256);
+      this.view = new DataView(this.buf.buffer);
+    }
   }
 
   private reserve(n: number): void {
@@ -222,19 +226,21 @@ class Writer {
     this.u32(b.length);
     this.raw(b);
   }
+  /** Writes `s` at `at` if it is ASCII (`reserve` made room); returns whether it was. */
+  private ascii(s: string, at: number): boolean {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) return false;
+      this.buf[at + i] = c;
+    }
+    return true;
+  }
   str(s: string): void {
     if (s.length <= SHORT_STRING) {
       this.reserve(4 + s.length);
-      const at = this.pos + 4;
-      let i = 0;
-      for (; i < s.length; i++) {
-        const c = s.charCodeAt(i);
-        if (c >= 0x80) break;
-        this.buf[at + i] = c;
-      }
-      if (i === s.length) {
-        this.view.setUint32(this.pos, i, true);
-        this.pos = at + i;
+      if (this.ascii(s, this.pos + 4)) {
+        this.view.setUint32(this.pos, s.length, true);
+        this.pos += 4 + s.length;
         return;
       }
     }
@@ -245,6 +251,12 @@ class Writer {
     this.pos += 4 + written;
   }
   shortStr(s: string, what: string): void {
+    this.reserve(1 + s.length);
+    if (s.length <= MAX_ID_LEN && this.ascii(s, this.pos + 1)) {
+      this.buf[this.pos] = s.length;
+      this.pos += 1 + s.length;
+      return;
+    }
     const b = encoder.encode(s);
     if (b.length > MAX_ID_LEN) throw new RangeError(`${what} is ${b.length} bytes long, over ${MAX_ID_LEN}`);
     this.u8(b.length);
@@ -345,9 +357,14 @@ function header(w: Writer, kind: number, env: Envelope): void {
   w.u32(env.request);
 }
 
+/** `encodeRequest`'s buffer (`finish` copies out of it). */
+const requestWriter = new Writer();
+const REQUEST_WRITER_KEEP = 64 * 1024;
+
 /** Encodes a request. Throws RangeError for ids or integers out of range (checked by callers first). */
 export function encodeRequest(env: Envelope, req: Request): Uint8Array {
-  const w = new Writer();
+  const w = requestWriter;
+  w.reset(REQUEST_WRITER_KEEP);
   switch (req.kind) {
     case "open":
       header(w, RequestKind.Open, env);

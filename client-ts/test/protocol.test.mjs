@@ -210,3 +210,23 @@ test("the direct calls' parameter encoder copies exactly the last list, short or
     assert.ok(m.subarray(0, 5).every((b) => b === 0xee) && m.subarray(5 + len).every((b) => b === 0xee), "bytes outside the list stay untouched");
   }
 });
+
+test("requests encode ids in place: ASCII and non-ASCII ids round-trip, 64 bytes is the limit, each result is its own copy", () => {
+  const run = (txn, client = "c1") =>
+    P.encodeRequest({ epoch: 3, client, request: 9 }, { kind: "run", txn, stmt: 4, params: { tag: "positional", values: [1, "x"] } });
+  for (const txn of ["c1.1", "tx-é", "日本語", "a".repeat(64), "ü".repeat(32)]) {
+    const { envelope, request } = P.decodeRequest(run(txn, txn));
+    assert.equal(envelope.client, txn);
+    assert.equal(request.txn, txn);
+  }
+  assert.throws(() => run("a".repeat(65)), RangeError);
+  assert.throws(() => run("ü".repeat(33)), RangeError);
+  // The encoder reuses one buffer: an earlier result must not change, even
+  // after a request large enough to replace the buffer.
+  const first = run("t.1");
+  const copy = Uint8Array.from(first);
+  P.encodeRequest({ epoch: 3, client: "c1", request: 10 }, { kind: "exec", txn: null, sql: "x".repeat(200_000) });
+  run("t.2");
+  assert.deepEqual(first, copy);
+  assert.equal(P.decodeRequest(run("t.3")).request.txn, "t.3");
+});

@@ -210,16 +210,16 @@ pub fn branch_entry_size(key: &[u8]) -> usize {
 
 impl Leaf {
     pub fn new(entries: Vec<(Vec<u8>, LeafValue)>) -> Leaf {
-        let mut l = Leaf::with_capacity(entries.len(), 0);
+        let mut l = Leaf::with_capacity(entries.len());
         for (k, v) in &entries {
             l.push(k, v.as_raw());
         }
         l
     }
 
-    fn with_capacity(entries: usize, bytes: usize) -> Leaf {
+    fn with_capacity(entries: usize) -> Leaf {
         Leaf {
-            data: Vec::with_capacity(bytes),
+            data: Vec::new(),
             slots: Vec::with_capacity(entries),
             prefixes: Vec::with_capacity(entries),
             raw: 0,
@@ -417,24 +417,10 @@ impl Leaf {
         }
     }
 
-    /// A new leaf holding entries `from..to`, with a compact arena.
-    fn copy_range(&self, from: usize, to: usize) -> Leaf {
-        let bytes = (from..to)
-            .map(|i| {
-                let s = self.slot(i);
-                s.key_len as usize
-                    + match s.value {
-                        SlotValue::Inline { len, .. } => len as usize,
-                        SlotValue::Overflow { .. } => 0,
-                    }
-            })
-            .sum();
-        let mut l = Leaf::with_capacity(to - from, bytes);
-        for i in from..to {
-            let (k, v) = self.entry(i);
-            l.push(k, v);
-        }
-        l
+    /// The encoded size recounted from the entries, against which the
+    /// running `size` bookkeeping is checked.
+    fn recounted_size(&self) -> usize {
+        LEAF_SLOTS_OFFSET + (0..self.len()).map(|i| self.entry_size(i)).sum::<usize>()
     }
 
     /// Moves entries `at..` into a new leaf. Both halves get an arena of
@@ -448,12 +434,11 @@ impl Leaf {
             slots: self.slots.split_off(at),
             prefixes: self.prefixes.split_off(at),
             raw: 0,
-            size: LEAF_SLOTS_OFFSET,
+            size: 0,
             garbage: 0,
         };
-        let moved: usize = (0..right.len()).map(|i| right.entry_size(i)).sum();
-        right.size += moved;
-        self.size -= moved;
+        right.size = right.recounted_size();
+        self.size -= right.size - LEAF_SLOTS_OFFSET;
         right.data = rebase(&mut right.slots, &self.data);
         self.data = rebase(&mut self.slots, &self.data);
         self.garbage = 0;
@@ -471,16 +456,7 @@ impl Leaf {
 /// A compact arena for `slots`, whose bytes are in `old`: each slot's key
 /// and inline value copied once, the slot pointed at its new place.
 fn rebase(slots: &mut [Slot], old: &[u8]) -> Vec<u8> {
-    let bytes: usize = slots
-        .iter()
-        .map(|s| {
-            s.key_len as usize
-                + match s.value {
-                    SlotValue::Inline { len, .. } => len as usize,
-                    SlotValue::Overflow { .. } => 0,
-                }
-        })
-        .sum();
+    let bytes: usize = slots.iter().map(|s| s.arena_len()).sum();
     let mut data = Vec::with_capacity(bytes + ARENA_SLACK);
     for s in slots {
         let key_at = data.len() as u32;
@@ -673,11 +649,7 @@ impl Node {
 }
 
 fn encode_leaf(l: &Leaf, b: &mut [u8]) {
-    debug_assert_eq!(
-        l.size,
-        l.copy_range(0, l.len()).size,
-        "leaf size bookkeeping drifted"
-    );
+    debug_assert_eq!(l.size, l.recounted_size(), "leaf size bookkeeping drifted");
     b[KIND_OFFSET] = KIND_LEAF;
     let n = l.len();
     write_u16(b, COUNT_OFFSET, n as u16);
@@ -839,6 +811,16 @@ impl Slot {
     #[inline]
     fn key(self, data: &[u8]) -> &[u8] {
         &data[self.key_at as usize..(self.key_at + self.key_len) as usize]
+    }
+
+    /// Bytes the slot's key and inline value take in an arena.
+    #[inline]
+    fn arena_len(self) -> usize {
+        self.key_len as usize
+            + match self.value {
+                SlotValue::Inline { len, .. } => len as usize,
+                SlotValue::Overflow { .. } => 0,
+            }
     }
 
     /// The value this slot addresses in `data`.
@@ -1035,7 +1017,7 @@ mod tests {
                 let want: Vec<(Vec<u8>, Vec<u8>)> =
                     model.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
                 assert_eq!(got, want);
-                assert_eq!(leaf.encoded_size(), leaf.copy_range(0, leaf.len()).size);
+                assert_eq!(leaf.encoded_size(), leaf.recounted_size());
                 if leaf.encoded_size() <= PAGE_SIZE {
                     let mut page = [0u8; PAGE_SIZE];
                     Node::Leaf(leaf.clone()).encode(&mut page, PageId(3));

@@ -1,0 +1,138 @@
+//! The owner's message path natively, for instruction counts under
+//! callgrind: the envelope's mixed transaction (insert / update the UNIQUE
+//! title / delete, prepared statements, one request each, as the page
+//! client sends them) through `Owner::handle`, request bytes in and reply
+//! bytes out, on a memory device.
+//!
+//! ```sh
+//! cargo build --release -p tinyjoin-worker --example profile_owner
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured*' \
+//!     target/release/examples/profile_owner
+//! ```
+//!
+//! A tool, not a test.
+
+use std::time::Instant;
+use tinyjoin_engine::storage::{CommitMode, Validation};
+use tinyjoin_worker::owner::{Owner, OwnerOptions};
+use tinyjoin_worker::protocol::{
+    decode_response, encode_request, Envelope, Params, Request, Response, WireValue,
+};
+
+const CLIENT: &str = "c0ffee00c0ffee00";
+
+struct Driver {
+    owner: Owner,
+    next: u32,
+}
+
+impl Driver {
+    fn call(&mut self, req: Request) -> Response {
+        self.next += 1;
+        let env = Envelope {
+            epoch: self.owner_epoch(),
+            client: CLIENT.to_string(),
+            request: self.next,
+        };
+        let bytes = encode_request(&env, &req);
+        let replies = self.owner.handle(&bytes);
+        let reply = replies.last().expect("a reply");
+        let (_, resp) = decode_response(&reply.bytes).expect("a valid response");
+        if let Response::Failed(e) = &resp {
+            panic!("{req:?}: {e:?}");
+        }
+        resp
+    }
+    fn owner_epoch(&self) -> u32 {
+        self.owner.epoch()
+    }
+    fn prepare(&mut self, sql: &str) -> u32 {
+        match self.call(Request::Prepare {
+            sql: sql.to_string(),
+        }) {
+            Response::Prepared { stmt, .. } => stmt,
+            r => panic!("{r:?}"),
+        }
+    }
+}
+
+fn payload(i: i64) -> String {
+    format!("{i:08}").repeat(8)
+}
+
+#[inline(never)]
+fn measured<T>(label: &str, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let out = f();
+    eprintln!("{label}: {:.2} ms", t.elapsed().as_secs_f64() * 1000.0);
+    out
+}
+
+fn main() {
+    let opts = OwnerOptions {
+        batch_limit_bytes: 64 << 20,
+        validation: Validation::Full,
+        cache_pages: 4096,
+        commit: CommitMode::OneFlush,
+    };
+    let owner = Owner::open_memory(CLIENT, &opts).expect("open");
+    let mut d = Driver { owner, next: 0 };
+    d.call(Request::Open);
+    d.call(Request::Exec {
+        txn: None,
+        sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, payload TEXT NOT NULL)".into(),
+    });
+    let ins = d.prepare("INSERT INTO t(id, title, payload) VALUES (?, ?, ?)");
+    let upd = d.prepare("UPDATE t SET title = ? WHERE title = ?");
+    let del = d.prepare("DELETE FROM t WHERE id = ?");
+    let n: i64 = 1000;
+    let run = |d: &mut Driver, txn: &str, stmt: u32, p: Vec<WireValue>| {
+        d.call(Request::Run {
+            txn: Some(txn.to_string()),
+            stmt,
+            params: Params::Positional(p),
+        });
+    };
+    d.call(Request::Begin { txn: "c.1".into() });
+    for i in 1..=n {
+        run(
+            &mut d,
+            "c.1",
+            ins,
+            vec![
+                WireValue::Integer(i),
+                WireValue::Text(format!("t{i}")),
+                WireValue::Text(payload(i)),
+            ],
+        );
+    }
+    d.call(Request::Commit { txn: "c.1".into() });
+    measured("mixed 1000 ops through Owner::handle", || {
+        d.call(Request::Begin { txn: "c.2".into() });
+        for k in 0..n {
+            match k % 3 {
+                0 => run(
+                    &mut d,
+                    "c.2",
+                    ins,
+                    vec![
+                        WireValue::Integer(n + 1 + k),
+                        WireValue::Text(format!("t{}", n + 1 + k)),
+                        WireValue::Text(payload(k)),
+                    ],
+                ),
+                1 => run(
+                    &mut d,
+                    "c.2",
+                    upd,
+                    vec![
+                        WireValue::Text(format!("u{k}")),
+                        WireValue::Text(format!("t{k}")),
+                    ],
+                ),
+                _ => run(&mut d, "c.2", del, vec![WireValue::Integer(k)]),
+            }
+        }
+        d.call(Request::Commit { txn: "c.2".into() });
+    });
+}
