@@ -12,6 +12,8 @@
 //! `i10`: 100,000 rows into a table with those three indexes, one transaction.
 //! `mixed`: the envelope's mixed transactions of 25, 100, 250 and 1,000
 //! operations (insert / update the UNIQUE title / delete) in one process.
+//! `lookups`: the comparison's 10,000 warm point lookups (prepared, each an
+//! autocommit read) over a 100,000-row table.
 //! With `PROFILE_LOAD=1`, `i8` measures the 200,000-row load (one
 //! transaction, no index) instead. Only the function `measured` is
 //! counted; it also prints wall time.
@@ -218,6 +220,45 @@ fn mixed(c: &mut Connection) {
     }
 }
 
+/// The comparison's warm point lookups: 10,000 prepared `SELECT k, v FROM
+/// kv WHERE id = ?`, each its own autocommit read, over 100,000 rows.
+fn lookups(c: &mut Connection) {
+    run(
+        c,
+        "CREATE TABLE kv(id INTEGER PRIMARY KEY, k INTEGER NOT NULL, v TEXT NOT NULL)",
+        vec![],
+    );
+    let mut r = prng(2);
+    let rows = (1..=100_000i64)
+        .map(|i| {
+            let v = format!("value-{i}-");
+            let v = format!("{v:v<48}");
+            vec![
+                Value::Integer(i),
+                Value::Integer(i64::from(r() % 100_000)),
+                Value::Text(v),
+            ]
+        })
+        .collect();
+    let mut ins = c
+        .prepare("INSERT INTO kv(id, k, v) VALUES (?, ?, ?)")
+        .unwrap();
+    load(c, &mut ins, rows);
+    let mut st = c.prepare("SELECT k, v FROM kv WHERE id = ?").unwrap();
+    let ids: Vec<i64> = (0..10_000).map(|_| 1 + i64::from(r() % 100_000)).collect();
+    let found = measured("10k point lookups", || {
+        ids.iter()
+            .map(|&id| {
+                st.execute(c, &Params::Positional(vec![Value::Integer(id)]))
+                    .unwrap()
+                    .rows
+                    .len()
+            })
+            .sum::<usize>()
+    });
+    assert_eq!(found, 10_000);
+}
+
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
     let db = Database::open_with_temp(
@@ -232,8 +273,9 @@ fn main() {
         "mixed" => mixed(&mut c),
         "i8-sqlite" => i8_sqlite(),
         "i10" => i10(&mut c),
+        "lookups" => lookups(&mut c),
         _ => {
-            eprintln!("usage: profile_writes i8|mixed");
+            eprintln!("usage: profile_writes i8|i8-sqlite|i10|mixed|lookups");
             std::process::exit(2);
         }
     }

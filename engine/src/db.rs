@@ -228,7 +228,9 @@ pub enum Params {
 /// The result of a statement.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QueryResult {
-    pub columns: Vec<String>,
+    /// The result column names, shared with the statement's plan (running
+    /// a statement again does not copy them).
+    pub columns: Rc<[String]>,
     pub rows: Vec<Vec<Value>>,
     /// Rows inserted, updated or deleted by the statement.
     pub changes: u64,
@@ -274,7 +276,7 @@ pub struct Connection {
 pub struct Statement {
     sql: String,
     parsed: Parsed,
-    columns: Vec<String>,
+    columns: Rc<[String]>,
     /// The cached plan (`None` until first needed, or after a failure).
     plan: Option<statement::Plan>,
 }
@@ -291,7 +293,11 @@ impl Statement {
         let values = bind_params(&self.parsed, params)?;
         let r = conn.run_parsed(&self.sql, &self.parsed, &values, &mut self.plan)?;
         // A query planned again after a schema change may have new columns.
-        if matches!(self.parsed.statement, ast::Statement::Select(_)) && r.columns != self.columns {
+        // The names are shared with the plan: the same allocation unless it was planned again.
+        if matches!(self.parsed.statement, ast::Statement::Select(_))
+            && !Rc::ptr_eq(&r.columns, &self.columns)
+            && r.columns != self.columns
+        {
             self.columns = r.columns.clone();
         }
         Ok(r)
@@ -420,7 +426,8 @@ impl Connection {
         let columns = match &plan {
             Some(p) => p.columns(),
             None => self
-                .with_read_kv(|kv, cat| Ok(statement::columns_of(kv, cat, &parsed.statement)?.0))?,
+                .with_read_kv(|kv, cat| Ok(statement::columns_of(kv, cat, &parsed.statement)?.0))?
+                .into(),
         };
         Ok(Statement {
             sql: sql.to_string(),
@@ -753,7 +760,7 @@ impl Connection {
         let name = p.name.name.to_ascii_lowercase();
         match (name.as_str(), &p.value) {
             ("foreign_keys", None) => Ok(Output {
-                columns: vec!["foreign_keys".into()],
+                columns: Rc::from(["foreign_keys".to_string()]),
                 rows: vec![vec![Value::Integer(i64::from(self.foreign_keys))]],
                 ..Output::default()
             }),
@@ -773,7 +780,7 @@ impl Connection {
                         .collect()
                 };
                 Ok(Output {
-                    columns: vec![name],
+                    columns: Rc::from([name]),
                     rows,
                     ..Output::default()
                 })
@@ -909,7 +916,10 @@ mod tests {
         c.execute_batch("ALTER TABLE t ADD COLUMN d INTEGER DEFAULT 7")
             .unwrap();
         let r = run(&mut star, &mut c, vec![]);
-        assert_eq!(r.columns, ["id", "b", "c", "d"]);
+        assert_eq!(r.columns[..], ["id", "b", "c", "d"]);
+        // Later runs share the plan's names instead of copying them.
+        let again = run(&mut star, &mut c, vec![]);
+        assert!(Rc::ptr_eq(&r.columns, &again.columns));
         assert_eq!(
             r.rows,
             vec![vec![int(2), int(20), Value::Text("y".into()), int(7)]]

@@ -165,7 +165,7 @@ fn parameters_and_prepared_statements() {
             ]),
         )
         .unwrap();
-    assert_eq!(r.columns, vec!["b".to_string()]);
+    assert_eq!(*r.columns, ["b".to_string()]);
     assert_eq!(
         r.rows,
         vec![vec![Value::Text("x".into())], vec![Value::Text("z".into())]]

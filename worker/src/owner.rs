@@ -1119,7 +1119,7 @@ impl Owner {
             Work::Query(sql, params) => conn.execute(sql, &to_db_params(params)),
             Work::Once(stmt, params) => stmt.execute_owned(conn, to_db_params(params)),
             Work::Script(sql) => conn.execute_batch(sql).map(|()| QueryResult {
-                columns: Vec::new(),
+                columns: Rc::from([]),
                 rows: Vec::new(),
                 changes: 0,
                 last_insert_rowid: 0,

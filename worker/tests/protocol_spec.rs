@@ -85,7 +85,7 @@ fn vectors() -> Vec<(&'static str, Vec<u8>)> {
         request: 258,
     };
     let rs = ResultSet {
-        columns: vec!["id".into(), "name".into()],
+        columns: vec!["id".to_string(), "name".to_string()].into(),
         rows: vec![
             vec![WireValue::Integer(1), WireValue::Text("é".into())],
             vec![WireValue::Real(-0.5), WireValue::Blob(vec![0xde, 0xad])],

@@ -144,7 +144,7 @@ impl<'a> Reader<'a> {
             );
         }
         Ok(ResultSet {
-            columns,
+            columns: columns.into(),
             rows,
             changes: self.u64()?,
             last_insert_rowid: self.i64()?,

@@ -214,7 +214,8 @@ pub enum Request {
 /// The rows and counters of one statement.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ResultSet {
-    pub columns: Vec<String>,
+    /// Shared with the statement's plan: answering does not copy the names.
+    pub columns: std::rc::Rc<[String]>,
     /// Each row has exactly `columns.len()` values.
     pub rows: Vec<Vec<WireValue>>,
     pub changes: u64,

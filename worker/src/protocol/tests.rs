@@ -68,7 +68,7 @@ fn all_requests() -> Vec<Request> {
 
 fn all_responses() -> Vec<Response> {
     let rs = ResultSet {
-        columns: vec!["a".into(), "b".into()],
+        columns: vec!["a".to_string(), "b".to_string()].into(),
         rows: vec![
             vec![WireValue::Integer(1), WireValue::Text("x".into())],
             vec![WireValue::Null, WireValue::Blob(vec![])],

@@ -201,7 +201,7 @@ impl Binder<'_> {
             order_by,
             limit,
             offset,
-            columns: first.columns,
+            columns: first.columns.into(),
             decl_types: first.decl_types,
         };
         Ok((query, first.affinities, correlated))

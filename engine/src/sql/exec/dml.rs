@@ -44,12 +44,12 @@ use crate::sql::value::{apply_affinity, Affinity, Value};
 use crate::{sql_err, ConstraintKind, Error, Result};
 
 /// What a DML statement did.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct DmlOutcome {
     pub changes: u64,
     pub last_rowid: Option<i64>,
     pub returning: Vec<Row>,
-    pub returning_columns: Vec<String>,
+    pub returning_columns: Rc<[String]>,
 }
 
 /// Settings of the connection that DML obeys.
@@ -181,7 +181,7 @@ pub(crate) struct InsertPlan {
     targets: Vec<usize>,
     writer: TableWriter,
     returning: Vec<Expr>,
-    returning_columns: Vec<String>,
+    returning_columns: Rc<[String]>,
     source: SourcePlan,
     /// The DEFAULT of each column, bound.
     defaults: Vec<Option<Expr>>,
@@ -212,7 +212,7 @@ impl InsertPlan {
             targets,
             writer,
             returning,
-            returning_columns,
+            returning_columns: returning_columns.into(),
             source,
             defaults,
         })
@@ -271,7 +271,9 @@ impl InsertPlan {
         };
         let mut out = DmlOutcome {
             returning_columns: self.returning_columns.clone(),
-            ..DmlOutcome::default()
+            changes: 0,
+            last_rowid: None,
+            returning: Vec::new(),
         };
         while let Some(values) = source.next_row()? {
             if !values.is_empty() && values.len() != targets.len() {
@@ -789,7 +791,7 @@ fn delete_row(
 pub(crate) struct UpdatePlan {
     writer: TableWriter,
     returning: Vec<Expr>,
-    returning_columns: Vec<String>,
+    returning_columns: Rc<[String]>,
     scan: Core,
     sets: Vec<BoundSet>,
 }
@@ -814,7 +816,7 @@ impl UpdatePlan {
         Ok(UpdatePlan {
             writer,
             returning,
-            returning_columns,
+            returning_columns: returning_columns.into(),
             scan,
             sets,
         })
@@ -843,7 +845,9 @@ impl UpdatePlan {
         let or = up.or.unwrap_or(ast::ConflictResolution::Abort);
         let mut out = DmlOutcome {
             returning_columns: self.returning_columns.clone(),
-            ..DmlOutcome::default()
+            changes: 0,
+            last_rowid: None,
+            returning: Vec::new(),
         };
         let n = table.columns.len();
         // Only a REPLACE or a foreign key action can change a row this
@@ -904,7 +908,7 @@ impl UpdatePlan {
 pub(crate) struct DeletePlan {
     writer: TableWriter,
     returning: Vec<Expr>,
-    returning_columns: Vec<String>,
+    returning_columns: Rc<[String]>,
     scan: Core,
 }
 
@@ -922,7 +926,7 @@ impl DeletePlan {
         Ok(DeletePlan {
             writer,
             returning,
-            returning_columns,
+            returning_columns: returning_columns.into(),
             scan,
         })
     }
@@ -941,7 +945,9 @@ impl DeletePlan {
         };
         let mut out = DmlOutcome {
             returning_columns: self.returning_columns.clone(),
-            ..DmlOutcome::default()
+            changes: 0,
+            last_rowid: None,
+            returning: Vec::new(),
         };
         let n = self.writer.table.columns.len();
         // Only a foreign key action can change a row this statement has

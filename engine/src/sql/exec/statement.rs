@@ -29,15 +29,35 @@ use crate::sql::value::Value;
 use crate::{sql_err, Result};
 
 /// What running a statement produced.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Output {
-    pub columns: Vec<String>,
-    pub decl_types: Vec<String>,
+    pub columns: Rc<[String]>,
     pub rows: Vec<Row>,
     pub changes: u64,
     pub last_rowid: Option<i64>,
     /// The statement changed the catalog.
     pub schema_changed: bool,
+}
+
+impl Default for Output {
+    fn default() -> Output {
+        Output {
+            columns: no_columns(),
+            rows: Vec::new(),
+            changes: 0,
+            last_rowid: None,
+            schema_changed: false,
+        }
+    }
+}
+
+/// The column names of a statement without rows: one shared empty list
+/// (an `Rc<[String]>` of its own would be an allocation per statement).
+pub(crate) fn no_columns() -> Rc<[String]> {
+    thread_local! {
+        static NONE: Rc<[String]> = Rc::from([]);
+    }
+    NONE.with(Rc::clone)
 }
 
 /// True when running the statement cannot change the database: SELECT
@@ -130,10 +150,10 @@ impl Plan {
     }
 
     /// The result column names of a query plan (empty otherwise).
-    pub(crate) fn columns(&self) -> Vec<String> {
+    pub(crate) fn columns(&self) -> Rc<[String]> {
         match &self.kind {
             PlanKind::Query(q) => q.columns.clone(),
-            _ => Vec::new(),
+            _ => no_columns(),
         }
     }
 }
@@ -219,11 +239,10 @@ pub(crate) fn execute(
             let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
             out.rows = ctx.run_result(q)?;
             out.columns = q.columns.clone();
-            out.decl_types = q.decl_types.clone();
         }
         (PlanKind::Explain(rows), _) => {
             out.rows = rows.clone();
-            out.columns = explain_columns();
+            out.columns = explain_columns().into();
         }
         (PlanKind::Insert(p), Statement::Insert(i)) => {
             dml_output(&mut out, p.run(kv, cat, i, params, opts, pending)?)
@@ -271,7 +290,7 @@ pub(crate) fn columns_of(
     match stmt {
         Statement::Select(s) => {
             let (q, _, _) = binder.bind_query_in(s, None)?;
-            Ok((q.columns, binder.param_count))
+            Ok((q.columns.to_vec(), binder.param_count))
         }
         Statement::Explain { .. } => Ok((
             vec![

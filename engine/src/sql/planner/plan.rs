@@ -145,7 +145,7 @@ pub(crate) struct Query {
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
     /// The visible result column names.
-    pub columns: Vec<String>,
+    pub columns: Rc<[String]>,
     /// Declared types of the visible columns (empty for expressions).
     pub decl_types: Vec<String>,
 }
