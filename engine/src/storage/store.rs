@@ -143,7 +143,8 @@ pub(crate) struct Inner {
     pub free: FreeSet,
     /// Pages released by commit `t`, waiting for older snapshots to close.
     pub pending: BTreeMap<TxnId, Vec<PageId>>,
-    /// Open snapshots by the state they read, with counts.
+    /// Open snapshots by the state they read, with counts; the newest
+    /// state's entry may be zero (see `ReadTxn`'s drop).
     pub snapshots: BTreeMap<TxnId, usize>,
     pub writer_open: bool,
     /// Pages of the current on-disk free-list chain.
@@ -199,6 +200,7 @@ impl Inner {
 
     /// Moves pending pages no open snapshot can reach into the allocator.
     pub(crate) fn release_pending(&mut self) {
+        self.snapshots.retain(|_, n| *n > 0);
         let oldest = self.snapshots.keys().next().copied();
         let ready: Vec<TxnId> = self
             .pending
@@ -359,7 +361,7 @@ impl Store {
             shared: self.shared.clone(),
             sb,
             metas,
-            recent: RefCell::new(Vec::new()),
+            recent: RefCell::default(),
         })
     }
 
@@ -691,7 +693,8 @@ pub struct ReadTxn {
     /// snapshot never changes, so a key within a leaf's first..last keys
     /// can only be in that leaf, and lookups that move forward through a
     /// tree (joins on ascending keys) skip the descent.
-    recent: RefCell<Vec<(PageId, Rc<Node>)>>,
+    /// Newest first; an array, so a snapshot allocates nothing for it.
+    recent: RefCell<[Option<(PageId, Rc<Node>)>; RECENT_LEAVES]>,
 }
 
 /// Trees whose last leaf a snapshot remembers.
@@ -720,9 +723,14 @@ impl ReadTxn {
 impl Drop for ReadTxn {
     fn drop(&mut self) {
         if let Ok(mut inner) = self.shared.inner.try_borrow_mut() {
+            let newest = inner.sb.txn;
             if let Some(n) = inner.snapshots.get_mut(&self.sb.txn) {
                 *n -= 1;
-                if *n == 0 {
+                // The newest state's entry stays, at zero: the next
+                // autocommit read, usually of that same state, finds it
+                // instead of the map building a node again.
+                // `release_pending` ignores and drops zero entries.
+                if *n == 0 && self.sb.txn != newest {
                     inner.snapshots.remove(&self.sb.txn);
                 }
             }
@@ -754,7 +762,7 @@ impl ReadTxn {
     /// `key`, if any.
     fn recent_leaf(&self, root: PageId, key: &[u8]) -> Option<Rc<Node>> {
         let recent = self.recent.borrow();
-        let (_, node) = recent.iter().find(|(r, _)| *r == root)?;
+        let (_, node) = recent.iter().flatten().find(|(r, _)| *r == root)?;
         let Node::Leaf(l) = &**node else { return None };
         let covers = !l.is_empty()
             && cmp_keys(l.key(0), key).is_le()
@@ -764,14 +772,13 @@ impl ReadTxn {
 
     fn remember_leaf(&self, root: PageId, leaf: Rc<Node>) {
         let mut recent = self.recent.borrow_mut();
-        if let Some(e) = recent.iter_mut().find(|(r, _)| *r == root) {
+        if let Some(e) = recent.iter_mut().flatten().find(|(r, _)| *r == root) {
             e.1 = leaf;
             return;
         }
-        if recent.len() == RECENT_LEAVES {
-            recent.remove(0);
-        }
-        recent.push((root, leaf));
+        // The oldest (last) goes.
+        recent.rotate_right(1);
+        recent[0] = Some((root, leaf));
     }
 }
 
