@@ -694,8 +694,11 @@ pub struct ReadTxn {
     /// can only be in that leaf, and lookups that move forward through a
     /// tree (joins on ascending keys) skip the descent.
     /// Newest first; an array, so a snapshot allocates nothing for it.
-    recent: RefCell<[Option<(PageId, Rc<Node>)>; RECENT_LEAVES]>,
+    recent: RefCell<[Option<RecentLeaf>; RECENT_LEAVES]>,
 }
+
+/// A tree's root and the leaf a snapshot's last lookup in it ended in.
+type RecentLeaf = (PageId, Rc<Node>);
 
 /// Trees whose last leaf a snapshot remembers.
 const RECENT_LEAVES: usize = 4;
