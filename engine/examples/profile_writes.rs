@@ -19,7 +19,10 @@
 //! counted; it also prints wall time.
 //! A tool, not a test.
 
-use std::time::Instant;
+#[path = "common/measured.rs"]
+mod measured;
+
+use measured::measured;
 use tinyjoin_engine::storage::MemoryDevice;
 use tinyjoin_engine::{Connection, Database, DbOptions, Params, Statement, Value};
 
@@ -39,14 +42,6 @@ fn run(c: &mut Connection, sql: &str, p: Vec<Value>) -> u64 {
     c.execute(sql, &Params::Positional(p))
         .unwrap_or_else(|e| panic!("`{sql}`: {e:?}"))
         .changes
-}
-
-#[inline(never)]
-fn measured<T>(label: &str, f: impl FnOnce() -> T) -> T {
-    let t = Instant::now();
-    let out = f();
-    eprintln!("{label}: {:.2} ms", t.elapsed().as_secs_f64() * 1000.0);
-    out
 }
 
 /// Rows 1..=n shaped like the index suite's table `a` (the comparison's `aRow`).

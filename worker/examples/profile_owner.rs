@@ -12,7 +12,10 @@
 //!
 //! A tool, not a test.
 
-use std::time::Instant;
+#[path = "../../engine/examples/common/measured.rs"]
+mod measured;
+
+use measured::measured;
 use tinyjoin_engine::storage::{CommitMode, Validation};
 use tinyjoin_worker::owner::{Owner, OwnerOptions};
 use tinyjoin_worker::protocol::{
@@ -58,14 +61,6 @@ impl Driver {
 
 fn payload(i: i64) -> String {
     format!("{i:08}").repeat(8)
-}
-
-#[inline(never)]
-fn measured<T>(label: &str, f: impl FnOnce() -> T) -> T {
-    let t = Instant::now();
-    let out = f();
-    eprintln!("{label}: {:.2} ms", t.elapsed().as_secs_f64() * 1000.0);
-    out
 }
 
 fn main() {
