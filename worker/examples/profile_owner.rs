@@ -1,6 +1,6 @@
 //! The owner's message path natively, for instruction counts under
-//! callgrind: the envelope's mixed transaction (insert / update the UNIQUE
-//! title / delete, prepared statements, one request each, as the page
+//! callgrind: the comparison's mixed transaction (insert / update the UNIQUE
+//! title by id / delete by id, prepared statements, one request each, as the page
 //! client sends them) through `Owner::handle`, request bytes in and reply
 //! bytes out, on a memory device.
 //!
@@ -78,15 +78,18 @@ fn main() {
         sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, payload TEXT NOT NULL)".into(),
     });
     let ins = d.prepare("INSERT INTO t(id, title, payload) VALUES (?, ?, ?)");
-    let upd = d.prepare("UPDATE t SET title = ? WHERE title = ?");
+    let upd = d.prepare("UPDATE t SET title = ? WHERE id = ?");
     let del = d.prepare("DELETE FROM t WHERE id = ?");
     let n: i64 = 1000;
-    let run = |d: &mut Driver, txn: &str, stmt: u32, p: Vec<WireValue>| {
-        d.call(Request::Run {
+    let run = |d: &mut Driver, txn: &str, stmt: u32, p: Vec<WireValue>| -> u64 {
+        match d.call(Request::Run {
             txn: Some(txn.to_string()),
             stmt,
             params: Params::Positional(p),
-        });
+        }) {
+            Response::Rows(rs) => rs.changes,
+            r => panic!("{r:?}"),
+        }
     };
     d.call(Request::Begin { txn: "c.1".into() });
     for i in 1..=n {
@@ -104,29 +107,39 @@ fn main() {
     d.call(Request::Commit { txn: "c.1".into() });
     measured("mixed 1000 ops through Owner::handle", || {
         d.call(Request::Begin { txn: "c.2".into() });
+        // The comparison's operations (scripts/compare/web/common.js,
+        // `mixedOps`): updates hit odd initial ids, deletes even ones.
+        let (mut u, mut del_n) = (0i64, 0i64);
         for k in 0..n {
-            match k % 3 {
-                0 => run(
-                    &mut d,
-                    "c.2",
-                    ins,
-                    vec![
-                        WireValue::Integer(n + 1 + k),
-                        WireValue::Text(format!("t{}", n + 1 + k)),
-                        WireValue::Text(payload(k)),
-                    ],
-                ),
-                1 => run(
-                    &mut d,
-                    "c.2",
-                    upd,
-                    vec![
-                        WireValue::Text(format!("u{k}")),
-                        WireValue::Text(format!("t{k}")),
-                    ],
-                ),
-                _ => run(&mut d, "c.2", del, vec![WireValue::Integer(k)]),
-            }
+            let (stmt, p) = match k % 3 {
+                0 => {
+                    let id = n + 1 + k;
+                    let row = vec![
+                        WireValue::Integer(id),
+                        WireValue::Text(format!("n{id}")),
+                        WireValue::Text(payload(id)),
+                    ];
+                    (ins, row)
+                }
+                1 => {
+                    let id = 2 * u + 1;
+                    u += 1;
+                    let p = vec![
+                        WireValue::Text(format!("u{id}-{k}")),
+                        WireValue::Integer(id),
+                    ];
+                    (upd, p)
+                }
+                _ => {
+                    del_n += 1;
+                    (del, vec![WireValue::Integer(2 * del_n)])
+                }
+            };
+            assert_eq!(
+                run(&mut d, "c.2", stmt, p),
+                1,
+                "operation {k} changed one row"
+            );
         }
         d.call(Request::Commit { txn: "c.2".into() });
     });
