@@ -226,7 +226,7 @@ pub enum Params {
 }
 
 /// The result of a statement.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct QueryResult {
     /// The result column names, shared with the statement's plan (running
     /// a statement again does not copy them).
@@ -236,6 +236,18 @@ pub struct QueryResult {
     pub changes: u64,
     /// The connection's last inserted rowid after the statement.
     pub last_insert_rowid: i64,
+}
+
+impl Default for QueryResult {
+    /// No columns (the shared empty list), no rows, nothing changed.
+    fn default() -> QueryResult {
+        QueryResult {
+            columns: statement::no_columns(),
+            rows: Vec::new(),
+            changes: 0,
+            last_insert_rowid: 0,
+        }
+    }
 }
 
 /// An open write transaction of a connection.
@@ -426,8 +438,7 @@ impl Connection {
         let columns = match &plan {
             Some(p) => p.columns(),
             None => self
-                .with_read_kv(|kv, cat| Ok(statement::columns_of(kv, cat, &parsed.statement)?.0))?
-                .into(),
+                .with_read_kv(|kv, cat| Ok(statement::columns_of(kv, cat, &parsed.statement)?.0))?,
         };
         Ok(Statement {
             sql: sql.to_string(),

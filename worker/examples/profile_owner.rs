@@ -33,7 +33,7 @@ impl Driver {
     fn call(&mut self, req: Request) -> Response {
         self.next += 1;
         let env = Envelope {
-            epoch: self.owner_epoch(),
+            epoch: self.owner.epoch(),
             client: CLIENT.to_string(),
             request: self.next,
         };
@@ -45,9 +45,6 @@ impl Driver {
             panic!("{req:?}: {e:?}");
         }
         resp
-    }
-    fn owner_epoch(&self) -> u32 {
-        self.owner.epoch()
     }
     fn prepare(&mut self, sql: &str) -> u32 {
         match self.call(Request::Prepare {

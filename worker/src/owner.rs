@@ -1118,12 +1118,7 @@ impl Owner {
         let r = match work {
             Work::Query(sql, params) => conn.execute(sql, &to_db_params(params)),
             Work::Once(stmt, params) => stmt.execute_owned(conn, to_db_params(params)),
-            Work::Script(sql) => conn.execute_batch(sql).map(|()| QueryResult {
-                columns: Rc::from([]),
-                rows: Vec::new(),
-                changes: 0,
-                last_insert_rowid: 0,
-            }),
+            Work::Script(sql) => conn.execute_batch(sql).map(|()| QueryResult::default()),
             Work::Prepared(id, params) => {
                 let p = self
                     .clients

@@ -193,6 +193,20 @@ pub struct Superblock {
 }
 
 impl Superblock {
+    /// A copy without `extents`, for a read snapshot: it reads the roots and
+    /// the page count only, and the pages the last commit wrote (kept for
+    /// that commit's confirmation) would be a copy per read transaction.
+    pub fn without_extents(&self) -> Superblock {
+        Superblock {
+            txn: self.txn,
+            catalog_root: self.catalog_root,
+            freelist_root: self.freelist_root,
+            page_count: self.page_count,
+            commit_crc: self.commit_crc,
+            extents: None,
+        }
+    }
+
     /// Encodes into a page for slot `slot`: two sealed copies.
     pub fn encode(&self, slot: PageId) -> Box<PageBuf> {
         let mut p = PageBuf::zeroed();

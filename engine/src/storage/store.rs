@@ -337,17 +337,7 @@ impl Store {
     /// A snapshot of the newest committed state. Never waits for a writer.
     pub fn read(&self) -> Result<ReadTxn> {
         let mut inner = self.shared.inner.borrow_mut();
-        // A snapshot reads the roots and the page count only: the pages the
-        // last commit wrote (`extents`, kept for its confirmation) are not
-        // copied into every read transaction.
-        let sb = Superblock {
-            txn: inner.sb.txn,
-            catalog_root: inner.sb.catalog_root,
-            freelist_root: inner.sb.freelist_root,
-            page_count: inner.sb.page_count,
-            commit_crc: inner.sb.commit_crc,
-            extents: None,
-        };
+        let sb = inner.sb.without_extents();
         *inner.snapshots.entry(sb.txn).or_insert(0) += 1;
         let metas = match &inner.metas {
             Some((txn, m)) if *txn == sb.txn => m.clone(),

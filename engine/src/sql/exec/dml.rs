@@ -52,6 +52,18 @@ pub(crate) struct DmlOutcome {
     pub returning_columns: Rc<[String]>,
 }
 
+impl DmlOutcome {
+    /// Nothing done yet; RETURNING names `returning_columns` (shared with the plan).
+    fn new(returning_columns: &Rc<[String]>) -> DmlOutcome {
+        DmlOutcome {
+            changes: 0,
+            last_rowid: None,
+            returning: Vec::new(),
+            returning_columns: returning_columns.clone(),
+        }
+    }
+}
+
 /// Settings of the connection that DML obeys.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DmlOptions {
@@ -269,12 +281,7 @@ impl InsertPlan {
             let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
             source_rows(&ctx, &self.source)?
         };
-        let mut out = DmlOutcome {
-            returning_columns: self.returning_columns.clone(),
-            changes: 0,
-            last_rowid: None,
-            returning: Vec::new(),
-        };
+        let mut out = DmlOutcome::new(&self.returning_columns);
         while let Some(values) = source.next_row()? {
             if !values.is_empty() && values.len() != targets.len() {
                 return Err(if ins.columns.is_empty() {
@@ -843,12 +850,7 @@ impl UpdatePlan {
                 .collect::<Result<_>>()?
         };
         let or = up.or.unwrap_or(ast::ConflictResolution::Abort);
-        let mut out = DmlOutcome {
-            returning_columns: self.returning_columns.clone(),
-            changes: 0,
-            last_rowid: None,
-            returning: Vec::new(),
-        };
+        let mut out = DmlOutcome::new(&self.returning_columns);
         let n = table.columns.len();
         // Only a REPLACE or a foreign key action can change a row this
         // statement has yet to update; without them no row is read again.
@@ -943,12 +945,7 @@ impl DeletePlan {
             let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
             matching_rows(&ctx, &self.scan)?
         };
-        let mut out = DmlOutcome {
-            returning_columns: self.returning_columns.clone(),
-            changes: 0,
-            last_rowid: None,
-            returning: Vec::new(),
-        };
+        let mut out = DmlOutcome::new(&self.returning_columns);
         let n = self.writer.table.columns.len();
         // Only a foreign key action can change a row this statement has
         // yet to delete; without one no row is read again.

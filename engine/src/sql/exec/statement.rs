@@ -283,25 +283,17 @@ pub(crate) fn columns_of(
     kv: &dyn Kv,
     cat: &Catalog,
     stmt: &Statement,
-) -> Result<(Vec<String>, usize)> {
+) -> Result<(Rc<[String]>, usize)> {
     let stats = |tree: &str| kv.tree_len(tree).unwrap_or(1000);
     let mut binder = Binder::new(cat);
     binder.stats = Some(&stats);
     match stmt {
         Statement::Select(s) => {
             let (q, _, _) = binder.bind_query_in(s, None)?;
-            Ok((q.columns.to_vec(), binder.param_count))
+            Ok((q.columns, binder.param_count))
         }
-        Statement::Explain { .. } => Ok((
-            vec![
-                "id".into(),
-                "parent".into(),
-                "notused".into(),
-                "detail".into(),
-            ],
-            0,
-        )),
-        _ => Ok((Vec::new(), 0)),
+        Statement::Explain { .. } => Ok((explain_columns().into(), 0)),
+        _ => Ok((no_columns(), 0)),
     }
 }
 
