@@ -11,7 +11,9 @@
 //! lower(e)), then I8's `UPDATE a SET b = b + 1` over 10,000 rows.
 //! `i10`: 100,000 rows into a table with those three indexes, one transaction.
 //! `mixed`: the envelope's mixed transactions of 25, 100, 250 and 1,000
-//! operations (insert / update the UNIQUE title / delete) in one process.
+//! operations (insert / update the UNIQUE title / delete) in one process;
+//! `mixed-sqlite` the same on SQLite (rusqlite, in memory), as `i8-sqlite`
+//! is I8 on SQLite: the instruction-count ratio.
 //! `lookups`: the comparison's 10,000 warm point lookups (prepared, each an
 //! autocommit read) over a 100,000-row table.
 //! With `PROFILE_LOAD=1`, `i8` measures the 200,000-row load (one
@@ -215,6 +217,65 @@ fn mixed(c: &mut Connection) {
     }
 }
 
+/// The mixed transactions on SQLite (rusqlite, in memory, prepared
+/// statements), for the instruction-count ratio.
+fn mixed_sqlite() {
+    use rusqlite::types::Value as Sq;
+    let c = rusqlite::Connection::open_in_memory().unwrap();
+    for n in [25i64, 100, 250, 1000] {
+        let t = format!("m{n}");
+        c.execute_batch(&format!("CREATE TABLE {t}(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, payload TEXT NOT NULL)")).unwrap();
+        let sql = [
+            format!("INSERT INTO {t}(id, title, payload) VALUES (?, ?, ?)"),
+            format!("UPDATE {t} SET title = ? WHERE id = ?"),
+            format!("DELETE FROM {t} WHERE id = ?"),
+        ];
+        c.execute_batch("BEGIN").unwrap();
+        for i in 1..=n {
+            c.prepare_cached(&sql[0])
+                .unwrap()
+                .execute(rusqlite::params![i, format!("t{i}"), payload(i)])
+                .unwrap();
+        }
+        c.execute_batch("COMMIT").unwrap();
+        let mut ops: Vec<(usize, Vec<Sq>)> = Vec::new();
+        let (mut u, mut d) = (0, 0);
+        for k in 0..n {
+            ops.push(match k % 3 {
+                0 => {
+                    let id = n + 1 + k;
+                    (
+                        0,
+                        vec![
+                            Sq::Integer(id),
+                            Sq::Text(format!("n{id}")),
+                            Sq::Text(payload(id)),
+                        ],
+                    )
+                }
+                1 => {
+                    let id = 2 * u + 1;
+                    u += 1;
+                    (1, vec![Sq::Text(format!("u{id}-{k}")), Sq::Integer(id)])
+                }
+                _ => {
+                    d += 1;
+                    (2, vec![Sq::Integer(2 * d)])
+                }
+            });
+        }
+        let mut st: Vec<_> = sql.iter().map(|q| c.prepare(q).unwrap()).collect();
+        measured(&format!("mixed {n} (SQLite)"), || {
+            c.execute_batch("BEGIN").unwrap();
+            for (kind, p) in ops {
+                let changed = st[kind].execute(rusqlite::params_from_iter(p)).unwrap();
+                assert_eq!(changed, 1);
+            }
+            c.execute_batch("COMMIT").unwrap();
+        });
+    }
+}
+
 /// The comparison's warm point lookups: 10,000 prepared `SELECT k, v FROM
 /// kv WHERE id = ?`, each its own autocommit read, over 100,000 rows.
 fn lookups(c: &mut Connection) {
@@ -267,10 +328,11 @@ fn main() {
         "i8" => i8(&mut c),
         "mixed" => mixed(&mut c),
         "i8-sqlite" => i8_sqlite(),
+        "mixed-sqlite" => mixed_sqlite(),
         "i10" => i10(&mut c),
         "lookups" => lookups(&mut c),
         _ => {
-            eprintln!("usage: profile_writes i8|i8-sqlite|i10|mixed|lookups");
+            eprintln!("usage: profile_writes i8|i8-sqlite|i10|mixed|mixed-sqlite|lookups");
             std::process::exit(2);
         }
     }

@@ -32,9 +32,12 @@ import { writeFile } from "node:fs/promises";
 import { ROOT, cleanupAll, interrupted, compareDepVersion, ensureCompareDeps, environment, launchBrowser, openPage, parseArgs, serve, stats, snapshotTinyjoin, withTimeout, writeJson, fileHashes, COMPARE_DIR } from "./lib/harness.mjs";
 
 const SCHEMA = "tinyjoin-compare/1";
-const { flags } = parseArgs(process.argv.slice(2), ["quick", "reps", "out", "engines", "scale", "verbose", "only"]);
+const { flags } = parseArgs(process.argv.slice(2), ["quick", "reps", "out", "engines", "scale", "verbose", "only", "js-flags"]);
 // --only=storage,analytic,index,mixed: just these groups, for a look during
 // development (not the published table).
+// --js-flags="--no-liftoff": V8 flags for the browser, a diagnostic (how much
+// of a row is V8's baseline code); recorded in the output, never published.
+const JS_FLAGS = flags["js-flags"] === undefined ? null : String(flags["js-flags"]);
 const ONLY = flags.only ? new Set(String(flags.only).split(",")) : null;
 const wanted = (group) => ONLY === null || ONLY.has(group);
 const QUICK = flags.quick === true;
@@ -114,7 +117,7 @@ async function main() {
     throw new Error(`TinyJoin cannot be measured: ${tinyjoinProblem}`);
   }
   const server = await serve({ "/pkg/": runtime ? runtime.dir : join(ROOT, "client-ts"), "/cmp/": join(COMPARE_DIR, "web"), "/nm/": join(COMPARE_DIR, "node_modules") });
-  const browser = await launchBrowser("compare");
+  const browser = await launchBrowser("compare", JS_FLAGS);
   const pageLog = (m) => console.log(`  ${m}`);
   let exitCode = 1;
   try {
@@ -194,7 +197,7 @@ async function main() {
         complete: false,
         repetitionsDone: Math.max(0, ...Object.values(rows).map((r) => Math.max(0, ...Object.values(r.samples).map((v) => v.length)))),
         finished: new Date().toISOString(),
-        environment: env,
+        environment: JS_FLAGS === null ? env : { ...env, jsFlags: JS_FLAGS },
         tinyjoin: { package: `${runtime.name}@${runtime.version}`, runtimeFiles: runtime.files },
         packages: pkgs,
         engineRuntimeFiles: {

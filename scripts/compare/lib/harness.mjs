@@ -96,8 +96,12 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
   });
 }
 
-/** Headless Debian Chromium, persistent context on a fresh temp profile. Resolves to { context, close() }. */
-export async function launchBrowser(label) {
+/**
+ * Headless Debian Chromium, persistent context on a fresh temp profile.
+ * `jsFlags` (V8 flags, e.g. "--no-liftoff") is for diagnostics only.
+ * Resolves to { context, close() }.
+ */
+export async function launchBrowser(label, jsFlags = null) {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/setup`);
   const { chromium } = await import("playwright-core");
   const profile = await mkdtemp(join(tmpdir(), `tinyjoin-${label}-`));
@@ -113,6 +117,7 @@ export async function launchBrowser(label) {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...(jsFlags ? [`--js-flags=${jsFlags}`] : []),
     ],
   });
   // One promise for the whole teardown, so every caller (and cleanupAll) waits for it to finish.
@@ -288,7 +293,9 @@ export function parseArgs(argv, known) {
   const positional = [];
   for (const a of argv) {
     if (a.startsWith("--")) {
-      const [k, v] = a.slice(2).split("=", 2);
+      const eq = a.indexOf("=");
+      const k = eq < 0 ? a.slice(2) : a.slice(2, eq);
+      const v = eq < 0 ? undefined : a.slice(eq + 1);
       if (!known.includes(k)) throw new Error(`unknown option --${k} (known: ${known.map((x) => "--" + x).join(", ")})`);
       flags[k] = v ?? true;
     } else positional.push(a);
