@@ -104,21 +104,14 @@ fn i8(c: &mut Connection) {
 
 /// I8 on SQLite (rusqlite, in memory), for the instruction-count ratio.
 fn i8_sqlite() {
-    use rusqlite::types::Value as Sq;
     let c = rusqlite::Connection::open_in_memory().unwrap();
     c.execute_batch(&a_table("a")).unwrap();
     c.execute_batch("BEGIN").unwrap();
     {
         let mut st = c.prepare(&a_insert("a")).unwrap();
         for row in a_rows(6, 200_000) {
-            st.execute(rusqlite::params_from_iter(row.into_iter().map(
-                |v| match v {
-                    Value::Integer(i) => Sq::Integer(i),
-                    Value::Text(t) => Sq::Text(t),
-                    other => unreachable!("the table holds integers and text, not {other:?}"),
-                },
-            )))
-            .unwrap();
+            st.execute(rusqlite::params_from_iter(row.into_iter().map(sq_value)))
+                .unwrap();
         }
     }
     c.execute_batch("COMMIT").unwrap();
@@ -172,35 +165,7 @@ fn mixed(c: &mut Connection) {
             ins.execute(c, &Params::Positional(p)).unwrap();
         }
         run(c, "COMMIT", vec![]);
-        let mut ops = Vec::new();
-        let (mut u, mut d) = (0, 0);
-        for k in 0..n {
-            ops.push(match k % 3 {
-                0 => {
-                    let id = n + 1 + k;
-                    (
-                        0,
-                        vec![
-                            Value::Integer(id),
-                            Value::Text(format!("n{id}")),
-                            Value::Text(payload(id)),
-                        ],
-                    )
-                }
-                1 => {
-                    let id = 2 * u + 1;
-                    u += 1;
-                    (
-                        1,
-                        vec![Value::Text(format!("u{id}-{k}")), Value::Integer(id)],
-                    )
-                }
-                _ => {
-                    d += 1;
-                    (2, vec![Value::Integer(2 * d)])
-                }
-            });
-        }
+        let ops = mixed_ops(n);
         measured(&format!("mixed {n}"), || {
             run(c, "BEGIN", vec![]);
             for (kind, p) in ops {
@@ -214,6 +179,47 @@ fn mixed(c: &mut Connection) {
             }
             run(c, "COMMIT", vec![]);
         });
+    }
+}
+
+/// The operations of one mixed transaction over `n` rows (the comparison's
+/// `mixedOps`): (0 insert | 1 update | 2 delete, parameters).
+fn mixed_ops(n: i64) -> Vec<(usize, Vec<Value>)> {
+    let (mut u, mut d) = (0, 0);
+    (0..n)
+        .map(|k| match k % 3 {
+            0 => {
+                let id = n + 1 + k;
+                let row = vec![
+                    Value::Integer(id),
+                    Value::Text(format!("n{id}")),
+                    Value::Text(payload(id)),
+                ];
+                (0, row)
+            }
+            1 => {
+                let id = 2 * u + 1;
+                u += 1;
+                (
+                    1,
+                    vec![Value::Text(format!("u{id}-{k}")), Value::Integer(id)],
+                )
+            }
+            _ => {
+                d += 1;
+                (2, vec![Value::Integer(2 * d)])
+            }
+        })
+        .collect()
+}
+
+/// An integer or text parameter as rusqlite's value.
+fn sq_value(v: Value) -> rusqlite::types::Value {
+    use rusqlite::types::Value as Sq;
+    match v {
+        Value::Integer(i) => Sq::Integer(i),
+        Value::Text(t) => Sq::Text(t),
+        other => unreachable!("the workloads bind integers and text, not {other:?}"),
     }
 }
 
@@ -238,32 +244,10 @@ fn mixed_sqlite() {
                 .unwrap();
         }
         c.execute_batch("COMMIT").unwrap();
-        let mut ops: Vec<(usize, Vec<Sq>)> = Vec::new();
-        let (mut u, mut d) = (0, 0);
-        for k in 0..n {
-            ops.push(match k % 3 {
-                0 => {
-                    let id = n + 1 + k;
-                    (
-                        0,
-                        vec![
-                            Sq::Integer(id),
-                            Sq::Text(format!("n{id}")),
-                            Sq::Text(payload(id)),
-                        ],
-                    )
-                }
-                1 => {
-                    let id = 2 * u + 1;
-                    u += 1;
-                    (1, vec![Sq::Text(format!("u{id}-{k}")), Sq::Integer(id)])
-                }
-                _ => {
-                    d += 1;
-                    (2, vec![Sq::Integer(2 * d)])
-                }
-            });
-        }
+        let ops: Vec<(usize, Vec<Sq>)> = mixed_ops(n)
+            .into_iter()
+            .map(|(kind, p)| (kind, p.into_iter().map(sq_value).collect()))
+            .collect();
         let mut st: Vec<_> = sql.iter().map(|q| c.prepare(q).unwrap()).collect();
         measured(&format!("mixed {n} (SQLite)"), || {
             c.execute_batch("BEGIN").unwrap();
