@@ -23,8 +23,11 @@
 
 #[path = "common/measured.rs"]
 mod measured;
+#[path = "common/mixed_ops.rs"]
+mod mixed_ops;
 
 use measured::measured;
+use mixed_ops::mixed_ops;
 use tinyjoin_engine::storage::MemoryDevice;
 use tinyjoin_engine::{Connection, Database, DbOptions, Params, Statement, Value};
 
@@ -165,7 +168,7 @@ fn mixed(c: &mut Connection) {
             ins.execute(c, &Params::Positional(p)).unwrap();
         }
         run(c, "COMMIT", vec![]);
-        let ops = mixed_ops(n);
+        let ops = mixed_ops(n, payload);
         measured(&format!("mixed {n}"), || {
             run(c, "BEGIN", vec![]);
             for (kind, p) in ops {
@@ -180,37 +183,6 @@ fn mixed(c: &mut Connection) {
             run(c, "COMMIT", vec![]);
         });
     }
-}
-
-/// The operations of one mixed transaction over `n` rows (the comparison's
-/// `mixedOps`): (0 insert | 1 update | 2 delete, parameters).
-fn mixed_ops(n: i64) -> Vec<(usize, Vec<Value>)> {
-    let (mut u, mut d) = (0, 0);
-    (0..n)
-        .map(|k| match k % 3 {
-            0 => {
-                let id = n + 1 + k;
-                let row = vec![
-                    Value::Integer(id),
-                    Value::Text(format!("n{id}")),
-                    Value::Text(payload(id)),
-                ];
-                (0, row)
-            }
-            1 => {
-                let id = 2 * u + 1;
-                u += 1;
-                (
-                    1,
-                    vec![Value::Text(format!("u{id}-{k}")), Value::Integer(id)],
-                )
-            }
-            _ => {
-                d += 1;
-                (2, vec![Value::Integer(2 * d)])
-            }
-        })
-        .collect()
 }
 
 /// An integer or text parameter as rusqlite's value.
@@ -244,7 +216,7 @@ fn mixed_sqlite() {
                 .unwrap();
         }
         c.execute_batch("COMMIT").unwrap();
-        let ops: Vec<(usize, Vec<Sq>)> = mixed_ops(n)
+        let ops: Vec<(usize, Vec<Sq>)> = mixed_ops(n, payload)
             .into_iter()
             .map(|(kind, p)| (kind, p.into_iter().map(sq_value).collect()))
             .collect();

@@ -15,9 +15,13 @@
 
 #[path = "../../engine/examples/common/measured.rs"]
 mod measured;
+#[path = "../../engine/examples/common/mixed_ops.rs"]
+mod mixed_ops;
 
 use measured::measured;
+use mixed_ops::mixed_ops;
 use tinyjoin_engine::storage::{CommitMode, Validation};
+use tinyjoin_engine::Value;
 use tinyjoin_worker::owner::{Owner, OwnerOptions};
 use tinyjoin_worker::protocol::{
     decode_response, encode_request, Envelope, Params, Request, Response, WireValue,
@@ -59,6 +63,15 @@ impl Driver {
 
 fn payload(i: i64) -> String {
     format!("{i:08}").repeat(8)
+}
+
+/// An integer or text parameter in its wire form.
+fn wire(v: Value) -> WireValue {
+    match v {
+        Value::Integer(i) => WireValue::Integer(i),
+        Value::Text(t) => WireValue::Text(t),
+        other => unreachable!("the operations bind integers and text, not {other:?}"),
+    }
 }
 
 fn main() {
@@ -108,34 +121,10 @@ fn main() {
     d.call(Request::Commit { txn: "c.1".into() });
     measured("mixed 1000 ops through Owner::handle", || {
         d.call(Request::Begin { txn: "c.2".into() });
-        // The comparison's operations (scripts/compare/web/common.js,
-        // `mixedOps`): updates hit odd initial ids, deletes even ones.
-        let (mut u, mut del_n) = (0i64, 0i64);
-        for k in 0..n {
-            let (stmt, p) = match k % 3 {
-                0 => {
-                    let id = n + 1 + k;
-                    let row = vec![
-                        WireValue::Integer(id),
-                        WireValue::Text(format!("n{id}")),
-                        WireValue::Text(payload(id)),
-                    ];
-                    (ins, row)
-                }
-                1 => {
-                    let id = 2 * u + 1;
-                    u += 1;
-                    let p = vec![
-                        WireValue::Text(format!("u{id}-{k}")),
-                        WireValue::Integer(id),
-                    ];
-                    (upd, p)
-                }
-                _ => {
-                    del_n += 1;
-                    (del, vec![WireValue::Integer(2 * del_n)])
-                }
-            };
+        // The comparison's operations (scripts/compare/web/common.js, `mixedOps`).
+        for (k, (kind, p)) in mixed_ops(n, payload).into_iter().enumerate() {
+            let stmt = [ins, upd, del][kind];
+            let p = p.into_iter().map(wire).collect();
             assert_eq!(
                 run(&mut d, "c.2", stmt, p),
                 1,
