@@ -16,6 +16,10 @@
 //! is I8 on SQLite: the instruction-count ratio.
 //! `lookups`: the comparison's 10,000 warm point lookups (prepared, each an
 //! autocommit read) over a 100,000-row table.
+//! `durable`: the comparison's 200 single-row autocommit INSERTs (each its
+//! own commit, default one-flush commits on a memory device); `durable-sqlite`
+//! the same on SQLite in a temporary file, WAL with synchronous=NORMAL and
+//! exclusive locking (the comparison's fastest SQLite mode).
 //! With `PROFILE_LOAD=1`, `i8` measures the 200,000-row load (one
 //! transaction, no index) instead. Only the function `measured` is
 //! counted; it also prints wall time.
@@ -271,6 +275,43 @@ fn lookups(c: &mut Connection) {
     assert_eq!(found, 10_000);
 }
 
+/// The comparison's durable row: 200 autocommit single-row INSERTs.
+fn durable(c: &mut Connection) {
+    run(c, DURABLE_TABLE, vec![]);
+    let mut ins = c.prepare(DURABLE_INSERT).unwrap();
+    measured("200 durable inserts", || {
+        for i in 1..=200i64 {
+            let p = vec![Value::Integer(i), Value::Text(format!("entry {i}"))];
+            ins.execute(c, &Params::Positional(p)).unwrap();
+        }
+    });
+}
+
+const DURABLE_TABLE: &str = "CREATE TABLE log(id INTEGER PRIMARY KEY, v TEXT NOT NULL)";
+const DURABLE_INSERT: &str = "INSERT INTO log(id, v) VALUES (?, ?)";
+
+/// [`durable`] on SQLite: a temporary file in WAL mode, synchronous=NORMAL.
+fn durable_sqlite() {
+    let dir = std::env::temp_dir().join(format!("tj-durable-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = rusqlite::Connection::open(dir.join("d.db")).unwrap();
+    c.execute_batch(
+        "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    )
+    .unwrap();
+    c.execute_batch(DURABLE_TABLE).unwrap();
+    let mut st = c.prepare(DURABLE_INSERT).unwrap();
+    measured("200 durable inserts (SQLite)", || {
+        for i in 1..=200i64 {
+            st.execute(rusqlite::params![i, format!("entry {i}")])
+                .unwrap();
+        }
+    });
+    drop(st);
+    drop(c);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
     let db = Database::open_with_temp(
@@ -287,8 +328,10 @@ fn main() {
         "mixed-sqlite" => mixed_sqlite(),
         "i10" => i10(&mut c),
         "lookups" => lookups(&mut c),
+        "durable" => durable(&mut c),
+        "durable-sqlite" => durable_sqlite(),
         _ => {
-            eprintln!("usage: profile_writes i8|i8-sqlite|i10|mixed|mixed-sqlite|lookups");
+            eprintln!("usage: profile_writes i8|i8-sqlite|i10|mixed|mixed-sqlite|lookups|durable|durable-sqlite");
             std::process::exit(2);
         }
     }

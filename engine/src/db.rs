@@ -694,6 +694,7 @@ impl Connection {
         Ok(())
     }
 
+    #[inline(never)]
     fn savepoint(&mut self, name: &str) -> Result<()> {
         if self.txn.is_none() {
             self.begin(true)?;
@@ -735,6 +736,7 @@ impl Connection {
             .ok_or_else(|| sql_err!("no such savepoint: {name}"))
     }
 
+    #[inline(never)]
     fn rollback_to(&mut self, name: &str) -> Result<()> {
         let i = self.find_savepoint(name)?;
         let t = self.open_txn()?;
@@ -753,6 +755,7 @@ impl Connection {
         Ok(())
     }
 
+    #[inline(never)]
     fn release(&mut self, name: &str) -> Result<()> {
         let i = self.find_savepoint(name)?;
         self.settle_or_end()?;
@@ -767,6 +770,7 @@ impl Connection {
         Ok(())
     }
 
+    #[inline(never)]
     fn pragma(&mut self, p: &ast::Pragma) -> Result<Output> {
         let name = p.name.name.to_ascii_lowercase();
         match (name.as_str(), &p.value) {

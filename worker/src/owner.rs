@@ -614,13 +614,10 @@ impl Owner {
 
     fn serve(&mut self, env: &Envelope, req: &Request) -> Served {
         let client = env.client.as_str();
+        // The requests of every statement, here; the rest out of line
+        // (`serve_rest`), which keeps this function small for the wasm
+        // engine's optimizing compiler (it compiles a function whole).
         match req {
-            Request::Open => {
-                self.clients.entry(client.to_string()).or_default();
-                Ok(Outcome::Reply(Response::Opened {
-                    owner: self.local.clone(),
-                }))
-            }
             Request::Exec { txn, sql } => self.statement(client, txn.as_deref(), Work::Script(sql)),
             Request::Query { txn, sql, params } => {
                 self.statement(client, txn.as_deref(), Work::Query(sql, params))
@@ -628,6 +625,27 @@ impl Owner {
             Request::Run { txn, stmt, params } => {
                 self.statement(client, txn.as_deref(), Work::Prepared(*stmt, params))
             }
+            Request::Begin { txn } => self.begin(client, txn),
+            Request::Commit { txn } => self.commit(client, txn),
+            _ => self.serve_rest(client, req),
+        }
+    }
+
+    /// The requests [`Owner::serve`] does not answer itself.
+    #[inline(never)]
+    fn serve_rest(&mut self, client: &str, req: &Request) -> Served {
+        match req {
+            Request::Open => {
+                self.clients.entry(client.to_string()).or_default();
+                Ok(Outcome::Reply(Response::Opened {
+                    owner: self.local.clone(),
+                }))
+            }
+            Request::Exec { .. }
+            | Request::Query { .. }
+            | Request::Run { .. }
+            | Request::Begin { .. }
+            | Request::Commit { .. } => Err(misuse("internal: a statement request in serve_rest")),
             Request::Prepare { sql } => self.prepare(client, sql),
             Request::Finalize { stmt } => {
                 if let Some(c) = self.clients.get_mut(client) {
@@ -652,8 +670,6 @@ impl Owner {
                 })
                 .map(|sets| Outcome::Reply(Response::BatchDone(sets)))
             }
-            Request::Begin { txn } => self.begin(client, txn),
-            Request::Commit { txn } => self.commit(client, txn),
             Request::Rollback { txn } => {
                 if self
                     .writer
@@ -1005,12 +1021,7 @@ impl Owner {
                 // decide, and no record of it was written. Say so, and free
                 // the slot for the others.
                 self.writer = None;
-                let t = txn.unwrap_or_default();
-                return Err(misuse(format!(
-                    "a statement ended transaction {t} (COMMIT, ROLLBACK, END or RELEASE); \
-                     its changes were committed or rolled back by that statement. \
-                     End transactions by returning from (or throwing in) the transaction callback"
-                )));
+                return Err(ended_by_statement(txn.unwrap_or_default()));
             }
             self.txn_conn = Some(conn);
             return r.map(|rs| Outcome::Reply(Response::Rows(rs)));
@@ -1059,6 +1070,7 @@ impl Owner {
     /// The statement of `sql` prepared, if `sql` holds exactly one (else
     /// `None`); an error if the first does not prepare (the error running
     /// it would report).
+    #[inline(never)]
     fn single_statement(&mut self, sql: &str) -> std::result::Result<Option<Statement>, WireError> {
         let conn = self.auto_conn()?;
         let stmt = conn.prepare(sql).map_err(|e| WireError::from(&e))?;
@@ -1124,11 +1136,7 @@ impl Owner {
                     .clients
                     .get_mut(client)
                     .and_then(|c| c.stmts.get_mut(&*id))
-                    .ok_or_else(|| {
-                        misuse(format!(
-                            "prepared statement {id} does not exist for client {client}"
-                        ))
-                    })?;
+                    .ok_or_else(|| no_such_statement(*id, client))?;
                 p.stmt.execute_owned(conn, to_db_params(params))
             }
         };
@@ -1150,6 +1158,26 @@ impl Owner {
         dev.read_at(0, &mut buf)?;
         Ok(buf)
     }
+}
+
+/// The error of a statement that ended its client's transaction itself.
+#[cold]
+#[inline(never)]
+fn ended_by_statement(txn: &str) -> WireError {
+    misuse(format!(
+        "a statement ended transaction {txn} (COMMIT, ROLLBACK, END or RELEASE); \
+         its changes were committed or rolled back by that statement. \
+         End transactions by returning from (or throwing in) the transaction callback"
+    ))
+}
+
+/// The error of a prepared statement id the client does not hold.
+#[cold]
+#[inline(never)]
+fn no_such_statement(id: u32, client: &str) -> WireError {
+    misuse(format!(
+        "prepared statement {id} does not exist for client {client}"
+    ))
 }
 
 #[cfg(test)]

@@ -112,6 +112,7 @@ pub(crate) fn commit(txn: &mut WriteTxn) -> Result<()> {
 }
 
 /// Writes the changed tree entries into the catalog; the new catalog root.
+#[inline(never)]
 fn write_catalog(txn: &mut WriteTxn) -> Result<PageId> {
     let mut root = txn.base.catalog_root;
     let mut names: Vec<String> = txn.trees.keys().cloned().collect();
@@ -131,6 +132,7 @@ fn write_catalog(txn: &mut WriteTxn) -> Result<PageId> {
 /// Allocates and encodes the free-list chain of the new state: every page
 /// it does not reach (the allocator's, the ones this commit released, and
 /// the ones still pending for old snapshots), minus the chain's own pages.
+#[inline(never)]
 fn build_freelist(txn: &mut WriteTxn) -> Result<Vec<(PageId, Box<PageBuf>)>> {
     let mut all = txn.free.clone();
     for &p in &txn.freed {
@@ -181,6 +183,7 @@ fn build_freelist(txn: &mut WriteTxn) -> Result<Vec<(PageId, Box<PageBuf>)>> {
 }
 
 /// Writes every dirty node and the free-list pages.
+#[inline(never)]
 fn write_dirty(txn: &mut WriteTxn, chain: &[(PageId, Box<PageBuf>)]) -> Result<()> {
     let mut ids: Vec<PageId> = txn.dirty.keys().copied().collect();
     ids.sort();
@@ -195,6 +198,7 @@ fn write_dirty(txn: &mut WriteTxn, chain: &[(PageId, Box<PageBuf>)]) -> Result<(
 }
 
 /// The runs of pages this commit wrote and the CRC over their checksums.
+#[inline(never)]
 fn commit_extents(txn: &WriteTxn) -> (Vec<Extent>, u32) {
     let mut ids: Vec<(PageId, u32)> = txn.owned.iter().map(|(id, o)| (*id, o.crc)).collect();
     ids.sort_by_key(|(id, _)| *id);
@@ -221,6 +225,7 @@ fn extents_of(pages: impl Iterator<Item = (PageId, u32)>) -> (Vec<Extent>, u32) 
 /// Makes the committed state the store's current one. The pages it
 /// stopped reaching wait for older snapshots, or, after a deferred commit,
 /// for the next sync (the synced state may reach them).
+#[inline(never)]
 fn publish(
     inner: &mut Inner,
     txn: &mut WriteTxn,

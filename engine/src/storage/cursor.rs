@@ -5,7 +5,7 @@
 
 use super::btree::NodeSource;
 use super::format::{PageId, MAX_TREE_DEPTH};
-use super::node::{LeafValue, Node, RawValue};
+use super::node::{Leaf, LeafValue, Node, RawValue};
 use crate::{corrupt, Result};
 use std::ops::Bound;
 use std::rc::Rc;
@@ -146,22 +146,8 @@ impl Cursor {
             let Node::Leaf(l) = &*leaf else {
                 return Err(corrupt!(0, "cursor path does not end in a leaf"));
             };
-            if forward {
-                while *i < l.len() {
-                    let (k, v) = l.entry(*i);
-                    *i += 1;
-                    if !f(k, v)? {
-                        return Ok(());
-                    }
-                }
-            } else {
-                while *i > 0 {
-                    *i -= 1;
-                    let (k, v) = l.entry(*i);
-                    if !f(k, v)? {
-                        return Ok(());
-                    }
-                }
+            if !visit_leaf(l, i, forward, &mut f)? {
+                return Ok(());
             }
             if !self.step_leaf(src, forward)? {
                 self.path.clear();
@@ -219,4 +205,38 @@ impl Cursor {
             }
         }
     }
+}
+
+/// Calls `f` on the entries of leaf `l` from position `*i` on (forward) or
+/// before it (backward), moving `*i` along; false when `f` stopped.
+///
+/// Its own function, called once per leaf: WebAssembly engines cannot swap
+/// optimized code into a loop that is running, only into the next call, so
+/// a scan's per-entry loop (with `f` inlined into it) gets the optimizing
+/// tier from the next leaf on instead of after the whole scan.
+#[inline(never)]
+fn visit_leaf(
+    l: &Leaf,
+    i: &mut usize,
+    forward: bool,
+    f: &mut impl FnMut(&[u8], RawValue<'_>) -> Result<bool>,
+) -> Result<bool> {
+    if forward {
+        while *i < l.len() {
+            let (k, v) = l.entry(*i);
+            *i += 1;
+            if !f(k, v)? {
+                return Ok(false);
+            }
+        }
+    } else {
+        while *i > 0 {
+            *i -= 1;
+            let (k, v) = l.entry(*i);
+            if !f(k, v)? {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
 }

@@ -28,7 +28,7 @@ use std::rc::Rc;
 use super::eval::Env;
 use super::kv::Kv;
 use super::pending::PendingInserts;
-use super::scan::Row;
+use super::scan::{table_row, Row};
 use super::spill::SortedRows;
 use super::write::{table_scope_item, IndexQueue, TableWriter};
 use super::ExecCtx;
@@ -38,8 +38,9 @@ use crate::sql::binder::scope::Scope;
 use crate::sql::binder::select::split_and;
 use crate::sql::binder::Binder;
 use crate::sql::catalog::{Catalog, Table};
+use crate::sql::keycode;
 use crate::sql::planner::join::{plan_from, Conjunct};
-use crate::sql::planner::plan::{Core, Expr, FromItem, Query, Source};
+use crate::sql::planner::plan::{Access, Core, Expr, FromItem, Query, Source};
 use crate::sql::value::{apply_affinity, Affinity, Value};
 use crate::{sql_err, ConstraintKind, Error, Result};
 
@@ -170,7 +171,11 @@ fn plan_matching(
 }
 
 /// Runs a scan planned by [`plan_matching`], collecting its rows.
+#[inline(never)]
 fn matching_rows(ctx: &ExecCtx, core: &Core) -> Result<Vec<Row>> {
+    if let Some(rows) = rowid_row(ctx, core)? {
+        return Ok(rows);
+    }
     let mut rows = Vec::new();
     ctx.join(core, None, &mut |row| {
         ctx.charge(super::row_size(row))?;
@@ -178,6 +183,46 @@ fn matching_rows(ctx: &ExecCtx, core: &Core) -> Result<Vec<Row>> {
         Ok(true)
     })?;
     Ok(rows)
+}
+
+/// The rows of a scan planned as one rowid probe (`WHERE id = ?`: a single
+/// table level, one candidate value, no constant filter), read directly
+/// instead of through the join; `None` for any other plan. The same rows as
+/// the join gives: the value converts as the join's rowid access converts it
+/// (numeric affinity, an integer or nothing), and the level's filters decide.
+fn rowid_row(ctx: &ExecCtx, core: &Core) -> Result<Option<Vec<Row>>> {
+    let [level] = core.from.levels.as_slice() else {
+        return Ok(None);
+    };
+    let (Access::RowidEq(values), true) = (&level.access, core.filter.is_empty()) else {
+        return Ok(None);
+    };
+    let item = &core.from.items[level.item];
+    let ([value], Source::Table(table), false) = (values.as_slice(), &item.source, item.left_join)
+    else {
+        return Ok(None);
+    };
+    if item.offset != 0 || item.width != table.columns.len() + 1 || !level.on.is_empty() {
+        return Ok(None);
+    }
+    let unbound = vec![Value::Null; core.from.width];
+    let id = match apply_affinity(
+        ctx.eval(value, &Env::new(&unbound, None))?,
+        Affinity::Numeric,
+    ) {
+        Value::Integer(id) => id,
+        _ => return Ok(Some(Vec::new())),
+    };
+    let key = keycode::encode_rowid(id);
+    let Some(stored) = ctx.kv.get(&table.tree, &key)? else {
+        return Ok(Some(Vec::new()));
+    };
+    let row = table_row(table, &key, &stored)?;
+    if !ctx.all_true(&level.filters, &Env::new(&row, None))? {
+        return Ok(Some(Vec::new()));
+    }
+    ctx.charge(super::row_size(&row))?;
+    Ok(Some(vec![row]))
 }
 
 /// Where an INSERT's rows come from, bound.
@@ -259,6 +304,7 @@ impl InsertPlan {
     /// named this table), entries of its indexes that are not UNIQUE wait
     /// there.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     pub(crate) fn run(
         &self,
         kv: &mut dyn Kv,
@@ -401,6 +447,7 @@ fn bind_source(cat: &Catalog, ins: &ast::Insert) -> Result<SourcePlan> {
 
 /// The rows an INSERT supplies, computed before anything is written
 /// (held in memory, or in temp space when a query's are many).
+#[inline(never)]
 fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<SortedRows> {
     let rows = match source {
         SourcePlan::DefaultValues => vec![Vec::new()],
@@ -418,6 +465,7 @@ fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<SortedRows> {
 /// Resolves the rowid of a new row and writes it, handling conflicts.
 /// Returns the written row, or `None` when skipped (OR IGNORE, DO NOTHING).
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn insert_one(
     kv: &mut dyn Kv,
     cat: &Catalog,
@@ -532,6 +580,7 @@ fn insert_one(
     Ok(Some(row))
 }
 
+#[inline(never)]
 fn upsert_matches(u: &ast::Upsert, w: &TableWriter, c: &super::write::Conflict) -> bool {
     let Some(target) = &u.target else { return true };
     let cols: Vec<Option<usize>> = target
@@ -554,6 +603,7 @@ fn upsert_matches(u: &ast::Upsert, w: &TableWriter, c: &super::write::Conflict) 
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn upsert_update(
     kv: &mut dyn Kv,
     cat: &Catalog,
@@ -639,6 +689,7 @@ fn bind_sets(
 }
 
 /// Applies bound SET assignments to `old`, evaluating in `env_row`.
+#[inline(never)]
 fn apply_sets(
     ctx: &ExecCtx,
     sets: &[BoundSet],
@@ -694,6 +745,7 @@ fn apply_sets(
 /// Replaces `old` by `new` (which may have a different rowid); with a
 /// `queue`, entries of indexes that are not UNIQUE wait there.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn write_update(
     kv: &mut dyn Kv,
     cat: &Catalog,
@@ -759,6 +811,7 @@ fn write_update(
 }
 
 /// Deletes one row by rowid (index entries and foreign key actions too).
+#[inline(never)]
 pub(crate) fn delete_by_rowid(
     kv: &mut dyn Kv,
     cat: &Catalog,
@@ -775,6 +828,7 @@ pub(crate) fn delete_by_rowid(
 
 /// Deletes `row` (as stored now: every column, then the rowid), its index
 /// entries, and applies foreign key actions.
+#[inline(never)]
 fn delete_row(
     kv: &mut dyn Kv,
     cat: &Catalog,
@@ -830,6 +884,7 @@ impl UpdatePlan {
     }
 
     /// Runs the UPDATE `up` this plan was made from.
+    #[inline(never)]
     pub(crate) fn run(
         &self,
         kv: &mut dyn Kv,
@@ -866,7 +921,8 @@ impl UpdatePlan {
                 .iter()
                 .any(|&t| t == n || Some(t) == table.rowid_alias)
         });
-        let defer = !may_change
+        let defer = planned.len() > 1
+            && !may_change
             && !moves_rowid
             && self.returning.is_empty()
             && !self.writer.checks_read_tables
@@ -934,6 +990,7 @@ impl DeletePlan {
     }
 
     /// Runs the DELETE this plan was made from.
+    #[inline(never)]
     pub(crate) fn run(
         &self,
         kv: &mut dyn Kv,
@@ -951,6 +1008,7 @@ impl DeletePlan {
         // yet to delete; without one no row is read again.
         let may_change = opts.foreign_keys && self.writer.referenced;
         let mut queue = IndexQueue::default();
+        let single = rows.len() == 1;
         for row in rows {
             let rowid = row[n].to_i64_opt().unwrap_or_default();
             // A cascade may have removed or changed the row meanwhile.
@@ -969,12 +1027,16 @@ impl DeletePlan {
                 Some(current) => delete_row(kv, cat, &self.writer, current, params, opts)?,
                 None => {
                     // No foreign key action can look at the indexes while
-                    // the statement runs: their entries go in key order.
+                    // the statement runs: their entries go in key order
+                    // (a single row's go at once, nothing to order).
                     let vals = {
                         let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
                         self.writer.all_index_values(&ctx, &row)?
                     };
-                    self.writer.delete_deferred(kv, &vals, rowid, &mut queue)?;
+                    match single {
+                        true => self.writer.delete(kv, &vals, rowid)?,
+                        false => self.writer.delete_deferred(kv, &vals, rowid, &mut queue)?,
+                    }
                 }
             }
             out.changes += 1;

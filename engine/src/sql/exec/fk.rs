@@ -92,7 +92,25 @@ fn column_affinity(t: &Table, i: usize) -> Affinity {
 }
 
 /// Checks that `row` of `child` references existing parent rows.
+#[inline]
 pub(crate) fn check_child(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    child: &Table,
+    row: &[Value],
+    params: &[Value],
+    limit: u64,
+) -> Result<()> {
+    // Most tables have no foreign key: the check is kept out of line so the
+    // statements that call it stay small for the wasm engine's compilers.
+    match child.foreign_keys.is_empty() {
+        true => Ok(()),
+        false => check_child_keys(kv, cat, child, row, params, limit),
+    }
+}
+
+#[inline(never)]
+fn check_child_keys(
     kv: &mut dyn Kv,
     cat: &Catalog,
     child: &Table,
@@ -263,6 +281,7 @@ fn referencing_rows(
 }
 
 /// Applies ON DELETE actions for a parent row about to be deleted.
+#[inline(never)]
 pub(crate) fn on_parent_delete(
     kv: &mut dyn Kv,
     cat: &Catalog,
@@ -313,6 +332,7 @@ pub(crate) fn on_parent_delete(
 }
 
 /// Applies ON UPDATE actions when a parent row's key changes.
+#[inline(never)]
 pub(crate) fn on_parent_update(
     kv: &mut dyn Kv,
     cat: &Catalog,

@@ -278,6 +278,7 @@ impl ExecCtx<'_> {
     /// `filters` (each decoded into the item's `slots` of the query `row`
     /// to be tested), with only the `used` columns decoded, charged to the
     /// statement.
+    #[inline(never)]
     fn collect_build(
         &self,
         table: &Table,
@@ -514,6 +515,7 @@ impl ExecCtx<'_> {
     /// The candidates of a level whose rows are kept: a hash join's build
     /// side (probed by the current row's key), a scan below the outermost
     /// level, a subquery or CTE.
+    #[inline(never)]
     fn materialized_candidates(
         &self,
         item: &FromItem,
@@ -603,6 +605,7 @@ impl ExecCtx<'_> {
 
     /// Every row of a level's source, cached for the statement (tables,
     /// uncorrelated subqueries) or per outer row (correlated subqueries).
+    #[inline(never)]
     fn source_rows(
         &self,
         item: &FromItem,
@@ -627,6 +630,7 @@ impl ExecCtx<'_> {
 
     /// The key range of a rowid range; `None` when a bound is NULL (no
     /// row matches).
+    #[inline(never)]
     fn rowid_bounds(
         &self,
         lo: Option<&(Expr, bool)>,
@@ -665,6 +669,7 @@ impl ExecCtx<'_> {
     /// The index key ranges a probe reads: one per combination of the
     /// equality values (IN lists multiply), narrowed by the range on the
     /// next column. Empty when a probe value is NULL.
+    #[inline(never)]
     fn index_ranges(
         &self,
         cols: &[KeyColumn],

@@ -48,6 +48,7 @@ impl ExecCtx<'_> {
     /// Runs a statement's query to the rows it returns. They are the
     /// caller's, not intermediate results, so they are not charged; the
     /// work behind them (a sort, a DISTINCT, ...) is.
+    #[inline(never)]
     pub(crate) fn run_result(&self, q: &Query) -> Result<Vec<Row>> {
         let mut out = Vec::new();
         self.query_rows(q, None, &mut |row| {
@@ -81,6 +82,7 @@ impl ExecCtx<'_> {
 
     /// Calls `sink` with each visible result row of `q`, in order, until
     /// it returns false.
+    #[inline(never)]
     pub(crate) fn query_rows(
         &self,
         q: &Query,
@@ -216,6 +218,7 @@ impl ExecCtx<'_> {
         Ok(out)
     }
 
+    #[inline(never)]
     fn compound(&self, op: CompoundOperator, left: Vec<Row>, right: Vec<Row>) -> Result<Vec<Row>> {
         if op == CompoundOperator::UnionAll {
             let mut l = left;
@@ -265,6 +268,7 @@ impl ExecCtx<'_> {
     /// again (another reference to it): that evaluation has finished when
     /// it returns, and the working table is set again before each step.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn recursive(
         &self,
         cte: usize,
@@ -331,6 +335,7 @@ impl ExecCtx<'_> {
 
     /// Runs a SELECT core with aggregates or window functions to its
     /// output rows (visible + hidden columns).
+    #[inline(never)]
     fn run_core(&self, core: &Core, outer: Option<&Env>) -> Result<Vec<Row>> {
         if let Some(agg) = &core.aggregate {
             return self.run_aggregate(core, agg, outer);
@@ -347,6 +352,7 @@ impl ExecCtx<'_> {
 
     /// Streams a plain SELECT core's output rows (visible + hidden
     /// columns) to `sink`, dropping DISTINCT duplicates.
+    #[inline(never)]
     fn stream_core(
         &self,
         core: &Core,

@@ -329,6 +329,7 @@ pub(crate) fn run(
 }
 
 /// Runs a statement that has no plan (DDL and the rest) from its syntax.
+#[inline(never)]
 fn run_direct(
     kv: &mut dyn Kv,
     cat: &mut Catalog,

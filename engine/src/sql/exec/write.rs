@@ -288,6 +288,7 @@ impl TableWriter {
     }
 
     /// The error for a conflict.
+    #[inline(never)]
     pub(crate) fn conflict_error(&self, c: &Conflict) -> Error {
         match c.index {
             None => {
@@ -549,6 +550,7 @@ impl TableWriter {
     }
 
     /// The largest rowid in the table, if any.
+    #[inline(never)]
     pub(crate) fn max_rowid(&self, kv: &dyn Kv) -> Result<Option<i64>> {
         let last = kv.scan(
             &self.table.tree,
