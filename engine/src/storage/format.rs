@@ -12,7 +12,7 @@ pub const PAGE_SIZE: usize = 4096;
 /// `PAGE_SIZE` as a device offset multiplier.
 pub const PAGE_SIZE_U64: u64 = PAGE_SIZE as u64;
 /// Format version written by this code.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Magic bytes at `SUPERBLOCK_MAGIC_OFFSET`.
 pub const MAGIC: [u8; 8] = *b"TinyJoin";
 
@@ -115,14 +115,12 @@ impl PageBuf {
     }
 }
 
-/// The checksum rule, used by every reader and writer of pages: CRC-32 of
-/// bytes `CHECKSUM_LEN..PAGE_SIZE` followed by the page number (u64 LE), so a
-/// page written to the wrong place fails as surely as a flipped bit.
+/// The checksum rule, used by every reader and writer of pages: the low 32
+/// bits of XXH64 of bytes `CHECKSUM_LEN..PAGE_SIZE` seeded with the page
+/// number, so a page written to the wrong place fails as surely as a
+/// flipped bit.
 pub fn page_checksum(page: &[u8], id: PageId) -> u32 {
-    let mut h = crc32fast::Hasher::new();
-    h.update(&page[CHECKSUM_LEN..PAGE_SIZE]);
-    h.update(&id.0.to_le_bytes());
-    h.finalize()
+    super::xxh64::xxh64(&page[CHECKSUM_LEN..PAGE_SIZE], id.0) as u32
 }
 
 /// Stamps the checksum into a page about to be written.
@@ -264,6 +262,15 @@ impl Superblock {
     fn decode_copy(b: &[u8], slot: PageId) -> Result<Superblock> {
         let stored = read_u32(b, CHECKSUM_OFFSET);
         if stored != superblock_copy_checksum(b, slot) {
+            let version = read_u32(b, SUPERBLOCK_VERSION_OFFSET);
+            if version < FORMAT_VERSION && b[SUPERBLOCK_MAGIC_OFFSET..][..8] == MAGIC {
+                // Format 1 checksummed with CRC-32 (FORMAT.md, section 14).
+                return Err(corrupt!(
+                    slot.0,
+                    "format version {version} (written by an older TinyJoin) is not supported \
+                     by this version (format {FORMAT_VERSION})"
+                ));
+            }
             return Err(corrupt!(slot.0, "superblock checksum mismatch"));
         }
         if b[KIND_OFFSET] != KIND_SUPERBLOCK
@@ -319,13 +326,10 @@ impl Superblock {
     }
 }
 
-/// The checksum of one superblock copy: CRC-32 of its bytes after the
-/// checksum field, then the slot's page number.
+/// The checksum of one superblock copy: the low 32 bits of XXH64 of its
+/// bytes after the checksum field, seeded with the slot's page number.
 fn superblock_copy_checksum(copy: &[u8], slot: PageId) -> u32 {
-    let mut h = crc32fast::Hasher::new();
-    h.update(&copy[CHECKSUM_LEN..SUPERBLOCK_COPY_LEN]);
-    h.update(&slot.0.to_le_bytes());
-    h.finalize()
+    super::xxh64::xxh64(&copy[CHECKSUM_LEN..SUPERBLOCK_COPY_LEN], slot.0) as u32
 }
 
 fn seal_superblock_copy(copy: &mut [u8], slot: PageId) {
@@ -336,3 +340,45 @@ fn seal_superblock_copy(copy: &mut [u8], slot: PageId) {
 const _: () = assert!(SUPERBLOCK_MAX_EXTENTS >= 160);
 const _: () = assert!(FREELIST_MAX_EXTENTS >= 300);
 const _: () = assert!(std::mem::size_of::<PageBuf>() == PAGE_SIZE);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn superblock() -> Superblock {
+        Superblock {
+            txn: TxnId(3),
+            catalog_root: PageId(FIRST_DATA_PAGE),
+            freelist_root: PageId::NONE,
+            page_count: FIRST_DATA_PAGE + 1,
+            commit_crc: 0,
+            extents: None,
+        }
+    }
+
+    #[test]
+    fn a_superblock_round_trips_and_its_slot_is_bound() {
+        let page = superblock().encode(PageId(1));
+        assert_eq!(
+            Superblock::decode_page(&page.0, PageId(1)).unwrap(),
+            vec![superblock()]
+        );
+        assert!(Superblock::decode_page(&page.0, PageId(0)).is_err());
+    }
+
+    /// A format 1 superblock (CRC-32 checksums) is refused by name, not as
+    /// damage.
+    #[test]
+    fn a_format_1_file_is_refused_with_its_version() {
+        let mut page = superblock().encode(PageId(0));
+        for copy in page.0.chunks_mut(SUPERBLOCK_COPY_LEN) {
+            write_u32(copy, SUPERBLOCK_VERSION_OFFSET, 1);
+            let mut h = crc32fast::Hasher::new();
+            h.update(&copy[CHECKSUM_LEN..]);
+            h.update(&0u64.to_le_bytes());
+            write_u32(copy, CHECKSUM_OFFSET, h.finalize());
+        }
+        let e = Superblock::decode_page(&page.0, PageId(0)).unwrap_err();
+        assert!(e.to_string().contains("format version 1"), "{e}");
+    }
+}

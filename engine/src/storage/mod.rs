@@ -30,6 +30,7 @@ mod pager;
 mod savepoint;
 mod store;
 mod txn;
+mod xxh64;
 
 pub use check::{CheckReport, Problem};
 pub use device::{Device, FileDevice, MemoryDevice};
