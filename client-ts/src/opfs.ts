@@ -92,7 +92,7 @@ const SLOT = 16;
 
 let crcTable: Uint32Array | null = null;
 
-/** CRC-32 (IEEE), as the engine's superblocks use. */
+/** CRC-32 (IEEE), as the engine uses over a commit's page checksums. */
 export function crc32(bytes: Uint8Array): number {
   if (crcTable === null) {
     crcTable = new Uint32Array(256);

@@ -16,7 +16,7 @@ pub const FORMAT_VERSION: u32 = 2;
 /// Magic bytes at `SUPERBLOCK_MAGIC_OFFSET`.
 pub const MAGIC: [u8; 8] = *b"TinyJoin";
 
-/// Every page starts with its CRC-32 at this offset.
+/// Every page starts with its checksum (FORMAT.md, section 3) at this offset.
 pub const CHECKSUM_OFFSET: usize = 0;
 /// Width of the checksum field.
 pub const CHECKSUM_LEN: usize = 4;
