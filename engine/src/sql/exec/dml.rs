@@ -28,7 +28,7 @@ use std::rc::Rc;
 use super::eval::Env;
 use super::kv::Kv;
 use super::pending::PendingInserts;
-use super::scan::{table_row, Row};
+use super::scan::Row;
 use super::spill::SortedRows;
 use super::write::{table_scope_item, IndexQueue, TableWriter};
 use super::ExecCtx;
@@ -38,7 +38,6 @@ use crate::sql::binder::scope::Scope;
 use crate::sql::binder::select::split_and;
 use crate::sql::binder::Binder;
 use crate::sql::catalog::{Catalog, Table};
-use crate::sql::keycode;
 use crate::sql::planner::join::{plan_from, Conjunct};
 use crate::sql::planner::plan::{Access, Core, Expr, FromItem, Query, Source};
 use crate::sql::value::{apply_affinity, Affinity, Value};
@@ -213,11 +212,9 @@ fn rowid_row(ctx: &ExecCtx, core: &Core) -> Result<Option<Vec<Row>>> {
         Value::Integer(id) => id,
         _ => return Ok(Some(Vec::new())),
     };
-    let key = keycode::encode_rowid(id);
-    let Some(stored) = ctx.kv.get(&table.tree, &key)? else {
+    let Some(row) = ctx.table_row_by_id(table, id)? else {
         return Ok(Some(Vec::new()));
     };
-    let row = table_row(table, &key, &stored)?;
     if !ctx.all_true(&level.filters, &Env::new(&row, None))? {
         return Ok(Some(Vec::new()));
     }

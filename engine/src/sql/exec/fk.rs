@@ -92,7 +92,6 @@ fn column_affinity(t: &Table, i: usize) -> Affinity {
 }
 
 /// Checks that `row` of `child` references existing parent rows.
-#[inline]
 pub(crate) fn check_child(
     kv: &mut dyn Kv,
     cat: &Catalog,
@@ -101,71 +100,72 @@ pub(crate) fn check_child(
     params: &[Value],
     limit: u64,
 ) -> Result<()> {
-    // Most tables have no foreign key: the check is kept out of line so the
-    // statements that call it stay small for the wasm engine's compilers.
-    match child.foreign_keys.is_empty() {
-        true => Ok(()),
-        false => check_child_keys(kv, cat, child, row, params, limit),
+    for fk in &child.foreign_keys {
+        check_child_key(kv, cat, child, fk, row, params, limit)?;
     }
+    Ok(())
 }
 
+/// Checks one foreign key `fk` of `row`. Out of line: most tables have no
+/// foreign key, and the statements calling [`check_child`] stay small for the
+/// wasm engine's compilers (see scripts/build-wasm).
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn check_child_keys(
+fn check_child_key(
     kv: &mut dyn Kv,
     cat: &Catalog,
     child: &Table,
+    fk: &ForeignKey,
     row: &[Value],
     params: &[Value],
     limit: u64,
 ) -> Result<()> {
-    for fk in &child.foreign_keys {
-        let vals: Vec<Value> = fk.columns.iter().map(|&i| row[i].clone()).collect();
-        if vals.iter().any(Value::is_null) {
-            continue;
+    let vals: Vec<Value> = fk.columns.iter().map(|&i| row[i].clone()).collect();
+    if vals.iter().any(Value::is_null) {
+        return Ok(());
+    }
+    let parent = cat
+        .table(&fk.parent)
+        .ok_or_else(|| sql_err!("no such table: main.{}", fk.parent))?;
+    let pcols = parent_columns(parent, fk)?;
+    if pcols.len() != vals.len() {
+        return Err(sql_err!(
+            "foreign key mismatch - \"{}\" referencing \"{}\"",
+            child.name,
+            parent.name
+        ));
+    }
+    let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
+    let colls: Vec<Collation> = pcols.iter().map(|&i| column_collation(parent, i)).collect();
+    let ctx = ExecCtx::new(&*kv, params, limit);
+    let found = if pcols.len() == 1
+        && (Some(pcols[0]) == parent.rowid_alias || pcols[0] == parent.columns.len())
+    {
+        match apply_affinity(vals[0].clone(), Affinity::Integer) {
+            Value::Integer(id) => ctx.table_row_by_id(parent, id)?.is_some(),
+            _ => false,
         }
-        let parent = cat
-            .table(&fk.parent)
-            .ok_or_else(|| sql_err!("no such table: main.{}", fk.parent))?;
-        let pcols = parent_columns(parent, fk)?;
-        if pcols.len() != vals.len() {
-            return Err(sql_err!(
-                "foreign key mismatch - \"{}\" referencing \"{}\"",
-                child.name,
-                parent.name
-            ));
-        }
-        let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
-        let colls: Vec<Collation> = pcols.iter().map(|&i| column_collation(parent, i)).collect();
-        let ctx = ExecCtx::new(&*kv, params, limit);
-        let found = if pcols.len() == 1
-            && (Some(pcols[0]) == parent.rowid_alias || pcols[0] == parent.columns.len())
-        {
-            match apply_affinity(vals[0].clone(), Affinity::Integer) {
-                Value::Integer(id) => ctx.table_row_by_id(parent, id)?.is_some(),
-                _ => false,
-            }
-        } else if let Some(rows) = {
-            // Parent values are stored with the parent's affinities.
-            let probe: Vec<Value> = vals
-                .iter()
-                .zip(&affs)
-                .map(|(v, a)| apply_affinity(v.clone(), *a))
-                .collect();
-            rows_by_index(&ctx, cat, parent, &pcols, &probe, &colls)?
-        } {
-            rows.iter().any(|p| {
-                let pv: Vec<Value> = pcols.iter().map(|&i| p[i].clone()).collect();
-                values_match_by(&vals, &pv, &affs, &colls)
-            })
-        } else {
-            ctx.scan_table(parent)?.iter().any(|p| {
-                let pv: Vec<Value> = pcols.iter().map(|&i| p[i].clone()).collect();
-                values_match_by(&vals, &pv, &affs, &colls)
-            })
-        };
-        if !found {
-            return Err(fk_error());
-        }
+    } else if let Some(rows) = {
+        // Parent values are stored with the parent's affinities.
+        let probe: Vec<Value> = vals
+            .iter()
+            .zip(&affs)
+            .map(|(v, a)| apply_affinity(v.clone(), *a))
+            .collect();
+        rows_by_index(&ctx, cat, parent, &pcols, &probe, &colls)?
+    } {
+        rows.iter().any(|p| {
+            let pv: Vec<Value> = pcols.iter().map(|&i| p[i].clone()).collect();
+            values_match_by(&vals, &pv, &affs, &colls)
+        })
+    } else {
+        ctx.scan_table(parent)?.iter().any(|p| {
+            let pv: Vec<Value> = pcols.iter().map(|&i| p[i].clone()).collect();
+            values_match_by(&vals, &pv, &affs, &colls)
+        })
+    };
+    if !found {
+        return Err(fk_error());
     }
     Ok(())
 }
