@@ -239,16 +239,11 @@ export class Session {
   call(req: Request, pinned: number | null = null): Promise<Response> {
     if (this.closed) return Promise.reject(new TinyJoinError("CLOSED", "the database client is closed"));
     if (pinned !== null && (!this.connected || this.epoch !== pinned)) return Promise.reject(new LostInFlight());
-    // An owner in this thread answers at once, unless messages are still in
-    // flight (they must run first: requests run in the order they are made).
-    if (this.connected && this.pending.size === 0 && this.port?.direct !== undefined) {
-      let bytes: Uint8Array | null;
-      try {
-        bytes = this.port.direct(req, this.epoch);
-      } catch (e) {
-        return Promise.reject(e instanceof TinyJoinError ? e : new TinyJoinError("WORKER_FAILED", String(e)));
-      }
-      if (bytes !== null) return this.directAnswer(bytes);
+    try {
+      const now = this.tryDirect(req, pinned);
+      if (now !== null) return Promise.resolve(now);
+    } catch (e) {
+      return Promise.reject(e);
     }
     const p: Pending = { id: this.takeRequestId(), req, sentEpoch: null, pinned, done: new Deferred<Response>() };
     this.pending.set(p.id, p);
@@ -259,17 +254,32 @@ export class Session {
     return p.done.promise;
   }
 
-  /** A direct answer (kind byte and body) as the promise `call` returns. */
-  private directAnswer(bytes: Uint8Array): Promise<Response> {
+  /**
+   * The answer of an owner in this thread, synchronously, or null when `req`
+   * must go through `call`: no such owner, messages still in flight (they
+   * run first: requests run in the order they are made), a request `pinned`
+   * to another epoch, a closed client, or a kind the owner answers only by
+   * message. Throws the owner's typed error, never `LostInFlight`.
+   */
+  tryDirect(req: Request, pinned: number | null = null): Response | null {
+    if (this.closed || !this.connected || this.pending.size !== 0 || this.port?.direct === undefined) return null;
+    if (pinned !== null && this.epoch !== pinned) return null;
+    let bytes: Uint8Array | null;
+    try {
+      bytes = this.port.direct(req, this.epoch);
+    } catch (e) {
+      throw e instanceof TinyJoinError ? e : new TinyJoinError("WORKER_FAILED", String(e));
+    }
+    if (bytes === null) return null;
     let response: Response;
     try {
       response = decodeResponseBody(bytes, this.opts.integers);
     } catch (e) {
       const code = e instanceof ProtocolError ? e.code : "MALFORMED_MESSAGE";
-      return Promise.reject(new TinyJoinError(code, e instanceof Error ? e.message : String(e)));
+      throw new TinyJoinError(code, e instanceof Error ? e.message : String(e));
     }
-    if (response.kind === "failed") return Promise.reject(fromWire(response.error.code, response.error.message, response.error.position));
-    return Promise.resolve(response);
+    if (response.kind === "failed") throw fromWire(response.error.code, response.error.message, response.error.position);
+    return response;
   }
 
   private onChannelMessage(data: unknown): void {
