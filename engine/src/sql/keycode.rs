@@ -77,11 +77,30 @@ pub(crate) fn decode_rowid(bytes: &[u8]) -> Result<i64> {
 /// Encodes a tuple; `columns[i]` describes `values[i]` (missing specs mean
 /// ASC BINARY, so `&[]` encodes a plain ascending key).
 pub(crate) fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(values.len() * 10);
+    encode_key_with_room(values, columns, 0)
+}
+
+/// [`encode_key`] into a vector with room for `extra` more bytes (an index
+/// key's rowid): sized once, not grown while encoding.
+pub(crate) fn encode_key_with_room(values: &[Value], columns: &[KeyColumn], extra: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(key_capacity(values) + extra);
     for (i, v) in values.iter().enumerate() {
         append_value(&mut out, v, columns.get(i).copied().unwrap_or_default());
     }
     out
+}
+
+/// The bytes [`encode_key`] takes for `values`, but for the escape byte
+/// after each zero byte of a text or blob.
+fn key_capacity(values: &[Value]) -> usize {
+    values
+        .iter()
+        .map(|v| match v {
+            Value::Text(s) => 1 + s.len() + TERMINATOR.len(),
+            Value::Blob(b) => 1 + b.len() + TERMINATOR.len(),
+            _ => 1 + FLOAT_SIZE + DELTA_SIZE,
+        })
+        .sum()
 }
 
 /// Appends one column's encoding to `out`.
@@ -161,12 +180,15 @@ fn push_float(out: &mut Vec<u8>, r: f64) {
 }
 
 fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
-    for &b in bytes {
-        out.push(b);
-        if b == 0 {
-            out.push(ESCAPE);
-        }
+    out.reserve(bytes.len() + TERMINATOR.len());
+    // Copied in runs up to each zero byte, which gets its escape after it.
+    let mut rest = bytes;
+    while let Some(z) = rest.iter().position(|&b| b == 0) {
+        out.extend_from_slice(&rest[..=z]);
+        out.push(ESCAPE);
+        rest = &rest[z + 1..];
     }
+    out.extend_from_slice(rest);
     out.extend_from_slice(&TERMINATOR);
 }
 

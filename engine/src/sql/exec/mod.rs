@@ -66,7 +66,7 @@ pub(crate) mod window;
 pub(crate) mod write;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use crate::storage::fasthash::FastMap;
 use std::rc::Rc;
 
 use crate::sql::value::Value;
@@ -78,10 +78,12 @@ use self::kv::Kv;
 pub(crate) struct ExecCtx<'a> {
     pub kv: &'a dyn Kv,
     pub params: &'a [Value],
-    /// Results of uncorrelated subqueries, by subquery id.
-    pub cache: RefCell<HashMap<usize, Rc<Vec<Vec<Value>>>>>,
+    /// Results of uncorrelated subqueries, by subquery id. (Fast-hashed:
+    /// a context is made for every statement and most never use these, so
+    /// making one must not seed a SipHash state.)
+    pub cache: RefCell<FastMap<usize, Rc<Vec<Vec<Value>>>>>,
     /// Working tables of recursive CTEs, by CTE id.
-    pub working: RefCell<HashMap<usize, Rc<Vec<Vec<Value>>>>>,
+    pub working: RefCell<FastMap<usize, Rc<Vec<Vec<Value>>>>>,
     /// What the statement's materialized results may use.
     pub budget: Rc<Budget>,
     /// Scratch for sorts that outgrow their share of the budget.
@@ -142,8 +144,8 @@ impl<'a> ExecCtx<'a> {
         ExecCtx {
             kv,
             params,
-            cache: RefCell::new(HashMap::new()),
-            working: RefCell::new(HashMap::new()),
+            cache: RefCell::new(FastMap::default()),
+            working: RefCell::new(FastMap::default()),
             budget: Rc::new(Budget::new(limit)),
             temp: spill::current(),
         }

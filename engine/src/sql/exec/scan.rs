@@ -215,7 +215,7 @@ pub(crate) fn key_columns(index: &Index) -> Vec<KeyColumn> {
 
 /// The index key of (values, rowid).
 pub(crate) fn index_key(values: &[Value], columns: &[KeyColumn], rowid: i64) -> Vec<u8> {
-    let mut k = keycode::encode_key(values, columns);
+    let mut k = keycode::encode_key_with_room(values, columns, ROWID_SIZE);
     k.extend_from_slice(&keycode::encode_rowid(rowid));
     k
 }
@@ -317,10 +317,13 @@ impl ExecCtx<'_> {
     /// The row with `rowid`, if any.
     pub(crate) fn table_row_by_id(&self, table: &Table, rowid: i64) -> Result<Option<Row>> {
         let key = keycode::encode_rowid(rowid);
-        match self.kv.get(&table.tree, &key)? {
-            Some(v) => Ok(Some(table_row(table, &key, &v)?)),
-            None => Ok(None),
-        }
+        // Decoded from the stored bytes in place: no copy of the record.
+        let mut row = vec![Value::Null; table.columns.len() + 1];
+        let wanted = Wanted::new(table, None);
+        let found = self.kv.get_with(&table.tree, &key, &mut |v| {
+            decode_into(table, &wanted, &key, v, &mut row)
+        })?;
+        Ok(found.then_some(row))
     }
 
     /// Decodes the row with `rowid` into `dst` (see [`decode_into`]);

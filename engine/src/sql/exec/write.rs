@@ -249,9 +249,7 @@ impl TableWriter {
         let mut out = Vec::new();
         if probe_rowid
             && own != Some(rowid)
-            && kv
-                .get(&self.table.tree, &keycode::encode_rowid(rowid))?
-                .is_some()
+            && kv.get_with(&self.table.tree, &keycode::encode_rowid(rowid), &mut |_| Ok(()))?
         {
             out.push(Conflict { index: None, rowid });
         }
