@@ -47,22 +47,17 @@ function isRecordParams(p: BindParams): p is Readonly<Record<string, SqlValue | 
   return !Array.isArray(p) && !(p instanceof Uint8Array);
 }
 
-/**
- * Converts one parameter; `at` is its index (positional) or name (named).
- * The error message is built only on failure: this runs for every value
- * bound, often in code V8 has not optimized yet.
- */
+const paramName = (at: number | string): string => `parameter ${typeof at === "number" ? at + 1 : at}`;
+
+/** One parameter (`at`: its index or name; the message is built only on error). */
 function toValue(v: SqlValue | boolean | undefined, at: number | string): SqlValue {
-  if (v === null || typeof v === "string" || typeof v === "number") return v;
   if (v === undefined) return null;
   if (typeof v === "boolean") return v ? 1 : 0;
-  const where = typeof at === "number" ? `parameter ${at + 1}` : `parameter ${at}`;
-  if (typeof v === "bigint") {
-    if (v < -(1n << 63n) || v >= 1n << 63n) throw new TinyJoinError("INVALID_ARGUMENT", `${where}: ${v} does not fit in a 64-bit INTEGER`);
-    return v;
+  if (typeof v === "bigint" && (v < -(1n << 63n) || v >= 1n << 63n)) {
+    throw new TinyJoinError("INVALID_ARGUMENT", `${paramName(at)}: ${v} does not fit in a 64-bit INTEGER`);
   }
-  if (v instanceof Uint8Array) return v;
-  throw new TinyJoinError("INVALID_ARGUMENT", `${where}: cannot bind a value of type ${typeof v}`);
+  if (v === null || typeof v === "number" || typeof v === "bigint" || typeof v === "string" || v instanceof Uint8Array) return v;
+  throw new TinyJoinError("INVALID_ARGUMENT", `${paramName(at)}: cannot bind a value of type ${typeof v}`);
 }
 
 /** Converts user parameters to the wire form, refusing what cannot be bound. */
@@ -180,13 +175,7 @@ export class Transaction<Row = SqlValue[]> implements Queryable<Row> {
   /** The owner epoch the transaction was opened at: only that owner can run it. */
   constructor(private readonly client: Client<Row>, readonly id: string, readonly epoch: number) {}
 
-  /**
-   * The answer of an owner in this thread, at once, or null when `req` must
-   * go through `call` (no such owner, or it cannot answer synchronously).
-   * One promise per statement instead of one per layer: the in-worker API
-   * spends most of a small statement's time in this JavaScript while it is
-   * cold.
-   */
+  /** An owner in this thread's answer, at once (one promise per statement, not per layer), or null: use `call`. */
   private direct(req: Request): Response | null {
     if (this.dead !== null) throw this.dead;
     return this.client.session.tryDirect(req, this.epoch);

@@ -255,11 +255,9 @@ export class Session {
   }
 
   /**
-   * The answer of an owner in this thread, synchronously, or null when `req`
-   * must go through `call`: no such owner, messages still in flight (they
-   * run first: requests run in the order they are made), a request `pinned`
-   * to another epoch, a closed client, or a kind the owner answers only by
-   * message. Throws the owner's typed error, never `LostInFlight`.
+   * An owner in this thread's answer, synchronously, or null: `call` then
+   * decides (no such owner, messages in flight that must run first, another
+   * epoch than `pinned`, closed). Throws typed errors, never `LostInFlight`.
    */
   tryDirect(req: Request, pinned: number | null = null): Response | null {
     if (this.closed || !this.connected || this.pending.size !== 0 || this.port?.direct === undefined) return null;

@@ -82,7 +82,11 @@ pub(crate) fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Vec<u8> {
 
 /// [`encode_key`] into a vector with room for `extra` more bytes (an index
 /// key's rowid): sized once, not grown while encoding.
-pub(crate) fn encode_key_with_room(values: &[Value], columns: &[KeyColumn], extra: usize) -> Vec<u8> {
+pub(crate) fn encode_key_with_room(
+    values: &[Value],
+    columns: &[KeyColumn],
+    extra: usize,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(key_capacity(values) + extra);
     for (i, v) in values.iter().enumerate() {
         append_value(&mut out, v, columns.get(i).copied().unwrap_or_default());

@@ -65,8 +65,8 @@ mod tests;
 pub(crate) mod window;
 pub(crate) mod write;
 
-use std::cell::{Cell, RefCell};
 use crate::storage::fasthash::FastMap;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::sql::value::Value;

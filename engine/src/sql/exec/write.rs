@@ -249,7 +249,9 @@ impl TableWriter {
         let mut out = Vec::new();
         if probe_rowid
             && own != Some(rowid)
-            && kv.get_with(&self.table.tree, &keycode::encode_rowid(rowid), &mut |_| Ok(()))?
+            && kv.get_with(&self.table.tree, &keycode::encode_rowid(rowid), &mut |_| {
+                Ok(())
+            })?
         {
             out.push(Conflict { index: None, rowid });
         }
