@@ -86,6 +86,32 @@ test("prepare, run, finalize; batch is atomic; transactions commit and roll back
   await db.close();
 });
 
+test("inside a transaction, failing statements reject with their codes and undo only themselves", { skip }, async () => {
+  // The in-worker API answers these synchronously (Session.tryDirect): the
+  // errors must still arrive as rejections of the statement's promise.
+  const db = await openMem();
+  await db.exec("CREATE TABLE u(id INTEGER PRIMARY KEY, v TEXT UNIQUE NOT NULL)");
+  const ins = await db.prepare("INSERT INTO u(v) VALUES (?)");
+  let kept;
+  await db.transaction(async (tx) => {
+    kept = tx;
+    assert.equal((await tx.runPrepared(ins, ["a"])).changes, 1);
+    const dup = await tx.runPrepared(ins, ["a"]).catch((e) => e);
+    assert.equal(dup.name, "TinyJoinError");
+    assert.equal(dup.code, "CONSTRAINT_UNIQUE");
+    assert.equal((await tx.runPrepared(ins, [Symbol("x")]).catch((e) => e)).code, "INVALID_ARGUMENT");
+    assert.equal((await tx.query("SELECT nope FROM u").catch((e) => e)).code, "SQL_ERROR");
+    assert.equal((await tx.run("INSERT INTO u(v) VALUES (NULL)").catch((e) => e)).code, "CONSTRAINT_NOT_NULL");
+    assert.equal((await tx.runPrepared(ins, ["b"])).lastInsertRowid, 2);
+    assert.deepEqual((await tx.query("SELECT v FROM u ORDER BY id")).rows, [["a"], ["b"]]);
+  });
+  assert.deepEqual((await db.query("SELECT id, v FROM u ORDER BY id")).rows, [[1, "a"], [2, "b"]]);
+  assert.equal((await kept.runPrepared(ins, ["c"]).catch((e) => e)).code, "MISUSE", "an ended transaction refuses statements");
+  assert.equal((await kept.exec("DELETE FROM u").catch((e) => e)).code, "MISUSE");
+  assert.deepEqual((await db.query("SELECT count(*) FROM u")).rows, [[2]]);
+  await db.close();
+});
+
 test("sync is answered by the owner, inside and outside a transaction", { skip }, async () => {
   const db = await openMem();
   await db.exec("CREATE TABLE s(v)");
