@@ -175,16 +175,15 @@ export class Transaction<Row = SqlValue[]> implements Queryable<Row> {
   /** The owner epoch the transaction was opened at: only that owner can run it. */
   constructor(private readonly client: Client<Row>, readonly id: string, readonly epoch: number) {}
 
-  /** An owner in this thread's answer, at once (one promise per statement, not per layer), or null: use `call`. */
+  /** An in-thread owner's answer, at once (one promise, not one per layer), or null: then `send`. */
   private direct(req: Request): Response | null {
     if (this.dead !== null) throw this.dead;
     return this.client.session.tryDirect(req, this.epoch);
   }
 
-  private async call(req: Request): Promise<Response> {
-    if (this.dead !== null) throw this.dead;
+  private async send(req: Request): Promise<Response> {
     try {
-      return await this.client.session.call(req, this.epoch);
+      return await this.client.session.send(req, this.epoch);
     } catch (e) {
       if (e instanceof LostInFlight) {
         this.dead = new TinyJoinError("OWNER_LOST", `the owner was lost during transaction ${this.id}; it was rolled back`);
@@ -196,12 +195,12 @@ export class Transaction<Row = SqlValue[]> implements Queryable<Row> {
 
   async exec(sql: string): Promise<void> {
     const req: Request = { kind: "exec", txn: this.id, sql };
-    if (this.direct(req) === null) await this.call(req);
+    if (this.direct(req) === null) await this.send(req);
   }
 
   async query(sql: string, params?: BindParams): Promise<QueryResult<Row>> {
     const req: Request = { kind: "query", txn: this.id, sql, params: toParams(params) };
-    return this.client.shape(expectRows(this.direct(req) ?? (await this.call(req))), false);
+    return this.client.shape(expectRows(this.direct(req) ?? (await this.send(req))), false);
   }
 
   run(sql: string, params?: BindParams): Promise<QueryResult<Row>> {
@@ -212,7 +211,7 @@ export class Transaction<Row = SqlValue[]> implements Queryable<Row> {
   async runPrepared(stmt: PreparedStatement<Row>, params?: BindParams): Promise<QueryResult<Row>> {
     const id = stmt.readyId() ?? (await stmt.idAtOwner());
     const req: Request = { kind: "run", txn: this.id, stmt: id, params: toParams(params) };
-    return this.client.shape(expectRows(this.direct(req) ?? (await this.call(req))), false);
+    return this.client.shape(expectRows(this.direct(req) ?? (await this.send(req))), false);
   }
 }
 
@@ -276,12 +275,9 @@ export class Client<Row = SqlValue[]> implements Queryable<Row> {
     const txn = this.newTxnId();
     for (;;) {
       try {
-        const req = make(txn);
-        if (!(req instanceof Promise)) {
-          const now = this.session.tryDirect(req);
-          if (now !== null) return this.shape(expectRows(now), false);
-        }
-        return this.shape(expectRows(await this.session.call(req instanceof Promise ? await req : req)), false);
+        const made = make(txn);
+        const req = made instanceof Promise ? await made : made;
+        return this.shape(expectRows(this.session.tryDirect(req) ?? (await this.session.send(req))), false);
       } catch (e) {
         if (!(e instanceof LostInFlight)) throw e;
         if (await this.committed(txn)) return this.shape(empty(), true);

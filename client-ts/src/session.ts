@@ -237,14 +237,19 @@ export class Session {
    * to that owner; if it is gone, the request rejects with `LostInFlight`.
    */
   call(req: Request, pinned: number | null = null): Promise<Response> {
-    if (this.closed) return Promise.reject(new TinyJoinError("CLOSED", "the database client is closed"));
-    if (pinned !== null && (!this.connected || this.epoch !== pinned)) return Promise.reject(new LostInFlight());
     try {
       const now = this.tryDirect(req, pinned);
       if (now !== null) return Promise.resolve(now);
     } catch (e) {
       return Promise.reject(e);
     }
+    return this.send(req, pinned);
+  }
+
+  /** `call` after `tryDirect` answered null. */
+  send(req: Request, pinned: number | null = null): Promise<Response> {
+    if (this.closed) return Promise.reject(new TinyJoinError("CLOSED", "the database client is closed"));
+    if (pinned !== null && (!this.connected || this.epoch !== pinned)) return Promise.reject(new LostInFlight());
     const p: Pending = { id: this.takeRequestId(), req, sentEpoch: null, pinned, done: new Deferred<Response>() };
     this.pending.set(p.id, p);
     if (this.connected) {
@@ -255,9 +260,8 @@ export class Session {
   }
 
   /**
-   * An owner in this thread's answer, synchronously, or null: `call` then
-   * decides (no such owner, messages in flight that must run first, another
-   * epoch than `pinned`, closed). Throws typed errors, never `LostInFlight`.
+   * An in-thread owner's answer, now, or null (none, messages in flight,
+   * another epoch, closed): then `send`. Throws typed errors, not `LostInFlight`.
    */
   tryDirect(req: Request, pinned: number | null = null): Response | null {
     if (this.closed || !this.connected || this.pending.size !== 0 || this.port?.direct === undefined) return null;

@@ -19,10 +19,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchBrowser, serve } from "../compare/lib/harness.mjs";
+import { launchBrowser, parseArgs, serve } from "../compare/lib/harness.mjs";
 
-const arg = process.argv.find((a) => a.startsWith("--iterations="));
-const ITERATIONS = arg ? Number(arg.slice("--iterations=".length)) : 200_000_000;
+const { flags } = parseArgs(process.argv.slice(2), ["iterations"]);
+const ITERATIONS = Number(flags.iterations ?? 200_000_000);
 
 const leb = (n) => {
   const out = [];

@@ -3,6 +3,8 @@
 // wasm calls counted apart from the client's JavaScript.
 import { openInWorker } from "/pkg/dist/worker.js";
 import { Owner } from "/pkg/dist/wasm/tinyjoin_worker.js";
+import { mixedOps, payload64 } from "/c/common.js";
+import { mixedSql } from "/c/workloads.js";
 
 let inWasm = 0;
 const directIn = Owner.prototype.directIn;
@@ -15,24 +17,20 @@ Owner.prototype.directIn = function (...args) {
   }
 };
 
-const payload = (i) => `p${i}:`.padEnd(64, String.fromCharCode(97 + (i % 26)));
-
 onmessage = async (ev) => {
   const lines = [];
   const t00 = performance.now();
   const db = await openInWorker(`split-${Date.now()}`);
   lines.push(`open ${(performance.now() - t00).toFixed(1)} ms`);
   for (const n of ev.data.sizes) {
-    const t = `m${n}`;
-    await db.exec(`CREATE TABLE ${t}(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, payload TEXT NOT NULL)`);
-    const ins = await db.prepare(`INSERT INTO ${t}(id, title, payload) VALUES (?, ?, ?)`);
+    const q = mixedSql(`m${n}`);
+    await db.exec(q.create);
+    const ins = await db.prepare(q.insert);
     await db.transaction(async (tx) => {
-      for (let i = 1; i <= n; i++) await tx.runPrepared(ins, [i, `t${i}`, payload(i)]);
+      for (let i = 1; i <= n; i++) await tx.runPrepared(ins, [i, `t${i}`, payload64(i)]);
     });
-    const upd = await db.prepare(`UPDATE ${t} SET title = ? WHERE id = ?`);
-    const del = await db.prepare(`DELETE FROM ${t} WHERE id = ?`);
-    let u = 0;
-    let d = 0;
+    const stmt = { insert: ins, update: await db.prepare(q.update), delete: await db.prepare(q.delete) };
+    const ops = mixedOps(n, n);
     let slow = 0;
     let slowMs = 0;
     let staged = 0;
@@ -40,12 +38,10 @@ onmessage = async (ev) => {
     inWasm = 0;
     const t0 = performance.now();
     await db.transaction(async (tx) => {
-      for (let k = 0; k < n; k++) {
-        const q = performance.now();
-        if (k % 3 === 0) await tx.runPrepared(ins, [n + 1 + k, `n${n + 1 + k}`, payload(n + 1 + k)]);
-        else if (k % 3 === 1) await tx.runPrepared(upd, [`u${2 * u + 1}-${k}`, 2 * u++ + 1]);
-        else await tx.runPrepared(del, [2 * ++d]);
-        const ms = performance.now() - q;
+      for (const op of ops) {
+        const at = performance.now();
+        await tx.runPrepared(stmt[op.kind], op.params);
+        const ms = performance.now() - at;
         if (ms > 1) {
           slow++;
           slowMs += ms;

@@ -2,7 +2,7 @@
 // a diagnostic tool, not a test (the machine is shared and noisy). In each
 // of N fresh headless Chromium instances, a fresh Worker opens a database
 // on OPFS with tinyjoin/worker and runs the mixed transactions of 25, 100,
-// 250 and 1,000 operations (scripts/compare/web/workloads.js) in turn;
+// 250 and 1,000 operations (mixedSql and mixedOps of scripts/compare/web) in turn;
 // printed per transaction: total, staging split into the owner's wasm calls
 // and the client's JavaScript, the commit, and the statements that took
 // over 1 ms. Chromium's timers here have a 0.1 ms resolution, so the wasm
@@ -10,16 +10,17 @@
 //
 // Usage: node scripts/inworker-timing/split.mjs [--browsers=3] [--js-flags=...]
 import { join } from "node:path";
-import { ROOT, launchBrowser, serve } from "../compare/lib/harness.mjs";
+import { COMPARE_DIR, ROOT, launchBrowser, parseArgs, serve } from "../compare/lib/harness.mjs";
 
-const arg = (name, dflt) => {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return a === undefined ? dflt : a.slice(name.length + 3);
-};
-const browsers = Number(arg("browsers", "3"));
-const jsFlags = arg("js-flags", null);
+const { flags } = parseArgs(process.argv.slice(2), ["browsers", "js-flags"]);
+const browsers = Number(flags.browsers ?? 3);
+const jsFlags = flags["js-flags"] === undefined ? null : String(flags["js-flags"]);
 
-const server = await serve({ "/pkg/": join(ROOT, "client-ts"), "/h/": join(ROOT, "scripts/inworker-timing") });
+const server = await serve({
+  "/pkg/": join(ROOT, "client-ts"),
+  "/h/": join(ROOT, "scripts/inworker-timing"),
+  "/c/": join(COMPARE_DIR, "web"),
+});
 try {
   for (let b = 0; b < browsers; b++) {
     const browser = await launchBrowser("split", jsFlags);

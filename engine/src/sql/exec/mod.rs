@@ -65,11 +65,11 @@ mod tests;
 pub(crate) mod window;
 pub(crate) mod write;
 
-use crate::storage::fasthash::FastMap;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::sql::value::Value;
+use crate::storage::fasthash::FastMap;
 use crate::{Error, Result};
 
 use self::kv::Kv;

@@ -318,12 +318,12 @@ impl ExecCtx<'_> {
     pub(crate) fn table_row_by_id(&self, table: &Table, rowid: i64) -> Result<Option<Row>> {
         let key = keycode::encode_rowid(rowid);
         // Decoded from the stored bytes in place: no copy of the record.
-        let mut row = vec![Value::Null; table.columns.len() + 1];
-        let wanted = Wanted::new(table, None);
-        let found = self.kv.get_with(&table.tree, &key, &mut |v| {
-            decode_into(table, &wanted, &key, v, &mut row)
+        let mut row = None;
+        self.kv.get_with(&table.tree, &key, &mut |v| {
+            row = Some(table_row(table, &key, v)?);
+            Ok(())
         })?;
-        Ok(found.then_some(row))
+        Ok(row)
     }
 
     /// Decodes the row with `rowid` into `dst` (see [`decode_into`]);
