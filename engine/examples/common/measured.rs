@@ -41,7 +41,11 @@ fn count(size: usize) {
         .map(str::trim)
         .filter(|l| l.contains("tinyjoin_") && !l.starts_with("at ") && !l.contains("measured"))
         .take(4)
-        .map(|l| l.split_once(": ").map_or(l, |(_, f)| f).replace("tinyjoin_engine::", ""))
+        .map(|l| {
+            l.split_once(": ")
+                .map_or(l, |(_, f)| f)
+                .replace("tinyjoin_engine::", "")
+        })
         .collect();
     eprintln!("alloc {size} B: {}", frames.join(" <- "));
     TRACING.with(|t| t.set(false));
