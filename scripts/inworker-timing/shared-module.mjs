@@ -14,7 +14,7 @@
 //                     Worker loads the wasm from its URL
 //   warm-concurrent   the warming Worker runs while the timed one opens
 // Printed: the open and the first mixed transactions of 25 / 100 / 250
-// operations (mixedSql and mixedOps of scripts/compare/web). Needs
+// operations (the comparison's mixedInWorker, scripts/compare/web). Needs
 // scripts/build-wasm.
 //
 // Usage: node scripts/inworker-timing/shared-module.mjs [--reps=3] [--js-flags=...]
