@@ -135,8 +135,8 @@ fn summarize(page: &[u8], id: PageId) -> Seen {
             let walked = for_each_leaf_entry(page, id, |k, v| {
                 first.get_or_insert(k);
                 last = k;
-                if let RawValue::Overflow { len, first } = v {
-                    overflow.push((first, len));
+                if let Some(v) = v {
+                    overflow.push(v);
                 }
             });
             match walked {
