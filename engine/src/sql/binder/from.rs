@@ -527,10 +527,17 @@ pub(crate) fn index_infos(
     indexes: &[Rc<Index>],
     offset: usize,
 ) -> Vec<IndexInfo> {
-    let mut item = crate::sql::exec::write::table_scope_item(table, &table.name);
-    item.offset = offset;
-    item.rowid = Some(offset + table.columns.len());
-    let scope = Scope::new(vec![item], None);
+    // The table's scope, built only for an index on an expression or a
+    // partial one (plain columns need no binding).
+    let mut scope: Option<Scope> = None;
+    let scope_of = |scope: &mut Option<Scope>| {
+        if scope.is_none() {
+            let mut item = crate::sql::exec::write::table_scope_item(table, &table.name);
+            item.offset = offset;
+            item.rowid = Some(offset + table.columns.len());
+            *scope = Some(Scope::new(vec![item], None));
+        }
+    };
     let mut agg = AggCtx::default();
     let mut out = Vec::new();
     'indexes: for ix in indexes {
@@ -541,16 +548,26 @@ pub(crate) fn index_infos(
                     level: 0,
                     index: offset + col,
                 }),
-                None => match binder.bind_plain(&c.expr, &scope, &mut agg) {
-                    Ok(e) => exprs.push(e),
-                    Err(_) => continue 'indexes,
-                },
+                None => {
+                    scope_of(&mut scope);
+                    let Some(scope) = &scope else {
+                        continue 'indexes;
+                    };
+                    match binder.bind_plain(&c.expr, scope, &mut agg) {
+                        Ok(e) => exprs.push(e),
+                        Err(_) => continue 'indexes,
+                    }
+                }
             }
         }
         let mut predicate = Vec::new();
         if let Some(p) = &ix.predicate {
+            scope_of(&mut scope);
+            let Some(scope) = &scope else {
+                continue 'indexes;
+            };
             for c in super::select::split_and(p) {
-                match binder.bind_plain(c, &scope, &mut agg) {
+                match binder.bind_plain(c, scope, &mut agg) {
                     Ok(e) => predicate.push(e),
                     Err(_) => continue 'indexes,
                 }

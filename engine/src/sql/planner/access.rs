@@ -38,7 +38,8 @@ struct Term {
     conversion: Option<Affinity>,
     cmp: CmpInfo,
     /// The conjunct's [`expr_key`] when the term is the whole conjunct
-    /// `target = value` (so enforcing the term enforces the conjunct).
+    /// `target = value` on an indexed expression (so an index seek on the
+    /// expression enforces the conjunct); `None` otherwise.
     whole: Option<String>,
 }
 
@@ -182,7 +183,14 @@ fn item_terms<'i>(
     for e in conjuncts {
         collect_terms(e, table, &column_of, &computable, &mut terms);
     }
-    let keys: HashSet<String> = conjuncts.iter().map(|e| expr_key(e)).collect();
+    // Only a partial index's predicate is matched against the conjuncts'
+    // keys (`index_access`): formatting keys costs about as much as the
+    // rest of planning a point query.
+    let keys: HashSet<String> = if it.indexes.iter().any(|ix| !ix.predicate.is_empty()) {
+        conjuncts.iter().map(|e| expr_key(e)).collect()
+    } else {
+        HashSet::new()
+    };
     Some((table, terms, keys))
 }
 
@@ -220,7 +228,9 @@ fn collect_terms(
             };
             out.push(Term {
                 target: col.clone(),
-                whole: matches!(kind, TermKind::Eq(_)).then(|| expr_key(e)),
+                // Read only for an indexed expression (`index_access`).
+                whole: (matches!(kind, TermKind::Eq(_)) && matches!(col, Target::Expr(_)))
+                    .then(|| expr_key(e)),
                 kind,
                 conversion,
                 cmp,
