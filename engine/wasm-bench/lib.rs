@@ -1,0 +1,83 @@
+//! Exports for run.mjs: build the comparison's join dataset in memory,
+//! reopen its bytes (full validation, as the package opens), run J2 / J5.
+//! The allocator is the wasm build's own (worker/src/allocator.rs).
+
+#[path = "../../worker/src/allocator.rs"]
+#[allow(dead_code)]
+mod allocator;
+
+#[global_allocator]
+static ALLOCATOR: allocator::WasmAllocator = allocator::WasmAllocator::new();
+
+use std::cell::RefCell;
+use tinyjoin_engine::storage::MemoryDevice;
+use tinyjoin_engine::{Connection, Database, DbOptions, Params};
+
+thread_local! {
+    static IMAGE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static DB: RefCell<Option<(Database, Connection)>> = const { RefCell::new(None) };
+}
+
+/// The join tables of scripts/compare (s, f, u with indexes on f(s_id) and
+/// u(f_id)) at the full profile's sizes.
+const LOAD: &str = "
+CREATE TABLE s(id INTEGER PRIMARY KEY, cat INTEGER NOT NULL, name TEXT NOT NULL, code INTEGER NOT NULL);
+CREATE TABLE f(id INTEGER PRIMARY KEY, s_id INTEGER NOT NULL, amount INTEGER NOT NULL, tag INTEGER NOT NULL, ref INTEGER NOT NULL);
+CREATE TABLE u(id INTEGER PRIMARY KEY, f_id INTEGER NOT NULL, qty INTEGER NOT NULL);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 10000) INSERT INTO s SELECT i, i % 100, 'name-' || i, i*3 FROM c;
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 200000) INSERT INTO f SELECT i, 1 + ((i * 7919) % 9000), (i*31) % 1000, i % 10, 1 + ((i*13) % 30000) FROM c;
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 402000) INSERT INTO u SELECT i, 1 + ((i * 104729) % 200000), i % 100 FROM c;
+CREATE INDEX f_s ON f(s_id); CREATE INDEX u_f ON u(f_id);";
+
+const QUERIES: [&str; 2] = [
+    "SELECT count(*), sum(f.amount) FROM s JOIN f ON f.s_id = s.id WHERE s.cat = 7",
+    "SELECT f.id, f.amount, s.name FROM f JOIN s ON f.s_id = s.id WHERE f.id = 4242",
+];
+
+/// Builds the dataset; returns the image's size in bytes (0 on failure).
+#[no_mangle]
+pub extern "C" fn build_image() -> u32 {
+    let device = MemoryDevice::new();
+    let temp = Box::new(MemoryDevice::new());
+    let built = Database::open_with_temp(Box::new(device.clone()), temp, DbOptions::default())
+        .and_then(|db| db.connect().execute_batch(LOAD).and_then(|()| db.sync()));
+    match built {
+        Ok(()) => IMAGE.with(|i| {
+            *i.borrow_mut() = device.to_bytes();
+            i.borrow().len() as u32
+        }),
+        Err(_) => 0,
+    }
+}
+
+/// Opens a copy of the image with the default options; 1 on success.
+#[no_mangle]
+pub extern "C" fn open() -> u32 {
+    DB.with(|d| *d.borrow_mut() = None);
+    let bytes = IMAGE.with(|i| i.borrow().clone());
+    match Database::open(
+        Box::new(MemoryDevice::from_bytes(bytes)),
+        DbOptions::default(),
+    ) {
+        Ok(db) => {
+            let c = db.connect();
+            DB.with(|d| *d.borrow_mut() = Some((db, c)));
+            1
+        }
+        Err(_) => 0,
+    }
+}
+
+/// Runs query `i` (0: J2, 1: J5) from its SQL text; its row count, or
+/// u32::MAX on failure.
+#[no_mangle]
+pub extern "C" fn query(i: u32) -> u32 {
+    DB.with(
+        |d| match (d.borrow_mut().as_mut(), QUERIES.get(i as usize)) {
+            (Some((_, c)), Some(sql)) => c
+                .execute(sql, &Params::None)
+                .map_or(u32::MAX, |r| r.rows.len() as u32),
+            _ => u32::MAX,
+        },
+    )
+}

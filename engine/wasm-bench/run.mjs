@@ -1,0 +1,68 @@
+// Times the engine alone compiled to wasm in Node 20 (V8, like Chromium):
+// each sample is a fresh process that builds the comparison's join dataset
+// (s, f, u: 10,000 / 200,000 / 402,000 rows, two indexes) in memory, then
+// opens a copy of its bytes with full validation (the package's default)
+// and runs J2 (a selective join: 2,000 rows fetched through an index) and
+// J5 (a point join) from their SQL text. A tool, not a test: nothing is
+// asserted about time. Less noisy than the browser for A/B comparisons of
+// wasm-specific code; V8 flags pass through (--no-liftoff: optimized code
+// only; --liftoff --no-wasm-tier-up: the baseline tier only).
+//
+// Build: cargo build --release --target wasm32-unknown-unknown \
+//          --manifest-path engine/wasm-bench/Cargo.toml
+// Run:   node engine/wasm-bench/run.mjs [--samples=5] [--wasm=FILE] [-- V8 flags]
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+const here = new URL(".", import.meta.url).pathname;
+const argv = process.argv.slice(2);
+const dash = argv.indexOf("--");
+const own = dash < 0 ? argv : argv.slice(0, dash);
+const v8flags = dash < 0 ? [] : argv.slice(dash + 1);
+const opt = (name, dflt) => (own.find((a) => a.startsWith(`--${name}=`)) ?? `--${name}=${dflt}`).slice(name.length + 3);
+const wasm = opt("wasm", `${here}target/wasm32-unknown-unknown/release/tinyjoin_wasm_bench.wasm`);
+
+if (process.env.TJ_WASM_BENCH_CHILD === "1") {
+  const { instance } = await WebAssembly.instantiate(readFileSync(wasm), {});
+  const x = instance.exports;
+  if (x.build_image() === 0) throw new Error("building the dataset failed");
+  const time = (f) => {
+    const t0 = performance.now();
+    f();
+    return performance.now() - t0;
+  };
+  const check = (ok) => {
+    if (!ok) throw new Error("a call failed");
+  };
+  const r = { opens: [], j2: [], j5first: 0, j5each: 0 };
+  for (let i = 0; i < 4; i++) {
+    r.opens.push(time(() => check(x.open() === 1)));
+    if (i === 0) {
+      r.j2.push(time(() => check(x.query(0) === 1)));
+      r.j2.push(time(() => check(x.query(0) === 1)));
+      r.j5first = time(() => check(x.query(1) === 1));
+      r.j5each = (time(() => { for (let k = 0; k < 1000; k++) check(x.query(1) === 1); }) * 1000) / 1000;
+    }
+  }
+  console.log(JSON.stringify(r));
+} else {
+  const samples = Number(opt("samples", 5));
+  const rows = [];
+  for (let s = 0; s < samples; s++) {
+    const p = spawnSync(process.execPath, [...v8flags, new URL(import.meta.url).pathname, ...own], {
+      env: { ...process.env, TJ_WASM_BENCH_CHILD: "1" },
+      encoding: "utf8",
+    });
+    if (p.status !== 0) throw new Error(`sample ${s + 1} failed: ${p.stderr}`);
+    rows.push(JSON.parse(p.stdout.trim().split("\n").pop()));
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const fmt = (xs) => `${med(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)})`;
+  console.log(`${wasm}; V8 flags: ${v8flags.join(" ") || "(defaults)"}; ${samples} processes, median (min-max):`);
+  console.log(`  first open (full validation), ms   ${fmt(rows.map((r) => r.opens[0]))}`);
+  console.log(`  later opens, ms                    ${fmt(rows.flatMap((r) => r.opens.slice(1)))}`);
+  console.log(`  J2 first run after the open, ms    ${fmt(rows.map((r) => r.j2[0]))}`);
+  console.log(`  J2 second run, ms                  ${fmt(rows.map((r) => r.j2[1]))}`);
+  console.log(`  J5 first run (after J2), ms        ${fmt(rows.map((r) => r.j5first))}`);
+  console.log(`  J5 from its SQL text, µs per query ${fmt(rows.map((r) => r.j5each))}`);
+}
