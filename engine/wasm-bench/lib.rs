@@ -11,7 +11,7 @@ static ALLOCATOR: allocator::WasmAllocator = allocator::WasmAllocator::new();
 
 use std::cell::RefCell;
 use tinyjoin_engine::storage::MemoryDevice;
-use tinyjoin_engine::{Connection, Database, DbOptions, Params};
+use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
 
 thread_local! {
     static IMAGE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
@@ -29,9 +29,10 @@ WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 200000) I
 WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 402000) INSERT INTO u SELECT i, 1 + ((i * 104729) % 200000), i % 100 FROM c;
 CREATE INDEX f_s ON f(s_id); CREATE INDEX u_f ON u(f_id);";
 
-const QUERIES: [&str; 2] = [
+const QUERIES: [&str; 3] = [
     "SELECT count(*), sum(f.amount) FROM s JOIN f ON f.s_id = s.id WHERE s.cat = 7",
     "SELECT f.id, f.amount, s.name FROM f JOIN s ON f.s_id = s.id WHERE f.id = 4242",
+    "SELECT s.cat, count(*), sum(u.qty) FROM u JOIN f ON u.f_id = f.id JOIN s ON f.s_id = s.id GROUP BY s.cat",
 ];
 
 /// Builds the dataset; returns the image's size in bytes (0 on failure).
@@ -68,7 +69,7 @@ pub extern "C" fn open() -> u32 {
     }
 }
 
-/// Runs query `i` (0: J2, 1: J5) from its SQL text; its row count, or
+/// Runs query `i` (0: J2, 1: J5, 2: J4) from its SQL text; its row count, or
 /// u32::MAX on failure.
 #[no_mangle]
 pub extern "C" fn query(i: u32) -> u32 {
@@ -80,4 +81,33 @@ pub extern "C" fn query(i: u32) -> u32 {
             _ => u32::MAX,
         },
     )
+}
+
+/// Runs `n` prepared point lookups of `f` by id (ids from a xorshift
+/// generator, the same for every call); the rows found, or u32::MAX on
+/// failure.
+#[no_mangle]
+pub extern "C" fn lookups(n: u32) -> u32 {
+    DB.with(|d| {
+        let mut d = d.borrow_mut();
+        let Some((_, c)) = d.as_mut() else {
+            return u32::MAX;
+        };
+        let Ok(mut stmt) = c.prepare("SELECT s_id, amount FROM f WHERE id = ?") else {
+            return u32::MAX;
+        };
+        let mut s: u32 = 0x9e37_79b9;
+        let mut found = 0;
+        for _ in 0..n {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            let id = Value::Integer(1 + i64::from(s % 200_000));
+            match stmt.execute(c, &Params::Positional(vec![id])) {
+                Ok(r) => found += r.rows.len() as u32,
+                Err(_) => return u32::MAX,
+            }
+        }
+        found
+    })
 }

@@ -3,10 +3,13 @@
 // (s, f, u: 10,000 / 200,000 / 402,000 rows, two indexes) in memory, then
 // opens a copy of its bytes with full validation (the package's default)
 // and runs J2 (a selective join: 2,000 rows fetched through an index) and
-// J5 (a point join) from their SQL text. A tool, not a test: nothing is
-// asserted about time. Less noisy than the browser for A/B comparisons of
-// wasm-specific code; V8 flags pass through (--no-liftoff: optimized code
-// only; --liftoff --no-wasm-tier-up: the baseline tier only).
+// J5 (a point join) from their SQL text, then after the second open J4 (a
+// three-way join: 402,000 rows of u, each finding its f row by id) twice
+// and three rounds of the same 10,000 prepared point lookups of f by id.
+// A tool, not a test: nothing is asserted about time. Less noisy than the
+// browser for A/B comparisons of wasm-specific code; V8 flags pass through
+// (--no-liftoff: optimized code only; --liftoff --no-wasm-tier-up: the
+// baseline tier only).
 //
 // Build: cargo build --release --target wasm32-unknown-unknown \
 //          --manifest-path engine/wasm-bench/Cargo.toml
@@ -34,7 +37,7 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
   const check = (ok) => {
     if (!ok) throw new Error("a call failed");
   };
-  const r = { opens: [], j2: [], j5first: 0, j5each: 0 };
+  const r = { opens: [], j2: [], j5first: 0, j5each: 0, j4: [], lookups: [] };
   for (let i = 0; i < 4; i++) {
     r.opens.push(time(() => check(x.open() === 1)));
     if (i === 0) {
@@ -42,6 +45,10 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
       r.j2.push(time(() => check(x.query(0) === 1)));
       r.j5first = time(() => check(x.query(1) === 1));
       r.j5each = (time(() => { for (let k = 0; k < 1000; k++) check(x.query(1) === 1); }) * 1000) / 1000;
+    }
+    if (i === 1) {
+      for (let k = 0; k < 2; k++) r.j4.push(time(() => check(x.query(2) === 100)));
+      for (let k = 0; k < 3; k++) r.lookups.push(time(() => check(x.lookups(10_000) === 10_000)));
     }
   }
   console.log(JSON.stringify(r));
@@ -65,4 +72,9 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
   console.log(`  J2 second run, ms                  ${fmt(rows.map((r) => r.j2[1]))}`);
   console.log(`  J5 first run (after J2), ms        ${fmt(rows.map((r) => r.j5first))}`);
   console.log(`  J5 from its SQL text, µs per query ${fmt(rows.map((r) => r.j5each))}`);
+  console.log(`  J4 first run (second open), ms     ${fmt(rows.map((r) => r.j4[0]))}`);
+  console.log(`  J4 second run, ms                  ${fmt(rows.map((r) => r.j4[1]))}`);
+  for (let k = 0; k < 3; k++) {
+    console.log(`  10k point lookups, round ${k + 1}, ms     ${fmt(rows.map((r) => r.lookups[k]))}`);
+  }
 }

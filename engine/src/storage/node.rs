@@ -724,7 +724,7 @@ fn slice(page: &[u8], at: usize, len: usize, id: PageId) -> Result<&[u8]> {
     at.checked_add(len)
         .filter(|&end| end <= PAGE_SIZE)
         .map(|end| &page[at..end])
-        .ok_or_else(|| corrupt!(id.0, "entry at {at} of length {len} runs past the page"))
+        .ok_or_else(|| past_the_page(id, at, len))
 }
 
 fn check_order(prev: Option<&[u8]>, key: &[u8], id: PageId) -> Result<()> {

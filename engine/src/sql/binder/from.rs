@@ -530,13 +530,11 @@ pub(crate) fn index_infos(
     // The table's scope, built only for an index on an expression or a
     // partial one (plain columns need no binding).
     let mut scope: Option<Scope> = None;
-    let scope_of = |scope: &mut Option<Scope>| {
-        if scope.is_none() {
-            let mut item = crate::sql::exec::write::table_scope_item(table, &table.name);
-            item.offset = offset;
-            item.rowid = Some(offset + table.columns.len());
-            *scope = Some(Scope::new(vec![item], None));
-        }
+    let table_scope = || {
+        let mut item = crate::sql::exec::write::table_scope_item(table, &table.name);
+        item.offset = offset;
+        item.rowid = Some(offset + table.columns.len());
+        Scope::new(vec![item], None)
     };
     let mut agg = AggCtx::default();
     let mut out = Vec::new();
@@ -549,10 +547,7 @@ pub(crate) fn index_infos(
                     index: offset + col,
                 }),
                 None => {
-                    scope_of(&mut scope);
-                    let Some(scope) = &scope else {
-                        continue 'indexes;
-                    };
+                    let scope = scope.get_or_insert_with(table_scope);
                     match binder.bind_plain(&c.expr, scope, &mut agg) {
                         Ok(e) => exprs.push(e),
                         Err(_) => continue 'indexes,
@@ -562,10 +557,7 @@ pub(crate) fn index_infos(
         }
         let mut predicate = Vec::new();
         if let Some(p) = &ix.predicate {
-            scope_of(&mut scope);
-            let Some(scope) = &scope else {
-                continue 'indexes;
-            };
+            let scope = scope.get_or_insert_with(table_scope);
             for c in super::select::split_and(p) {
                 match binder.bind_plain(c, scope, &mut agg) {
                     Ok(e) => predicate.push(e),

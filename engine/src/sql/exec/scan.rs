@@ -20,7 +20,7 @@ use std::ops::Bound;
 use std::rc::Rc;
 
 use super::eval::{integer_truth, is_comparison, Env};
-use super::{row_size, ExecCtx};
+use super::{row_size, ExecCtx, Kv};
 use crate::sql::ast::BinaryOp;
 use crate::sql::catalog::{Index, Table};
 use crate::sql::keycode::{self, KeyColumn};
@@ -39,6 +39,18 @@ const ROWID_SIZE: usize = 8;
 pub(crate) fn table_row(table: &Table, key: &[u8], value: &[u8]) -> Result<Row> {
     let mut row = vec![Value::Null; table.columns.len() + 1];
     decode_into(table, &Wanted::new(table, None), key, value, &mut row)?;
+    Ok(row)
+}
+
+/// The row of `table` with `rowid`, decoded from the stored bytes in place
+/// (no copy of the record).
+pub(crate) fn read_table_row(kv: &dyn Kv, table: &Table, rowid: i64) -> Result<Option<Row>> {
+    let key = keycode::encode_rowid(rowid);
+    let mut row = None;
+    kv.get_with(&table.tree, &key, &mut |v| {
+        row = Some(table_row(table, &key, v)?);
+        Ok(())
+    })?;
     Ok(row)
 }
 
@@ -316,14 +328,7 @@ impl ExecCtx<'_> {
 
     /// The row with `rowid`, if any.
     pub(crate) fn table_row_by_id(&self, table: &Table, rowid: i64) -> Result<Option<Row>> {
-        let key = keycode::encode_rowid(rowid);
-        // Decoded from the stored bytes in place: no copy of the record.
-        let mut row = None;
-        self.kv.get_with(&table.tree, &key, &mut |v| {
-            row = Some(table_row(table, &key, v)?);
-            Ok(())
-        })?;
-        Ok(row)
+        read_table_row(self.kv, table, rowid)
     }
 
     /// Decodes the row with `rowid` into `dst` (see [`decode_into`]);

@@ -16,7 +16,9 @@ use super::eval::Env;
 use super::keysort;
 use super::kv::Kv;
 use super::pending::PendingInserts;
-use super::scan::{index_key, index_key_rowid, index_prefix_range, key_columns, table_row, Row};
+use super::scan::{
+    index_key, index_key_rowid, index_prefix_range, key_columns, read_table_row, Row,
+};
 use super::ExecCtx;
 use crate::sql::binder::expr::{contains_subquery, AggCtx};
 use crate::sql::binder::scope::{Scope, ScopeColumn, ScopeItem};
@@ -542,11 +544,7 @@ impl TableWriter {
 
     /// Reads the row with `rowid`.
     pub(crate) fn read(&self, kv: &dyn Kv, rowid: i64) -> Result<Option<Row>> {
-        let key = keycode::encode_rowid(rowid);
-        match kv.get(&self.table.tree, &key)? {
-            Some(v) => Ok(Some(table_row(&self.table, &key, &v)?)),
-            None => Ok(None),
-        }
+        read_table_row(kv, &self.table, rowid)
     }
 
     /// The largest rowid in the table, if any.
