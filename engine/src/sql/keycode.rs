@@ -9,23 +9,33 @@
 //!
 //! ```text
 //! NULL     0x05
-//! number   0x10  f:8  [delta:2]
+//! number   0x10  f:1..10  [delta:2]
 //! text     0x20  escaped(bytes)  0x00 0x00
 //! blob     0x30  escaped(bytes)  0x00 0x00
 //! ```
 //!
 //! - **Numbers** (INTEGER and REAL in one class, so they interleave
-//!   numerically): `f` is the largest double `d ≤ x` (x itself for a real),
-//!   as 8 order-preserving bytes (sign bit flipped for positives, all bits
-//!   flipped for negatives, big-endian). When `|d| ≥ 2^53`, where doubles
-//!   are farther apart than 1, a 2-byte big-endian `delta = x - d`
-//!   (0 ≤ delta < 2048) follows; it is decided by `d` alone, so the encoding
-//!   stays prefix-free. **Numerically equal values encode identically**:
-//!   1 and 1.0, 0.0 and -0.0 (so a UNIQUE index sees them as duplicates, as
-//!   SQLite does), which also means the key does not say which storage class
-//!   (or which zero) was stored. [`decode_key`] returns an INTEGER when the
-//!   number is an integer within i64, a REAL otherwise; an index that must
-//!   return the exact stored value reads it from the table row.
+//!   numerically): `f` is the largest double `d ≤ x` (x itself for a real)
+//!   as a 64-bit order-preserving integer `u` (sign bit flipped for
+//!   positives, all bits flipped for negatives), written in groups of 7
+//!   bits from the most significant, one group per byte as `group << 1 |
+//!   more` (`more` = 1 on every byte but the last), trailing zero groups
+//!   left out (at least one byte; the tenth group holds `u`'s last bit as
+//!   its top bit). Byte order is `u`'s order: where two encodings first
+//!   differ, either their groups differ, or one ends (`more` = 0, its
+//!   remaining groups zero) where the other goes on (`more` = 1, a
+//!   non-zero group still to come). Small integers take 3 bytes (1000 is
+//!   `0xC08F4` followed by zeros). When `|d| ≥ 2^53`, where doubles are
+//!   farther apart than 1, a 2-byte big-endian `delta = x - d` (0 ≤ delta
+//!   < 2048) follows; it is decided by `d` alone, so the encoding stays
+//!   prefix-free. **Numerically equal values encode identically**: 1 and
+//!   1.0, 0.0 and -0.0 (so a UNIQUE index sees them as duplicates, as
+//!   SQLite does), which also means the key does not say which storage
+//!   class (or which zero) was stored. [`decode_key`] returns an INTEGER
+//!   when the number is an integer within i64, a REAL otherwise; an index
+//!   that must return the exact stored value reads it from the table row.
+//!   A decoder rejects an encoding with a trailing zero group or more than
+//!   ten bytes (each number has exactly one encoding).
 //! - **Text and blobs**: bytes with each 0x00 written as 0x00 0xFF, then the
 //!   terminator 0x00 0x00, which sorts before any content byte, so shorter
 //!   prefixes sort first. Text is encoded in its collation's *sort form*:
@@ -36,8 +46,16 @@
 //! - **DESC** columns have every byte of their encoding (tag included)
 //!   inverted, which reverses their order and keeps them prefix-free.
 //!
-//! Row ids (table keys) use [`encode_rowid`]: 8 bytes, big-endian, sign bit
-//! flipped, so byte order is numeric order.
+//! Row ids (table keys) use [`encode_rowid`]: a tag byte, `0x80 + n` for a
+//! non-negative id of `n` significant bytes (0 to 8; 0 for the id 0) or
+//! `0x7F - n` for a negative id whose complement `!id` has `n` significant
+//! bytes, then the id's low `n` bytes big-endian (1 to 9 bytes; ids below
+//! 2^24 take at most 4). Byte order is numeric order: a larger magnitude
+//! has a larger tag for positives and a smaller one for negatives, and
+//! among ids of one tag the low bytes order them. An index key ends with
+//! its row id so encoded and then one byte holding that encoding's length
+//! ([`index_rowid_suffix`], [`split_index_key`]); the row id's encoding is
+//! prefix-free, so that last byte never decides an order.
 
 use crate::sql::value::{Collation, Value};
 use crate::{corrupt, Result};
@@ -48,7 +66,8 @@ const TAG_TEXT: u8 = 0x20;
 const TAG_BLOB: u8 = 0x30;
 const ESCAPE: u8 = 0xff;
 const TERMINATOR: [u8; 2] = [0x00, 0x00];
-const FLOAT_SIZE: usize = 8;
+/// Most bytes of a number's `f` (ten groups of 7 bits cover 64).
+const MAX_FLOAT_LEN: usize = 10;
 const DELTA_SIZE: usize = 2;
 /// From this magnitude on, consecutive doubles are 2 or more apart.
 const DELTA_THRESHOLD: f64 = 9_007_199_254_740_992.0; // 2^53
@@ -61,17 +80,104 @@ pub(crate) struct KeyColumn {
     pub collation: Collation,
 }
 
-/// `i64` → 8 bytes whose byte order is numeric order.
-pub(crate) fn encode_rowid(rowid: i64) -> [u8; 8] {
-    ((rowid as u64) ^ SIGN_BIT).to_be_bytes()
+/// Most bytes of a row id's encoding: its tag and 8 bytes.
+pub(crate) const MAX_ROWID_LEN: usize = 9;
+/// Tag of the row id 0; `ROWID_ZERO + n` for a positive id of `n` bytes.
+const ROWID_ZERO: u8 = 0x80;
+/// Tag of the row id -1; `ROWID_MINUS_ONE - n` for a negative id of `n`.
+const ROWID_MINUS_ONE: u8 = 0x7f;
+
+/// A row id's key bytes (see [`encode_rowid`]); derefs to them.
+#[derive(Clone, Copy)]
+pub(crate) struct RowidKey {
+    buf: [u8; MAX_ROWID_LEN],
+    len: u8,
 }
 
-/// The inverse of [`encode_rowid`]; errors unless `bytes` is 8 bytes long.
+impl std::ops::Deref for RowidKey {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        &self.buf[..self.len as usize]
+    }
+}
+
+/// Significant bytes of `m` (0 for 0).
+#[inline]
+fn significant_bytes(m: u64) -> usize {
+    (64 - m.leading_zeros() as usize).div_ceil(8)
+}
+
+/// `i64` → 1 to 9 bytes whose byte order is numeric order (module doc).
+#[inline]
+pub(crate) fn encode_rowid(rowid: i64) -> RowidKey {
+    let (tag, n) = if rowid >= 0 {
+        let n = significant_bytes(rowid as u64);
+        (ROWID_ZERO + n as u8, n)
+    } else {
+        let n = significant_bytes(!rowid as u64);
+        (ROWID_MINUS_ONE - n as u8, n)
+    };
+    let mut buf = [0u8; MAX_ROWID_LEN];
+    buf[0] = tag;
+    buf[1..=n].copy_from_slice(&rowid.to_be_bytes()[8 - n..]);
+    RowidKey {
+        buf,
+        len: 1 + n as u8,
+    }
+}
+
+/// The inverse of [`encode_rowid`]; errors unless `bytes` is exactly one
+/// row id's encoding (the shortest one).
+#[inline]
 pub(crate) fn decode_rowid(bytes: &[u8]) -> Result<i64> {
-    let raw: [u8; 8] = bytes
-        .try_into()
-        .map_err(|_| corrupt!(0, "row id key of {} bytes, expected 8", bytes.len()))?;
-    Ok((u64::from_be_bytes(raw) ^ SIGN_BIT) as i64)
+    let bad = || corrupt!(0, "row id key {bytes:02x?} is not a valid encoding");
+    let (&tag, rest) = bytes.split_first().ok_or_else(bad)?;
+    let n = rest.len();
+    if n > 8 {
+        return Err(bad());
+    }
+    let mut be = [0u8; 8];
+    if tag >= ROWID_ZERO {
+        // Non-negative: the shortest form has no leading zero byte.
+        if usize::from(tag - ROWID_ZERO) != n || rest.first() == Some(&0) {
+            return Err(bad());
+        }
+        be[8 - n..].copy_from_slice(rest);
+        let id = i64::from_be_bytes(be);
+        return if id < 0 { Err(bad()) } else { Ok(id) };
+    }
+    // Negative: sign-extended; the shortest form has no leading 0xFF byte.
+    if usize::from(ROWID_MINUS_ONE.wrapping_sub(tag)) != n || rest.first() == Some(&0xff) {
+        return Err(bad());
+    }
+    be = [0xff; 8];
+    be[8 - n..].copy_from_slice(rest);
+    let id = i64::from_be_bytes(be);
+    if id >= 0 {
+        return Err(bad());
+    }
+    Ok(id)
+}
+
+/// The bytes an index key ends with: `rowid`'s encoding and its length.
+#[inline]
+pub(crate) fn index_rowid_suffix(rowid: i64) -> ([u8; MAX_ROWID_LEN + 1], usize) {
+    let r = encode_rowid(rowid);
+    let mut out = [0u8; MAX_ROWID_LEN + 1];
+    out[..r.len()].copy_from_slice(&r);
+    out[r.len()] = r.len() as u8;
+    (out, r.len() + 1)
+}
+
+/// An index key's column values (still encoded) and its row id.
+#[inline]
+pub(crate) fn split_index_key(key: &[u8]) -> Result<(&[u8], i64)> {
+    let bad = || corrupt!(0, "index key of {} bytes has no valid row id", key.len());
+    let (&len, rest) = key.split_last().ok_or_else(bad)?;
+    let at = rest.len().checked_sub(usize::from(len)).ok_or_else(bad)?;
+    let rowid = decode_rowid(&rest[at..]).map_err(|_| bad())?;
+    Ok((&rest[..at], rowid))
 }
 
 /// Encodes a tuple; `columns[i]` describes `values[i]` (missing specs mean
@@ -102,7 +208,7 @@ fn key_capacity(values: &[Value]) -> usize {
         .map(|v| match v {
             Value::Text(s) => 1 + s.len() + TERMINATOR.len(),
             Value::Blob(b) => 1 + b.len() + TERMINATOR.len(),
-            _ => 1 + FLOAT_SIZE + DELTA_SIZE,
+            _ => 1 + MAX_FLOAT_LEN + DELTA_SIZE,
         })
         .sum()
 }
@@ -180,7 +286,43 @@ fn push_float(out: &mut Vec<u8>, r: f64) {
     } else {
         bits ^ SIGN_BIT
     };
-    out.extend_from_slice(&ordered.to_be_bytes());
+    push_groups(out, ordered);
+}
+
+/// `u` in groups of 7 bits, trailing zero groups left out (module doc).
+#[inline]
+fn push_groups(out: &mut Vec<u8>, u: u64) {
+    let groups = ((64 - u.trailing_zeros() as usize).div_ceil(7)).max(1);
+    for i in 0..groups {
+        let group = ((u << (7 * i)) >> 57) as u8;
+        out.push(group << 1 | u8::from(i + 1 < groups));
+    }
+}
+
+/// The inverse of [`push_groups`], from `*pos` (un-inverted for DESC),
+/// advancing `pos`.
+#[inline]
+fn take_groups(key: &[u8], pos: &mut usize, flip: u8) -> Result<u64> {
+    let mut u = 0u64;
+    for i in 0..MAX_FLOAT_LEN {
+        let [b] = take::<1>(key, pos, flip)?;
+        let group = u64::from(b >> 1);
+        if i + 1 < MAX_FLOAT_LEN {
+            u |= group << (57 - 7 * i);
+        } else if group & 0x3f == 0 {
+            u |= group >> 6;
+        } else {
+            break;
+        }
+        if b & 1 == 0 {
+            // The shortest form: no trailing zero group.
+            if group == 0 && i > 0 {
+                break;
+            }
+            return Ok(u);
+        }
+    }
+    Err(corrupt!(0, "index key: bad number at byte {}", *pos - 1))
 }
 
 fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -265,7 +407,8 @@ fn decode_value(key: &[u8], pos: &mut usize, desc: bool) -> Result<Value> {
     match tag {
         TAG_NULL => Ok(Value::Null),
         TAG_NUMBER => {
-            let ordered = u64::from_be_bytes(take::<FLOAT_SIZE>(key, pos, flip)?);
+            let start = *pos;
+            let ordered = take_groups(key, pos, flip)?;
             let bits = if ordered & SIGN_BIT != 0 {
                 ordered ^ SIGN_BIT
             } else {
@@ -273,7 +416,7 @@ fn decode_value(key: &[u8], pos: &mut usize, desc: bool) -> Result<Value> {
             };
             let d = f64::from_bits(bits);
             if d.is_nan() {
-                return Err(corrupt!(0, "index key: NaN at byte {}", *pos - FLOAT_SIZE));
+                return Err(corrupt!(0, "index key: NaN at byte {start}"));
             }
             let delta = if d.abs() >= DELTA_THRESHOLD {
                 i128::from(u16::from_be_bytes(take::<DELTA_SIZE>(key, pos, flip)?))
@@ -354,6 +497,18 @@ mod tests {
         ]
     }
 
+    fn rowid_strategy() -> impl Strategy<Value = i64> {
+        prop_oneof![
+            any::<i64>(),
+            -300i64..300,
+            (0u32..64).prop_map(|s| 1i64.wrapping_shl(s)),
+            (0u32..64).prop_map(|s| 1i64.wrapping_shl(s).wrapping_sub(1)),
+            (0u32..64).prop_map(|s| 1i64.wrapping_shl(s).wrapping_neg()),
+            Just(i64::MIN),
+            Just(i64::MAX),
+        ]
+    }
+
     fn column_strategy() -> impl Strategy<Value = KeyColumn> {
         (
             any::<bool>(),
@@ -410,15 +565,69 @@ mod tests {
         }
 
         #[test]
-        fn rowids_round_trip_in_order(a: i64, b: i64) {
+        fn rowids_round_trip_in_order(a in rowid_strategy(), b in rowid_strategy()) {
             prop_assert_eq!(encode_rowid(a).cmp(&encode_rowid(b)), a.cmp(&b));
             prop_assert_eq!(decode_rowid(&encode_rowid(a)).unwrap(), a);
+        }
+
+        #[test]
+        fn index_keys_order_by_values_then_rowid(
+            a in value_strategy(), b in value_strategy(),
+            ra in rowid_strategy(), rb in rowid_strategy(),
+        ) {
+            let key = |v: &Value, r: i64| {
+                let mut k = encode_key(std::slice::from_ref(v), &[]);
+                let (suffix, len) = index_rowid_suffix(r);
+                k.extend_from_slice(&suffix[..len]);
+                k
+            };
+            let (ka, kb) = (key(&a, ra), key(&b, rb));
+            let expected = compare(&a, &b, Collation::Binary).then(ra.cmp(&rb));
+            prop_assert_eq!(ka.cmp(&kb), expected);
+            let (values, rowid) = split_index_key(&ka).unwrap();
+            prop_assert_eq!(rowid, ra);
+            prop_assert_eq!(values, &encode_key(&[a], &[])[..]);
+        }
+
+        #[test]
+        fn garbage_rowids_are_rejected_or_canonical(bytes in proptest::collection::vec(any::<u8>(), 0..11)) {
+            // Whatever decodes re-encodes to the same bytes: one encoding
+            // per row id, so equal ids are equal keys.
+            if let Ok(id) = decode_rowid(&bytes) {
+                prop_assert_eq!(&encode_rowid(id)[..], &bytes[..]);
+            }
+            let _ = split_index_key(&bytes);
+        }
+
+        #[test]
+        fn garbage_numbers_are_rejected_or_canonical(bytes in proptest::collection::vec(any::<u8>(), 0..14)) {
+            let mut key = vec![TAG_NUMBER];
+            key.extend_from_slice(&bytes);
+            if let Ok(values) = decode_key(&key, &[KeyColumn::default()]) {
+                if let [Value::Real(r)] = values[..] {
+                    prop_assert!(!r.is_nan());
+                }
+            }
         }
 
         #[test]
         fn garbage_keys_do_not_panic(bytes in proptest::collection::vec(any::<u8>(), 0..30)) {
             let _ = decode_key(&bytes, &[KeyColumn::default(), KeyColumn { desc: true, ..Default::default() }]);
         }
+    }
+
+    #[test]
+    fn small_numbers_and_rowids_are_short() {
+        let k = |v: Value| encode_key(&[v], &[]).len();
+        assert_eq!(k(Value::Integer(0)), 2);
+        assert_eq!(k(Value::Integer(1000)), 4);
+        assert_eq!(k(Value::Real(0.5)), 3);
+        assert_eq!(encode_rowid(0).len(), 1);
+        assert_eq!(encode_rowid(-1).len(), 1);
+        assert_eq!(encode_rowid(255).len(), 2);
+        assert_eq!(encode_rowid(200_000).len(), 4);
+        assert_eq!(encode_rowid(i64::MIN).len(), 9);
+        assert_eq!(index_rowid_suffix(200_000).1, 5);
     }
 
     #[test]

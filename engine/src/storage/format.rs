@@ -12,7 +12,7 @@ pub const PAGE_SIZE: usize = 4096;
 /// `PAGE_SIZE` as a device offset multiplier.
 pub const PAGE_SIZE_U64: u64 = PAGE_SIZE as u64;
 /// Format version written by this code.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Magic bytes at `SUPERBLOCK_MAGIC_OFFSET`.
 pub const MAGIC: [u8; 8] = *b"TinyJoin";
 
@@ -279,6 +279,15 @@ impl Superblock {
             return Err(corrupt!(slot.0, "not a TinyJoin superblock"));
         }
         let version = read_u32(b, SUPERBLOCK_VERSION_OFFSET);
+        if version < FORMAT_VERSION {
+            // Format 2's bytes differ only in the SQL layer's keys (FORMAT.md,
+            // section 14): its superblock checks, its keys would misorder.
+            return Err(corrupt!(
+                slot.0,
+                "format version {version} (written by an older TinyJoin) is not supported \
+                 by this version (format {FORMAT_VERSION})"
+            ));
+        }
         if version != FORMAT_VERSION {
             return Err(corrupt!(slot.0, "unsupported format version {version}"));
         }

@@ -123,7 +123,6 @@ fn analyze_index(kv: &mut dyn Kv, cat: &mut Catalog, index: &Index) -> Result<()
 fn measure_index(kv: &dyn Kv, index: &Index) -> Result<TreeStats> {
     let columns = key_columns(index);
     let n = columns.len();
-    let rowid_len = keycode::encode_rowid(0).len();
     let mut distinct = vec![0u64; n];
     let mut prev = vec![Value::Null; n];
     let mut cur = vec![Value::Null; n];
@@ -134,11 +133,9 @@ fn measure_index(kv: &dyn Kv, index: &Index) -> Result<TreeStats> {
         Bound::Unbounded,
         false,
         &mut |k, _| {
-            let values_len = k
-                .len()
-                .checked_sub(rowid_len)
-                .ok_or_else(|| corrupt!(0, "index {}: key of {} bytes", index.name, k.len()))?;
-            keycode::visit_key(&k[..values_len], &columns, |i, v| cur[i] = v)?;
+            let (values, _) = keycode::split_index_key(k)
+                .map_err(|_| corrupt!(0, "index {}: key of {} bytes", index.name, k.len()))?;
+            keycode::visit_key(values, &columns, |i, v| cur[i] = v)?;
             let first_change = if rows == 0 {
                 0
             } else {

@@ -413,7 +413,7 @@ pub(crate) fn create_index(
 
 /// A new index's sorted keys as entries for [`Kv::load_sorted`] (empty
 /// values), checking UNIQUE on the way: keys are the values' encoding then
-/// an 8-byte rowid, so equal values sort next to each other and each key
+/// the rowid's, so equal values sort next to each other and each key
 /// that counts for UNIQUE is compared with the last one that did.
 struct IndexEntries<'a, E: Fn() -> Error> {
     keys: &'a mut SortedKeys,
@@ -429,11 +429,13 @@ impl<E: Fn() -> Error> SortedSource for IndexEntries<'_, E> {
             return Ok(None);
         };
         if self.unique {
-            let values = |k: &[u8]| k.len().saturating_sub(8);
+            let values = |k| crate::sql::keycode::split_index_key(k).map(|(v, _)| v);
+            let duplicate = match (&self.last, counts) {
+                (Some(prev), true) => values(prev)? == values(key)?,
+                _ => false,
+            };
             match (&mut self.last, counts) {
-                (Some(prev), true) if prev[..values(prev)] == key[..values(key)] => {
-                    return Err((self.error)());
-                }
+                _ if duplicate => return Err((self.error)()),
                 (Some(prev), true) => {
                     prev.clear();
                     prev.extend_from_slice(key);

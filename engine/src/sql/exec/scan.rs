@@ -33,8 +33,6 @@ use crate::{corrupt, Error, Result};
 /// A row of values.
 pub(crate) type Row = Vec<Value>;
 
-const ROWID_SIZE: usize = 8;
-
 /// Decodes a table entry into the item layout: every column, then the rowid.
 pub(crate) fn table_row(table: &Table, key: &[u8], value: &[u8]) -> Result<Row> {
     let mut row = vec![Value::Null; table.columns.len() + 1];
@@ -227,17 +225,15 @@ pub(crate) fn key_columns(index: &Index) -> Vec<KeyColumn> {
 
 /// The index key of (values, rowid).
 pub(crate) fn index_key(values: &[Value], columns: &[KeyColumn], rowid: i64) -> Vec<u8> {
-    let mut k = keycode::encode_key_with_room(values, columns, ROWID_SIZE);
-    k.extend_from_slice(&keycode::encode_rowid(rowid));
+    let (suffix, len) = keycode::index_rowid_suffix(rowid);
+    let mut k = keycode::encode_key_with_room(values, columns, len);
+    k.extend_from_slice(&suffix[..len]);
     k
 }
 
 /// The rowid at the end of an index key.
 pub(crate) fn index_key_rowid(key: &[u8]) -> Result<i64> {
-    if key.len() < ROWID_SIZE {
-        return Err(corrupt!(0, "index key of {} bytes is too short", key.len()));
-    }
-    keycode::decode_rowid(&key[key.len() - ROWID_SIZE..])
+    keycode::split_index_key(key).map(|(_, rowid)| rowid)
 }
 
 /// The smallest byte string greater than every string starting with `p`.
@@ -777,7 +773,8 @@ fn key_into_row(
     dst: &mut [Value],
 ) -> Result<()> {
     let n = table.columns.len();
-    keycode::visit_key(&key[..key.len() - ROWID_SIZE], cols, |i, v| {
+    let (values, _) = keycode::split_index_key(key)?;
+    keycode::visit_key(values, cols, |i, v| {
         if let Some(c) = index.columns.get(i).and_then(|ic| ic.column) {
             dst[c] = apply_affinity(v, table.columns[c].affinity);
         }
