@@ -9,6 +9,7 @@
 //!
 //! `i8`: the index suite's table `a` (200,000 rows, indexes on b, (d, c) and
 //! lower(e)), then I8's `UPDATE a SET b = b + 1` over 10,000 rows.
+//! `i4`: 1,000 of I4's equality lookups (about 200 rows each) on that table.
 //! `i10`: 100,000 rows into a table with those three indexes, one transaction.
 //! `mixed`: the envelope's mixed transactions of 25, 100, 250 and 1,000
 //! operations (insert / update the UNIQUE title / delete) in one process;
@@ -110,6 +111,25 @@ fn i8(c: &mut Connection) {
 }
 
 /// I8 on SQLite (rusqlite, in memory), for the instruction-count ratio.
+/// I4: 1,000 of the index suite's equality lookups (`b = ?`, about 200
+/// rows each through the index on b) after the same load.
+fn i4(c: &mut Connection) {
+    c.execute_batch(&a_table("a")).unwrap();
+    let mut st = c.prepare(&a_insert("a")).unwrap();
+    load(c, &mut st, a_rows(6, 200_000));
+    c.execute_batch(&a_indexes("a")).unwrap();
+    let mut q = c.prepare("SELECT id, c FROM a WHERE b = ?").unwrap();
+    let rows = measured("1,000 I4 lookups", || {
+        (0..1_000i64)
+            .map(|i| {
+                let p = Params::Positional(vec![Value::Integer(i * 7 % 1000)]);
+                q.execute(c, &p).unwrap().rows.len()
+            })
+            .sum::<usize>()
+    });
+    assert!(rows > 100_000, "{rows} rows");
+}
+
 fn i8_sqlite() {
     let c = rusqlite::Connection::open_in_memory().unwrap();
     c.execute_batch(&a_table("a")).unwrap();
@@ -323,6 +343,7 @@ fn main() {
     let mut c = db.connect();
     match what.as_str() {
         "i8" => i8(&mut c),
+        "i4" => i4(&mut c),
         "mixed" => mixed(&mut c),
         "i8-sqlite" => i8_sqlite(),
         "mixed-sqlite" => mixed_sqlite(),
@@ -331,7 +352,7 @@ fn main() {
         "durable" => durable(&mut c),
         "durable-sqlite" => durable_sqlite(),
         _ => {
-            eprintln!("usage: profile_writes i8|i8-sqlite|i10|mixed|mixed-sqlite|lookups|durable|durable-sqlite");
+            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|mixed|mixed-sqlite|lookups|durable|durable-sqlite");
             std::process::exit(2);
         }
     }

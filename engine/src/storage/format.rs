@@ -390,4 +390,18 @@ mod tests {
         let e = Superblock::decode_page(&page.0, PageId(0)).unwrap_err();
         assert!(e.to_string().contains("format version 1"), "{e}");
     }
+    /// A format 2 superblock (same checksums, older SQL keys) is refused
+    /// by name too.
+    #[test]
+    fn a_format_2_file_is_refused_with_its_version() {
+        let mut page = superblock().encode(PageId(0));
+        for copy in page.0.chunks_mut(SUPERBLOCK_COPY_LEN) {
+            write_u32(copy, SUPERBLOCK_VERSION_OFFSET, 2);
+            let sum = superblock_copy_checksum(copy, PageId(0));
+            write_u32(copy, CHECKSUM_OFFSET, sum);
+        }
+        let e = Superblock::decode_page(&page.0, PageId(0)).unwrap_err();
+        assert!(e.to_string().contains("format version 2"), "{e}");
+        assert!(e.to_string().contains("older TinyJoin"), "{e}");
+    }
 }
