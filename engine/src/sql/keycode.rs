@@ -134,40 +134,28 @@ pub(crate) fn encode_rowid(rowid: i64) -> RowidKey {
 /// row id's encoding (the shortest one).
 #[inline]
 pub(crate) fn decode_rowid(bytes: &[u8]) -> Result<i64> {
-    // Non-negative ids, the common case: a tag matching the length and no
-    // leading zero byte (the shortest form); at most 63 bits.
     if let [tag, rest @ ..] = bytes {
-        let n = rest.len();
-        let top = rest.first().copied().unwrap_or(1);
-        if usize::from(tag.wrapping_sub(ROWID_ZERO)) == n
-            && top != 0
-            && (n < 8 || n == 8 && top < 0x80)
-        {
-            return Ok(rest.iter().fold(0u64, |v, &b| v << 8 | u64::from(b)) as i64);
+        // The tag gives the sign and the length; the shortest form has no
+        // leading sign-extension byte (0x00, or 0xFF for a negative id).
+        let negative = *tag < ROWID_ZERO;
+        let (n, pad, init) = match negative {
+            false => (tag - ROWID_ZERO, 0x00, 0),
+            true => (ROWID_MINUS_ONE.wrapping_sub(*tag), 0xff, u64::MAX),
+        };
+        if usize::from(n) == rest.len() && n <= 8 && rest.first() != Some(&pad) {
+            let id = rest.iter().fold(init, |v, &b| v << 8 | u64::from(b)) as i64;
+            if (id < 0) == negative {
+                return Ok(id);
+            }
         }
     }
-    decode_negative_rowid(bytes)
+    Err(bad_rowid(bytes))
 }
 
-/// [`decode_rowid`] of a negative id, or its error.
+#[cold]
 #[inline(never)]
-fn decode_negative_rowid(bytes: &[u8]) -> Result<i64> {
-    let bad = || corrupt!(0, "row id key {bytes:02x?} is not a valid encoding");
-    let (&tag, rest) = bytes.split_first().ok_or_else(bad)?;
-    let n = rest.len();
-    // Sign-extended; the shortest form has no leading 0xFF byte.
-    if tag >= ROWID_ZERO
-        || n > 8
-        || usize::from(ROWID_MINUS_ONE.wrapping_sub(tag)) != n
-        || rest.first() == Some(&0xff)
-    {
-        return Err(bad());
-    }
-    let id = rest.iter().fold(u64::MAX, |v, &b| v << 8 | u64::from(b)) as i64;
-    if id >= 0 {
-        return Err(bad());
-    }
-    Ok(id)
+fn bad_rowid(bytes: &[u8]) -> crate::Error {
+    corrupt!(0, "row id key {bytes:02x?} is not a valid encoding")
 }
 
 /// The bytes an index key ends with: `rowid`'s encoding and its length.
