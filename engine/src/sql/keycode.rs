@@ -118,9 +118,12 @@ pub(crate) fn encode_rowid(rowid: i64) -> RowidKey {
         let n = significant_bytes(!rowid as u64);
         (ROWID_MINUS_ONE - n as u8, n)
     };
+    // The id's low n bytes, moved to the top of a big-endian word: one
+    // fixed-size store instead of a copy of n bytes.
     let mut buf = [0u8; MAX_ROWID_LEN];
     buf[0] = tag;
-    buf[1..=n].copy_from_slice(&rowid.to_be_bytes()[8 - n..]);
+    let low = (rowid as u64).checked_shl(8 * (8 - n as u32)).unwrap_or(0);
+    buf[1..].copy_from_slice(&low.to_be_bytes());
     RowidKey {
         buf,
         len: 1 + n as u8,
@@ -131,33 +134,28 @@ pub(crate) fn encode_rowid(rowid: i64) -> RowidKey {
 /// row id's encoding (the shortest one).
 #[inline]
 pub(crate) fn decode_rowid(bytes: &[u8]) -> Result<i64> {
-    let bad = || corrupt!(0, "row id key {bytes:02x?} is not a valid encoding");
-    let (&tag, rest) = bytes.split_first().ok_or_else(bad)?;
-    let n = rest.len();
-    if n > 8 {
-        return Err(bad());
-    }
-    let mut be = [0u8; 8];
-    if tag >= ROWID_ZERO {
-        // Non-negative: the shortest form has no leading zero byte.
-        if usize::from(tag - ROWID_ZERO) != n || rest.first() == Some(&0) {
-            return Err(bad());
+    if let [tag, rest @ ..] = bytes {
+        // The tag gives the sign and the length; the shortest form has no
+        // leading sign-extension byte (0x00, or 0xFF for a negative id).
+        let negative = *tag < ROWID_ZERO;
+        let (n, pad, init) = match negative {
+            false => (tag - ROWID_ZERO, 0x00, 0),
+            true => (ROWID_MINUS_ONE.wrapping_sub(*tag), 0xff, u64::MAX),
+        };
+        if usize::from(n) == rest.len() && n <= 8 && rest.first() != Some(&pad) {
+            let id = rest.iter().fold(init, |v, &b| v << 8 | u64::from(b)) as i64;
+            if (id < 0) == negative {
+                return Ok(id);
+            }
         }
-        be[8 - n..].copy_from_slice(rest);
-        let id = i64::from_be_bytes(be);
-        return if id < 0 { Err(bad()) } else { Ok(id) };
     }
-    // Negative: sign-extended; the shortest form has no leading 0xFF byte.
-    if usize::from(ROWID_MINUS_ONE.wrapping_sub(tag)) != n || rest.first() == Some(&0xff) {
-        return Err(bad());
-    }
-    be = [0xff; 8];
-    be[8 - n..].copy_from_slice(rest);
-    let id = i64::from_be_bytes(be);
-    if id >= 0 {
-        return Err(bad());
-    }
-    Ok(id)
+    Err(bad_rowid(bytes))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_rowid(bytes: &[u8]) -> crate::Error {
+    corrupt!(0, "row id key {bytes:02x?} is not a valid encoding")
 }
 
 /// The bytes an index key ends with: `rowid`'s encoding and its length.
@@ -173,11 +171,20 @@ pub(crate) fn index_rowid_suffix(rowid: i64) -> ([u8; MAX_ROWID_LEN + 1], usize)
 /// An index key's column values (still encoded) and its row id.
 #[inline]
 pub(crate) fn split_index_key(key: &[u8]) -> Result<(&[u8], i64)> {
-    let bad = || corrupt!(0, "index key of {} bytes has no valid row id", key.len());
-    let (&len, rest) = key.split_last().ok_or_else(bad)?;
-    let at = rest.len().checked_sub(usize::from(len)).ok_or_else(bad)?;
-    let rowid = decode_rowid(&rest[at..]).map_err(|_| bad())?;
-    Ok((&rest[..at], rowid))
+    if let Some((&len, rest)) = key.split_last() {
+        if let Some(at) = rest.len().checked_sub(usize::from(len)) {
+            if let Ok(rowid) = decode_rowid(&rest[at..]) {
+                return Ok((&rest[..at], rowid));
+            }
+        }
+    }
+    Err(bad_index_key(key.len()))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_index_key(len: usize) -> crate::Error {
+    corrupt!(0, "index key of {len} bytes has no valid row id")
 }
 
 /// Encodes a tuple; `columns[i]` describes `values[i]` (missing specs mean

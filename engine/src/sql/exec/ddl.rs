@@ -430,13 +430,11 @@ impl<E: Fn() -> Error> SortedSource for IndexEntries<'_, E> {
         };
         if self.unique {
             let values = |k| crate::sql::keycode::split_index_key(k).map(|(v, _)| v);
-            let duplicate = match (&self.last, counts) {
-                (Some(prev), true) => values(prev)? == values(key)?,
-                _ => false,
-            };
             match (&mut self.last, counts) {
-                _ if duplicate => return Err((self.error)()),
                 (Some(prev), true) => {
+                    if values(prev)? == values(key)? {
+                        return Err((self.error)());
+                    }
                     prev.clear();
                     prev.extend_from_slice(key);
                 }
