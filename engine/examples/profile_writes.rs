@@ -108,6 +108,12 @@ fn i8(c: &mut Connection) {
     let p = Params::Positional(vec![Value::Integer(lo + 1), Value::Integer(lo + 10_000)]);
     let n = measured("I8", || upd.execute(c, &p).unwrap().changes);
     assert_eq!(n, 10_000);
+    // I8_REPEAT=N: N more runs of the same UPDATE, for a sampling profiler
+    // (`perf record`) to see mostly I8.
+    let more: usize = std::env::var("I8_REPEAT").map_or(0, |v| v.parse().unwrap());
+    for _ in 0..more {
+        assert_eq!(upd.execute(c, &p).unwrap().changes, 10_000);
+    }
 }
 
 /// I8 on SQLite (rusqlite, in memory), for the instruction-count ratio.

@@ -158,14 +158,12 @@ fn bad_rowid(bytes: &[u8]) -> crate::Error {
     corrupt!(0, "row id key {bytes:02x?} is not a valid encoding")
 }
 
-/// The bytes an index key ends with: `rowid`'s encoding and its length.
+/// Appends what an index key ends with: `rowid`'s encoding and its length.
 #[inline]
-pub(crate) fn index_rowid_suffix(rowid: i64) -> ([u8; MAX_ROWID_LEN + 1], usize) {
+pub(crate) fn push_index_rowid(out: &mut Vec<u8>, rowid: i64) {
     let r = encode_rowid(rowid);
-    let mut out = [0u8; MAX_ROWID_LEN + 1];
-    out[..r.len()].copy_from_slice(&r);
-    out[r.len()] = r.len() as u8;
-    (out, r.len() + 1)
+    out.extend_from_slice(&r);
+    out.push(r.len() as u8);
 }
 
 /// An index key's column values (still encoded) and its row id.
@@ -201,10 +199,15 @@ pub(crate) fn encode_key_with_room(
     extra: usize,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(key_capacity(values) + extra);
-    for (i, v) in values.iter().enumerate() {
-        append_value(&mut out, v, columns.get(i).copied().unwrap_or_default());
-    }
+    append_key(&mut out, values, columns);
     out
+}
+
+/// Appends [`encode_key`]'s bytes to `out`.
+pub(crate) fn append_key(out: &mut Vec<u8>, values: &[Value], columns: &[KeyColumn]) {
+    for (i, v) in values.iter().enumerate() {
+        append_value(out, v, columns.get(i).copied().unwrap_or_default());
+    }
 }
 
 /// The bytes [`encode_key`] takes for `values`, but for the escape byte
@@ -584,8 +587,7 @@ mod tests {
         ) {
             let key = |v: &Value, r: i64| {
                 let mut k = encode_key(std::slice::from_ref(v), &[]);
-                let (suffix, len) = index_rowid_suffix(r);
-                k.extend_from_slice(&suffix[..len]);
+                push_index_rowid(&mut k, r);
                 k
             };
             let (ka, kb) = (key(&a, ra), key(&b, rb));
@@ -634,7 +636,9 @@ mod tests {
         assert_eq!(encode_rowid(255).len(), 2);
         assert_eq!(encode_rowid(200_000).len(), 4);
         assert_eq!(encode_rowid(i64::MIN).len(), 9);
-        assert_eq!(index_rowid_suffix(200_000).1, 5);
+        let mut suffix = Vec::new();
+        push_index_rowid(&mut suffix, 200_000);
+        assert_eq!(suffix, [0x83, 0x03, 0x0d, 0x40, 4]);
     }
 
     #[test]

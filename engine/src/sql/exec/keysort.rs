@@ -15,6 +15,11 @@
 //! index key ends in the rowid, so it never happens there): the sort is
 //! not stable.
 //!
+//! [`KeyBatch`] is the in-memory case of the same idea, for the index
+//! entries that statements queue and write at the end in key order
+//! (`exec::pending`, `write::IndexQueue`): keys back to back, no
+//! allocation per key.
+//!
 //! [`Value`]: crate::sql::value::Value
 
 use std::cmp::Ordering;
@@ -167,28 +172,85 @@ fn prefix(key: &[u8]) -> u64 {
     (prefix16(key) >> 64) as u64
 }
 
-/// Sorts keys in byte order. A 16-byte big-endian prefix decides most
-/// comparisons with one integer compare (zero padding keeps it monotone:
-/// `a < b` implies `prefix16(a) <= prefix16(b)`); equal prefixes compare
-/// the whole keys.
-pub(crate) fn sort_keys(keys: &mut [Vec<u8>]) {
-    // Sorted as (first 16 bytes, position) pairs, which sit together in one
-    // array, rather than through the keys' own allocations: a comparison
-    // reads the keys only when their first 16 bytes are equal.
-    let mut order: Vec<(u128, u32)> = keys
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (prefix16(k), i as u32))
-        .collect();
-    order.sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| cmp_keys(&keys[a.1 as usize], &keys[b.1 as usize]))
-    });
-    let mut sorted: Vec<Vec<u8>> = order
-        .iter()
-        .map(|&(_, i)| std::mem::take(&mut keys[i as usize]))
-        .collect();
-    keys.swap_with_slice(&mut sorted);
+/// Byte keys kept back to back in one buffer, with no allocation per key,
+/// and visited in byte order by [`KeyBatch::for_each_sorted`]: the index
+/// entries a statement or a run of INSERTs writes at the end, in key order.
+/// Equal keys are visited once each, in no particular order.
+#[derive(Debug, Default)]
+pub(crate) struct KeyBatch {
+    bytes: Vec<u8>,
+    /// Where each key ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl KeyBatch {
+    /// Appends one key, written by `write` at the end of the buffer.
+    pub(crate) fn push_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        write(&mut self.bytes);
+        self.ends.push(self.bytes.len());
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Key `i`, in the order pushed.
+    pub(crate) fn key(&self, i: usize) -> &[u8] {
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i - 1],
+        };
+        &self.bytes[start..self.ends[i]]
+    }
+
+    /// The key pushed last.
+    pub(crate) fn last(&self) -> Option<&[u8]> {
+        self.len().checked_sub(1).map(|i| self.key(i))
+    }
+
+    /// Forgets the key pushed last.
+    pub(crate) fn pop(&mut self) {
+        self.truncate(self.len().saturating_sub(1));
+    }
+
+    /// Keeps the first `n` keys.
+    pub(crate) fn truncate(&mut self, n: usize) {
+        if n < self.ends.len() {
+            self.ends.truncate(n);
+            self.bytes.truncate(self.ends.last().copied().unwrap_or(0));
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    /// The bytes the keys take, their bookkeeping included.
+    pub(crate) fn memory(&self) -> usize {
+        self.bytes.len() + self.ends.len() * std::mem::size_of::<usize>()
+    }
+
+    /// Calls `f` with every key in byte order (stopping at its first
+    /// error). A 16-byte big-endian prefix decides most comparisons with
+    /// one integer compare (zero padding keeps it monotone: `a < b`
+    /// implies `prefix16(a) <= prefix16(b)`); equal prefixes compare the
+    /// whole keys. The entries sorted sit together in one array, so a
+    /// comparison reads the keys only when their prefixes are equal.
+    pub(crate) fn for_each_sorted(&self, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        let mut order: Vec<(u128, usize)> = (0..self.len())
+            .map(|i| (prefix16(self.key(i)), i))
+            .collect();
+        order.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| cmp_keys(self.key(a.1), self.key(b.1)))
+        });
+        order.into_iter().try_for_each(|(_, i)| f(self.key(i)))
+    }
 }
 
 fn prefix16(key: &[u8]) -> u128 {
@@ -382,7 +444,7 @@ mod tests {
     }
 
     #[test]
-    fn sort_keys_equals_a_plain_sort() {
+    fn key_batches_visit_keys_sorted() {
         let mut rng = SmallRng::seed_from_u64(11);
         for round in 0..200 {
             // Short alphabets and lengths around 16 make equal prefixes,
@@ -395,10 +457,25 @@ mod tests {
                         .collect()
                 })
                 .collect();
+            let mut batch = KeyBatch::default();
+            for k in &keys {
+                batch.push_with(|out| out.extend_from_slice(k));
+            }
+            // A truncated tail is forgotten.
+            let kept = rng.gen_range(0..=keys.len());
+            batch.truncate(kept);
+            keys.truncate(kept);
+            assert_eq!(batch.len(), kept);
             let mut expected = keys.clone();
             expected.sort();
-            sort_keys(&mut keys);
-            assert_eq!(keys, expected, "round {round}");
+            let mut got = Vec::new();
+            batch
+                .for_each_sorted(|k| {
+                    got.push(k.to_vec());
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(got, expected, "round {round}");
         }
     }
 

@@ -28,13 +28,10 @@
 //!
 //! [`InsertPlan::defers_to`]: super::dml::InsertPlan::defers_to
 
-use super::keysort;
+use super::keysort::KeyBatch;
 use super::kv::Kv;
 use super::write::TableWriter;
 use crate::Result;
-
-/// Bookkeeping bytes counted per waiting key besides its own length.
-const KEY_OVERHEAD: usize = 24;
 
 /// Index entries waiting to be inserted, for one table at a time.
 #[derive(Debug, Default)]
@@ -42,7 +39,7 @@ pub(crate) struct PendingInserts {
     /// The table's tree (empty while nothing waits).
     table: String,
     /// Per index of the table's writer: its tree and its waiting keys.
-    indexes: Vec<(String, Vec<Vec<u8>>)>,
+    indexes: Vec<(String, KeyBatch)>,
     /// Approximate memory the waiting keys take.
     bytes: usize,
     /// Most bytes that may wait.
@@ -72,11 +69,9 @@ impl PendingInserts {
     /// Drops the keys added since `marks` were taken.
     pub(crate) fn truncate(&mut self, marks: &[usize]) {
         for (i, (_, keys)) in self.indexes.iter_mut().enumerate() {
-            let keep = marks.get(i).copied().unwrap_or(0);
-            for k in keys.drain(keep.min(keys.len())..) {
-                self.bytes = self.bytes.saturating_sub(k.len() + KEY_OVERHEAD);
-            }
+            keys.truncate(marks.get(i).copied().unwrap_or(0));
         }
+        self.bytes = self.indexes.iter().map(|(_, keys)| keys.memory()).sum();
     }
 
     /// Drops every waiting key (the transaction, or the savepoint they
@@ -91,10 +86,7 @@ impl PendingInserts {
     /// Writes every waiting key, each index's in key order.
     pub(crate) fn apply(&mut self, kv: &mut dyn Kv) -> Result<()> {
         for (tree, keys) in &mut self.indexes {
-            keysort::sort_keys(keys);
-            for k in keys.iter() {
-                kv.insert(tree, k, &[])?;
-            }
+            keys.for_each_sorted(|k| kv.insert(tree, k, &[]).map(drop))?;
             keys.clear();
         }
         self.bytes = 0;
@@ -126,21 +118,23 @@ impl PendingInserts {
         self.indexes = w
             .indexes
             .iter()
-            .map(|p| (p.index.tree.clone(), Vec::new()))
+            .map(|p| (p.index.tree.clone(), KeyBatch::default()))
             .collect();
         self.bytes = 0;
         self.cap = cap;
         Ok(())
     }
 
-    /// Queues `key` for index `i`; gives it back when the queue is full
-    /// (the caller writes it at once).
-    pub(crate) fn push(&mut self, i: usize, key: Vec<u8>) -> Option<Vec<u8>> {
+    /// Queues for index `i` the key `write` appends; false, without
+    /// calling it, when the queue is full (the caller writes the key at once).
+    pub(crate) fn push_with(&mut self, i: usize, write: impl FnOnce(&mut Vec<u8>)) -> bool {
         if self.bytes >= self.cap {
-            return Some(key);
+            return false;
         }
-        self.bytes += key.len() + KEY_OVERHEAD;
-        self.indexes[i].1.push(key);
-        None
+        let keys = &mut self.indexes[i].1;
+        let before = keys.memory();
+        keys.push_with(write);
+        self.bytes += keys.memory() - before;
+        true
     }
 }

@@ -225,10 +225,20 @@ pub(crate) fn key_columns(index: &Index) -> Vec<KeyColumn> {
 
 /// The index key of (values, rowid).
 pub(crate) fn index_key(values: &[Value], columns: &[KeyColumn], rowid: i64) -> Vec<u8> {
-    let (suffix, len) = keycode::index_rowid_suffix(rowid);
-    let mut k = keycode::encode_key_with_room(values, columns, len);
-    k.extend_from_slice(&suffix[..len]);
+    let mut k = keycode::encode_key_with_room(values, columns, keycode::MAX_ROWID_LEN + 1);
+    keycode::push_index_rowid(&mut k, rowid);
     k
+}
+
+/// Appends [`index_key`]'s bytes to `out`.
+pub(crate) fn push_index_key(
+    out: &mut Vec<u8>,
+    values: &[Value],
+    columns: &[KeyColumn],
+    rowid: i64,
+) {
+    keycode::append_key(out, values, columns);
+    keycode::push_index_rowid(out, rowid);
 }
 
 /// The rowid at the end of an index key.

@@ -13,11 +13,12 @@ use std::ops::Bound;
 use std::rc::Rc;
 
 use super::eval::Env;
-use super::keysort;
+use super::keysort::KeyBatch;
 use super::kv::Kv;
 use super::pending::PendingInserts;
 use super::scan::{
-    index_key, index_key_rowid, index_prefix_range, key_columns, read_table_row, Row,
+    index_key, index_key_rowid, index_prefix_range, key_columns, push_index_key, read_table_row,
+    Row,
 };
 use super::ExecCtx;
 use crate::sql::binder::expr::{contains_subquery, AggCtx};
@@ -130,23 +131,25 @@ pub(crate) struct TableWriter {
 /// queue): applied in key order by [`TableWriter::apply_queued`].
 #[derive(Default)]
 pub(crate) struct IndexQueue {
-    removals: Vec<Vec<Vec<u8>>>,
-    insertions: Vec<Vec<Vec<u8>>>,
-    /// Approximate memory the queued keys take.
-    bytes: usize,
+    removals: Vec<KeyBatch>,
+    insertions: Vec<KeyBatch>,
 }
 
 impl IndexQueue {
-    fn push(
-        list: &mut Vec<Vec<Vec<u8>>>,
-        bytes: &mut usize,
-        indexes: usize,
-        i: usize,
-        key: Vec<u8>,
-    ) {
-        list.resize_with(indexes, Vec::new);
-        *bytes += key.len() + 24;
-        list[i].push(key);
+    /// The removals and the insertions of index `i` of `indexes`.
+    fn batches(&mut self, indexes: usize, i: usize) -> (&mut KeyBatch, &mut KeyBatch) {
+        self.removals.resize_with(indexes, KeyBatch::default);
+        self.insertions.resize_with(indexes, KeyBatch::default);
+        (&mut self.removals[i], &mut self.insertions[i])
+    }
+
+    /// The memory the queued keys take.
+    fn memory(&self) -> usize {
+        self.removals
+            .iter()
+            .chain(&self.insertions)
+            .map(KeyBatch::memory)
+            .sum()
     }
 }
 
@@ -341,13 +344,12 @@ impl TableWriter {
     ) -> Result<()> {
         for (i, (plan, vals)) in self.indexes.iter().zip(index_vals).enumerate() {
             let Some(v) = vals else { continue };
-            let key = index_key(v, &plan.cols, rowid);
-            let key = match pending.as_deref_mut().filter(|_| !plan.index.unique) {
-                Some(p) => p.push(i, key),
-                None => Some(key),
+            let queued = match pending.as_deref_mut().filter(|_| !plan.index.unique) {
+                Some(p) => p.push_with(i, |out| push_index_key(out, v, &plan.cols, rowid)),
+                None => false,
             };
-            if let Some(k) = key {
-                kv.insert(&plan.index.tree, &k, &[])?;
+            if !queued {
+                kv.insert(&plan.index.tree, &index_key(v, &plan.cols, rowid), &[])?;
             }
         }
         Ok(())
@@ -409,21 +411,28 @@ impl TableWriter {
         self.put_row(kv, new)?;
         let n = self.indexes.len();
         for (i, ((plan, old), new)) in self.indexes.iter().zip(old_vals).zip(new_vals).enumerate() {
-            let old_key = old.as_ref().map(|v| index_key(v, &plan.cols, old_id));
-            let new_key = new.as_ref().map(|v| index_key(v, &plan.cols, new_id));
-            if old_key == new_key {
-                continue;
-            }
+            let (old, new) = (old.as_deref(), new.as_deref());
             match queue.as_deref_mut().filter(|_| !plan.index.unique) {
                 Some(q) => {
-                    if let Some(k) = old_key {
-                        IndexQueue::push(&mut q.removals, &mut q.bytes, n, i, k);
+                    let (removals, insertions) = q.batches(n, i);
+                    if let Some(v) = old {
+                        removals.push_with(|out| push_index_key(out, v, &plan.cols, old_id));
                     }
-                    if let Some(k) = new_key {
-                        IndexQueue::push(&mut q.insertions, &mut q.bytes, n, i, k);
+                    if let Some(v) = new {
+                        insertions.push_with(|out| push_index_key(out, v, &plan.cols, new_id));
+                    }
+                    // The same key out and back in: the entry stays.
+                    if old.is_some() && new.is_some() && removals.last() == insertions.last() {
+                        removals.pop();
+                        insertions.pop();
                     }
                 }
                 None => {
+                    let old_key = old.map(|v| index_key(v, &plan.cols, old_id));
+                    let new_key = new.map(|v| index_key(v, &plan.cols, new_id));
+                    if old_key == new_key {
+                        continue;
+                    }
                     if let Some(k) = old_key {
                         kv.remove(&plan.index.tree, &k)?;
                     }
@@ -434,7 +443,7 @@ impl TableWriter {
             }
         }
         match queue {
-            Some(q) if q.bytes >= INDEX_QUEUE_BYTES => self.apply_queued(kv, q),
+            Some(q) if q.memory() >= INDEX_QUEUE_BYTES => self.apply_queued(kv, q),
             _ => Ok(()),
         }
     }
@@ -472,11 +481,11 @@ impl TableWriter {
         let n = self.indexes.len();
         for (i, (plan, vals)) in self.indexes.iter().zip(index_vals).enumerate() {
             if let Some(v) = vals {
-                let key = index_key(v, &plan.cols, rowid);
-                IndexQueue::push(&mut queue.removals, &mut queue.bytes, n, i, key);
+                let removals = queue.batches(n, i).0;
+                removals.push_with(|out| push_index_key(out, v, &plan.cols, rowid));
             }
         }
-        if queue.bytes >= INDEX_QUEUE_BYTES {
+        if queue.memory() >= INDEX_QUEUE_BYTES {
             self.apply_queued(kv, queue)?;
         }
         Ok(())
@@ -489,18 +498,13 @@ impl TableWriter {
     /// or the row is skipped), so no key is inserted and later removed.
     pub(crate) fn apply_queued(&self, kv: &mut dyn Kv, queue: &mut IndexQueue) -> Result<()> {
         for (plan, keys) in self.indexes.iter().zip(&mut queue.removals) {
-            keysort::sort_keys(keys);
-            for k in keys.drain(..) {
-                kv.remove(&plan.index.tree, &k)?;
-            }
+            keys.for_each_sorted(|k| kv.remove(&plan.index.tree, k).map(drop))?;
+            keys.clear();
         }
         for (plan, keys) in self.indexes.iter().zip(&mut queue.insertions) {
-            keysort::sort_keys(keys);
-            for k in keys.drain(..) {
-                kv.insert(&plan.index.tree, &k, &[])?;
-            }
+            keys.for_each_sorted(|k| kv.insert(&plan.index.tree, k, &[]).map(drop))?;
+            keys.clear();
         }
-        queue.bytes = 0;
         Ok(())
     }
 
