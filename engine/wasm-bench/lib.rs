@@ -1,5 +1,6 @@
 //! Exports for run.mjs: build the comparison's join dataset in memory,
-//! reopen its bytes (full validation, as the package opens), run J2 / J5.
+//! reopen its bytes (full validation, as the package opens), run J2 / J5 /
+//! J4, point lookups, and an UPDATE of an indexed column (I8's shape).
 //! The allocator is the wasm build's own (worker/src/allocator.rs).
 
 #[path = "../../worker/src/allocator.rs"]
@@ -109,5 +110,22 @@ pub extern "C" fn lookups(n: u32) -> u32 {
             }
         }
         found
+    })
+}
+
+/// I8's shape on this dataset: one autocommit UPDATE of the indexed column
+/// `f.s_id` over 10,000 consecutive ids (round `k` takes the next 10,000);
+/// the rows changed, or u32::MAX on failure.
+#[no_mangle]
+pub extern "C" fn update(k: u32) -> u32 {
+    DB.with(|d| {
+        let mut d = d.borrow_mut();
+        let Some((_, c)) = d.as_mut() else {
+            return u32::MAX;
+        };
+        let lo = 50_001 + i64::from(k) * 10_000;
+        let p = Params::Positional(vec![Value::Integer(lo), Value::Integer(lo + 9_999)]);
+        c.execute("UPDATE f SET s_id = s_id + 1 WHERE id BETWEEN ? AND ?", &p)
+            .map_or(u32::MAX, |r| r.changes as u32)
     })
 }

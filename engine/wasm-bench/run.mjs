@@ -5,7 +5,9 @@
 // and runs J2 (a selective join: 2,000 rows fetched through an index) and
 // J5 (a point join) from their SQL text, then after the second open J4 (a
 // three-way join: 402,000 rows of u, each finding its f row by id) twice
-// and three rounds of the same 10,000 prepared point lookups of f by id.
+// and three rounds of the same 10,000 prepared point lookups of f by id,
+// then after the third open three UPDATEs of f's indexed column s_id, each
+// over 10,000 rows (I8's shape; the first runs the UPDATE code cold).
 // A tool, not a test: nothing is asserted about time. Less noisy than the
 // browser for A/B comparisons of wasm-specific code; V8 flags pass through
 // (--no-liftoff: optimized code only; --liftoff --no-wasm-tier-up: the
@@ -37,7 +39,7 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
   const check = (ok) => {
     if (!ok) throw new Error("a call failed");
   };
-  const r = { opens: [], j2: [], j5first: 0, j5each: 0, j4: [], lookups: [] };
+  const r = { opens: [], j2: [], j5first: 0, j5each: 0, j4: [], lookups: [], updates: [] };
   for (let i = 0; i < 4; i++) {
     r.opens.push(time(() => check(x.open() === 1)));
     if (i === 0) {
@@ -49,6 +51,9 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
     if (i === 1) {
       for (let k = 0; k < 2; k++) r.j4.push(time(() => check(x.query(2) === 100)));
       for (let k = 0; k < 3; k++) r.lookups.push(time(() => check(x.lookups(10_000) === 10_000)));
+    }
+    if (i === 2) {
+      for (let k = 0; k < 3; k++) r.updates.push(time(() => check(x.update(k) === 10_000)));
     }
   }
   console.log(JSON.stringify(r));
@@ -76,5 +81,8 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
   console.log(`  J4 second run, ms                  ${fmt(rows.map((r) => r.j4[1]))}`);
   for (let k = 0; k < 3; k++) {
     console.log(`  10k point lookups, round ${k + 1}, ms     ${fmt(rows.map((r) => r.lookups[k]))}`);
+  }
+  for (let k = 0; k < 3; k++) {
+    console.log(`  UPDATE 10k rows' indexed column, round ${k + 1}, ms ${fmt(rows.map((r) => r.updates[k]))}`);
   }
 }

@@ -166,26 +166,26 @@ pub struct Leaf {
     garbage: usize,
 }
 
-/// Where an entry's key and value sit in the arena.
+/// Where an entry's key and value sit in the arena: 16 bytes, so that
+/// inserting into or removing from the middle of a leaf's slot array moves
+/// little. An overflow value's reference (its length and first page, u64
+/// LE each, as on the page) lies in the arena like an inline value's bytes.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     key_at: u32,
-    key_len: u32,
-    value: SlotValue,
+    /// At most `MAX_KEY_LEN`.
+    key_len: u16,
+    overflow: bool,
+    value_at: u32,
+    /// The value's bytes in the arena: an inline value's length, or
+    /// [`OVERFLOW_REF_LEN`].
+    value_len: u32,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum SlotValue {
-    /// `len` bytes at `at` in the arena.
-    Inline {
-        at: u32,
-        len: u32,
-    },
-    Overflow {
-        len: u64,
-        first: PageId,
-    },
-}
+/// The bytes of an overflow reference: length and first page, u64 each.
+const OVERFLOW_REF_LEN: u32 = 16;
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 16);
 
 /// A branch: `keys.len() + 1` children, encoded size kept up to date.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -278,26 +278,33 @@ impl Leaf {
     fn store(&mut self, key: &[u8], value: RawValue<'_>) -> Slot {
         let key_at = self.data.len() as u32;
         self.data.extend_from_slice(key);
-        let value = self.store_value(value);
-        self.size += SLOT_LEN + LEAF_ENTRY_FIXED + key.len() + value_encoded_len(value);
-        Slot {
+        let mut slot = Slot {
             key_at,
-            key_len: key.len() as u32,
-            value,
-        }
+            key_len: key.len() as u16,
+            overflow: false,
+            value_at: 0,
+            value_len: 0,
+        };
+        self.store_value(&mut slot, value);
+        self.size += SLOT_LEN + LEAF_ENTRY_FIXED + key.len() + slot.value_encoded_len();
+        slot
     }
 
-    fn store_value(&mut self, value: RawValue<'_>) -> SlotValue {
+    /// Appends `value` to the arena and points `slot` at it.
+    fn store_value(&mut self, slot: &mut Slot, value: RawValue<'_>) {
+        slot.value_at = self.data.len() as u32;
         match value {
             RawValue::Inline(v) => {
-                let at = self.data.len() as u32;
                 self.data.extend_from_slice(v);
-                SlotValue::Inline {
-                    at,
-                    len: v.len() as u32,
-                }
+                slot.overflow = false;
+                slot.value_len = v.len() as u32;
             }
-            RawValue::Overflow { len, first } => SlotValue::Overflow { len, first },
+            RawValue::Overflow { len, first } => {
+                self.data.extend_from_slice(&len.to_le_bytes());
+                self.data.extend_from_slice(&first.0.to_le_bytes());
+                slot.overflow = true;
+                slot.value_len = OVERFLOW_REF_LEN;
+            }
         }
     }
 
@@ -338,7 +345,7 @@ impl Leaf {
     /// Encoded size of entry `i`, slot included.
     pub fn entry_size(&self, i: usize) -> usize {
         let s = self.slot(i);
-        SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + value_encoded_len(s.value)
+        SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + s.value_encoded_len()
     }
 
     /// Index of `key`, or where it would be inserted.
@@ -384,11 +391,12 @@ impl Leaf {
     pub fn replace(&mut self, i: usize, value: LeafValue) -> LeafValue {
         self.own();
         let old = self.value(i).to_owned();
-        let old_slot = self.slots[i].value;
-        self.forget_value(old_slot);
-        let new = self.store_value(value.as_raw());
-        self.size = self.size + value_encoded_len(new) - value_encoded_len(old_slot);
-        self.slots[i].value = new;
+        let mut slot = self.slots[i];
+        self.garbage += slot.value_len as usize;
+        let old_len = slot.value_encoded_len();
+        self.store_value(&mut slot, value.as_raw());
+        self.size = self.size + slot.value_encoded_len() - old_len;
+        self.slots[i] = slot;
         self.maybe_compact();
         old
     }
@@ -400,16 +408,9 @@ impl Leaf {
         self.size -= self.entry_size(i);
         let s = self.slots.remove(i);
         self.prefixes.remove(i);
-        self.garbage += s.key_len as usize;
-        self.forget_value(s.value);
+        self.garbage += s.arena_len();
         self.maybe_compact();
         value
-    }
-
-    fn forget_value(&mut self, v: SlotValue) {
-        if let SlotValue::Inline { len, .. } = v {
-            self.garbage += len as usize;
-        }
     }
 
     /// Rebuilds the arena once most of it is garbage.
@@ -465,11 +466,9 @@ fn rebase(slots: &mut [Slot], old: &[u8]) -> Vec<u8> {
         let key_at = data.len() as u32;
         data.extend_from_slice(s.key(old));
         s.key_at = key_at;
-        if let SlotValue::Inline { at, len } = s.value {
-            let new_at = data.len() as u32;
-            data.extend_from_slice(&old[at as usize..(at + len) as usize]);
-            s.value = SlotValue::Inline { at: new_at, len };
-        }
+        let value_at = data.len() as u32;
+        data.extend_from_slice(s.value_bytes(old));
+        s.value_at = value_at;
     }
     data
 }
@@ -496,13 +495,6 @@ impl PartialEq for Leaf {
 }
 
 impl Eq for Leaf {}
-
-fn value_encoded_len(v: SlotValue) -> usize {
-    match v {
-        SlotValue::Inline { len, .. } => 2 + len as usize,
-        SlotValue::Overflow { .. } => 16,
-    }
-}
 
 impl Default for Leaf {
     fn default() -> Leaf {
@@ -666,28 +658,26 @@ fn encode_leaf(l: &Leaf, b: &mut [u8]) {
         off.copy_from_slice(&((start + at) as u16).to_le_bytes());
         let s = l.slot(i);
         let key = s.key(&l.data);
-        match s.value {
-            SlotValue::Inline { at: v, len } => {
-                let value = &l.data[v as usize..(v + len) as usize];
-                let e = &mut body[at..at + 5 + key.len() + value.len()];
-                let (fixed, rest) = e.split_at_mut(5);
-                fixed[..2].copy_from_slice(&(key.len() as u16).to_le_bytes());
-                fixed[2] = 0;
-                fixed[3..].copy_from_slice(&(len as u16).to_le_bytes());
-                let (k, v) = rest.split_at_mut(key.len());
-                k.copy_from_slice(key);
-                v.copy_from_slice(value);
-                at += e.len();
-            }
-            SlotValue::Overflow { len, first } => {
-                let e = &mut body[at..at + 19 + key.len()];
-                e[..2].copy_from_slice(&(key.len() as u16).to_le_bytes());
-                e[2] = 1;
-                e[3..11].copy_from_slice(&len.to_le_bytes());
-                e[11..19].copy_from_slice(&first.0.to_le_bytes());
-                e[19..].copy_from_slice(key);
-                at += e.len();
-            }
+        let value = s.value_bytes(&l.data);
+        if s.overflow {
+            // klen | 1 | len u64 | first u64 | key: the reference's bytes
+            // are already in that order in the arena.
+            let e = &mut body[at..at + 19 + key.len()];
+            e[..2].copy_from_slice(&(key.len() as u16).to_le_bytes());
+            e[2] = 1;
+            e[3..19].copy_from_slice(value);
+            e[19..].copy_from_slice(key);
+            at += e.len();
+        } else {
+            let e = &mut body[at..at + 5 + key.len() + value.len()];
+            let (fixed, rest) = e.split_at_mut(5);
+            fixed[..2].copy_from_slice(&(key.len() as u16).to_le_bytes());
+            fixed[2] = 0;
+            fixed[3..].copy_from_slice(&(value.len() as u16).to_le_bytes());
+            let (k, v) = rest.split_at_mut(key.len());
+            k.copy_from_slice(key);
+            v.copy_from_slice(value);
+            at += e.len();
         }
     }
 }
@@ -806,11 +796,10 @@ fn slot_at(page: &[u8], at: usize, id: PageId) -> Result<Slot> {
             }
             Slot {
                 key_at: key_at as u32,
-                key_len: u32::from(klen),
-                value: SlotValue::Inline {
-                    at: (key_at + klen as usize) as u32,
-                    len: u32::from(vlen),
-                },
+                key_len: klen,
+                overflow: false,
+                value_at: (key_at + klen as usize) as u32,
+                value_len: u32::from(vlen),
             }
         }
         1 => {
@@ -826,11 +815,10 @@ fn slot_at(page: &[u8], at: usize, id: PageId) -> Result<Slot> {
             }
             Slot {
                 key_at: at as u32 + 19,
-                key_len: u32::from(klen),
-                value: SlotValue::Overflow {
-                    len,
-                    first: PageId(first),
-                },
+                key_len: klen,
+                overflow: true,
+                value_at: at as u32 + 3,
+                value_len: OVERFLOW_REF_LEN,
             }
         }
         k => return Err(corrupt!(id.0, "bad value kind {k}")),
@@ -852,27 +840,44 @@ impl Slot {
     /// The key this slot addresses in `data` (its leaf's arena or page).
     #[inline]
     fn key(self, data: &[u8]) -> &[u8] {
-        &data[self.key_at as usize..(self.key_at + self.key_len) as usize]
+        let at = self.key_at as usize;
+        &data[at..at + self.key_len as usize]
     }
 
-    /// Bytes the slot's key and inline value take in an arena.
+    /// Bytes the slot's key and value (or overflow reference) take in an
+    /// arena.
     #[inline]
     fn arena_len(self) -> usize {
-        self.key_len as usize
-            + match self.value {
-                SlotValue::Inline { len, .. } => len as usize,
-                SlotValue::Overflow { .. } => 0,
-            }
+        self.key_len as usize + self.value_len as usize
+    }
+
+    /// The bytes of the value, or of the overflow reference, in `data`.
+    #[inline]
+    fn value_bytes(self, data: &[u8]) -> &[u8] {
+        &data[self.value_at as usize..(self.value_at + self.value_len) as usize]
     }
 
     /// The value this slot addresses in `data`.
     #[inline]
     fn value(self, data: &[u8]) -> RawValue<'_> {
-        match self.value {
-            SlotValue::Inline { at, len } => {
-                RawValue::Inline(&data[at as usize..(at + len) as usize])
+        let bytes = self.value_bytes(data);
+        if self.overflow {
+            RawValue::Overflow {
+                len: read_u64(bytes, 0),
+                first: PageId(read_u64(bytes, 8)),
             }
-            SlotValue::Overflow { len, first } => RawValue::Overflow { len, first },
+        } else {
+            RawValue::Inline(bytes)
+        }
+    }
+
+    /// The value's encoded size in an entry: an inline value's length
+    /// field and bytes, or an overflow reference.
+    #[inline]
+    fn value_encoded_len(self) -> usize {
+        match self.overflow {
+            false => 2 + self.value_len as usize,
+            true => OVERFLOW_REF_LEN as usize,
         }
     }
 }
@@ -884,26 +889,23 @@ impl Slot {
 /// inline value's bytes.
 #[inline]
 fn read_slot(page: &[u8], at: usize) -> Slot {
-    let klen = read_u16(page, at) as u32;
+    let klen = read_u16(page, at);
     if page[at + 2] == 0 {
         let key_at = at as u32 + 5;
-        let len = read_u16(page, at + 3) as u32;
         Slot {
             key_at,
             key_len: klen,
-            value: SlotValue::Inline {
-                at: key_at + klen,
-                len,
-            },
+            overflow: false,
+            value_at: key_at + u32::from(klen),
+            value_len: u32::from(read_u16(page, at + 3)),
         }
     } else {
         Slot {
             key_at: at as u32 + 19,
             key_len: klen,
-            value: SlotValue::Overflow {
-                len: read_u64(page, at + 3),
-                first: PageId(read_u64(page, at + 11)),
-            },
+            overflow: true,
+            value_at: at as u32 + 3,
+            value_len: OVERFLOW_REF_LEN,
         }
     }
 }
@@ -916,9 +918,9 @@ pub fn for_each_leaf_entry<'p>(
     id: PageId,
     mut f: impl FnMut(&'p [u8], Option<(PageId, u64)>),
 ) -> Result<usize> {
-    parse_leaf(page, id, true, |s, key| match s.value {
-        SlotValue::Overflow { len, first } => f(key, Some((first, len))),
-        SlotValue::Inline { .. } => f(key, None),
+    parse_leaf(page, id, true, |s, key| match s.value(page) {
+        RawValue::Overflow { len, first } => f(key, Some((first, len))),
+        RawValue::Inline(_) => f(key, None),
     })
 }
 
@@ -939,7 +941,7 @@ fn decode_leaf(page: Vec<u8>, id: PageId, trusted: bool) -> Result<Leaf> {
     let mut prefixes = Vec::with_capacity(capacity);
     let mut size = LEAF_SLOTS_OFFSET;
     parse_leaf(&page, id, !trusted, |s, key| {
-        size += SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + value_encoded_len(s.value);
+        size += SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + s.value_encoded_len();
         if !trusted {
             prefixes.push(key_prefix(key));
             slots.push(s);

@@ -29,7 +29,7 @@ use super::spill::{
     merge_passes, open_runs, sift_down, sift_up, Run, RunReader, RunWriter, Shares, TempSpace,
 };
 use super::Budget;
-use crate::storage::{cmp_after_prefix, cmp_keys};
+use crate::storage::{cmp_after_prefix, cmp_keys, key_prefix};
 use crate::{Error, Result};
 
 /// One key in the buffer.
@@ -86,7 +86,7 @@ impl KeySorter {
         self.budget.charge(size)?;
         self.charged += size;
         self.entries.push(Entry {
-            prefix: prefix(key),
+            prefix: key_prefix(key),
             start: self.bytes.len(),
             len,
             flag,
@@ -167,11 +167,6 @@ impl Drop for KeySorter {
     }
 }
 
-/// The first 8 bytes of `key`, zero-padded, as a big-endian integer.
-fn prefix(key: &[u8]) -> u64 {
-    (prefix16(key) >> 64) as u64
-}
-
 /// Byte keys kept back to back in one buffer, with no allocation per key,
 /// and visited in byte order by [`KeyBatch::for_each_sorted`]: the index
 /// entries a statement or a run of INSERTs writes at the end, in key order.
@@ -236,31 +231,24 @@ impl KeyBatch {
     }
 
     /// Calls `f` with every key in byte order (stopping at its first
-    /// error). A 16-byte big-endian prefix decides most comparisons with
+    /// error). An 8-byte big-endian prefix decides most comparisons with
     /// one integer compare (zero padding keeps it monotone: `a < b`
-    /// implies `prefix16(a) <= prefix16(b)`); equal prefixes compare the
-    /// whole keys. The entries sorted sit together in one array, so a
-    /// comparison reads the keys only when their prefixes are equal.
+    /// implies `key_prefix(a) <= key_prefix(b)`); equal prefixes compare the whole
+    /// keys. The entries sorted sit together in one array, 16 bytes each,
+    /// so a comparison reads the keys only when their prefixes are equal.
+    /// (Eight bytes, not sixteen: wasm compares a u128 as two words, and
+    /// an index key's first eight bytes hold a small number's encoding and
+    /// most of its row id.)
     pub(crate) fn for_each_sorted(&self, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        let mut order: Vec<(u128, usize)> = (0..self.len())
-            .map(|i| (prefix16(self.key(i)), i))
+        let mut order: Vec<(u64, usize)> = (0..self.len())
+            .map(|i| (key_prefix(self.key(i)), i))
             .collect();
         order.sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
-                .then_with(|| cmp_keys(self.key(a.1), self.key(b.1)))
+                .then_with(|| cmp_after_prefix(self.key(a.1), self.key(b.1)))
         });
         order.into_iter().try_for_each(|(_, i)| f(self.key(i)))
     }
-}
-
-fn prefix16(key: &[u8]) -> u128 {
-    if let Some(head) = key.first_chunk::<16>() {
-        return u128::from_be_bytes(*head);
-    }
-    let mut p = [0u8; 16];
-    let n = key.len().min(16);
-    p[..n].copy_from_slice(&key[..n]);
-    u128::from_be_bytes(p)
 }
 
 fn key_of<'a>(bytes: &'a [u8], e: &Entry) -> &'a [u8] {
