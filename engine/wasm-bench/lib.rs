@@ -129,3 +129,33 @@ pub extern "C" fn update(k: u32) -> u32 {
             .map_or(u32::MAX, |r| r.changes as u32)
     })
 }
+
+/// The comparison's durable row: a fresh table `log{k}`, then `n`
+/// autocommit single-row INSERTs through one prepared statement (each its
+/// own one-flush commit on the memory device); the rows inserted, or
+/// u32::MAX on failure.
+#[no_mangle]
+pub extern "C" fn durable(k: u32, n: u32) -> u32 {
+    DB.with(|d| {
+        let mut d = d.borrow_mut();
+        let Some((_, c)) = d.as_mut() else {
+            return u32::MAX;
+        };
+        let t = format!("log{k}");
+        let made = c.execute_batch(&format!(
+            "CREATE TABLE {t}(id INTEGER PRIMARY KEY, v TEXT NOT NULL)"
+        ));
+        let Ok(mut ins) =
+            made.and_then(|()| c.prepare(&format!("INSERT INTO {t}(id, v) VALUES (?, ?)")))
+        else {
+            return u32::MAX;
+        };
+        for i in 1..=i64::from(n) {
+            let p = vec![Value::Integer(i), Value::Text(format!("entry {i}"))];
+            if ins.execute(c, &Params::Positional(p)).is_err() {
+                return u32::MAX;
+            }
+        }
+        n
+    })
+}

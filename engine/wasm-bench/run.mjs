@@ -7,7 +7,9 @@
 // three-way join: 402,000 rows of u, each finding its f row by id) twice
 // and three rounds of the same 10,000 prepared point lookups of f by id,
 // then after the third open three UPDATEs of f's indexed column s_id, each
-// over 10,000 rows (I8's shape; the first runs the UPDATE code cold).
+// over 10,000 rows (I8's shape; the first runs the UPDATE code cold), and
+// three rounds of 200 autocommit single-row INSERTs into a fresh table
+// (the durable row's engine work, each a one-flush commit on a memory device).
 // A tool, not a test: nothing is asserted about time. Less noisy than the
 // browser for A/B comparisons of wasm-specific code; V8 flags pass through
 // (--no-liftoff: optimized code only; --liftoff --no-wasm-tier-up: the
@@ -39,7 +41,7 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
   const check = (ok) => {
     if (!ok) throw new Error("a call failed");
   };
-  const r = { opens: [], j2: [], j5first: 0, j5each: 0, j4: [], lookups: [], updates: [] };
+  const r = { opens: [], j2: [], j5first: 0, j5each: 0, j4: [], lookups: [], updates: [], durable: [] };
   for (let i = 0; i < 4; i++) {
     r.opens.push(time(() => check(x.open() === 1)));
     if (i === 0) {
@@ -54,6 +56,7 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
     }
     if (i === 2) {
       for (let k = 0; k < 3; k++) r.updates.push(time(() => check(x.update(k) === 10_000)));
+      for (let k = 0; k < 3; k++) r.durable.push(time(() => check(x.durable(k, 200) === 200)));
     }
   }
   console.log(JSON.stringify(r));
@@ -84,5 +87,8 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
   }
   for (let k = 0; k < 3; k++) {
     console.log(`  UPDATE 10k rows' indexed column, round ${k + 1}, ms ${fmt(rows.map((r) => r.updates[k]))}`);
+  }
+  for (let k = 0; k < 3; k++) {
+    console.log(`  200 autocommit INSERTs, round ${k + 1}, ms    ${fmt(rows.map((r) => r.durable[k]))}`);
   }
 }
