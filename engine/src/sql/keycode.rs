@@ -54,7 +54,7 @@
 //! has a larger tag for positives and a smaller one for negatives, and
 //! among ids of one tag the low bytes order them. An index key ends with
 //! its row id so encoded and then one byte holding that encoding's length
-//! ([`index_rowid_suffix`], [`split_index_key`]); the row id's encoding is
+//! ([`push_index_rowid`], [`split_index_key`]); the row id's encoding is
 //! prefix-free, so that last byte never decides an order.
 
 use crate::sql::value::{Collation, Value};
