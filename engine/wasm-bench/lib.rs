@@ -84,16 +84,20 @@ pub extern "C" fn query(i: u32) -> u32 {
     )
 }
 
+/// `f` on the open connection; u32::MAX when nothing is open.
+fn with_connection(f: impl FnOnce(&mut Connection) -> u32) -> u32 {
+    DB.with(|d| match d.borrow_mut().as_mut() {
+        Some((_, c)) => f(c),
+        None => u32::MAX,
+    })
+}
+
 /// Runs `n` prepared point lookups of `f` by id (ids from a xorshift
 /// generator, the same for every call); the rows found, or u32::MAX on
 /// failure.
 #[no_mangle]
 pub extern "C" fn lookups(n: u32) -> u32 {
-    DB.with(|d| {
-        let mut d = d.borrow_mut();
-        let Some((_, c)) = d.as_mut() else {
-            return u32::MAX;
-        };
+    with_connection(|c| {
         let Ok(mut stmt) = c.prepare("SELECT s_id, amount FROM f WHERE id = ?") else {
             return u32::MAX;
         };
@@ -118,11 +122,7 @@ pub extern "C" fn lookups(n: u32) -> u32 {
 /// the rows changed, or u32::MAX on failure.
 #[no_mangle]
 pub extern "C" fn update(k: u32) -> u32 {
-    DB.with(|d| {
-        let mut d = d.borrow_mut();
-        let Some((_, c)) = d.as_mut() else {
-            return u32::MAX;
-        };
+    with_connection(|c| {
         let lo = 50_001 + i64::from(k) * 10_000;
         let p = Params::Positional(vec![Value::Integer(lo), Value::Integer(lo + 9_999)]);
         c.execute("UPDATE f SET s_id = s_id + 1 WHERE id BETWEEN ? AND ?", &p)
@@ -136,11 +136,7 @@ pub extern "C" fn update(k: u32) -> u32 {
 /// u32::MAX on failure.
 #[no_mangle]
 pub extern "C" fn durable(k: u32, n: u32) -> u32 {
-    DB.with(|d| {
-        let mut d = d.borrow_mut();
-        let Some((_, c)) = d.as_mut() else {
-            return u32::MAX;
-        };
+    with_connection(|c| {
         let t = format!("log{k}");
         let made = c.execute_batch(&format!(
             "CREATE TABLE {t}(id INTEGER PRIMARY KEY, v TEXT NOT NULL)"
