@@ -146,6 +146,18 @@ fn agree(conn: &rusqlite::Connection, sql: &str) -> Result<(), String> {
         Err(e @ Error::Syntax { .. }) => Some(e.to_string()),
         _ => None,
     };
+    // SQLite checks the width of a row assignment's subquery only after
+    // resolving the subquery, so an error found there (a HAVING without an
+    // aggregate, an unknown name) is the one it reports: both reject the
+    // statement, with different first errors.
+    if theirs.is_none()
+        && ours
+            .as_deref()
+            .is_some_and(|e| e.contains("columns assigned"))
+        && conn.prepare(sql).is_err()
+    {
+        return Ok(());
+    }
     match (&ours, &theirs) {
         (Some(_), None) | (None, Some(_)) => {
             Err(format!("{sql}\n    ours: {ours:?}\n    SQLite: {theirs:?}"))
