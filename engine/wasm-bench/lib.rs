@@ -7,6 +7,9 @@
 #[allow(dead_code)]
 mod allocator;
 
+#[path = "../examples/common/mixed_ops.rs"]
+mod mixed_ops;
+
 #[global_allocator]
 static ALLOCATOR: allocator::WasmAllocator = allocator::WasmAllocator::new();
 
@@ -154,4 +157,78 @@ pub extern "C" fn durable(k: u32, n: u32) -> u32 {
         }
         n
     })
+}
+
+/// The comparison's mixed transactions, part one: a fresh table `mx{k}` of
+/// `n` rows (a UNIQUE title, a 64-byte payload), loaded in one transaction;
+/// `n`, or u32::MAX on failure.
+#[no_mangle]
+pub extern "C" fn mixed_setup(k: u32, n: u32) -> u32 {
+    with_connection(|c| {
+        let t = format!("mx{k}");
+        let made = c.execute_batch(&format!(
+            "CREATE TABLE {t}(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, payload TEXT NOT NULL); BEGIN"
+        ));
+        let Ok(mut ins) = made.and_then(|()| {
+            c.prepare(&format!(
+                "INSERT INTO {t}(id, title, payload) VALUES (?, ?, ?)"
+            ))
+        }) else {
+            return u32::MAX;
+        };
+        for i in 1..=i64::from(n) {
+            let p = vec![
+                Value::Integer(i),
+                Value::Text(format!("t{i}")),
+                Value::Text(payload(i)),
+            ];
+            if ins.execute(c, &Params::Positional(p)).is_err() {
+                return u32::MAX;
+            }
+        }
+        c.execute_batch("COMMIT").map_or(u32::MAX, |()| n)
+    })
+}
+
+/// Part two: one transaction of `n` operations on `mx{k}` (a third each
+/// INSERTs, UPDATEs of the UNIQUE title by id and DELETEs by id, the
+/// comparison's `mixedOps`) through prepared statements, committed; the
+/// rows changed, or u32::MAX on failure.
+#[no_mangle]
+pub extern "C" fn mixed_run(k: u32, n: u32) -> u32 {
+    with_connection(|c| {
+        let t = format!("mx{k}");
+        let sql = [
+            format!("INSERT INTO {t}(id, title, payload) VALUES (?, ?, ?)"),
+            format!("UPDATE {t} SET title = ? WHERE id = ?"),
+            format!("DELETE FROM {t} WHERE id = ?"),
+        ];
+        let Ok(mut stmts) = sql
+            .iter()
+            .map(|s| c.prepare(s))
+            .collect::<Result<Vec<_>, _>>()
+        else {
+            return u32::MAX;
+        };
+        if c.execute_batch("BEGIN").is_err() {
+            return u32::MAX;
+        }
+        let mut changed = 0;
+        for (kind, p) in mixed_ops::mixed_ops(i64::from(n), payload) {
+            match stmts[kind].execute_owned(c, Params::Positional(p)) {
+                Ok(r) => changed += r.changes as u32,
+                Err(_) => return u32::MAX,
+            }
+        }
+        c.execute_batch("COMMIT").map_or(u32::MAX, |()| changed)
+    })
+}
+
+/// The comparison's 64-byte payload of row `i`.
+fn payload(i: i64) -> String {
+    let mut s = format!("p{i}-");
+    while s.len() < 64 {
+        s.push((b'a' + (s.len() % 26) as u8) as char);
+    }
+    s
 }

@@ -9,7 +9,9 @@
 // then after the third open three UPDATEs of f's indexed column s_id, each
 // over 10,000 rows (I8's shape; the first runs the UPDATE code cold), and
 // three rounds of 200 autocommit single-row INSERTs into a fresh table
-// (the durable row's engine work, each a one-flush commit on a memory device).
+// (the durable row's engine work, each a one-flush commit on a memory device),
+// and five of the comparison's 1,000-operation mixed transactions, each on a
+// fresh table of 1,000 rows (the first runs the UPDATE and DELETE code cold).
 // A tool, not a test: nothing is asserted about time. Less noisy than the
 // browser for A/B comparisons of wasm-specific code; V8 flags pass through
 // (--no-liftoff: optimized code only; --liftoff --no-wasm-tier-up: the
@@ -41,7 +43,7 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
   const check = (ok) => {
     if (!ok) throw new Error("a call failed");
   };
-  const r = { opens: [], j2: [], j5first: 0, j5each: 0, j4: [], lookups: [], updates: [], durable: [] };
+  const r = { opens: [], j2: [], j5first: 0, j5each: 0, j4: [], lookups: [], updates: [], durable: [], mixed: [] };
   for (let i = 0; i < 4; i++) {
     r.opens.push(time(() => check(x.open() === 1)));
     if (i === 0) {
@@ -57,6 +59,8 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
     if (i === 2) {
       for (let k = 0; k < 3; k++) r.updates.push(time(() => check(x.update(k) === 10_000)));
       for (let k = 0; k < 3; k++) r.durable.push(time(() => check(x.durable(k, 200) === 200)));
+      for (let k = 0; k < 5; k++) check(x.mixed_setup(k, 1000) === 1000);
+      for (let k = 0; k < 5; k++) r.mixed.push(time(() => check(x.mixed_run(k, 1000) === 1000)));
     }
   }
   console.log(JSON.stringify(r));
@@ -90,5 +94,8 @@ if (process.env.TJ_WASM_BENCH_CHILD === "1") {
   }
   for (let k = 0; k < 3; k++) {
     console.log(`  200 autocommit INSERTs, round ${k + 1}, ms    ${fmt(rows.map((r) => r.durable[k]))}`);
+  }
+  for (let k = 0; k < 5; k++) {
+    console.log(`  mixed transaction of 1,000 ops, round ${k + 1}, ms ${fmt(rows.map((r) => r.mixed[k]))}`);
   }
 }
