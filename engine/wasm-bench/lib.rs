@@ -133,6 +133,26 @@ pub extern "C" fn update(k: u32) -> u32 {
     })
 }
 
+/// Runs `setup`, then the prepared `insert` once for each row `1..=n` with
+/// `row(i)`'s values; `n`, or u32::MAX on failure.
+fn insert_rows(
+    c: &mut Connection,
+    setup: &str,
+    insert: &str,
+    n: u32,
+    row: impl Fn(i64) -> Vec<Value>,
+) -> u32 {
+    let Ok(mut ins) = c.execute_batch(setup).and_then(|()| c.prepare(insert)) else {
+        return u32::MAX;
+    };
+    for i in 1..=i64::from(n) {
+        if ins.execute(c, &Params::Positional(row(i))).is_err() {
+            return u32::MAX;
+        }
+    }
+    n
+}
+
 /// The comparison's durable row: a fresh table `log{k}`, then `n`
 /// autocommit single-row INSERTs through one prepared statement (each its
 /// own one-flush commit on the memory device); the rows inserted, or
@@ -140,22 +160,13 @@ pub extern "C" fn update(k: u32) -> u32 {
 #[no_mangle]
 pub extern "C" fn durable(k: u32, n: u32) -> u32 {
     with_connection(|c| {
-        let t = format!("log{k}");
-        let made = c.execute_batch(&format!(
-            "CREATE TABLE {t}(id INTEGER PRIMARY KEY, v TEXT NOT NULL)"
-        ));
-        let Ok(mut ins) =
-            made.and_then(|()| c.prepare(&format!("INSERT INTO {t}(id, v) VALUES (?, ?)")))
-        else {
-            return u32::MAX;
-        };
-        for i in 1..=i64::from(n) {
-            let p = vec![Value::Integer(i), Value::Text(format!("entry {i}"))];
-            if ins.execute(c, &Params::Positional(p)).is_err() {
-                return u32::MAX;
-            }
-        }
-        n
+        insert_rows(
+            c,
+            &format!("CREATE TABLE log{k}(id INTEGER PRIMARY KEY, v TEXT NOT NULL)"),
+            &format!("INSERT INTO log{k}(id, v) VALUES (?, ?)"),
+            n,
+            |i| vec![Value::Integer(i), Value::Text(format!("entry {i}"))],
+        )
     })
 }
 
@@ -165,28 +176,17 @@ pub extern "C" fn durable(k: u32, n: u32) -> u32 {
 #[no_mangle]
 pub extern "C" fn mixed_setup(k: u32, n: u32) -> u32 {
     with_connection(|c| {
-        let t = format!("mx{k}");
-        let made = c.execute_batch(&format!(
-            "CREATE TABLE {t}(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, payload TEXT NOT NULL); BEGIN"
-        ));
-        let Ok(mut ins) = made.and_then(|()| {
-            c.prepare(&format!(
-                "INSERT INTO {t}(id, title, payload) VALUES (?, ?, ?)"
-            ))
-        }) else {
-            return u32::MAX;
-        };
-        for i in 1..=i64::from(n) {
-            let p = vec![
-                Value::Integer(i),
-                Value::Text(format!("t{i}")),
-                Value::Text(payload(i)),
-            ];
-            if ins.execute(c, &Params::Positional(p)).is_err() {
-                return u32::MAX;
-            }
+        let loaded = insert_rows(
+            c,
+            &format!("CREATE TABLE mx{k}(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, payload TEXT NOT NULL); BEGIN"),
+            &format!("INSERT INTO mx{k}(id, title, payload) VALUES (?, ?, ?)"),
+            n,
+            |i| vec![Value::Integer(i), Value::Text(format!("t{i}")), Value::Text(payload(i))],
+        );
+        match loaded {
+            u32::MAX => u32::MAX,
+            n => c.execute_batch("COMMIT").map_or(u32::MAX, |()| n),
         }
-        c.execute_batch("COMMIT").map_or(u32::MAX, |()| n)
     })
 }
 
