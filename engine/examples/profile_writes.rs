@@ -93,16 +93,26 @@ fn load(c: &mut Connection, st: &mut Statement, rows: Vec<Vec<Value>>) {
 
 const I8_UPDATE: &str = "UPDATE a SET b = b + 1 WHERE id BETWEEN ? AND ?";
 
-fn i8(c: &mut Connection) {
+/// The index suite's table `a`: 200,000 rows loaded in one transaction
+/// (the load is what is measured with `PROFILE_LOAD` set: false returned),
+/// then its three indexes.
+fn indexed_a(c: &mut Connection) -> bool {
     c.execute_batch(&a_table("a")).unwrap();
     let rows = a_rows(6, 200_000);
     let mut st = c.prepare(&a_insert("a")).unwrap();
     if std::env::var_os("PROFILE_LOAD").is_some() {
-        // The load (one transaction) is what is measured instead.
-        return measured("load 200k rows", || load(c, &mut st, rows));
+        measured("load 200k rows", || load(c, &mut st, rows));
+        return false;
     }
     load(c, &mut st, rows);
     c.execute_batch(&a_indexes("a")).unwrap();
+    true
+}
+
+fn i8(c: &mut Connection) {
+    if !indexed_a(c) {
+        return;
+    }
     let lo = 50_000i64;
     let mut upd = c.prepare(I8_UPDATE).unwrap();
     let p = Params::Positional(vec![Value::Integer(lo + 1), Value::Integer(lo + 10_000)]);
@@ -116,14 +126,12 @@ fn i8(c: &mut Connection) {
     }
 }
 
-/// I8 on SQLite (rusqlite, in memory), for the instruction-count ratio.
 /// I4: 1,000 of the index suite's equality lookups (`b = ?`, about 200
 /// rows each through the index on b) after the same load.
 fn i4(c: &mut Connection) {
-    c.execute_batch(&a_table("a")).unwrap();
-    let mut st = c.prepare(&a_insert("a")).unwrap();
-    load(c, &mut st, a_rows(6, 200_000));
-    c.execute_batch(&a_indexes("a")).unwrap();
+    if !indexed_a(c) {
+        return;
+    }
     let mut q = c.prepare("SELECT id, c FROM a WHERE b = ?").unwrap();
     let rows = measured("1,000 I4 lookups", || {
         (0..1_000i64)
@@ -136,6 +144,7 @@ fn i4(c: &mut Connection) {
     assert!(rows > 100_000, "{rows} rows");
 }
 
+/// I8 on SQLite (rusqlite, in memory), for the instruction-count ratio.
 fn i8_sqlite() {
     let c = rusqlite::Connection::open_in_memory().unwrap();
     c.execute_batch(&a_table("a")).unwrap();

@@ -375,33 +375,39 @@ mod tests {
         assert!(Superblock::decode_page(&page.0, PageId(0)).is_err());
     }
 
+    /// The error opening a superblock page of format `version` whose
+    /// copies carry the checksums `checksum` gives (that format's own).
+    fn older_format_error(version: u32, checksum: impl Fn(&[u8]) -> u32) -> String {
+        let mut page = superblock().encode(PageId(0));
+        for copy in page.0.chunks_mut(SUPERBLOCK_COPY_LEN) {
+            write_u32(copy, SUPERBLOCK_VERSION_OFFSET, version);
+            let sum = checksum(copy);
+            write_u32(copy, CHECKSUM_OFFSET, sum);
+        }
+        Superblock::decode_page(&page.0, PageId(0))
+            .unwrap_err()
+            .to_string()
+    }
+
     /// A format 1 superblock (CRC-32 checksums) is refused by name, not as
     /// damage.
     #[test]
     fn a_format_1_file_is_refused_with_its_version() {
-        let mut page = superblock().encode(PageId(0));
-        for copy in page.0.chunks_mut(SUPERBLOCK_COPY_LEN) {
-            write_u32(copy, SUPERBLOCK_VERSION_OFFSET, 1);
+        let e = older_format_error(1, |copy| {
             let mut h = crc32fast::Hasher::new();
             h.update(&copy[CHECKSUM_LEN..]);
             h.update(&0u64.to_le_bytes());
-            write_u32(copy, CHECKSUM_OFFSET, h.finalize());
-        }
-        let e = Superblock::decode_page(&page.0, PageId(0)).unwrap_err();
-        assert!(e.to_string().contains("format version 1"), "{e}");
+            h.finalize()
+        });
+        assert!(e.contains("format version 1"), "{e}");
     }
+
     /// A format 2 superblock (same checksums, older SQL keys) is refused
     /// by name too.
     #[test]
     fn a_format_2_file_is_refused_with_its_version() {
-        let mut page = superblock().encode(PageId(0));
-        for copy in page.0.chunks_mut(SUPERBLOCK_COPY_LEN) {
-            write_u32(copy, SUPERBLOCK_VERSION_OFFSET, 2);
-            let sum = superblock_copy_checksum(copy, PageId(0));
-            write_u32(copy, CHECKSUM_OFFSET, sum);
-        }
-        let e = Superblock::decode_page(&page.0, PageId(0)).unwrap_err();
-        assert!(e.to_string().contains("format version 2"), "{e}");
-        assert!(e.to_string().contains("older TinyJoin"), "{e}");
+        let e = older_format_error(2, |copy| superblock_copy_checksum(copy, PageId(0)));
+        assert!(e.contains("format version 2"), "{e}");
+        assert!(e.contains("older TinyJoin"), "{e}");
     }
 }
