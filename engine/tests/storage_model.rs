@@ -496,3 +496,51 @@ fn a_page_a_savepoint_brings_back_after_a_spill_keeps_its_checksum() {
         Op::RollbackToSavepoint,
     ]);
 }
+
+/// Removals that refill an underfull leaf from its sibling replace their
+/// separator with the first key of the refilled right half, which may be
+/// far longer than the old one (keys up to 1,024 bytes): the branch above
+/// must split rather than outgrow its page (which once panicked at the
+/// next spill or commit). Short and long keys mixed, removed in random
+/// order, a commit and a full check every few hundred removals.
+#[test]
+fn removal_that_lengthens_a_separator_splits_the_branch() {
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    for seed in 0..12u64 {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let dev = MemoryDevice::new();
+        let store = open(&dev);
+        let mut model = BTreeMap::new();
+        let mut t = store.write().unwrap();
+        t.create_tree("alpha").unwrap();
+        for _ in 0..3_000 {
+            let len = match rng.gen_range(0..2) {
+                0 => rng.gen_range(1..6),
+                _ => rng.gen_range(700..=1024),
+            };
+            let k: Vec<u8> = (0..len).map(|_| rng.gen_range(0..3)).collect();
+            t.insert("alpha", &k, b"v").unwrap();
+            model.insert(k, b"v".to_vec());
+        }
+        t.commit().unwrap();
+        let mut keys: Vec<Vec<u8>> = model.keys().cloned().collect();
+        keys.shuffle(&mut rng);
+        for chunk in keys.chunks(300) {
+            let mut t = store.write().unwrap();
+            for k in chunk {
+                assert!(t.remove("alpha", k).unwrap());
+                model.remove(k);
+            }
+            t.commit().unwrap();
+            let report = store.check().unwrap();
+            assert!(
+                report.problems.is_empty(),
+                "seed {seed}: {:?}",
+                report.problems
+            );
+        }
+        let r = store.read().unwrap();
+        assert_eq!(dump(&r, "alpha"), model, "seed {seed}");
+    }
+}

@@ -357,9 +357,17 @@ pub(crate) fn remove(
     if root.is_none() {
         return Ok(unchanged);
     }
-    let (new_root, old, _, leaf) = remove_rec(st, root, key, 0, fences)?;
+    let (new_root, split, old, _, leaf) = remove_rec(st, root, key, 0, fences)?;
     if old.is_none() {
         return Ok(unchanged);
+    }
+    if let Some((sep, right)) = split {
+        let b = Branch::new(vec![sep], vec![new_root, right]);
+        return Ok(Changed {
+            root: st.alloc_node(Node::Branch(b))?,
+            old,
+            leaf,
+        });
     }
     let node = st.node(new_root)?;
     let collapsed = match &*node {
@@ -384,9 +392,13 @@ pub(crate) fn remove(
     }
 }
 
-/// The node's new page, the removed value, whether the node fell below
-/// the underflow size, and the leaf reported in [`Changed::leaf`].
-type Removed = (PageId, Option<LeafValue>, bool, Option<PageId>);
+/// The node's new page, its split, the removed value, whether the node
+/// fell below the underflow size, and the leaf reported in
+/// [`Changed::leaf`]. A removal can split a branch: refilling an underfull
+/// child from its sibling replaces their separator in the branch with a
+/// key that may be longer (up to `MAX_KEY_LEN`), and the branch may then
+/// no longer fit its page.
+type Removed = (PageId, Split, Option<LeafValue>, bool, Option<PageId>);
 
 fn remove_rec(
     st: &mut dyn NodeStore,
@@ -402,7 +414,7 @@ fn remove_rec(
     let descend = match &*st.node(id)? {
         Node::Leaf(l) => match l.search(key) {
             Ok(i) => Err(i),
-            Err(_) => return Ok((id, None, false, None)),
+            Err(_) => return Ok((id, None, None, false, None)),
         },
         Node::Branch(b) => {
             let ci = b.child_index(key);
@@ -418,26 +430,46 @@ fn remove_rec(
             };
             let old = l.remove(i);
             let underflow = l.encoded_size() < UNDERFLOW_SIZE;
-            Ok((new_id, Some(old), underflow, (!underflow).then_some(new_id)))
+            Ok((
+                new_id,
+                None,
+                Some(old),
+                underflow,
+                (!underflow).then_some(new_id),
+            ))
         }
         Ok((ci, child_id)) => {
-            let (child, old, underflow, leaf) = remove_rec(st, child_id, key, depth + 1, fences)?;
+            let (child, split, old, underflow, leaf) =
+                remove_rec(st, child_id, key, depth + 1, fences)?;
             if old.is_none() {
-                return Ok((id, None, false, None));
+                return Ok((id, None, None, false, None));
             }
             let (new_id, n) = st.make_mut(id)?;
             let Node::Branch(b) = n else {
                 unreachable!("page {new_id:?} was a branch a moment ago")
             };
             b.set_child(ci, child);
+            let child_split = split.is_some();
+            if let Some((sep, right)) = split {
+                b.insert(ci, sep, right);
+            }
             if underflow {
                 rebalance(st, new_id, ci)?;
             }
             let (_, n) = st.make_mut(new_id)?;
-            // A rebalance below moved the ranges of the leaves under this
-            // node; above it, an underflow of this node may move them.
-            let leaf = leaf.filter(|_| !underflow);
-            Ok((new_id, old, n.encoded_size() < UNDERFLOW_SIZE, leaf))
+            let Node::Branch(b) = n else {
+                unreachable!("page {new_id:?} was a branch a moment ago")
+            };
+            if b.encoded_size() > PAGE_SIZE {
+                let (sep, right) = b.split(branch_split_point(b));
+                let right_id = st.alloc_node(Node::Branch(right))?;
+                return Ok((new_id, Some((sep, right_id)), old, false, None));
+            }
+            // A rebalance or split below moved the ranges of the leaves
+            // under this node; above it, an underflow of this node may
+            // move them.
+            let leaf = leaf.filter(|_| !underflow && !child_split);
+            Ok((new_id, None, old, b.encoded_size() < UNDERFLOW_SIZE, leaf))
         }
     }
 }

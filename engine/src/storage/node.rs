@@ -602,13 +602,6 @@ pub enum Node {
 }
 
 impl Node {
-    pub fn encoded_size(&self) -> usize {
-        match self {
-            Node::Leaf(l) => l.encoded_size(),
-            Node::Branch(b) => b.encoded_size(),
-        }
-    }
-
     /// Encodes into `page` (which must be zeroed) and seals it for `id`.
     pub fn encode(&self, page: &mut [u8], id: PageId) {
         match self {
