@@ -56,7 +56,7 @@ impl Pager {
         }
     }
 
-    fn check_poison(&self) -> Result<()> {
+    pub(crate) fn check_poison(&self) -> Result<()> {
         match &self.poisoned {
             Some(e) => Err(Error::Closed(format!(
                 "the database failed earlier and must be reopened ({e})"
@@ -71,11 +71,6 @@ impl Pager {
             self.poisoned = Some(e.clone());
         }
         Err(e)
-    }
-
-    pub(crate) fn device_len(&mut self) -> Result<u64> {
-        self.check_poison()?;
-        self.device.len()
     }
 
     /// Reads one page without verifying it (superblocks carry their own

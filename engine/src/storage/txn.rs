@@ -82,7 +82,9 @@ impl WriteTxn {
         if inner.writer_open {
             return Err(Error::Busy("a write transaction is already open".into()));
         }
-        inner.pager.device_len()?; // fails fast when poisoned
+        // Fails fast when poisoned, without a device call (an OPFS call
+        // per transaction).
+        inner.pager.check_poison()?;
         inner.release_pending();
         inner.writer_open = true;
         let base = inner.sb.clone();
