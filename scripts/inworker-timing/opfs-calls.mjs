@@ -1,0 +1,58 @@
+// What each engine asks of OPFS: a diagnostic tool, not a test (the machine
+// is shared and noisy). In a fresh headless Chromium, one Worker per engine
+// wraps the methods of FileSystemSyncAccessHandle (write, read, flush,
+// getSize, truncate) to count their calls, bytes and time, then runs through
+// the comparison's engine adapters (scripts/compare/web/engines.js): the
+// 200 single-row durable transactions after a 2,000-row bulk insert, and
+// I8's UPDATE of an indexed column over 10,000 rows of the index suite's
+// 200,000-row table (four rounds on fresh id ranges, the first one cold).
+// Engines: TinyJoin (default one-flush commits, and commit: "deferred") and
+// SQLite WASM with WAL + synchronous=NORMAL, the comparison's fastest mode.
+// Needs scripts/build-wasm and the comparison's packages (scripts/setup).
+//
+// Usage: node scripts/inworker-timing/opfs-calls.mjs [--engines=tinyjoin,tinyjoin-deferred,sqlite-wal-normal] [--skip-i8]
+import { join } from "node:path";
+import { COMPARE_DIR, ROOT, launchBrowser, parseArgs, serve } from "../compare/lib/harness.mjs";
+
+const { flags } = parseArgs(process.argv.slice(2), ["engines", "skip-i8"]);
+const SPECS = {
+  tinyjoin: { engine: "tinyjoin" },
+  "tinyjoin-deferred": { engine: "tinyjoin", commit: "deferred" },
+  "sqlite-wal-normal": { engine: "sqlite", journal: "WAL", synchronous: "NORMAL" },
+};
+const engines = String(flags.engines ?? Object.keys(SPECS).join(",")).split(",");
+for (const e of engines) if (!(e in SPECS)) throw new Error(`unknown engine ${e}; known: ${Object.keys(SPECS).join(", ")}`);
+
+const server = await serve({
+  "/pkg/": join(ROOT, "client-ts"),
+  "/h/": join(ROOT, "scripts/inworker-timing"),
+  "/cmp/": join(COMPARE_DIR, "web"),
+  "/nm/": join(COMPARE_DIR, "node_modules"),
+});
+const browser = await launchBrowser("opfs-calls");
+try {
+  const page = await browser.context.newPage();
+  await page.goto(`${server.origin}/h/page.html`);
+  for (const e of engines) {
+    const r = await page.evaluate(
+      ([spec, i8]) =>
+        new Promise((resolve, reject) => {
+          const w = new Worker("/h/opfs-calls-worker.js", { type: "module" });
+          w.onmessage = (ev) => (ev.data.error ? reject(new Error(ev.data.error)) : resolve(ev.data));
+          w.onerror = (ev) => reject(new Error(ev.message));
+          w.postMessage({ spec, i8 });
+        }),
+      [SPECS[e], flags["skip-i8"] === undefined],
+    );
+    console.log(`${e}:`);
+    for (const { label, ms, calls } of r) {
+      const io = Object.entries(calls)
+        .map(([m, c]) => `${m} ${c.n} (${(c.us / 1000).toFixed(1)} ms${c.bytes ? `, ${(c.bytes / 1024).toFixed(0)} KiB` : ""})`)
+        .join(", ");
+      console.log(`  ${label.padEnd(34)} ${ms.toFixed(1).padStart(7)} ms; ${io || "no OPFS calls"}`);
+    }
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
