@@ -1,6 +1,7 @@
 // The timed side of opfs-calls.mjs: one engine, its OPFS calls per workload.
 import { calls } from "./opfs-calls-counter.js";
 import { openEngine } from "/cmp/engines.js";
+import { aRow, load, prng } from "/cmp/workloads.js";
 
 const snapshot = () => JSON.parse(JSON.stringify(calls));
 function since(before) {
@@ -10,32 +11,6 @@ function since(before) {
     if (n > 0) out[m] = { n, us: c.us - before[m].us, bytes: c.bytes - before[m].bytes };
   }
   return out;
-}
-
-/** The comparison's generator (scripts/compare/web/workloads.js). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) % 1_000_000_007;
-  };
-}
-
-/** `n` rows made by row(i) (i from 1) into `cols` of `table`, 200 per INSERT, in one transaction. */
-async function rows(db, table, cols, n, row) {
-  const CHUNK = 200;
-  const one = `(${cols.map(() => "?").join(", ")})`;
-  const stmt = await db.prepare(`INSERT INTO ${table}(${cols.join(", ")}) VALUES ${Array(CHUNK).fill(one).join(", ")}`);
-  await db.tx(async (t) => {
-    for (let s = 1; s <= n; s += CHUNK) {
-      const p = [];
-      for (let i = s; i < s + CHUNK; i++) p.push(...row(i));
-      await t.run(stmt, p);
-    }
-  });
 }
 
 onmessage = async (ev) => {
@@ -50,17 +25,15 @@ onmessage = async (ev) => {
     };
     const db = await openEngine(spec, `opfs-calls-${Date.now()}`);
     await db.exec("CREATE TABLE kv(id INTEGER PRIMARY KEY, k INTEGER NOT NULL, v TEXT NOT NULL)");
-    await rows(db, "kv", ["id", "k", "v"], 2_000, (i) => [i, i % 97, `value-${i}-`.padEnd(48, "v")]);
+    await load(db, "kv", ["id", "k", "v"], 2_000, (i) => [i, i % 97, `value-${i}-`.padEnd(48, "v")]);
     await db.exec("CREATE TABLE log(id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
     const ins = await db.prepare("INSERT INTO log(id, v) VALUES (?, ?)");
     await timed("200 durable transactions", async () => {
       for (let i = 1; i <= 200; i++) await ins.run([i, `entry ${i}`]);
     });
     if (i8) {
-      const E = ["Alpha", "BETA", "gamma", "DeLta"];
-      const r = prng(6);
       await db.exec("CREATE TABLE a(id INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL, d INTEGER NOT NULL, e TEXT NOT NULL)");
-      await rows(db, "a", ["id", "b", "c", "d", "e"], 200_000, (i) => [i, r() % 1000, r() % 1000, r() % 1000, `${E[r() % 4]}${r() % 250}`]);
+      await load(db, "a", ["id", "b", "c", "d", "e"], 200_000, aRow(prng(6)));
       await db.exec("CREATE INDEX a_b ON a(b); CREATE INDEX a_dc ON a(d, c); CREATE INDEX a_le ON a(lower(e))");
       const upd = await db.prepare("UPDATE a SET b = b + 1 WHERE id BETWEEN ? AND ?");
       for (let k = 0; k < 4; k++) {

@@ -16,7 +16,7 @@ export const SCALES = {
   quick: { kv: 2_000, lookups: 200, durable: 20, t: 5_000, s: 200, f: 5_000, u: 10_000, a: 5_000, eqLookups: 100, rangeLookups: 20, compLookups: 20, exprLookups: 20, updRows: 200, delRows: 200, bulkIdx: 2_000, mixed: [25, 100] },
 };
 
-function prng(seed) {
+export function prng(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -30,7 +30,7 @@ function prng(seed) {
 const now = () => performance.now();
 
 /** Loads `count` rows made by rowFn(i) (i from 1) into `table` in one transaction, 200 rows per INSERT. */
-async function load(db, table, cols, count, rowFn) {
+export async function load(db, table, cols, count, rowFn) {
   const CHUNK = 200;
   const one = `(${cols.map(() => "?").join(", ")})`;
   const sqlFor = (k) => `INSERT INTO ${table}(${cols.join(", ")}) VALUES ${Array(k).fill(one).join(", ")}`;
@@ -172,7 +172,7 @@ async function queryFirstAndRepeat(db, _sc, args) {
 
 const A_COLS = ["id", "b", "c", "d", "e"];
 const E_WORDS = ["Alpha", "BETA", "gamma", "DeLta"];
-const aRow = (r) => (i) => [i, r() % 1000, r() % 1000, r() % 1000, `${E_WORDS[r() % 4]}${r() % 250}`];
+export const aRow = (r) => (i) => [i, r() % 1000, r() % 1000, r() % 1000, `${E_WORDS[r() % 4]}${r() % 250}`];
 
 /** The index workloads in order on a fresh table `a`; returns one timing per step. */
 async function indexSuite(db, sc) {
