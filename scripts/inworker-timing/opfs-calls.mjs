@@ -2,7 +2,7 @@
 // is shared and noisy). In a fresh headless Chromium, one Worker per engine
 // wraps the methods of FileSystemSyncAccessHandle (write, read, flush,
 // getSize, truncate) to count their calls, bytes and time, then runs through
-// the comparison's engine adapters (scripts/compare/web/engines.js): the
+// the comparison's engine adapters and workloads (scripts/compare/web): the
 // 200 single-row durable transactions after a 2,000-row bulk insert, and
 // I8's UPDATE of an indexed column over 10,000 rows of the index suite's
 // 200,000-row table (four rounds on fresh id ranges, the first one cold).

@@ -170,7 +170,7 @@ async function queryFirstAndRepeat(db, _sc, args) {
 
 // ---------------------------------------------------------------- index workloads
 
-const A_COLS = ["id", "b", "c", "d", "e"];
+export const A_COLS = ["id", "b", "c", "d", "e"];
 const E_WORDS = ["Alpha", "BETA", "gamma", "DeLta"];
 export const aRow = (r) => (i) => [i, r() % 1000, r() % 1000, r() % 1000, `${E_WORDS[r() % 4]}${r() % 250}`];
 
