@@ -184,6 +184,10 @@ struct Slot {
 
 /// The bytes of an overflow reference: length and first page, u64 each.
 const OVERFLOW_REF_LEN: u32 = 16;
+/// Bytes of an entry's record before its key: klen, vkind and an inline
+/// value's length, or klen, vkind and the overflow reference.
+const INLINE_HEAD: u32 = 5;
+const OVERFLOW_HEAD: u32 = 3 + OVERFLOW_REF_LEN;
 
 const _: () = assert!(std::mem::size_of::<Slot>() == 16);
 
@@ -274,38 +278,14 @@ impl Leaf {
         self.prefixes.push(key_prefix(key));
     }
 
-    /// Copies an entry's bytes into the arena and accounts for its size.
+    /// Copies an entry into the arena as a whole record and accounts for
+    /// its size.
     fn store(&mut self, key: &[u8], value: RawValue<'_>) -> Slot {
-        let key_at = self.data.len() as u32;
-        self.data.extend_from_slice(key);
-        let mut slot = Slot {
-            key_at,
-            key_len: key.len() as u16,
-            overflow: false,
-            value_at: 0,
-            value_len: 0,
-        };
-        self.store_value(&mut slot, value);
+        let slot = write_record(&mut self.data, key.len(), value, |d| {
+            d.extend_from_slice(key)
+        });
         self.size += SLOT_LEN + LEAF_ENTRY_FIXED + key.len() + slot.value_encoded_len();
         slot
-    }
-
-    /// Appends `value` to the arena and points `slot` at it.
-    fn store_value(&mut self, slot: &mut Slot, value: RawValue<'_>) {
-        slot.value_at = self.data.len() as u32;
-        match value {
-            RawValue::Inline(v) => {
-                self.data.extend_from_slice(v);
-                slot.overflow = false;
-                slot.value_len = v.len() as u32;
-            }
-            RawValue::Overflow { len, first } => {
-                self.data.extend_from_slice(&len.to_le_bytes());
-                self.data.extend_from_slice(&first.0.to_le_bytes());
-                slot.overflow = true;
-                slot.value_len = OVERFLOW_REF_LEN;
-            }
-        }
     }
 
     pub fn len(&self) -> usize {
@@ -391,11 +371,14 @@ impl Leaf {
     pub fn replace(&mut self, i: usize, value: LeafValue) -> LeafValue {
         self.own();
         let old = self.value(i).to_owned();
-        let mut slot = self.slots[i];
-        self.garbage += slot.value_len as usize;
-        let old_len = slot.value_encoded_len();
-        self.store_value(&mut slot, value.as_raw());
-        self.size = self.size + slot.value_encoded_len() - old_len;
+        let was = self.slots[i];
+        self.garbage += was.arena_len();
+        // A new record, key copied too: records stay whole (see `Slot::record`).
+        let key = was.key_at as usize..was.key_at as usize + was.key_len as usize;
+        let slot = write_record(&mut self.data, key.len(), value.as_raw(), |d| {
+            d.extend_from_within(key)
+        });
+        self.size = self.size + slot.value_encoded_len() - was.value_encoded_len();
         self.slots[i] = slot;
         self.maybe_compact();
         old
@@ -457,20 +440,61 @@ impl Leaf {
     }
 }
 
-/// A compact arena for `slots`, whose bytes are in `old`: each slot's key
-/// and inline value copied once, the slot pointed at its new place.
+/// A compact arena for `slots`, whose bytes are in `old`: each slot's
+/// record copied once, the slot pointed at its new place.
 fn rebase(slots: &mut [Slot], old: &[u8]) -> Vec<u8> {
     let bytes: usize = slots.iter().map(|s| s.arena_len()).sum();
     let mut data = Vec::with_capacity(bytes + ARENA_SLACK);
     for s in slots {
-        let key_at = data.len() as u32;
-        data.extend_from_slice(s.key(old));
-        s.key_at = key_at;
-        let value_at = data.len() as u32;
-        data.extend_from_slice(s.value_bytes(old));
-        s.value_at = value_at;
+        let r = s.record();
+        let (from, to) = (r.start as u32, data.len() as u32);
+        data.extend_from_slice(&old[r]);
+        s.key_at = s.key_at - from + to;
+        s.value_at = s.value_at - from + to;
     }
     data
+}
+
+/// Appends an entry's record to `data` in the page's entry layout (header,
+/// key, inline value; `key` appends the `klen` key bytes) and returns its
+/// slot, whose [`Slot::record`] is then whole.
+fn write_record(
+    data: &mut Vec<u8>,
+    klen: usize,
+    value: RawValue<'_>,
+    key: impl FnOnce(&mut Vec<u8>),
+) -> Slot {
+    let at = data.len() as u32;
+    let key_len = klen as u16;
+    data.extend_from_slice(&key_len.to_le_bytes());
+    match value {
+        RawValue::Inline(v) => {
+            data.push(0);
+            data.extend_from_slice(&(v.len() as u16).to_le_bytes());
+            key(data);
+            data.extend_from_slice(v);
+            Slot {
+                key_at: at + INLINE_HEAD,
+                key_len,
+                overflow: false,
+                value_at: at + INLINE_HEAD + u32::from(key_len),
+                value_len: v.len() as u32,
+            }
+        }
+        RawValue::Overflow { len, first } => {
+            data.push(1);
+            data.extend_from_slice(&len.to_le_bytes());
+            data.extend_from_slice(&first.0.to_le_bytes());
+            key(data);
+            Slot {
+                key_at: at + OVERFLOW_HEAD,
+                key_len,
+                overflow: true,
+                value_at: at + 3,
+                value_len: OVERFLOW_REF_LEN,
+            }
+        }
+    }
 }
 
 impl Clone for Leaf {
@@ -644,35 +668,25 @@ fn encode_leaf(l: &Leaf, b: &mut [u8]) {
     let start = LEAF_SLOTS_OFFSET + SLOT_LEN * n;
     let (head, body) = b.split_at_mut(start);
     let offsets = head[LEAF_SLOTS_OFFSET..].chunks_exact_mut(SLOT_LEN);
-    // Entries follow the slot array in key order; one bounds check each
-    // (the caller's size bookkeeping guarantees they fit the page).
+    // Entries follow the slot array in key order. Records lying back to
+    // back in the arena (a page's, or entries written one after another)
+    // are copied as one run: `run` is the arena range waiting to be copied
+    // to `body[run_to..]`, and always ends at `at`.
     let mut at = 0;
+    let mut run = 0..0;
+    let mut run_to = 0;
     for (i, off) in (0..n).zip(offsets) {
         off.copy_from_slice(&((start + at) as u16).to_le_bytes());
-        let s = l.slot(i);
-        let key = s.key(&l.data);
-        let value = s.value_bytes(&l.data);
-        if s.overflow {
-            // klen | 1 | len u64 | first u64 | key: the reference's bytes
-            // are already in that order in the arena.
-            let e = &mut body[at..at + 19 + key.len()];
-            e[..2].copy_from_slice(&(key.len() as u16).to_le_bytes());
-            e[2] = 1;
-            e[3..19].copy_from_slice(value);
-            e[19..].copy_from_slice(key);
-            at += e.len();
-        } else {
-            let e = &mut body[at..at + 5 + key.len() + value.len()];
-            let (fixed, rest) = e.split_at_mut(5);
-            fixed[..2].copy_from_slice(&(key.len() as u16).to_le_bytes());
-            fixed[2] = 0;
-            fixed[3..].copy_from_slice(&(value.len() as u16).to_le_bytes());
-            let (k, v) = rest.split_at_mut(key.len());
-            k.copy_from_slice(key);
-            v.copy_from_slice(value);
-            at += e.len();
+        let r = l.slot(i).record();
+        if r.start != run.end {
+            body[run_to..at].copy_from_slice(&l.data[run]);
+            run = r.start..r.start;
+            run_to = at;
         }
+        at += r.len();
+        run.end = r.end;
     }
+    body[run_to..at].copy_from_slice(&l.data[run]);
 }
 
 fn encode_branch(br: &Branch, b: &mut [u8]) {
@@ -807,7 +821,7 @@ fn slot_at(page: &[u8], at: usize, id: PageId) -> Result<Slot> {
                 return Err(corrupt!(id.0, "bad overflow reference"));
             }
             Slot {
-                key_at: at as u32 + 19,
+                key_at: at as u32 + OVERFLOW_HEAD,
                 key_len: klen,
                 overflow: true,
                 value_at: at as u32 + 3,
@@ -837,11 +851,28 @@ impl Slot {
         &data[at..at + self.key_len as usize]
     }
 
-    /// Bytes the slot's key and value (or overflow reference) take in an
-    /// arena.
+    /// Bytes the slot's record takes in an arena: header, key, and value
+    /// or overflow reference.
     #[inline]
     fn arena_len(self) -> usize {
-        self.key_len as usize + self.value_len as usize
+        self.record().len()
+    }
+
+    /// Where the entry's record (`[klen][vkind][vlen | len, first][key][value]`,
+    /// the page's entry layout) lies in the arena. Records are always
+    /// whole: a page's entries are, and a leaf writes every entry as one
+    /// ([`write_record`]) and moves records whole ([`rebase`]), so encoding
+    /// a leaf copies runs of adjacent records at once.
+    #[inline]
+    fn record(self) -> std::ops::Range<usize> {
+        let key_end = self.key_at as usize + self.key_len as usize;
+        if self.overflow {
+            debug_assert_eq!(self.value_at + OVERFLOW_REF_LEN, self.key_at);
+            self.key_at as usize - OVERFLOW_HEAD as usize..key_end
+        } else {
+            debug_assert_eq!(self.value_at as usize, key_end);
+            self.key_at as usize - INLINE_HEAD as usize..key_end + self.value_len as usize
+        }
     }
 
     /// The bytes of the value, or of the overflow reference, in `data`.
@@ -884,7 +915,7 @@ impl Slot {
 fn read_slot(page: &[u8], at: usize) -> Slot {
     let klen = read_u16(page, at);
     if page[at + 2] == 0 {
-        let key_at = at as u32 + 5;
+        let key_at = at as u32 + INLINE_HEAD;
         Slot {
             key_at,
             key_len: klen,
@@ -894,7 +925,7 @@ fn read_slot(page: &[u8], at: usize) -> Slot {
         }
     } else {
         Slot {
-            key_at: at as u32 + 19,
+            key_at: at as u32 + OVERFLOW_HEAD,
             key_len: klen,
             overflow: true,
             value_at: at as u32 + 3,
