@@ -176,15 +176,21 @@ pub(crate) fn insert(
             old,
             leaf,
         }),
-        Some((sep, right)) => {
-            let b = Branch::new(vec![sep], vec![new_root, right]);
-            Ok(Changed {
-                root: st.alloc_node(Node::Branch(b))?,
-                old,
-                leaf,
-            })
-        }
+        Some(split) => Ok(Changed {
+            root: grow_root(st, new_root, split)?,
+            old,
+            leaf,
+        }),
     }
+}
+
+/// A new root over the old one, `left`, and the page its split made.
+fn grow_root(
+    st: &mut dyn NodeStore,
+    left: PageId,
+    (sep, right): (Vec<u8>, PageId),
+) -> Result<PageId> {
+    st.alloc_node(Node::Branch(Branch::new(vec![sep], vec![left, right])))
 }
 
 type Split = Option<(Vec<u8>, PageId)>;
@@ -361,10 +367,9 @@ pub(crate) fn remove(
     if old.is_none() {
         return Ok(unchanged);
     }
-    if let Some((sep, right)) = split {
-        let b = Branch::new(vec![sep], vec![new_root, right]);
+    if let Some(split) = split {
         return Ok(Changed {
-            root: st.alloc_node(Node::Branch(b))?,
+            root: grow_root(st, new_root, split)?,
             old,
             leaf,
         });
