@@ -50,7 +50,9 @@ fn same_value(a: &Value, b: &Value, loose: bool) -> bool {
 fn sort_key(row: &[Value]) -> String {
     row.iter()
         .map(|v| match v {
-            Value::Real(r) => format!("N{:.6e}R", r),
+            // `+ 0.0` turns -0.0 into 0.0: equal values, and which of them
+            // a DISTINCT or GROUP BY keeps depends on row order.
+            Value::Real(r) => format!("N{:.6e}R", r + 0.0),
             Value::Integer(i) => format!("N{:.6e}I", *i as f64),
             other => format!("{other:?}"),
         })

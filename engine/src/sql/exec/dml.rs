@@ -852,6 +852,10 @@ pub(crate) struct UpdatePlan {
     returning_columns: Rc<[String]>,
     scan: Core,
     sets: Vec<BoundSet>,
+    /// A SET value reads tables (a subquery): as in SQLite, each row's new
+    /// values are then computed when that row is written, so they see the
+    /// rows this statement changed before it.
+    sets_read_tables: bool,
 }
 
 impl UpdatePlan {
@@ -877,6 +881,7 @@ impl UpdatePlan {
             returning_columns: returning_columns.into(),
             scan,
             sets,
+            sets_read_tables: up.sets.iter().any(|a| contains_subquery(&a.value)),
         })
     }
 
@@ -891,15 +896,26 @@ impl UpdatePlan {
         opts: DmlOptions,
     ) -> Result<DmlOutcome> {
         let table = &self.writer.table;
-        let planned: Vec<(Row, Row)> = {
+        // The rows to update, found before any is written, each with its
+        // new values unless a SET subquery must see earlier rows' changes.
+        // Uncorrelated subqueries run once per statement, as in SQLite:
+        // their results carry from row to row in `cache`.
+        let mut cache = Default::default();
+        let planned: Vec<(Row, Option<Row>)> = {
             let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
             let rows = matching_rows(&ctx, &self.scan)?;
-            rows.into_iter()
+            let planned = rows
+                .into_iter()
                 .map(|old| {
-                    let new = apply_sets(&ctx, &self.sets, table, &old, &old)?;
+                    let new = match self.sets_read_tables {
+                        true => None,
+                        false => Some(apply_sets(&ctx, &self.sets, table, &old, &old)?),
+                    };
                     Ok((old, new))
                 })
-                .collect::<Result<_>>()?
+                .collect::<Result<_>>()?;
+            cache = ctx.cache.take();
+            planned
         };
         let or = up.or.unwrap_or(ast::ConflictResolution::Abort);
         let mut out = DmlOutcome::new(&self.returning_columns);
@@ -923,9 +939,10 @@ impl UpdatePlan {
             && !moves_rowid
             && self.returning.is_empty()
             && !self.writer.checks_read_tables
+            && !self.sets_read_tables
             && (!opts.foreign_keys || table.foreign_keys.is_empty());
         let mut queue = IndexQueue::default();
-        for (old, new) in planned {
+        for (old, mut new) in planned {
             // The row may have been removed or changed by an earlier
             // REPLACE or cascade: update what is there now.
             let rowid = old[n].to_i64_opt().unwrap_or_default();
@@ -936,13 +953,22 @@ impl UpdatePlan {
                 },
                 false => None,
             };
-            let (old, new) = match current {
+            let old = match current {
                 Some(current) if current != old => {
-                    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-                    let new = apply_sets(&ctx, &self.sets, table, &current, &current)?;
-                    (current, new)
+                    new = None;
+                    current
                 }
-                _ => (old, new),
+                _ => old,
+            };
+            let new = match new {
+                Some(new) => new,
+                None => {
+                    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                    *ctx.cache.borrow_mut() = std::mem::take(&mut cache);
+                    let new = apply_sets(&ctx, &self.sets, table, &old, &old);
+                    cache = ctx.cache.take();
+                    new?
+                }
             };
             let q = if defer { Some(&mut queue) } else { None };
             if let Some(row) = write_update(kv, cat, &self.writer, &old, new, or, params, opts, q)?
