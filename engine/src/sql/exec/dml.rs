@@ -900,8 +900,7 @@ impl UpdatePlan {
         // new values unless a SET subquery must see earlier rows' changes.
         // Uncorrelated subqueries run once per statement, as in SQLite:
         // their results carry from row to row in `cache`.
-        let mut cache = Default::default();
-        let planned: Vec<(Row, Option<Row>)> = {
+        let (planned, mut cache): (Vec<(Row, Option<Row>)>, _) = {
             let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
             let rows = matching_rows(&ctx, &self.scan)?;
             let planned = rows
@@ -914,8 +913,7 @@ impl UpdatePlan {
                     Ok((old, new))
                 })
                 .collect::<Result<_>>()?;
-            cache = ctx.cache.take();
-            planned
+            (planned, ctx.cache.take())
         };
         let or = up.or.unwrap_or(ast::ConflictResolution::Abort);
         let mut out = DmlOutcome::new(&self.returning_columns);
