@@ -790,37 +790,50 @@ fn slot_at(page: &[u8], at: usize, id: PageId) -> Result<Slot> {
     if at + LEAF_ENTRY_FIXED > PAGE_SIZE {
         return Err(past_the_page(id, at, LEAF_ENTRY_FIXED));
     }
-    let klen = read_u16(page, at) as usize;
-    match page[at + 2] {
+    let klen = read_u16(page, at);
+    let slot = match page[at + 2] {
         0 => {
-            let key_at = at + INLINE_HEAD as usize;
-            if key_at > PAGE_SIZE {
+            if at + 5 > PAGE_SIZE {
                 return Err(past_the_page(id, at + 3, 2));
             }
-            let vlen = read_u16(page, at + 3) as usize;
-            if key_at + klen + vlen > PAGE_SIZE {
-                return Err(past_the_page(id, key_at, klen + vlen));
+            let vlen = read_u16(page, at + 3);
+            let key_at = at + 5;
+            if key_at + klen as usize + vlen as usize > PAGE_SIZE {
+                return Err(past_the_page(id, key_at, klen as usize + vlen as usize));
+            }
+            Slot {
+                key_at: key_at as u32,
+                key_len: klen,
+                overflow: false,
+                value_at: (key_at + klen as usize) as u32,
+                value_len: u32::from(vlen),
             }
         }
         1 => {
-            let key_at = at + OVERFLOW_HEAD as usize;
-            if key_at > PAGE_SIZE {
+            if at + 19 > PAGE_SIZE {
                 return Err(past_the_page(id, at + 3, 16));
             }
-            if key_at + klen > PAGE_SIZE {
-                return Err(past_the_page(id, key_at, klen));
+            if at + 19 + klen as usize > PAGE_SIZE {
+                return Err(past_the_page(id, at + 19, klen as usize));
             }
             let (len, first) = (read_u64(page, at + 3), read_u64(page, at + 11));
             if len == 0 || len > MAX_VALUE_LEN || first < FIRST_DATA_PAGE {
                 return Err(corrupt!(id.0, "bad overflow reference"));
             }
+            Slot {
+                key_at: at as u32 + OVERFLOW_HEAD,
+                key_len: klen,
+                overflow: true,
+                value_at: at as u32 + 3,
+                value_len: OVERFLOW_REF_LEN,
+            }
         }
         k => return Err(corrupt!(id.0, "bad value kind {k}")),
-    }
-    if klen > MAX_KEY_LEN {
+    };
+    if klen as usize > MAX_KEY_LEN {
         return Err(corrupt!(id.0, "key of {klen} bytes"));
     }
-    Ok(read_slot(page, at))
+    Ok(slot)
 }
 
 /// [`slice`]'s error: `len` bytes at `at` do not fit the page.
