@@ -1,5 +1,7 @@
 //! Regression tests for SQL bugs found outside the differential suites.
 
+mod common;
+
 use tinyjoin_engine::db::{Database, Params};
 
 /// Bug: `SELECT z= ECT z` (found by the `parse` fuzz target) overflowed the
@@ -145,7 +147,8 @@ fn subqueries_in_checks_and_index_definitions_are_refused_as_in_sqlite() {
 /// the subquery), a UNIQUE one and REPLACE conflicts. Compared with SQLite.
 #[test]
 fn update_set_subqueries_see_the_rows_already_updated() {
-    use tinyjoin_engine::db::Value;
+    use common::{memory_pair, rows, sqlite_rows};
+    use tinyjoin_engine::db::{DbOptions, Value};
     let setups = [
         "CREATE TABLE t(a INTEGER, b)",
         "CREATE TABLE t(a INTEGER, b); CREATE INDEX tb ON t(b)",
@@ -159,12 +162,11 @@ fn update_set_subqueries_see_the_rows_already_updated() {
         "UPDATE OR REPLACE t SET b = (SELECT max(b) FROM t) + 1 WHERE a % 2 = 1",
         "UPDATE t SET b = b + 100 WHERE b IN (SELECT b FROM t WHERE a < 3)",
     ];
+    let fill = "INSERT INTO t VALUES (1, 0), (2, 5), (3, 1), (4, 9), (5, 2)";
     for setup in setups {
         for update in updates {
-            let db = Database::open_in_memory().unwrap();
+            let (db, lite) = memory_pair(DbOptions::default());
             let mut tj = db.connect();
-            let lite = rusqlite::Connection::open_in_memory().unwrap();
-            let fill = "INSERT INTO t VALUES (1, 0), (2, 5), (3, 1), (4, 9), (5, 2)";
             for sql in [setup, fill] {
                 tj.execute_batch(sql).unwrap();
                 lite.execute_batch(sql).unwrap();
@@ -177,26 +179,14 @@ fn update_set_subqueries_see_the_rows_already_updated() {
                 "{setup}; {update}: {ours:?} vs {theirs:?}"
             );
             let read = "SELECT a, b FROM t ORDER BY a";
-            let ours: Vec<(i64, i64)> = tj
-                .execute(read, &Params::None)
-                .unwrap()
-                .rows
-                .iter()
-                .map(|r| match (&r[0], &r[1]) {
-                    (Value::Integer(a), Value::Integer(b)) => (*a, *b),
-                    other => panic!("{other:?}"),
-                })
-                .collect();
-            let mut st = lite.prepare(read).unwrap();
-            let theirs: Vec<(i64, i64)> = st
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .unwrap()
-                .map(|r| r.unwrap())
-                .collect();
-            assert_eq!(ours, theirs, "{setup}; {update}");
-            let check = tj.execute("PRAGMA integrity_check", &Params::None).unwrap();
             assert_eq!(
-                check.rows,
+                rows(&mut tj, read),
+                sqlite_rows(&lite, read),
+                "{setup}; {update}"
+            );
+            let check = rows(&mut tj, "PRAGMA integrity_check");
+            assert_eq!(
+                check,
                 vec![vec![Value::Text("ok".into())]],
                 "{setup}; {update}"
             );
