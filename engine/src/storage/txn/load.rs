@@ -3,12 +3,21 @@
 //!
 //! Inserting sorted keys one by one descends (or hits the leaf hint)
 //! and hashes the tree's name several times per key, and splits a leaf
-//! every few dozen keys. A load instead packs each leaf as full as a page
-//! allows, hands it to the transaction as a new dirty node, and remembers
-//! its first key; when the entries end, the branches above are built the
-//! same way from those first keys, level by level, until one root is
-//! left. Pages come out in key order, so a later scan reads them in
-//! sequence.
+//! every few dozen keys. A load instead fills each leaf to [`LEAF_FILL`]
+//! bytes, hands it to the transaction as a new dirty node, and remembers
+//! its first key; when the entries end, the branches above are built as
+//! full as a page allows from those first keys, level by level, until one
+//! root is left. Pages come out in key order, so a later scan reads them
+//! in sequence.
+//!
+//! Leaves keep a sixteenth of the page free (as InnoDB's sorted index
+//! build does) because an index's later changes land all over it: an
+//! UPDATE of an indexed column removes entries from and adds entries to
+//! the same leaves, seldom exactly as many to each, and a full leaf that
+//! gains one splits into two half-empty ones. Measured on the 10,000-row UPDATE of an indexed column
+//! after CREATE INDEX on 200,000 rows (`profile_writes i8`): full leaves
+//! split 1,787 times, 185 M instructions; with the sixteenth free, no
+//! split, 165 M. The index takes 1/15 more pages.
 //!
 //! Invariants:
 //! 1. Keys are strictly ascending; a key at or below the last one is a
@@ -37,10 +46,15 @@ pub trait SortedSource {
     fn next_entry(&mut self) -> Result<Option<(&[u8], &[u8])>>;
 }
 
+/// The bytes a bulk-built leaf is filled to (an entry larger than that
+/// alone still gets a leaf of its own).
+const LEAF_FILL: usize = PAGE_SIZE - PAGE_SIZE / 16;
+
 impl WriteTxn {
     /// Fills `tree` with `source`'s entries (strictly ascending keys);
-    /// returns how many there were. An empty tree is built bottom-up with
-    /// full pages; any other is inserted into entry by entry.
+    /// returns how many there were. An empty tree is built bottom-up
+    /// (leaves filled to [`LEAF_FILL`]); any other is inserted into entry
+    /// by entry.
     pub fn load_sorted(&mut self, tree: &str, source: &mut dyn SortedSource) -> Result<u64> {
         let meta = self.existing(tree)?;
         if !meta.root.is_none() || meta.len != 0 || self.logging() {
@@ -76,7 +90,8 @@ impl WriteTxn {
         Ok(n)
     }
 
-    /// Packs `source`'s entries into full leaves: each finished one goes
+    /// Packs `source`'s entries into leaves of up to [`LEAF_FILL`] bytes
+    /// (a larger entry gets one of its own): each finished one goes
     /// to `level` (first key, page); the last is left in `leaf`, then
     /// finished too unless empty. Returns the number of entries.
     fn load_leaves(
@@ -100,7 +115,7 @@ impl WriteTxn {
                 last = Some(key.to_vec());
             }
             let stored = self.stored_value(key, value)?;
-            if !leaf.is_empty() && leaf.encoded_size() + leaf_entry_size(key, &stored) > PAGE_SIZE {
+            if !leaf.is_empty() && leaf.encoded_size() + leaf_entry_size(key, &stored) > LEAF_FILL {
                 let full = std::mem::replace(leaf, Leaf::new(Vec::new()));
                 let id = self.alloc_node(Node::Leaf(full))?;
                 level.push((std::mem::take(&mut first), id));
