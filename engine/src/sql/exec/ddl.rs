@@ -362,7 +362,7 @@ pub(crate) fn create_index(
     let mut sorted = {
         let params: Vec<Value> = Vec::new();
         let ctx = ExecCtx::new(&*kv, &params, limit);
-        let mut sorter = KeySorter::new(ctx.budget.clone(), ctx.temp.clone());
+        let mut sorter = KeySorter::new(ctx.budget().clone(), ctx.temp.clone());
         let n = table.columns.len();
         // Only the columns the key and predicate read are decoded, into
         // one reused row.

@@ -65,7 +65,7 @@ mod tests;
 pub(crate) mod window;
 pub(crate) mod write;
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use crate::sql::value::Value;
@@ -84,8 +84,12 @@ pub(crate) struct ExecCtx<'a> {
     pub cache: RefCell<FastMap<usize, Rc<Vec<Vec<Value>>>>>,
     /// Working tables of recursive CTEs, by CTE id.
     pub working: RefCell<FastMap<usize, Rc<Vec<Vec<Value>>>>>,
-    /// What the statement's materialized results may use.
-    pub budget: Rc<Budget>,
+    /// What the statement's materialized results may use: made on first
+    /// use ([`ExecCtx::budget`]), as most contexts (one per row an UPDATE
+    /// writes, for its index keys) never charge anything.
+    budget: OnceCell<Rc<Budget>>,
+    /// The batch limit `budget` is made with.
+    limit: u64,
     /// Scratch for sorts that outgrow their share of the budget.
     pub temp: Option<Rc<spill::TempSpace>>,
 }
@@ -146,7 +150,8 @@ impl<'a> ExecCtx<'a> {
             params,
             cache: RefCell::new(FastMap::default()),
             working: RefCell::new(FastMap::default()),
-            budget: Rc::new(Budget::new(limit)),
+            budget: OnceCell::new(),
+            limit,
             temp: spill::current(),
         }
     }
@@ -154,12 +159,17 @@ impl<'a> ExecCtx<'a> {
     /// Charges `bytes` of materialized intermediate results to the
     /// statement; fails once the total passes the batch limit.
     pub(crate) fn charge(&self, bytes: u64) -> Result<()> {
-        self.budget.charge(bytes)
+        self.budget().charge(bytes)
+    }
+
+    /// The statement's budget (made now if nothing has used it yet).
+    pub(crate) fn budget(&self) -> &Rc<Budget> {
+        self.budget.get_or_init(|| Rc::new(Budget::new(self.limit)))
     }
 
     /// A sorter charging this statement and spilling to its temp space.
     pub(crate) fn sorter(&self, order: spill::SortOrder, keep: Option<usize>) -> spill::Sorter {
-        spill::Sorter::new(order, keep, self.budget.clone(), self.temp.clone())
+        spill::Sorter::new(order, keep, self.budget().clone(), self.temp.clone())
     }
 }
 

@@ -411,12 +411,14 @@ impl ExecCtx<'_> {
                 // one a sort keeps, so the rest of the statement keeps
                 // room), else go back to that path for the rest of this
                 // execution.
-                let mark = self.budget.used();
-                let share = self.budget.memory_share();
+                let mark = self.budget().used();
+                let share = self.budget().memory_share();
                 match self.collect_build(t, used, filters, off..off + w, row, outer) {
-                    Ok(rows) if self.budget.used() - mark <= share => lc.rows = Some(Rc::new(rows)),
+                    Ok(rows) if self.budget().used() - mark <= share => {
+                        lc.rows = Some(Rc::new(rows))
+                    }
                     Ok(_) | Err(Error::BatchLimitExceeded { .. }) => {
-                        self.budget.release(self.budget.used() - mark);
+                        self.budget().release(self.budget().used() - mark);
                         lc.fallen_back = true;
                     }
                     Err(e) => return Err(e),

@@ -327,7 +327,7 @@ impl ExecCtx<'_> {
             // The previous generation is dropped with the working table,
             // which is set only while a step runs.
             self.working.borrow_mut().remove(&cte);
-            self.budget.release(held);
+            self.budget().release(held);
             (frontier, held) = next?;
         }
         Ok(())
