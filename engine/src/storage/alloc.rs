@@ -2,8 +2,9 @@
 //!
 //! The pager's allocator holds only pages that no committed state a reader
 //! or a crash could fall back to still reaches (see `store` for the rules on
-//! when freed pages join it). Allocation prefers the lowest pages, so a file
-//! fills from the front and commits write mostly adjacent pages.
+//! when freed pages join it). A transaction takes pages in runs, preferring
+//! low ones (`WriteTxn::take_page`), so a file fills from the front and
+//! commits write mostly adjacent pages.
 
 use super::format::{Extent, PageId};
 use std::collections::BTreeMap;
@@ -66,6 +67,18 @@ impl FreeSet {
     /// Takes the lowest free page.
     pub(crate) fn take_one(&mut self) -> Option<PageId> {
         let (&s, &l) = self.extents.iter().next()?;
+        self.extents.remove(&s);
+        if l > 1 {
+            self.extents.insert(s + 1, l - 1);
+        }
+        self.pages -= 1;
+        Some(PageId(s))
+    }
+
+    /// Takes the first page of the first run of at least `n` free pages
+    /// that starts at or after page `from`.
+    pub(crate) fn take_run_start(&mut self, n: u64, from: u64) -> Option<PageId> {
+        let (&s, &l) = self.extents.range(from..).find(|(_, &l)| l >= n)?;
         self.extents.remove(&s);
         if l > 1 {
             self.extents.insert(s + 1, l - 1);
@@ -155,5 +168,20 @@ mod tests {
         assert_eq!(f.take_tail(17), None);
         assert_eq!(f.take_tail(12), Some(11));
         assert_eq!(f.len(), 0);
+    }
+
+    #[test]
+    fn takes_the_start_of_the_first_long_enough_run_from_a_page_on() {
+        let mut f = FreeSet::new();
+        f.insert_run(3, 1);
+        f.insert_run(7, 2);
+        f.insert_run(20, 4);
+        f.insert_run(30, 5);
+        assert_eq!(f.take_run_start(3, 0), Some(PageId(20)));
+        assert_eq!(f.extents()[2], Extent { start: 21, len: 3 });
+        assert_eq!(f.take_run_start(4, 21), Some(PageId(30)));
+        assert_eq!(f.take_run_start(5, 25), None);
+        assert_eq!(f.take_run_start(1, 0), Some(PageId(3)));
+        assert_eq!(f.len(), 1 + 2 + 4 + 5 - 3);
     }
 }

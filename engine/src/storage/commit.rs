@@ -249,6 +249,7 @@ fn publish(
         }
     }
     inner.freelist_pages = chain;
+    inner.last_commit_pages = txn.owned.len() as u64;
     inner.sb = sb;
 }
 

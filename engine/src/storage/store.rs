@@ -149,6 +149,9 @@ pub(crate) struct Inner {
     pub writer_open: bool,
     /// Pages of the current on-disk free-list chain.
     pub freelist_pages: Vec<PageId>,
+    /// Pages the last commit wrote: the run the next transaction's
+    /// allocation starts in should hold as many (`WriteTxn::alloc_page`).
+    pub last_commit_pages: u64,
     /// The tree entries looked up in the newest state's catalog, shared by
     /// the snapshots of that state (a state never changes, and each
     /// autocommit read opens a new snapshot of, usually, the same one).
@@ -310,6 +313,7 @@ impl Store {
             snapshots: BTreeMap::new(),
             writer_open: false,
             freelist_pages,
+            last_commit_pages: 1,
             metas: None,
         };
         let store = Store {
