@@ -473,26 +473,14 @@ fn write_record(
             data.extend_from_slice(&(v.len() as u16).to_le_bytes());
             key(data);
             data.extend_from_slice(v);
-            Slot {
-                key_at: at + INLINE_HEAD,
-                key_len,
-                overflow: false,
-                value_at: at + INLINE_HEAD + u32::from(key_len),
-                value_len: v.len() as u32,
-            }
+            Slot::inline(at, key_len, v.len() as u32)
         }
         RawValue::Overflow { len, first } => {
             data.push(1);
             data.extend_from_slice(&len.to_le_bytes());
             data.extend_from_slice(&first.0.to_le_bytes());
             key(data);
-            Slot {
-                key_at: at + OVERFLOW_HEAD,
-                key_len,
-                overflow: true,
-                value_at: at + 3,
-                value_len: OVERFLOW_REF_LEN,
-            }
+            Slot::overflow(at, key_len)
         }
     }
 }
@@ -801,13 +789,7 @@ fn slot_at(page: &[u8], at: usize, id: PageId) -> Result<Slot> {
             if key_at + klen as usize + vlen as usize > PAGE_SIZE {
                 return Err(past_the_page(id, key_at, klen as usize + vlen as usize));
             }
-            Slot {
-                key_at: key_at as u32,
-                key_len: klen,
-                overflow: false,
-                value_at: (key_at + klen as usize) as u32,
-                value_len: u32::from(vlen),
-            }
+            Slot::inline(at as u32, klen, u32::from(vlen))
         }
         1 => {
             if at + 19 > PAGE_SIZE {
@@ -820,13 +802,7 @@ fn slot_at(page: &[u8], at: usize, id: PageId) -> Result<Slot> {
             if len == 0 || len > MAX_VALUE_LEN || first < FIRST_DATA_PAGE {
                 return Err(corrupt!(id.0, "bad overflow reference"));
             }
-            Slot {
-                key_at: at as u32 + OVERFLOW_HEAD,
-                key_len: klen,
-                overflow: true,
-                value_at: at as u32 + 3,
-                value_len: OVERFLOW_REF_LEN,
-            }
+            Slot::overflow(at as u32, klen)
         }
         k => return Err(corrupt!(id.0, "bad value kind {k}")),
     };
@@ -844,6 +820,31 @@ fn past_the_page(id: PageId, at: usize, len: usize) -> Error {
 }
 
 impl Slot {
+    /// The slot of an inline-value record starting at `at`.
+    #[inline(always)]
+    fn inline(at: u32, key_len: u16, value_len: u32) -> Slot {
+        let key_at = at + INLINE_HEAD;
+        Slot {
+            key_at,
+            key_len,
+            overflow: false,
+            value_at: key_at + u32::from(key_len),
+            value_len,
+        }
+    }
+
+    /// The slot of an overflow-value record starting at `at`.
+    #[inline(always)]
+    fn overflow(at: u32, key_len: u16) -> Slot {
+        Slot {
+            key_at: at + OVERFLOW_HEAD,
+            key_len,
+            overflow: true,
+            value_at: at + 3,
+            value_len: OVERFLOW_REF_LEN,
+        }
+    }
+
     /// The key this slot addresses in `data` (its leaf's arena or page).
     #[inline]
     fn key(self, data: &[u8]) -> &[u8] {
@@ -915,22 +916,9 @@ impl Slot {
 fn read_slot(page: &[u8], at: usize) -> Slot {
     let klen = read_u16(page, at);
     if page[at + 2] == 0 {
-        let key_at = at as u32 + INLINE_HEAD;
-        Slot {
-            key_at,
-            key_len: klen,
-            overflow: false,
-            value_at: key_at + u32::from(klen),
-            value_len: u32::from(read_u16(page, at + 3)),
-        }
+        Slot::inline(at as u32, klen, u32::from(read_u16(page, at + 3)))
     } else {
-        Slot {
-            key_at: at as u32 + OVERFLOW_HEAD,
-            key_len: klen,
-            overflow: true,
-            value_at: at as u32 + 3,
-            value_len: OVERFLOW_REF_LEN,
-        }
+        Slot::overflow(at as u32, klen)
     }
 }
 

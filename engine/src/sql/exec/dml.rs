@@ -940,9 +940,10 @@ impl UpdatePlan {
             && !self.sets_read_tables
             && (!opts.foreign_keys || table.foreign_keys.is_empty());
         let mut queue = IndexQueue::default();
-        for (old, mut new) in planned {
+        for (old, planned_new) in planned {
             // The row may have been removed or changed by an earlier
-            // REPLACE or cascade: update what is there now.
+            // REPLACE or cascade: update what is there now, with new
+            // values computed from it.
             let rowid = old[n].to_i64_opt().unwrap_or_default();
             let current = match may_change {
                 true => match self.writer.read(&*kv, rowid)? {
@@ -951,12 +952,9 @@ impl UpdatePlan {
                 },
                 false => None,
             };
-            let old = match current {
-                Some(current) if current != old => {
-                    new = None;
-                    current
-                }
-                _ => old,
+            let (old, new) = match (current, planned_new) {
+                (Some(current), _) if current != old => (current, None),
+                (_, planned) => (old, planned),
             };
             let new = match new {
                 Some(new) => new,

@@ -53,8 +53,8 @@ const LEAF_FILL: usize = PAGE_SIZE - PAGE_SIZE / 16;
 impl WriteTxn {
     /// Fills `tree` with `source`'s entries (strictly ascending keys);
     /// returns how many there were. An empty tree is built bottom-up
-    /// (leaves filled to [`LEAF_FILL`]); any other is inserted into entry
-    /// by entry.
+    /// (leaves filled to 15/16 of a page); any other is inserted into
+    /// entry by entry.
     pub fn load_sorted(&mut self, tree: &str, source: &mut dyn SortedSource) -> Result<u64> {
         let meta = self.existing(tree)?;
         if !meta.root.is_none() || meta.len != 0 || self.logging() {
