@@ -488,7 +488,7 @@ impl WriteTxn {
     /// once (at most [`MAX_RUN_WANT`]), and the commits then take two runs
     /// in turn ({9,10,11}, then {3,4,5}, then {6,7,8}, ...). With more pages
     /// free and none in a long enough run, the lowest ones are taken, as
-    /// before: the file grows only while fewer than 2 x `MAX_RUN_WANT`
+    /// before: the file grows only while at most 2 x `MAX_RUN_WANT`
     /// pages are free.
     fn take_page(&mut self) -> PageId {
         match self.next_page {
