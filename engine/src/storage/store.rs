@@ -150,7 +150,7 @@ pub(crate) struct Inner {
     /// Pages of the current on-disk free-list chain.
     pub freelist_pages: Vec<PageId>,
     /// Pages the last commit wrote: the run the next transaction's
-    /// allocation starts in should hold as many (`WriteTxn::alloc_page`).
+    /// allocation starts in should hold as many (`WriteTxn::take_page`).
     pub last_commit_pages: u64,
     /// The tree entries looked up in the newest state's catalog, shared by
     /// the snapshots of that state (a state never changes, and each

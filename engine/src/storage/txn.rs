@@ -32,7 +32,7 @@ pub use load::SortedSource;
 const WRITE_BATCH_PAGES: usize = 64;
 
 /// The longest free run a transaction's first allocation looks for
-/// (`WriteTxn::take_free_page`).
+/// (`WriteTxn::take_page`).
 const MAX_RUN_WANT: u64 = 32;
 
 /// A page allocated by this transaction.
@@ -67,9 +67,9 @@ pub struct WriteTxn {
     pub(crate) limbo: Vec<(PageId, Owned)>,
     pub(crate) page_count: u64,
     /// Where the next allocation looks first: the page after the last one
-    /// taken from the free set (see `alloc_page`).
+    /// taken from the free set (see `take_page`).
     next_page: Option<u64>,
-    /// The free run length `alloc_page` looks for when `next_page` is not
+    /// The free run length `take_page` looks for when `next_page` is not
     /// free; 0 once no run that long is left.
     run_want: u64,
     /// `next_page` is the next new page at the end of the file.
