@@ -66,13 +66,7 @@ impl FreeSet {
 
     /// Takes the lowest free page.
     pub(crate) fn take_one(&mut self) -> Option<PageId> {
-        let (&s, &l) = self.extents.iter().next()?;
-        self.extents.remove(&s);
-        if l > 1 {
-            self.extents.insert(s + 1, l - 1);
-        }
-        self.pages -= 1;
-        Some(PageId(s))
+        self.take_run_start(1, 0)
     }
 
     /// Takes the first page of the first run of at least `n` free pages

@@ -507,6 +507,7 @@ impl WriteTxn {
 
     /// The first page of a new run (see [`WriteTxn::take_page`]).
     fn start_run(&mut self) -> PageId {
+        self.appending = false;
         if self.run_want > 1 {
             // Runs before the last one started only shrank since.
             let from = self.next_page.unwrap_or(0);
@@ -521,7 +522,6 @@ impl WriteTxn {
                 return self.new_page();
             }
         }
-        self.appending = false;
         match self.free.take_one() {
             Some(p) => p,
             None => self.new_page(),
