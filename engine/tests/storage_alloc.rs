@@ -6,13 +6,11 @@ use tinyjoin_engine::storage::{
     CommitMode, CrashMode, DeviceCall, FaultDevice, FaultHandle, Store, StoreOptions, TreeRead,
 };
 
+mod storage_common;
+
+/// One single-entry commit into tree `t`.
 fn commit_one(store: &Store, k: u32) {
-    let mut t = store.write().unwrap();
-    if !t.tree_exists("t").unwrap() {
-        t.create_tree("t").unwrap();
-    }
-    t.insert("t", &k.to_be_bytes(), &[7; 40]).unwrap();
-    t.commit().unwrap();
+    storage_common::put(store, k, &[7; 40]);
 }
 
 /// The writes of each of `n` single-entry commits after the first `n`.

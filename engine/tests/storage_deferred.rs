@@ -3,6 +3,10 @@
 //! freed before a sync are reused only after it. The crash tests at every
 //! call are in storage_crash.rs.
 
+mod storage_common;
+
+use storage_common::put;
+
 use tinyjoin_engine::storage::{
     CommitMode, CrashMode, DeviceCall, FaultDevice, FaultHandle, MemoryDevice, Store, StoreOptions,
     TreeRead, DEFERRED_HELD_LIMIT,
@@ -13,15 +17,6 @@ fn opts() -> StoreOptions {
         commit: CommitMode::Deferred,
         ..StoreOptions::default()
     }
-}
-
-fn put(store: &Store, k: u32, v: &[u8]) {
-    let mut t = store.write().unwrap();
-    if !t.tree_exists("t").unwrap() {
-        t.create_tree("t").unwrap();
-    }
-    t.insert("t", &k.to_be_bytes(), v).unwrap();
-    t.commit().unwrap();
 }
 
 /// A deferred store on a fault device holding keys `0..n` (one commit

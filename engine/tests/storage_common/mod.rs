@@ -1,6 +1,7 @@
-//! Helpers shared by the storage tests that build trees with
-//! `load_sorted` and read them back (`storage_crash.rs`, `storage_load.rs`).
-//! Each includes this module with `mod storage_common;`.
+//! Helpers shared by the storage tests (`storage_crash.rs`,
+//! `storage_load.rs`, `storage_deferred.rs`, `storage_alloc.rs`). Each
+//! includes this module with `mod storage_common;` and uses some of it.
+#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -16,6 +17,17 @@ impl SortedSource for Entries<'_> {
     fn next_entry(&mut self) -> tinyjoin_engine::Result<Option<(&[u8], &[u8])>> {
         Ok(self.0.next().map(|(k, v)| (k.as_slice(), v.as_slice())))
     }
+}
+
+/// Puts `k` (big-endian) with value `v` into tree `t`, creating it if
+/// needed, in a transaction of its own.
+pub fn put(store: &Store, k: u32, v: &[u8]) {
+    let mut t = store.write().unwrap();
+    if !t.tree_exists("t").unwrap() {
+        t.create_tree("t").unwrap();
+    }
+    t.insert("t", &k.to_be_bytes(), v).unwrap();
+    t.commit().unwrap();
 }
 
 /// Everything tree `t` holds in the store's newest commit.
