@@ -320,10 +320,9 @@ impl InsertPlan {
         let table = &self.writer.table;
         let n = table.columns.len();
         let targets = &self.targets;
-        let mut source = {
-            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-            source_rows(&ctx, &self.source)?
-        };
+        let mut source = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+            source_rows(ctx, &self.source)
+        })?;
         let mut out = DmlOutcome::new(&self.returning_columns);
         while let Some(values) = source.next_row()? {
             if !values.is_empty() && values.len() != targets.len() {
@@ -368,8 +367,10 @@ impl InsertPlan {
                 out.changes += 1;
                 out.last_rowid = row[n].to_i64_opt();
                 if !self.returning.is_empty() {
-                    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-                    out.returning.push(eval_row(&ctx, &self.returning, &row)?);
+                    let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                        eval_row(ctx, &self.returning, &row)
+                    })?;
+                    out.returning.push(r);
                 }
             }
         }
@@ -501,23 +502,16 @@ fn insert_one(
         row[a] = Value::Integer(rowid);
     }
     let or = ins.or.unwrap_or(ast::ConflictResolution::Abort);
-    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-    if let Err(e) = w.check_row(&ctx, &row) {
-        if or == ast::ConflictResolution::Ignore {
-            return Ok(None);
-        }
-        if let (
-            Error::Constraint {
-                kind: ConstraintKind::NotNull,
-                ..
-            },
-            ast::ConflictResolution::Replace,
-        ) = (&e, or)
-        {
-            return Err(e);
-        }
-        return Err(e);
-    }
+    // A failed NOT NULL or CHECK ends the statement even under REPLACE;
+    // OR IGNORE skips the row.
+    let index_vals = match ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+        w.check_row(ctx, &row)
+            .map(|()| w.all_index_values(ctx, &row))
+    }) {
+        Ok(vals) => vals?,
+        Err(_) if or == ast::ConflictResolution::Ignore => return Ok(None),
+        Err(e) => return Err(e),
+    };
     // The rowid needs no probe when it is new (max + 1), nor when a
     // conflict on it can only fail the statement and no UNIQUE index
     // could conflict first: writing the row then reports it.
@@ -531,8 +525,6 @@ fn insert_one(
         && ins.upsert.is_empty()
         && !w.has_unique();
     let probe_rowid = explicit.is_some() && !late_rowid_check;
-    let index_vals = w.all_index_values(&ctx, &row)?;
-    drop(ctx);
     let conflicts = w.find_conflicts(&*kv, &index_vals, rowid, None, probe_rowid)?;
     if let Some(c) = conflicts.first() {
         if let Some(up) = ins.upsert.iter().find(|u| upsert_matches(u, w, c)) {
@@ -773,18 +765,19 @@ fn write_update(
     if let Some(a) = table.rowid_alias {
         new[a] = Value::Integer(new_id);
     }
-    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-    match w.check_row(&ctx, &new) {
-        Ok(()) => {}
-        Err(_) if or == ast::ConflictResolution::Ignore => return Ok(None),
-        Err(e) => return Err(e),
-    }
     // Indexes whose inputs the update leaves identical keep their entries:
     // no key to compute, no conflict to look for.
     let changed = w.changed_indexes(old, &new);
-    let old_vals = w.changed_index_values(&ctx, old, &changed)?;
-    let new_vals = w.changed_index_values(&ctx, &new, &changed)?;
-    drop(ctx);
+    let (old_vals, new_vals) = match ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+        w.check_row(ctx, &new).map(|()| {
+            let old_vals = w.changed_index_values(ctx, old, &changed)?;
+            Ok::<_, Error>((old_vals, w.changed_index_values(ctx, &new, &changed)?))
+        })
+    }) {
+        Ok(vals) => vals?,
+        Err(_) if or == ast::ConflictResolution::Ignore => return Ok(None),
+        Err(e) => return Err(e),
+    };
     let conflicts = w.find_conflicts(&*kv, &new_vals, new_id, Some(old_id), true)?;
     if let Some(c) = conflicts.first() {
         match or {
@@ -838,10 +831,9 @@ fn delete_row(
     if opts.foreign_keys && w.referenced {
         super::fk::on_parent_delete(kv, cat, &w.table, row, params, opts)?;
     }
-    let vals = {
-        let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-        w.all_index_values(&ctx, row)?
-    };
+    let vals = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+        w.all_index_values(ctx, row)
+    })?;
     w.delete(kv, &vals, rowid)
 }
 
@@ -900,21 +892,20 @@ impl UpdatePlan {
         // new values unless a SET subquery must see earlier rows' changes.
         // Uncorrelated subqueries run once per statement, as in SQLite:
         // their results carry from row to row in `cache`.
-        let (planned, mut cache): (Vec<(Row, Option<Row>)>, _) = {
-            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-            let rows = matching_rows(&ctx, &self.scan)?;
-            let planned = rows
+        let (planned, mut cache) = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+            let rows = matching_rows(ctx, &self.scan)?;
+            let planned: Vec<(Row, Option<Row>)> = rows
                 .into_iter()
                 .map(|old| {
                     let new = match self.sets_read_tables {
                         true => None,
-                        false => Some(apply_sets(&ctx, &self.sets, table, &old, &old)?),
+                        false => Some(apply_sets(ctx, &self.sets, table, &old, &old)?),
                     };
                     Ok((old, new))
                 })
                 .collect::<Result<_>>()?;
-            (planned, ctx.cache.take())
-        };
+            Ok::<_, Error>((planned, ctx.cache.take()))
+        })?;
         let or = up.or.unwrap_or(ast::ConflictResolution::Abort);
         let mut out = DmlOutcome::new(&self.returning_columns);
         let n = table.columns.len();
@@ -958,21 +949,22 @@ impl UpdatePlan {
             };
             let new = match new {
                 Some(new) => new,
-                None => {
-                    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+                None => ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
                     *ctx.cache.borrow_mut() = std::mem::take(&mut cache);
-                    let new = apply_sets(&ctx, &self.sets, table, &old, &old);
+                    let new = apply_sets(ctx, &self.sets, table, &old, &old);
                     cache = ctx.cache.take();
-                    new?
-                }
+                    new
+                })?,
             };
             let q = if defer { Some(&mut queue) } else { None };
             if let Some(row) = write_update(kv, cat, &self.writer, &old, new, or, params, opts, q)?
             {
                 out.changes += 1;
                 if !self.returning.is_empty() {
-                    let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-                    out.returning.push(eval_row(&ctx, &self.returning, &row)?);
+                    let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                        eval_row(ctx, &self.returning, &row)
+                    })?;
+                    out.returning.push(r);
                 }
             }
         }
@@ -1017,10 +1009,9 @@ impl DeletePlan {
         params: &[Value],
         opts: DmlOptions,
     ) -> Result<DmlOutcome> {
-        let rows = {
-            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-            matching_rows(&ctx, &self.scan)?
-        };
+        let rows = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+            matching_rows(ctx, &self.scan)
+        })?;
         let mut out = DmlOutcome::new(&self.returning_columns);
         let n = self.writer.table.columns.len();
         // Only a foreign key action can change a row this statement has
@@ -1039,8 +1030,10 @@ impl DeletePlan {
                 false => None,
             };
             if !self.returning.is_empty() {
-                let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-                out.returning.push(eval_row(&ctx, &self.returning, &row)?);
+                let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                    eval_row(ctx, &self.returning, &row)
+                })?;
+                out.returning.push(r);
             }
             match current.as_ref() {
                 Some(current) => delete_row(kv, cat, &self.writer, current, params, opts)?,
@@ -1048,10 +1041,9 @@ impl DeletePlan {
                     // No foreign key action can look at the indexes while
                     // the statement runs: their entries go in key order
                     // (a single row's go at once, nothing to order).
-                    let vals = {
-                        let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-                        self.writer.all_index_values(&ctx, &row)?
-                    };
+                    let vals = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                        self.writer.all_index_values(ctx, &row)
+                    })?;
                     match single {
                         true => self.writer.delete(kv, &vals, rowid)?,
                         false => self.writer.delete_deferred(kv, &vals, rowid, &mut queue)?,

@@ -236,8 +236,7 @@ pub(crate) fn execute(
     let mut out = Output::default();
     match (&plan.kind, stmt) {
         (PlanKind::Query(q), _) => {
-            let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
-            out.rows = ctx.run_result(q)?;
+            out.rows = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| ctx.run_result(q))?;
             out.columns = q.columns.clone();
         }
         (PlanKind::Explain(rows), _) => {
