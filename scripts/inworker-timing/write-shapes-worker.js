@@ -1,6 +1,7 @@
 // The Worker side of write-shapes.mjs: times `n` commits of each shape
 // (the writes listed, then one flush) on an OPFS sync access handle, over
-// `rounds` interleaved rounds; replies with microseconds per commit.
+// `rounds` interleaved rounds; replies with microseconds per commit. With
+// `flush` false, no flush follows the writes (what a deferred commit pays).
 const PAGE = 4096;
 const pages = (k) => new Uint8Array(PAGE * k).fill(7);
 
@@ -26,7 +27,7 @@ const SHAPES = {
 };
 
 onmessage = async (ev) => {
-  const { n, rounds } = ev.data;
+  const { n, rounds, flush } = ev.data;
   try {
     const root = await navigator.storage.getDirectory();
     const fh = await root.getFileHandle("write-shapes.bin", { create: true });
@@ -40,7 +41,7 @@ onmessage = async (ev) => {
         const t0 = performance.now();
         for (let i = 0; i < n; i++) {
           shape(h, i);
-          h.flush();
+          if (flush) h.flush();
         }
         samples[name].push(((performance.now() - t0) * 1000) / n);
       }
