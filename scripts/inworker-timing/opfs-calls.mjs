@@ -12,7 +12,7 @@
 //
 // Usage: node scripts/inworker-timing/opfs-calls.mjs [--engines=tinyjoin,tinyjoin-deferred,sqlite-wal-normal] [--skip-i8]
 import { join } from "node:path";
-import { COMPARE_DIR, ROOT, launchBrowser, parseArgs, serve } from "../compare/lib/harness.mjs";
+import { COMPARE_DIR, ROOT, ensureCompareDeps, launchBrowser, parseArgs, serve } from "../compare/lib/harness.mjs";
 
 const { flags } = parseArgs(process.argv.slice(2), ["engines", "skip-i8"]);
 const SPECS = {
@@ -22,6 +22,8 @@ const SPECS = {
 };
 const engines = String(flags.engines ?? Object.keys(SPECS).join(",")).split(",");
 for (const e of engines) if (!(e in SPECS)) throw new Error(`unknown engine ${e}; known: ${Object.keys(SPECS).join(", ")}`);
+// SQLite WASM comes from scripts/compare's own packages, installed on first use.
+if (engines.some((e) => SPECS[e].engine === "sqlite")) ensureCompareDeps();
 
 const server = await serve({
   "/pkg/": join(ROOT, "client-ts"),
