@@ -502,8 +502,8 @@ fn insert_one(
         row[a] = Value::Integer(rowid);
     }
     let or = ins.or.unwrap_or(ast::ConflictResolution::Abort);
-    // A failed NOT NULL or CHECK ends the statement even under REPLACE;
-    // OR IGNORE skips the row.
+    // A row failing NOT NULL or CHECK here is skipped under OR IGNORE and
+    // fails the statement under every other resolution, REPLACE included.
     let index_vals = match ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
         w.check_row(ctx, &row)
             .map(|()| w.all_index_values(ctx, &row))
