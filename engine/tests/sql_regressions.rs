@@ -193,3 +193,74 @@ fn update_set_subqueries_see_the_rows_already_updated() {
         }
     }
 }
+
+/// Bug: a constraint's own `ON CONFLICT` clause (`UNIQUE ON CONFLICT
+/// REPLACE`, `NOT NULL ON CONFLICT IGNORE`, `INTEGER PRIMARY KEY ON
+/// CONFLICT IGNORE`, the table constraints' too) was parsed and ignored,
+/// so every such conflict failed as under ABORT; and REPLACE on a NOT NULL
+/// column failed instead of writing the column's DEFAULT. Each statement
+/// below runs on both engines from the same rows: both must succeed or
+/// both fail, and leave the same rows.
+#[test]
+fn constraint_conflict_clauses_and_replace_on_not_null_resolve_as_in_sqlite() {
+    use common::{memory_pair, rows, sqlite_rows};
+    use tinyjoin_engine::db::{DbOptions, Value};
+    let setups = [
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT REPLACE, c NOT NULL DEFAULT 7)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY ON CONFLICT IGNORE, b UNIQUE, c NOT NULL ON CONFLICT REPLACE DEFAULT 7)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY ON CONFLICT REPLACE, b UNIQUE ON CONFLICT IGNORE, c NOT NULL ON CONFLICT IGNORE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b, c NOT NULL ON CONFLICT REPLACE, UNIQUE(b, c) ON CONFLICT REPLACE)",
+        "CREATE TABLE t(a INT, b, c NOT NULL ON CONFLICT ABORT DEFAULT 1, PRIMARY KEY(a) ON CONFLICT REPLACE, UNIQUE(b) ON CONFLICT IGNORE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT REPLACE, c UNIQUE ON CONFLICT ABORT DEFAULT 0)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT IGNORE, c NOT NULL DEFAULT 3 CHECK (c < 100))",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT REPLACE, c NOT NULL DEFAULT 7); CREATE INDEX tc ON t(c)",
+    ];
+    let fill = "INSERT INTO t(a, b, c) VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3)";
+    let statements = [
+        "INSERT INTO t(a, b, c) VALUES (4, 10, 4)",
+        "INSERT INTO t(a, b, c) VALUES (2, 40, 4)",
+        "INSERT INTO t(a, b, c) VALUES (5, 50, NULL)",
+        "INSERT INTO t(a, b, c) VALUES (4, 20, 2), (5, 30, NULL), (6, 60, 6)",
+        "INSERT OR REPLACE INTO t(a, b, c) VALUES (5, 50, NULL)",
+        "INSERT OR IGNORE INTO t(a, b, c) VALUES (1, 20, NULL), (7, 70, 7)",
+        "INSERT OR ABORT INTO t(a, b, c) VALUES (8, 10, 8)",
+        "INSERT INTO t(a, b, c) VALUES (1, 10, 1) ON CONFLICT DO NOTHING",
+        "INSERT INTO t(a, b, c) SELECT a + 10, b, c FROM t",
+        "UPDATE t SET b = 10 WHERE a = 2",
+        "UPDATE t SET c = NULL WHERE a >= 2",
+        "UPDATE OR REPLACE t SET c = NULL WHERE a = 3",
+        "UPDATE OR IGNORE t SET b = 30, c = NULL WHERE a < 3",
+        "UPDATE t SET a = 3 WHERE a = 1",
+        "UPDATE t SET c = 200 WHERE a = 1",
+        "INSERT OR REPLACE INTO t(a, b, c) VALUES (9, 90, 500)",
+    ];
+    for setup in setups {
+        for sql in statements {
+            let (db, lite) = memory_pair(DbOptions::default());
+            let mut tj = db.connect();
+            for s in [setup, fill] {
+                tj.execute_batch(s).unwrap();
+                lite.execute_batch(s).unwrap();
+            }
+            let ours = tj.execute_batch(sql).map(|_| ());
+            let theirs = lite.execute_batch(sql);
+            assert_eq!(
+                ours.is_ok(),
+                theirs.is_ok(),
+                "{setup}; {sql}: {ours:?} vs {theirs:?}"
+            );
+            let read = "SELECT a, b, c FROM t ORDER BY a";
+            assert_eq!(
+                rows(&mut tj, read),
+                sqlite_rows(&lite, read),
+                "{setup}; {sql}"
+            );
+            let check = rows(&mut tj, "PRAGMA integrity_check");
+            assert_eq!(
+                check,
+                vec![vec![Value::Text("ok".into())]],
+                "{setup}; {sql}"
+            );
+        }
+    }
+}

@@ -65,6 +65,9 @@ pub(crate) struct Column {
     pub decl_type: String,
     pub affinity: Affinity,
     pub not_null: bool,
+    /// The NOT NULL constraint's own `ON CONFLICT` algorithm, used when
+    /// the statement names none.
+    pub not_null_conflict: Option<ast::ConflictResolution>,
     pub default: Option<ast::Expr>,
     pub collation: Collation,
     /// Part of the PRIMARY KEY.
@@ -90,6 +93,9 @@ pub(crate) struct Table {
     pub columns: Vec<Column>,
     /// The INTEGER PRIMARY KEY column, an alias of the rowid.
     pub rowid_alias: Option<usize>,
+    /// That PRIMARY KEY's `ON CONFLICT` algorithm, used when the statement
+    /// names none.
+    pub rowid_conflict: Option<ast::ConflictResolution>,
     pub autoincrement: bool,
     /// CHECK constraints: (constraint name, expression).
     pub checks: Vec<(Option<String>, ast::Expr)>,
@@ -140,6 +146,9 @@ pub(crate) struct Index {
     /// The partial-index predicate.
     pub predicate: Option<ast::Expr>,
     pub origin: IndexOrigin,
+    /// The `ON CONFLICT` algorithm of the UNIQUE or PRIMARY KEY constraint
+    /// behind an automatic index, used when the statement names none.
+    pub on_conflict: Option<ast::ConflictResolution>,
     pub tree: String,
     /// The CREATE INDEX text; `None` for automatic indexes.
     pub sql: Option<String>,
@@ -253,6 +262,7 @@ pub(crate) fn table_from_ast(
         name: name.to_string(),
         columns: Vec::new(),
         rowid_alias: None,
+        rowid_conflict: None,
         autoincrement: false,
         checks: Vec::new(),
         foreign_keys: Vec::new(),
@@ -274,7 +284,7 @@ pub(crate) fn table_from_ast(
     }
     if unique_sets
         .iter()
-        .filter(|(_, o)| *o == IndexOrigin::PrimaryKey)
+        .filter(|(_, o, _)| *o == IndexOrigin::PrimaryKey)
         .count()
         > 1
     {
@@ -282,11 +292,12 @@ pub(crate) fn table_from_ast(
     }
     let mut indexes = Vec::new();
     let mut seq = 0;
-    for (cols, origin) in unique_sets {
+    for (cols, origin, on_conflict) in unique_sets {
         if origin == IndexOrigin::PrimaryKey && cols.len() == 1 {
             let (c, desc, _) = &cols[0];
             if table.columns[*c].decl_type.eq_ignore_ascii_case("INTEGER") && !desc {
                 table.rowid_alias = Some(*c);
+                table.rowid_conflict = on_conflict;
                 continue;
             }
         }
@@ -318,6 +329,7 @@ pub(crate) fn table_from_ast(
             unique: true,
             predicate: None,
             origin,
+            on_conflict,
             tree: catalog.new_tree_name("i"),
             sql: None,
         });
@@ -343,7 +355,13 @@ pub(crate) fn column_expr(name: &str) -> ast::Expr {
     }
 }
 
-type UniqueSets = Vec<(Vec<(usize, bool, Option<String>)>, IndexOrigin)>;
+/// Each uniqueness constraint's (column, descending, collation) list,
+/// origin and `ON CONFLICT` algorithm.
+type UniqueSets = Vec<(
+    Vec<(usize, bool, Option<String>)>,
+    IndexOrigin,
+    Option<ast::ConflictResolution>,
+)>;
 
 fn column_from_ast(
     def: &ast::ColumnDef,
@@ -361,6 +379,7 @@ fn column_from_ast(
         affinity: Affinity::from_declared_type(&decl_type),
         decl_type,
         not_null: false,
+        not_null_conflict: None,
         default: None,
         collation: Collation::Binary,
         primary_key: false,
@@ -370,19 +389,23 @@ fn column_from_ast(
             ast::ColumnConstraintKind::PrimaryKey {
                 order,
                 autoincrement,
-                ..
+                conflict,
             } => {
                 column.primary_key = true;
                 table.autoincrement |= *autoincrement;
                 unique_sets.push((
                     vec![(col_no, *order == Some(ast::SortOrder::Desc), None)],
                     IndexOrigin::PrimaryKey,
+                    *conflict,
                 ));
             }
-            ast::ColumnConstraintKind::NotNull { .. } => column.not_null = true,
+            ast::ColumnConstraintKind::NotNull { conflict } => {
+                column.not_null = true;
+                column.not_null_conflict = *conflict;
+            }
             ast::ColumnConstraintKind::Null => {}
-            ast::ColumnConstraintKind::Unique { .. } => {
-                unique_sets.push((vec![(col_no, false, None)], IndexOrigin::Unique));
+            ast::ColumnConstraintKind::Unique { conflict } => {
+                unique_sets.push((vec![(col_no, false, None)], IndexOrigin::Unique, *conflict));
             }
             ast::ColumnConstraintKind::Check(e) => table.checks.push((c.name.clone(), e.clone())),
             ast::ColumnConstraintKind::Default(e) => column.default = Some(e.clone()),
@@ -433,18 +456,18 @@ fn table_constraint(
         ast::TableConstraintKind::PrimaryKey {
             columns,
             autoincrement,
-            ..
+            conflict,
         } => {
             let cols = resolve(table, columns)?;
             table.autoincrement |= *autoincrement;
             for (i, _, _) in &cols {
                 table.columns[*i].primary_key = true;
             }
-            unique_sets.push((cols, IndexOrigin::PrimaryKey));
+            unique_sets.push((cols, IndexOrigin::PrimaryKey, *conflict));
         }
-        ast::TableConstraintKind::Unique { columns, .. } => {
+        ast::TableConstraintKind::Unique { columns, conflict } => {
             let cols = resolve(table, columns)?;
-            unique_sets.push((cols, IndexOrigin::Unique));
+            unique_sets.push((cols, IndexOrigin::Unique, *conflict));
         }
         ast::TableConstraintKind::Check(e) => table.checks.push((c.name.clone(), e.clone())),
         ast::TableConstraintKind::ForeignKey { columns, clause } => {
@@ -505,6 +528,7 @@ pub(crate) fn index_from_ast(
         unique: ci.unique,
         predicate: ci.where_clause.clone(),
         origin: IndexOrigin::Created,
+        on_conflict: None,
         tree,
         sql: Some(sql),
     })

@@ -288,7 +288,7 @@ impl InsertPlan {
         };
         let ok = plain_source
             && ins.upsert.is_empty()
-            && ins.or != Some(ast::ConflictResolution::Replace)
+            && !w.may_replace(ins.or)
             && ins.with.is_none()
             && self.returning.is_empty()
             && !w.checks_read_tables
@@ -501,15 +501,22 @@ fn insert_one(
     if let Some(a) = table.rowid_alias {
         row[a] = Value::Integer(rowid);
     }
-    let or = ins.or.unwrap_or(ast::ConflictResolution::Abort);
-    // A row failing NOT NULL or CHECK here is skipped under OR IGNORE and
-    // fails the statement under every other resolution, REPLACE included.
+    // NULLs in NOT NULL columns first (skipped, replaced by the DEFAULT
+    // or failed, by their algorithm); then a row still failing NOT NULL
+    // or CHECK is skipped under OR IGNORE and fails the statement under
+    // every other algorithm, REPLACE included.
     let index_vals = match ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+        if !w.resolve_nulls(ctx, &mut row, ins.or)? {
+            return Ok(Ok(None));
+        }
         w.check_row(ctx, &row)
-            .map(|()| w.all_index_values(ctx, &row))
+            .map(|()| w.all_index_values(ctx, &row).map(Some))
     }) {
-        Ok(vals) => vals?,
-        Err(_) if or == ast::ConflictResolution::Ignore => return Ok(None),
+        Ok(vals) => match vals? {
+            Some(vals) => vals,
+            None => return Ok(None),
+        },
+        Err(_) if ins.or == Some(ast::ConflictResolution::Ignore) => return Ok(None),
         Err(e) => return Err(e),
     };
     // The rowid needs no probe when it is new (max + 1), nor when a
@@ -517,7 +524,7 @@ fn insert_one(
     // could conflict first: writing the row then reports it.
     let late_rowid_check = explicit.is_some()
         && matches!(
-            or,
+            w.rowid_resolution(ins.or),
             ast::ConflictResolution::Abort
                 | ast::ConflictResolution::Fail
                 | ast::ConflictResolution::Rollback
@@ -543,19 +550,13 @@ fn insert_one(
                 ),
             };
         }
-        match or {
-            ast::ConflictResolution::Ignore => return Ok(None),
-            ast::ConflictResolution::Replace => {
-                for c in &conflicts {
-                    delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
-                }
-                // Deleting may reveal further conflicts on other indexes.
-                let more = w.find_conflicts(&*kv, &index_vals, rowid, None, true)?;
-                for c in &more {
-                    delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
-                }
-            }
-            _ => return Err(w.conflict_error(c)),
+        if !replace_conflicts(kv, cat, w, &conflicts, ins.or, params, opts)? {
+            return Ok(None);
+        }
+        // Deleting may reveal further conflicts on other indexes.
+        let more = w.find_conflicts(&*kv, &index_vals, rowid, None, true)?;
+        if !replace_conflicts(kv, cat, w, &more, ins.or, params, opts)? {
+            return Ok(None);
         }
     }
     if late_rowid_check {
@@ -567,6 +568,34 @@ fn insert_one(
         super::fk::check_child(kv, cat, table, &row, params, opts.batch_limit)?;
     }
     Ok(Some(row))
+}
+
+/// Resolves uniqueness conflicts by each constraint's algorithm (see
+/// [`TableWriter::resolution`]). As in SQLite, the constraints that do not
+/// replace decide first, so a row that one of them skips (false) or fails
+/// deletes nothing; then every conflicting row is deleted.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn replace_conflicts(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    w: &TableWriter,
+    conflicts: &[super::write::Conflict],
+    or: Option<ast::ConflictResolution>,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<bool> {
+    for c in conflicts {
+        match w.resolution(c, or) {
+            ast::ConflictResolution::Replace => {}
+            ast::ConflictResolution::Ignore => return Ok(false),
+            _ => return Err(w.conflict_error(c)),
+        }
+    }
+    for c in conflicts {
+        delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
+    }
+    Ok(true)
 }
 
 #[inline(never)]
@@ -637,7 +666,7 @@ fn upsert_update(
         w,
         &old,
         new_row,
-        ast::ConflictResolution::Abort,
+        Some(ast::ConflictResolution::Abort),
         params,
         opts,
         None,
@@ -741,7 +770,7 @@ fn write_update(
     w: &TableWriter,
     old: &[Value],
     mut new: Row,
-    or: ast::ConflictResolution,
+    or: Option<ast::ConflictResolution>,
     params: &[Value],
     opts: DmlOptions,
     queue: Option<&mut IndexQueue>,
@@ -765,30 +794,32 @@ fn write_update(
     if let Some(a) = table.rowid_alias {
         new[a] = Value::Integer(new_id);
     }
-    // Indexes whose inputs the update leaves identical keep their entries:
-    // no key to compute, no conflict to look for.
-    let changed = w.changed_indexes(old, &new);
+    // NULLs in NOT NULL columns and CHECK as in `insert_one`. Indexes
+    // whose inputs the update leaves identical keep their entries: no key
+    // to compute, no conflict to look for.
     let (old_vals, new_vals) = match ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+        if !w.resolve_nulls(ctx, &mut new, or)? {
+            return Ok(Ok(None));
+        }
         w.check_row(ctx, &new).map(|()| {
+            let changed = w.changed_indexes(old, &new);
             let old_vals = w.changed_index_values(ctx, old, &changed)?;
-            Ok::<_, Error>((old_vals, w.changed_index_values(ctx, &new, &changed)?))
+            Ok(Some((
+                old_vals,
+                w.changed_index_values(ctx, &new, &changed)?,
+            )))
         })
     }) {
-        Ok(vals) => vals?,
-        Err(_) if or == ast::ConflictResolution::Ignore => return Ok(None),
+        Ok(vals) => match vals? {
+            Some(vals) => vals,
+            None => return Ok(None),
+        },
+        Err(_) if or == Some(ast::ConflictResolution::Ignore) => return Ok(None),
         Err(e) => return Err(e),
     };
     let conflicts = w.find_conflicts(&*kv, &new_vals, new_id, Some(old_id), true)?;
-    if let Some(c) = conflicts.first() {
-        match or {
-            ast::ConflictResolution::Ignore => return Ok(None),
-            ast::ConflictResolution::Replace => {
-                for c in &conflicts {
-                    delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
-                }
-            }
-            _ => return Err(w.conflict_error(c)),
-        }
+    if !replace_conflicts(kv, cat, w, &conflicts, or, params, opts)? {
+        return Ok(None);
     }
     if opts.foreign_keys && w.referenced {
         super::fk::on_parent_update(kv, cat, table, old, &new, params, opts)?;
@@ -906,13 +937,13 @@ impl UpdatePlan {
                 .collect::<Result<_>>()?;
             Ok::<_, Error>((planned, ctx.cache.take()))
         })?;
-        let or = up.or.unwrap_or(ast::ConflictResolution::Abort);
+        let or = up.or;
         let mut out = DmlOutcome::new(&self.returning_columns);
         let n = table.columns.len();
         // Only a REPLACE or a foreign key action can change a row this
         // statement has yet to update; without them no row is read again.
         let may_change =
-            or == ast::ConflictResolution::Replace || (opts.foreign_keys && self.writer.referenced);
+            self.writer.may_replace(or) || (opts.foreign_keys && self.writer.referenced);
         // Without them, and when neither foreign key checks, CHECK
         // constraints nor RETURNING can read an index while the statement
         // runs, the entries of indexes that are not UNIQUE change at the

@@ -21,6 +21,7 @@ use super::scan::{
     Row,
 };
 use super::ExecCtx;
+use crate::sql::ast::ConflictResolution;
 use crate::sql::binder::expr::{contains_subquery, AggCtx};
 use crate::sql::binder::scope::{Scope, ScopeColumn, ScopeItem};
 use crate::sql::binder::Binder;
@@ -28,7 +29,7 @@ use crate::sql::catalog::{Catalog, Index, Table};
 use crate::sql::keycode::{self, KeyColumn};
 use crate::sql::planner::plan::Expr;
 use crate::sql::record;
-use crate::sql::value::Value;
+use crate::sql::value::{apply_affinity, Value};
 use crate::{ConstraintKind, Error, Result};
 
 /// Bound expressions of one index over the one-table row layout.
@@ -124,6 +125,12 @@ pub(crate) struct TableWriter {
     /// Some table's FOREIGN KEY names this one as its parent (deleting or
     /// changing a row may need foreign key actions).
     pub referenced: bool,
+    /// The DEFAULT of each NOT NULL column (bound; `None` for the others):
+    /// what REPLACE puts in place of a NULL there.
+    not_null_defaults: Vec<Option<Expr>>,
+    /// The rowid or a UNIQUE constraint says `ON CONFLICT REPLACE`: a
+    /// write may delete the rows it conflicts with.
+    replaces: bool,
 }
 
 /// Index entries waiting to be removed or inserted, per index
@@ -189,13 +196,86 @@ impl TableWriter {
                 .any(|fk| fk.parent.eq_ignore_ascii_case(&table.name))
         });
         let checks_read_tables = table.checks.iter().any(|(_, e)| contains_subquery(e));
+        let no_scope = Scope::new(Vec::new(), None);
+        let not_null_defaults = table
+            .columns
+            .iter()
+            .map(|c| match (&c.default, c.not_null) {
+                (Some(d), true) => Ok(Some(binder.bind_plain(d, &no_scope, &mut agg)?)),
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let replace = Some(ConflictResolution::Replace);
+        let replaces = table.rowid_conflict == replace
+            || indexes.iter().any(|p| p.index.on_conflict == replace);
         Ok(TableWriter {
             table: table.clone(),
             indexes,
             checks,
             checks_read_tables,
             referenced,
+            not_null_defaults,
+            replaces,
         })
+    }
+
+    /// True when a statement with conflict clause `or` may delete rows
+    /// that conflict with the ones it writes (REPLACE, from the statement
+    /// or a constraint's `ON CONFLICT`).
+    pub(crate) fn may_replace(&self, or: Option<ConflictResolution>) -> bool {
+        match or {
+            Some(or) => or == ConflictResolution::Replace,
+            None => self.replaces,
+        }
+    }
+
+    /// The algorithm that resolves uniqueness conflict `c` under the
+    /// statement's clause `or`: the statement's, else the constraint's
+    /// `ON CONFLICT`, else ABORT (SQLite's rule).
+    pub(crate) fn resolution(
+        &self,
+        c: &Conflict,
+        or: Option<ConflictResolution>,
+    ) -> ConflictResolution {
+        let own = match c.index {
+            None => self.table.rowid_conflict,
+            Some(i) => self.indexes[i].index.on_conflict,
+        };
+        or.or(own).unwrap_or(ConflictResolution::Abort)
+    }
+
+    /// The algorithm for a conflict on the rowid (see [`Self::resolution`]).
+    pub(crate) fn rowid_resolution(&self, or: Option<ConflictResolution>) -> ConflictResolution {
+        or.or(self.table.rowid_conflict)
+            .unwrap_or(ConflictResolution::Abort)
+    }
+
+    /// Resolves the NULLs of NOT NULL columns in `row` before
+    /// [`Self::check_row`], column by column as SQLite does: under IGNORE
+    /// the row is skipped (`Ok(false)`); under REPLACE the column's
+    /// DEFAULT takes the NULL's place, and without a DEFAULT (or with one
+    /// that is NULL) the constraint fails as under ABORT.
+    pub(crate) fn resolve_nulls(
+        &self,
+        ctx: &ExecCtx,
+        row: &mut [Value],
+        or: Option<ConflictResolution>,
+    ) -> Result<bool> {
+        for (i, c) in self.table.columns.iter().enumerate() {
+            if !c.not_null || !row[i].is_null() || Some(i) == self.table.rowid_alias {
+                continue;
+            }
+            match or.or(c.not_null_conflict) {
+                Some(ConflictResolution::Ignore) => return Ok(false),
+                Some(ConflictResolution::Replace) => {
+                    if let Some(d) = &self.not_null_defaults[i] {
+                        row[i] = apply_affinity(ctx.eval(d, &Env::new(&[], None))?, c.affinity);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(true)
     }
 
     /// The key values of index `i` for `row`, or `None` when the row is
