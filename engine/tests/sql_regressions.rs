@@ -147,8 +147,6 @@ fn subqueries_in_checks_and_index_definitions_are_refused_as_in_sqlite() {
 /// the subquery), a UNIQUE one and REPLACE conflicts. Compared with SQLite.
 #[test]
 fn update_set_subqueries_see_the_rows_already_updated() {
-    use common::{memory_pair, rows, sqlite_rows};
-    use tinyjoin_engine::db::{DbOptions, Value};
     let setups = [
         "CREATE TABLE t(a INTEGER, b)",
         "CREATE TABLE t(a INTEGER, b); CREATE INDEX tb ON t(b)",
@@ -163,35 +161,7 @@ fn update_set_subqueries_see_the_rows_already_updated() {
         "UPDATE t SET b = b + 100 WHERE b IN (SELECT b FROM t WHERE a < 3)",
     ];
     let fill = "INSERT INTO t VALUES (1, 0), (2, 5), (3, 1), (4, 9), (5, 2)";
-    for setup in setups {
-        for update in updates {
-            let (db, lite) = memory_pair(DbOptions::default());
-            let mut tj = db.connect();
-            for sql in [setup, fill] {
-                tj.execute_batch(sql).unwrap();
-                lite.execute_batch(sql).unwrap();
-            }
-            let ours = tj.execute_batch(update).map(|_| ());
-            let theirs = lite.execute_batch(update);
-            assert_eq!(
-                ours.is_ok(),
-                theirs.is_ok(),
-                "{setup}; {update}: {ours:?} vs {theirs:?}"
-            );
-            let read = "SELECT a, b FROM t ORDER BY a";
-            assert_eq!(
-                rows(&mut tj, read),
-                sqlite_rows(&lite, read),
-                "{setup}; {update}"
-            );
-            let check = rows(&mut tj, "PRAGMA integrity_check");
-            assert_eq!(
-                check,
-                vec![vec![Value::Text("ok".into())]],
-                "{setup}; {update}"
-            );
-        }
-    }
+    each_statement_as_in_sqlite(&setups, fill, &updates, "SELECT a, b FROM t ORDER BY a");
 }
 
 /// Bug: a constraint's own `ON CONFLICT` clause (`UNIQUE ON CONFLICT
@@ -203,8 +173,6 @@ fn update_set_subqueries_see_the_rows_already_updated() {
 /// both fail, and leave the same rows.
 #[test]
 fn constraint_conflict_clauses_and_replace_on_not_null_resolve_as_in_sqlite() {
-    use common::{memory_pair, rows, sqlite_rows};
-    use tinyjoin_engine::db::{DbOptions, Value};
     let setups = [
         "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT REPLACE, c NOT NULL DEFAULT 7)",
         "CREATE TABLE t(a INTEGER PRIMARY KEY ON CONFLICT IGNORE, b UNIQUE, c NOT NULL ON CONFLICT REPLACE DEFAULT 7)",
@@ -234,6 +202,20 @@ fn constraint_conflict_clauses_and_replace_on_not_null_resolve_as_in_sqlite() {
         "UPDATE t SET c = 200 WHERE a = 1",
         "INSERT OR REPLACE INTO t(a, b, c) VALUES (9, 90, 500)",
     ];
+    each_statement_as_in_sqlite(
+        &setups,
+        fill,
+        &statements,
+        "SELECT a, b, c FROM t ORDER BY a",
+    );
+}
+
+/// Runs each of `statements` on TinyJoin and SQLite, both fresh from one
+/// of `setups` and `fill`: both must succeed or both fail, leave the same
+/// rows (`read`), and TinyJoin's integrity check must pass.
+fn each_statement_as_in_sqlite(setups: &[&str], fill: &str, statements: &[&str], read: &str) {
+    use common::{memory_pair, rows, sqlite_rows};
+    use tinyjoin_engine::db::{DbOptions, Value};
     for setup in setups {
         for sql in statements {
             let (db, lite) = memory_pair(DbOptions::default());
@@ -249,7 +231,6 @@ fn constraint_conflict_clauses_and_replace_on_not_null_resolve_as_in_sqlite() {
                 theirs.is_ok(),
                 "{setup}; {sql}: {ours:?} vs {theirs:?}"
             );
-            let read = "SELECT a, b, c FROM t ORDER BY a";
             assert_eq!(
                 rows(&mut tj, read),
                 sqlite_rows(&lite, read),
