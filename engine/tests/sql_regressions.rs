@@ -182,6 +182,8 @@ fn constraint_conflict_clauses_and_replace_on_not_null_resolve_as_in_sqlite() {
         "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT REPLACE, c UNIQUE ON CONFLICT ABORT DEFAULT 0)",
         "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT IGNORE, c NOT NULL DEFAULT 3 CHECK (c < 100))",
         "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT REPLACE, c NOT NULL DEFAULT 7); CREATE INDEX tc ON t(c)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b NOT NULL, c NOT NULL ON CONFLICT IGNORE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b NOT NULL ON CONFLICT REPLACE, c NOT NULL ON CONFLICT IGNORE DEFAULT 1)",
     ];
     let fill = "INSERT INTO t(a, b, c) VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3)";
     let statements = [
@@ -201,6 +203,8 @@ fn constraint_conflict_clauses_and_replace_on_not_null_resolve_as_in_sqlite() {
         "UPDATE t SET a = 3 WHERE a = 1",
         "UPDATE t SET c = 200 WHERE a = 1",
         "INSERT OR REPLACE INTO t(a, b, c) VALUES (9, 90, 500)",
+        "INSERT INTO t(a, b, c) VALUES (9, NULL, NULL)",
+        "UPDATE t SET b = NULL, c = NULL WHERE a = 2",
     ];
     each_statement_as_in_sqlite(
         &setups,

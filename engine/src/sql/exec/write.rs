@@ -265,14 +265,17 @@ impl TableWriter {
             if !c.not_null || !row[i].is_null() || Some(i) == self.table.rowid_alias {
                 continue;
             }
-            match or.or(c.not_null_conflict) {
-                Some(ConflictResolution::Ignore) => return Ok(false),
-                Some(ConflictResolution::Replace) => {
-                    if let Some(d) = &self.not_null_defaults[i] {
-                        row[i] = apply_affinity(ctx.eval(d, &Env::new(&[], None))?, c.affinity);
+            // The first column that stays NULL decides: a later column's
+            // IGNORE does not skip a row an earlier one fails.
+            match (or.or(c.not_null_conflict), &self.not_null_defaults[i]) {
+                (Some(ConflictResolution::Ignore), _) => return Ok(false),
+                (Some(ConflictResolution::Replace), Some(d)) => {
+                    row[i] = apply_affinity(ctx.eval(d, &Env::new(&[], None))?, c.affinity);
+                    if row[i].is_null() {
+                        return Ok(true);
                     }
                 }
-                _ => {}
+                _ => return Ok(true),
             }
         }
         Ok(true)
