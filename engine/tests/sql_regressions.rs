@@ -214,6 +214,70 @@ fn constraint_conflict_clauses_and_replace_on_not_null_resolve_as_in_sqlite() {
     );
 }
 
+/// Found by a randomized campaign against SQLite: when a row broke several
+/// uniqueness constraints with different algorithms, TinyJoin took them in
+/// declaration order where SQLite checks the newest index first and the
+/// REPLACE ones last (and the rowid last when it replaces), so a different
+/// constraint decided (skip, fail or replace); an upsert looked only at the
+/// first conflict, where SQLite checks the clauses' targets first; a target
+/// matching no constraint was accepted; an INTEGER PRIMARY KEY took its
+/// DEFAULT instead of a new rowid; and an UPDATE setting the rowid to NULL
+/// picked a new one instead of failing.
+#[test]
+fn constraint_check_order_and_upsert_targets_as_in_sqlite() {
+    let setups = [
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT IGNORE, c UNIQUE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE, c UNIQUE ON CONFLICT IGNORE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b, c UNIQUE ON CONFLICT IGNORE); CREATE UNIQUE INDEX tb ON t(b)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY ON CONFLICT REPLACE, b UNIQUE ON CONFLICT IGNORE, c UNIQUE ON CONFLICT REPLACE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY ON CONFLICT IGNORE, b UNIQUE ON CONFLICT REPLACE, c UNIQUE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY ON CONFLICT REPLACE, b UNIQUE ON CONFLICT REPLACE, c UNIQUE ON CONFLICT IGNORE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY DEFAULT 5, b UNIQUE, c UNIQUE)",
+        "CREATE TABLE t(a, b UNIQUE, c UNIQUE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b, c); CREATE UNIQUE INDEX tc ON t(c); CREATE UNIQUE INDEX tb ON t(b)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT IGNORE, c UNIQUE, UNIQUE(b))",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE, c UNIQUE, UNIQUE(c) ON CONFLICT REPLACE)",
+        "CREATE TABLE t(a, b UNIQUE ON CONFLICT REPLACE, c UNIQUE, PRIMARY KEY(c), UNIQUE(b))",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY ON CONFLICT REPLACE, b UNIQUE, c UNIQUE)",
+    ];
+    let fill = "INSERT INTO t(a, b, c) VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3)";
+    let statements = [
+        "INSERT INTO t(a, b, c) VALUES (4, 10, 2)",
+        "INSERT INTO t(a, b, c) VALUES (1, 20, 3)",
+        "INSERT INTO t(b, c) VALUES (40, 4), (50, 5)",
+        "INSERT OR REPLACE INTO t(a, b, c) VALUES (1, 20, 3)",
+        "INSERT INTO t(a, b, c) VALUES (4, 10, 2) ON CONFLICT(c) DO UPDATE SET b = excluded.b + 100",
+        "INSERT INTO t(a, b, c) VALUES (4, 10, 2) ON CONFLICT(b) DO UPDATE SET c = excluded.c + 100",
+        "INSERT INTO t(a, b, c) VALUES (1, 20, 3) ON CONFLICT(c) DO UPDATE SET b = 99",
+        "INSERT INTO t(a, b, c) VALUES (1, 20, 3) ON CONFLICT(a) DO UPDATE SET c = 99",
+        "INSERT INTO t(a, b, c) VALUES (1, 20, 3) ON CONFLICT(b) DO NOTHING ON CONFLICT(c) DO UPDATE SET b = 77",
+        "INSERT INTO t(a, b, c) VALUES (4, 20, 3) ON CONFLICT(c) DO UPDATE SET b = 77 ON CONFLICT DO NOTHING",
+        "INSERT INTO t(a, b, c) VALUES (1, 50, 2) ON CONFLICT(b) DO UPDATE SET c = 9 ON CONFLICT(c) DO NOTHING",
+        "INSERT INTO t(a, b, c) VALUES (5, 50, 5) ON CONFLICT(b, c) DO NOTHING",
+        "INSERT INTO t(a, b, c) VALUES (1, 50, 5) ON CONFLICT(rowid) DO UPDATE SET b = 55",
+        "INSERT INTO t(a, b, c) VALUES (4, 10, 2) ON CONFLICT(nope) DO NOTHING",
+        "UPDATE t SET a = NULL WHERE a = 2",
+        "UPDATE t SET rowid = NULL WHERE b = 20",
+        "UPDATE t SET b = 10, c = 3 WHERE a = 2",
+    ];
+    each_statement_as_in_sqlite(
+        &setups,
+        fill,
+        &statements,
+        "SELECT rowid, a, b, c FROM t ORDER BY rowid",
+    );
+    // Identical constraints merge; two different conflict clauses on them
+    // are an error in both.
+    let (db, lite) = common::memory_pair(tinyjoin_engine::db::DbOptions::default());
+    let sql = "CREATE TABLE t(a UNIQUE ON CONFLICT IGNORE, b, UNIQUE(a) ON CONFLICT REPLACE)";
+    assert!(lite.execute_batch(sql).is_err());
+    let err = db.connect().execute_batch(sql).unwrap_err();
+    assert!(
+        err.to_string().contains("conflicting ON CONFLICT clauses"),
+        "{err}"
+    );
+}
+
 /// Runs each of `statements` on TinyJoin and SQLite, both fresh from one
 /// of `setups` and `fill`: both must succeed or both fail, leave the same
 /// rows (`read`), and TinyJoin's integrity check must pass.
@@ -230,11 +294,20 @@ fn each_statement_as_in_sqlite(setups: &[&str], fill: &str, statements: &[&str],
             }
             let ours = tj.execute_batch(sql).map(|_| ());
             let theirs = lite.execute_batch(sql);
-            assert_eq!(
-                ours.is_ok(),
-                theirs.is_ok(),
-                "{setup}; {sql}: {ours:?} vs {theirs:?}"
-            );
+            match (&ours, &theirs) {
+                (Ok(()), Ok(())) => {}
+                // The same constraint fails (SQLite's message names it).
+                (Err(e), Err(rusqlite::Error::SqliteFailure(_, Some(m))))
+                    if m.contains("constraint failed") =>
+                {
+                    assert!(
+                        e.to_string().contains(m.as_str()),
+                        "{setup}; {sql}: {e} vs {m}"
+                    )
+                }
+                (Err(_), Err(_)) => {}
+                _ => panic!("{setup}; {sql}: {ours:?} vs {theirs:?}"),
+            }
             assert_eq!(
                 rows(&mut tj, read),
                 sqlite_rows(&lite, read),

@@ -154,6 +154,14 @@ pub(crate) struct Index {
     pub sql: Option<String>,
 }
 
+impl Index {
+    /// When the index was created, relative to the catalog's others: tree
+    /// names count up from one counter ([`Catalog::new_tree_name`]).
+    pub(crate) fn created(&self) -> u64 {
+        self.tree.get(1..).and_then(|n| n.parse().ok()).unwrap_or(0)
+    }
+}
+
 /// A view definition.
 #[derive(Clone, Debug)]
 pub(crate) struct View {
@@ -306,7 +314,6 @@ pub(crate) fn table_from_ast(
                 table.columns[*c].primary_key = true;
             }
         }
-        seq += 1;
         let index_columns = cols
             .iter()
             .map(|(c, desc, coll)| {
@@ -322,6 +329,32 @@ pub(crate) fn table_from_ast(
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        // As in SQLite, a constraint on the same columns in the same order
+        // with the same collations as an earlier one adds no index: the
+        // earlier one takes its ON CONFLICT (two different ones are an
+        // error) and becomes the PRIMARY KEY's.
+        let same = |ix: &&mut Index| {
+            ix.columns.len() == index_columns.len()
+                && ix
+                    .columns
+                    .iter()
+                    .zip(&index_columns)
+                    .all(|(a, b)| a.column == b.column && a.collation == b.collation)
+        };
+        if let Some(earlier) = indexes.iter_mut().find(same) {
+            match (earlier.on_conflict, on_conflict) {
+                (Some(a), Some(b)) if a != b => {
+                    return Err(sql_err!("conflicting ON CONFLICT clauses specified"))
+                }
+                (None, b) => earlier.on_conflict = b,
+                _ => {}
+            }
+            if origin == IndexOrigin::PrimaryKey {
+                earlier.origin = origin;
+            }
+            continue;
+        }
+        seq += 1;
         indexes.push(Index {
             name: format!("sqlite_autoindex_{}_{}", name, seq),
             table: key(name),

@@ -239,6 +239,74 @@ pub(crate) struct InsertPlan {
     source: SourcePlan,
     /// The DEFAULT of each column, bound.
     defaults: Vec<Option<Expr>>,
+    /// What each upsert clause's conflict target names.
+    upserts: Vec<UpsertOn>,
+}
+
+/// What an upsert clause's conflict target names, resolved when the INSERT
+/// is bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum UpsertOn {
+    /// No target: every uniqueness constraint.
+    Any,
+    /// The rowid.
+    Rowid,
+    /// The UNIQUE index `i` of the writer's indexes.
+    Index(usize),
+}
+
+impl UpsertOn {
+    /// True when the clause resolves a conflict on index `index` of the
+    /// writer's indexes (`None`: the rowid).
+    fn covers(self, index: Option<usize>) -> bool {
+        match self {
+            UpsertOn::Any => true,
+            UpsertOn::Rowid => index.is_none(),
+            UpsertOn::Index(i) => index == Some(i),
+        }
+    }
+}
+
+/// Resolves an upsert's conflict target as SQLite does: the rowid (by a
+/// rowid name or the INTEGER PRIMARY KEY), or the first UNIQUE index (in the writer's order) on
+/// exactly the target's columns, partial only when the target has a WHERE;
+/// a target matching neither is an error.
+fn upsert_target(w: &TableWriter, u: &ast::Upsert) -> Result<UpsertOn> {
+    let Some(target) = &u.target else {
+        return Ok(UpsertOn::Any);
+    };
+    let table = &w.table;
+    let n = table.columns.len();
+    let mut cols = Vec::with_capacity(target.columns.len());
+    for ic in &target.columns {
+        cols.push(match &crate::sql::catalog::strip_collate(&ic.expr).0.kind {
+            ast::ExprKind::Column(cr) => match table.column_index(&cr.column) {
+                Some(i) => Some(i),
+                None if is_rowid_name(&cr.column) => Some(n),
+                None => return Err(sql_err!("no such column: {}", cr.column)),
+            },
+            // An expression: only an index on expressions can match.
+            _ => None,
+        });
+    }
+    if let [Some(c)] = cols.as_slice() {
+        if *c == n || Some(*c) == table.rowid_alias {
+            return Ok(UpsertOn::Rowid);
+        }
+    }
+    w.indexes
+        .iter()
+        .position(|p| {
+            let ix = &p.index;
+            ix.unique
+                && (ix.predicate.is_none() || target.where_clause.is_some())
+                && ix.columns.len() == cols.len()
+                && ix.columns.iter().all(|ic| cols.contains(&ic.column))
+        })
+        .map(UpsertOn::Index)
+        .ok_or_else(|| {
+            sql_err!("ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint")
+        })
 }
 
 impl InsertPlan {
@@ -262,6 +330,11 @@ impl InsertPlan {
         let (returning, returning_columns) = bind_returning(cat, &table, &name, &ins.returning)?;
         let source = bind_source(cat, ins)?;
         let defaults = default_exprs(cat, &table)?;
+        let upserts = ins
+            .upsert
+            .iter()
+            .map(|u| upsert_target(&writer, u))
+            .collect::<Result<_>>()?;
         Ok(InsertPlan {
             targets,
             writer,
@@ -269,6 +342,7 @@ impl InsertPlan {
             returning_columns: returning_columns.into(),
             source,
             defaults,
+            upserts,
         })
     }
 
@@ -362,7 +436,7 @@ impl InsertPlan {
                 }
             }
             let p = pending.as_deref_mut();
-            let written = insert_one(kv, cat, &self.writer, ins, row, params, opts, p)?;
+            let written = insert_one(kv, cat, self, ins, row, params, opts, p)?;
             if let Some(row) = written {
                 out.changes += 1;
                 out.last_rowid = row[n].to_i64_opt();
@@ -398,19 +472,22 @@ impl IntOpt for Value {
     }
 }
 
-/// The DEFAULT of each column, bound.
+/// The DEFAULT of each column, bound; none for the INTEGER PRIMARY KEY,
+/// which takes a new rowid when not given (as in SQLite).
 fn default_exprs(cat: &Catalog, table: &Table) -> Result<Vec<Option<Expr>>> {
     let scope = Scope::new(Vec::new(), None);
     let mut binder = Binder::new(cat);
     let mut agg = AggCtx::default();
-    table
-        .columns
-        .iter()
-        .map(|c| match &c.default {
-            Some(d) => Ok(Some(binder.bind_plain(d, &scope, &mut agg)?)),
-            None => Ok(None),
-        })
-        .collect()
+    let mut out = Vec::with_capacity(table.columns.len());
+    for (i, c) in table.columns.iter().enumerate() {
+        out.push(match &c.default {
+            Some(d) if Some(i) != table.rowid_alias => {
+                Some(binder.bind_plain(d, &scope, &mut agg)?)
+            }
+            _ => None,
+        });
+    }
+    Ok(out)
 }
 
 /// Binds where an INSERT's rows come from.
@@ -467,13 +544,14 @@ fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<SortedRows> {
 fn insert_one(
     kv: &mut dyn Kv,
     cat: &Catalog,
-    w: &TableWriter,
+    plan: &InsertPlan,
     ins: &ast::Insert,
     mut row: Row,
     params: &[Value],
     opts: DmlOptions,
     pending: Option<&mut PendingInserts>,
 ) -> Result<Option<Row>> {
+    let w = &plan.writer;
     let table = &w.table;
     let n = table.columns.len();
     let explicit = match table.rowid_alias {
@@ -505,26 +583,21 @@ fn insert_one(
     // or failed, by their algorithm); then a row still failing NOT NULL
     // or CHECK is skipped under OR IGNORE and fails the statement under
     // every other algorithm, REPLACE included.
-    let index_vals = match ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
-        if !w.resolve_nulls(ctx, &mut row, ins.or)? {
-            return Ok(Ok(None));
+    let index_vals = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+        if !w.admit(ctx, &mut row, ins.or)? {
+            return Ok(None);
         }
-        w.check_row(ctx, &row)
-            .map(|()| w.all_index_values(ctx, &row).map(Some))
-    }) {
-        Ok(vals) => match vals? {
-            Some(vals) => vals,
-            None => return Ok(None),
-        },
-        Err(_) if ins.or == Some(ast::ConflictResolution::Ignore) => return Ok(None),
-        Err(e) => return Err(e),
+        w.all_index_values(ctx, &row).map(Some)
+    })?;
+    let Some(index_vals) = index_vals else {
+        return Ok(None);
     };
     // The rowid needs no probe when it is new (max + 1), nor when a
     // conflict on it can only fail the statement and no UNIQUE index
     // could conflict first: writing the row then reports it.
     let late_rowid_check = explicit.is_some()
         && matches!(
-            w.rowid_resolution(ins.or),
+            w.resolution(None, ins.or),
             ast::ConflictResolution::Abort
                 | ast::ConflictResolution::Fail
                 | ast::ConflictResolution::Rollback
@@ -533,30 +606,34 @@ fn insert_one(
         && !w.has_unique();
     let probe_rowid = explicit.is_some() && !late_rowid_check;
     let conflicts = w.find_conflicts(&*kv, &index_vals, rowid, None, probe_rowid)?;
-    if let Some(c) = conflicts.first() {
-        if let Some(up) = ins.upsert.iter().find(|u| upsert_matches(u, w, c)) {
-            return match &up.action {
-                ast::UpsertAction::Nothing => Ok(None),
-                ast::UpsertAction::Update { sets, where_clause } => upsert_update(
-                    kv,
-                    cat,
-                    w,
-                    c.rowid,
-                    &row,
-                    sets,
-                    where_clause.as_ref(),
-                    params,
-                    opts,
-                ),
-            };
+    if !conflicts.is_empty() {
+        let upserts = &plan.upserts;
+        let mut resolved =
+            resolve_conflicts(kv, cat, w, &conflicts, ins.or, upserts, params, opts)?;
+        if let Resolved::Write = resolved {
+            // Deleting may reveal further conflicts on other indexes.
+            let more = w.find_conflicts(&*kv, &index_vals, rowid, None, true)?;
+            resolved = resolve_conflicts(kv, cat, w, &more, ins.or, upserts, params, opts)?;
         }
-        if !replace_conflicts(kv, cat, w, &conflicts, ins.or, params, opts)? {
-            return Ok(None);
-        }
-        // Deleting may reveal further conflicts on other indexes.
-        let more = w.find_conflicts(&*kv, &index_vals, rowid, None, true)?;
-        if !replace_conflicts(kv, cat, w, &more, ins.or, params, opts)? {
-            return Ok(None);
+        match resolved {
+            Resolved::Write => {}
+            Resolved::Skip => return Ok(None),
+            Resolved::Upsert(k, rowid) => {
+                return match &ins.upsert[k].action {
+                    ast::UpsertAction::Nothing => Ok(None),
+                    ast::UpsertAction::Update { sets, where_clause } => upsert_update(
+                        kv,
+                        cat,
+                        w,
+                        rowid,
+                        &row,
+                        sets,
+                        where_clause.as_ref(),
+                        params,
+                        opts,
+                    ),
+                };
+            }
         }
     }
     if late_rowid_check {
@@ -570,54 +647,89 @@ fn insert_one(
     Ok(Some(row))
 }
 
-/// Resolves uniqueness conflicts by each constraint's algorithm (see
-/// [`TableWriter::resolution`]). As in SQLite, the constraints that do not
-/// replace decide first, so a row that one of them skips (false) or fails
-/// deletes nothing; then every conflicting row is deleted.
+/// What resolving a row's uniqueness conflicts decided.
+enum Resolved {
+    /// Write the row (the rows it conflicted with under REPLACE are gone).
+    Write,
+    /// Skip it (IGNORE).
+    Skip,
+    /// Run upsert clause `.0` on the row with rowid `.1`.
+    Upsert(usize, i64),
+}
+
+/// Resolves a row's uniqueness conflicts one by one in the order SQLite
+/// checks them ([`conflict_order`]): one that an upsert clause covers runs
+/// that clause; the others go by their algorithm
+/// ([`TableWriter::resolution`]): REPLACE deletes the conflicting row and
+/// goes on, IGNORE skips the row, the others fail the statement.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn replace_conflicts(
+fn resolve_conflicts(
     kv: &mut dyn Kv,
     cat: &Catalog,
     w: &TableWriter,
     conflicts: &[super::write::Conflict],
     or: Option<ast::ConflictResolution>,
+    upserts: &[UpsertOn],
     params: &[Value],
     opts: DmlOptions,
-) -> Result<bool> {
-    for c in conflicts {
-        match w.resolution(c, or) {
-            ast::ConflictResolution::Replace => {}
-            ast::ConflictResolution::Ignore => return Ok(false),
+) -> Result<Resolved> {
+    let mut deleted = Vec::new();
+    for c in conflict_order(w, conflicts, or, upserts) {
+        if deleted.contains(&c.rowid) {
+            continue;
+        }
+        if let Some(k) = upserts.iter().position(|u| u.covers(c.index)) {
+            return Ok(Resolved::Upsert(k, c.rowid));
+        }
+        match w.resolution(c.index, or) {
+            ast::ConflictResolution::Replace => {
+                delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
+                deleted.push(c.rowid);
+            }
+            ast::ConflictResolution::Ignore => return Ok(Resolved::Skip),
             _ => return Err(w.conflict_error(c)),
         }
     }
-    for c in conflicts {
-        delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
-    }
-    Ok(true)
+    Ok(Resolved::Write)
 }
 
-#[inline(never)]
-fn upsert_matches(u: &ast::Upsert, w: &TableWriter, c: &super::write::Conflict) -> bool {
-    let Some(target) = &u.target else { return true };
-    let cols: Vec<Option<usize>> = target
-        .columns
-        .iter()
-        .map(
-            |ic| match &crate::sql::catalog::strip_collate(&ic.expr).0.kind {
-                ast::ExprKind::Column(cr) => w.table.column_index(&cr.column),
-                _ => None,
-            },
-        )
-        .collect();
-    match c.index {
-        None => cols.len() == 1 && (cols[0] == w.table.rowid_alias || cols[0].is_none()),
-        Some(i) => {
-            let ix = &w.indexes[i].index;
-            ix.columns.len() == cols.len() && ix.columns.iter().all(|ic| cols.contains(&ic.column))
+/// `conflicts` (the rowid's first, then the indexes' in the writer's
+/// order, which is SQLite's: see `write::check_order`) in the order SQLite
+/// checks them. Without upserts the rowid goes first, or last when it
+/// resolves by REPLACE. With upserts, the indexes that clauses target go
+/// first, in the clauses' order, then the others; the rowid goes after the
+/// indexes of the clauses before the first that targets the rowid or
+/// none (`sqlite3GenerateConstraintChecks`, `sqlite3UpsertNextIsIPK`).
+fn conflict_order<'a>(
+    w: &TableWriter,
+    conflicts: &'a [super::write::Conflict],
+    or: Option<ast::ConflictResolution>,
+    upserts: &[UpsertOn],
+) -> Vec<&'a super::write::Conflict> {
+    let mut order: Vec<&super::write::Conflict> = conflicts.iter().collect();
+    match upserts {
+        [] => {
+            if w.resolution(None, or) == ast::ConflictResolution::Replace {
+                order.sort_by_key(|c| c.index.is_none());
+            }
+        }
+        _ => {
+            let leading = upserts
+                .iter()
+                .take_while(|u| matches!(u, UpsertOn::Index(_)))
+                .count();
+            let rowid_rank = (2 * leading).saturating_sub(1);
+            order.sort_by_key(|c| match c.index {
+                None => rowid_rank,
+                Some(i) => match upserts.iter().position(|u| *u == UpsertOn::Index(i)) {
+                    Some(k) => 2 * k,
+                    None => usize::MAX,
+                },
+            });
         }
     }
+    order
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -778,11 +890,9 @@ fn write_update(
     let table = &w.table;
     let n = table.columns.len();
     let old_id = old[n].to_i64_opt().unwrap_or_default();
+    // A rowid set to NULL or to what is not an integer fails, as in SQLite.
     let new_id = match apply_affinity(new[n].clone(), Affinity::Integer) {
         Value::Integer(i) => i,
-        Value::Null if table.rowid_alias.is_some() => {
-            w.max_rowid(&*kv)?.map_or(1, |m| m.saturating_add(1))
-        }
         _ => {
             return Err(Error::Constraint {
                 kind: ConstraintKind::PrimaryKey,
@@ -797,29 +907,26 @@ fn write_update(
     // NULLs in NOT NULL columns and CHECK as in `insert_one`. Indexes
     // whose inputs the update leaves identical keep their entries: no key
     // to compute, no conflict to look for.
-    let (old_vals, new_vals) = match ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
-        if !w.resolve_nulls(ctx, &mut new, or)? {
-            return Ok(Ok(None));
+    let vals = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+        if !w.admit(ctx, &mut new, or)? {
+            return Ok(None);
         }
-        w.check_row(ctx, &new).map(|()| {
-            let changed = w.changed_indexes(old, &new);
-            let old_vals = w.changed_index_values(ctx, old, &changed)?;
-            Ok(Some((
-                old_vals,
-                w.changed_index_values(ctx, &new, &changed)?,
-            )))
-        })
-    }) {
-        Ok(vals) => match vals? {
-            Some(vals) => vals,
-            None => return Ok(None),
-        },
-        Err(_) if or == Some(ast::ConflictResolution::Ignore) => return Ok(None),
-        Err(e) => return Err(e),
+        let changed = w.changed_indexes(old, &new);
+        let old_vals = w.changed_index_values(ctx, old, &changed)?;
+        Ok(Some((
+            old_vals,
+            w.changed_index_values(ctx, &new, &changed)?,
+        )))
+    })?;
+    let Some((old_vals, new_vals)) = vals else {
+        return Ok(None);
     };
     let conflicts = w.find_conflicts(&*kv, &new_vals, new_id, Some(old_id), true)?;
-    if !replace_conflicts(kv, cat, w, &conflicts, or, params, opts)? {
-        return Ok(None);
+    if !conflicts.is_empty() {
+        match resolve_conflicts(kv, cat, w, &conflicts, or, &[], params, opts)? {
+            Resolved::Write => {}
+            _ => return Ok(None),
+        }
     }
     if opts.foreign_keys && w.referenced {
         super::fk::on_parent_update(kv, cat, table, old, &new, params, opts)?;

@@ -165,6 +165,30 @@ impl IndexQueue {
 /// bounded queue.
 const INDEX_QUEUE_BYTES: usize = 1 << 20;
 
+/// `indexes` (in the order they were created) in the order SQLite checks
+/// their uniqueness: its list of a table's indexes, where each new index
+/// goes first, except that one whose conflict clause is REPLACE goes after
+/// the ones at the front that are not (`sqlite3CreateIndex`). So the
+/// newest constraint is checked first and REPLACE ones last, and when a
+/// row breaks several constraints with different algorithms, the same one
+/// decides as in SQLite.
+fn check_order(indexes: Vec<Rc<Index>>) -> Vec<Rc<Index>> {
+    let replaces = |ix: &Rc<Index>| ix.on_conflict == Some(ConflictResolution::Replace);
+    let mut order: Vec<Rc<Index>> = Vec::with_capacity(indexes.len());
+    let mut created = indexes;
+    created.sort_by_key(|ix| ix.created());
+    for ix in created {
+        let at = match order.first() {
+            Some(head) if replaces(&ix) && !replaces(head) => {
+                order.iter().position(replaces).unwrap_or(order.len())
+            }
+            _ => 0,
+        };
+        order.insert(at, ix);
+    }
+    order
+}
+
 /// A uniqueness conflict: which constraint, and the rowid of the row
 /// already holding the key.
 #[derive(Debug)]
@@ -176,8 +200,7 @@ pub(crate) struct Conflict {
 
 impl TableWriter {
     pub(crate) fn new(cat: &Catalog, table: &Rc<Table>) -> Result<TableWriter> {
-        let indexes = cat
-            .table_indexes(&table.name)
+        let indexes = check_order(cat.table_indexes(&table.name))
             .iter()
             .map(|ix| index_plan(cat, table, ix))
             .collect::<Result<Vec<_>>>()?;
@@ -229,25 +252,41 @@ impl TableWriter {
         }
     }
 
-    /// The algorithm that resolves uniqueness conflict `c` under the
-    /// statement's clause `or`: the statement's, else the constraint's
-    /// `ON CONFLICT`, else ABORT (SQLite's rule).
+    /// The algorithm that resolves a uniqueness conflict on index `index`
+    /// of [`Self::indexes`] (`None`: the rowid) under the statement's
+    /// clause `or`: the statement's, else the constraint's `ON CONFLICT`,
+    /// else ABORT (SQLite's rule).
     pub(crate) fn resolution(
         &self,
-        c: &Conflict,
+        index: Option<usize>,
         or: Option<ConflictResolution>,
     ) -> ConflictResolution {
-        let own = match c.index {
+        let own = match index {
             None => self.table.rowid_conflict,
             Some(i) => self.indexes[i].index.on_conflict,
         };
         or.or(own).unwrap_or(ConflictResolution::Abort)
     }
 
-    /// The algorithm for a conflict on the rowid (see [`Self::resolution`]).
-    pub(crate) fn rowid_resolution(&self, or: Option<ConflictResolution>) -> ConflictResolution {
-        or.or(self.table.rowid_conflict)
-            .unwrap_or(ConflictResolution::Abort)
+    /// Readies `row` for writing under the statement's clause `or`: its
+    /// NULLs in NOT NULL columns resolved ([`Self::resolve_nulls`]), then
+    /// NOT NULL and CHECK ([`Self::check_row`]). False when the row is
+    /// skipped: by IGNORE on a NULL, or by the statement's OR IGNORE on a
+    /// failed check (SQLite's rule; every other algorithm, REPLACE
+    /// included, fails the statement).
+    pub(crate) fn admit(
+        &self,
+        ctx: &ExecCtx,
+        row: &mut [Value],
+        or: Option<ConflictResolution>,
+    ) -> Result<bool> {
+        if !self.resolve_nulls(ctx, row, or)? {
+            return Ok(false);
+        }
+        match self.check_row(ctx, row) {
+            Err(_) if or == Some(ConflictResolution::Ignore) => Ok(false),
+            r => r.map(|()| true),
+        }
     }
 
     /// Resolves the NULLs of NOT NULL columns in `row` before
