@@ -707,27 +707,27 @@ fn conflict_order<'a>(
     or: Option<ast::ConflictResolution>,
     upserts: &[UpsertOn],
 ) -> Vec<&'a super::write::Conflict> {
-    let mut order: Vec<&super::write::Conflict> = conflicts.iter().collect();
-    match upserts {
-        [] => {
-            if w.resolution(None, or) == ast::ConflictResolution::Replace {
-                order.sort_by_key(|c| c.index.is_none());
-            }
-        }
-        _ => {
+    let rank = |c: &super::write::Conflict| match (upserts, c.index) {
+        ([], None) if w.resolution(None, or) == ast::ConflictResolution::Replace => usize::MAX,
+        ([], _) => 0,
+        (_, None) => {
             let leading = upserts
                 .iter()
                 .take_while(|u| matches!(u, UpsertOn::Index(_)))
                 .count();
-            let rowid_rank = (2 * leading).saturating_sub(1);
-            order.sort_by_key(|c| match c.index {
-                None => rowid_rank,
-                Some(i) => match upserts.iter().position(|u| *u == UpsertOn::Index(i)) {
-                    Some(k) => 2 * k,
-                    None => usize::MAX,
-                },
-            });
+            (2 * leading).saturating_sub(1)
         }
+        (_, Some(i)) => match upserts.iter().position(|u| *u == UpsertOn::Index(i)) {
+            Some(k) => 2 * k,
+            None => usize::MAX,
+        },
+    };
+    // A stable insertion by rank (`sort_by_key` adds kilobytes of wasm).
+    let mut order: Vec<&super::write::Conflict> = Vec::with_capacity(conflicts.len());
+    for c in conflicts {
+        let r = rank(c);
+        let at = order.partition_point(|o| rank(o) <= r);
+        order.insert(at, c);
     }
     order
 }

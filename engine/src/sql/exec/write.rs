@@ -174,9 +174,13 @@ const INDEX_QUEUE_BYTES: usize = 1 << 20;
 /// decides as in SQLite.
 fn check_order(indexes: Vec<Rc<Index>>) -> Vec<Rc<Index>> {
     let replaces = |ix: &Rc<Index>| ix.on_conflict == Some(ConflictResolution::Replace);
-    let mut order: Vec<Rc<Index>> = Vec::with_capacity(indexes.len());
-    let mut created = indexes;
-    created.sort_by_key(|ix| ix.created());
+    // Insertion keeps this small (`sort_by_key` adds kilobytes of wasm).
+    let mut created: Vec<Rc<Index>> = Vec::with_capacity(indexes.len());
+    for ix in indexes {
+        let at = created.partition_point(|o| o.created() <= ix.created());
+        created.insert(at, ix);
+    }
+    let mut order: Vec<Rc<Index>> = Vec::with_capacity(created.len());
     for ix in created {
         let at = match order.first() {
             Some(head) if replaces(&ix) && !replaces(head) => {
