@@ -550,3 +550,55 @@ fn a_statement_that_cannot_be_undone_ends_its_transaction() {
         vec![vec![int(1), Value::Text("base".into())]]
     );
 }
+
+/// Identical UNIQUE constraints make one index (as in SQLite); after a
+/// reopen each remaining index still finds its own tree (the stored
+/// automatic indexes tell a merged table from one made before merging).
+#[test]
+fn identical_constraints_share_one_index_across_reopen() {
+    let dir = std::env::temp_dir().join(format!("tinyjoin-sql-api-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("merged.db");
+    let _ = std::fs::remove_file(&path);
+    let open = || {
+        Database::open(
+            Box::new(FileDevice::open(&path).unwrap()),
+            DbOptions::default(),
+        )
+        .unwrap()
+    };
+    {
+        let db = open();
+        let mut c = db.connect();
+        c.execute_batch(
+            "CREATE TABLE t(a UNIQUE, b UNIQUE, c, UNIQUE(a) ON CONFLICT REPLACE, UNIQUE(c));
+             INSERT INTO t VALUES (1, 10, 100), (2, 20, 200);
+             ALTER TABLE t RENAME TO t2;",
+        )
+        .unwrap();
+    }
+    let db = open();
+    let mut c = db.connect();
+    // a's one index replaces; c's finds its own keys.
+    c.execute_batch("INSERT INTO t2 VALUES (1, 30, 300)")
+        .unwrap();
+    assert_eq!(
+        rows(&mut c, "SELECT a, b, c FROM t2 ORDER BY a"),
+        vec![
+            vec![int(1), int(30), int(300)],
+            vec![int(2), int(20), int(200)]
+        ]
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT a FROM t2 WHERE c = 200"),
+        vec![vec![int(2)]]
+    );
+    assert!(c
+        .execute("INSERT INTO t2 VALUES (3, 40, 200)", &Params::None)
+        .is_err());
+    assert_eq!(
+        rows(&mut c, "PRAGMA integrity_check"),
+        vec![vec![Value::Text("ok".into())]]
+    );
+    let _ = std::fs::remove_file(&path);
+}

@@ -257,7 +257,9 @@ pub(crate) fn strip_collate(expr: &ast::Expr) -> (&ast::Expr, Option<&str>) {
 
 /// Builds the [`Table`] (and the automatic indexes of its UNIQUE / PRIMARY
 /// KEY constraints, with tree names from `catalog`) for a CREATE TABLE with
-/// column definitions.
+/// column definitions. With `merge`, identical constraints share one index,
+/// as in SQLite; without, each has its own, as tables made before
+/// TinyJoin merged them have (see `exec::ddl::load_object`).
 pub(crate) fn table_from_ast(
     catalog: &mut Catalog,
     name: &str,
@@ -265,6 +267,7 @@ pub(crate) fn table_from_ast(
     constraints: &[ast::TableConstraint],
     sql: String,
     tree: String,
+    merge: bool,
 ) -> Result<(Table, Vec<Index>)> {
     let mut table = Table {
         name: name.to_string(),
@@ -341,7 +344,7 @@ pub(crate) fn table_from_ast(
                     .zip(&index_columns)
                     .all(|(a, b)| a.column == b.column && a.collation == b.collation)
         };
-        if let Some(earlier) = indexes.iter_mut().find(same) {
+        if let Some(earlier) = indexes.iter_mut().filter(|_| merge).find(same) {
             match (earlier.on_conflict, on_conflict) {
                 (Some(a), Some(b)) if a != b => {
                     return Err(sql_err!("conflicting ON CONFLICT clauses specified"))

@@ -99,36 +99,19 @@ fn load_object(cat: &mut Catalog, entry: &StoredObject, records: &SchemaRecords)
         "table" => {
             let sql = sql.ok_or_else(|| bad("missing sql"))?;
             let stmts = parser::parse(sql)?;
-            let mut scratch = cat.clone();
-            let mut table: Option<(Table, Vec<Index>)> = None;
-            for s in &stmts {
-                match s {
-                    ast::Statement::CreateTable(ct) => {
-                        let ast::CreateTableBody::Columns {
-                            columns,
-                            constraints,
-                            ..
-                        } = &ct.body
-                        else {
-                            return Err(bad("not a column list"));
-                        };
-                        table = Some(table_from_ast(
-                            &mut scratch,
-                            name,
-                            columns,
-                            constraints,
-                            sql.to_string(),
-                            tree.to_string(),
-                        )?);
-                    }
-                    ast::Statement::AlterTable(at) => {
-                        let (t, _) = table.as_mut().ok_or_else(|| bad("ALTER before CREATE"))?;
-                        apply_alter_to_def(t, &at.action)?;
-                    }
-                    _ => return Err(bad("unexpected statement")),
-                }
+            // A table made before TinyJoin merged identical UNIQUE /
+            // PRIMARY KEY constraints has an automatic index for each
+            // (their names number them in order, so merging them now would
+            // give an index another's tree): its stored automatic indexes
+            // tell which way it was made.
+            let stored = records
+                .iter()
+                .filter(|r| r.0 == "index" && r.4.is_none() && r.2.eq_ignore_ascii_case(name))
+                .count();
+            let (mut t, mut autos) = table_from_stored(cat, entry, &stmts, false)?;
+            if autos.len() > stored {
+                (t, autos) = table_from_stored(cat, entry, &stmts, true)?;
             }
-            let (mut t, autos) = table.ok_or_else(|| bad("no CREATE TABLE"))?;
             t.name = name.to_string();
             t.sql = sql.to_string();
             for mut ix in autos {
@@ -172,6 +155,49 @@ fn load_object(cat: &mut Catalog, entry: &StoredObject, records: &SchemaRecords)
         _ => return Err(bad("unknown kind")),
     }
     Ok(())
+}
+
+/// The table (and its automatic indexes, with scratch tree names) that
+/// the stored CREATE TABLE `stmts` of `entry` and the ALTER TABLEs after it
+/// define; `merge` as in [`table_from_ast`].
+fn table_from_stored(
+    cat: &Catalog,
+    entry: &StoredObject,
+    stmts: &[ast::Statement],
+    merge: bool,
+) -> Result<(Table, Vec<Index>)> {
+    let bad = |what: &str| corrupt!(0, "schema entry {}: {what}", entry.name);
+    let mut scratch = cat.clone();
+    let mut table: Option<(Table, Vec<Index>)> = None;
+    for s in stmts {
+        match s {
+            ast::Statement::CreateTable(ct) => {
+                let ast::CreateTableBody::Columns {
+                    columns,
+                    constraints,
+                    ..
+                } = &ct.body
+                else {
+                    return Err(bad("not a column list"));
+                };
+                table = Some(table_from_ast(
+                    &mut scratch,
+                    entry.name,
+                    columns,
+                    constraints,
+                    entry.sql.unwrap_or_default().to_string(),
+                    entry.tree.to_string(),
+                    merge,
+                )?);
+            }
+            ast::Statement::AlterTable(at) => {
+                let (t, _) = table.as_mut().ok_or_else(|| bad("ALTER before CREATE"))?;
+                apply_alter_to_def(t, &at.action)?;
+            }
+            _ => return Err(bad("unexpected statement")),
+        }
+    }
+    table.ok_or_else(|| bad("no CREATE TABLE"))
 }
 
 fn ensure_schema_tree(kv: &mut dyn Kv) -> Result<()> {
@@ -247,7 +273,8 @@ pub(crate) fn create_table(
         ));
     };
     let tree = cat.new_tree_name("t");
-    let (table, autos) = table_from_ast(cat, name, columns, constraints, sql.to_string(), tree)?;
+    let (table, autos) =
+        table_from_ast(cat, name, columns, constraints, sql.to_string(), tree, true)?;
     // As in SQLite: a row's checks depend on the row alone (a statement
     // may then maintain its indexes in any order).
     if table.checks.iter().any(|(_, e)| contains_subquery(e)) {
@@ -603,6 +630,7 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<()> {
                 &[],
                 String::new(),
                 String::new(),
+                true,
             )?;
             if !autos.is_empty() || one.rowid_alias.is_some() || one.columns[0].primary_key {
                 return Err(sql_err!("Cannot add a PRIMARY KEY or UNIQUE column"));
@@ -703,4 +731,84 @@ pub(crate) fn alter_table(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Rec<'a> = (&'a str, &'a str, &'a str, &'a str, Option<&'a str>);
+
+    /// A catalog loaded from schema entries `(type, name, table, tree, sql)`.
+    fn load(records: &[Rec]) -> Result<Catalog> {
+        let records: Vec<_> = records
+            .iter()
+            .map(|(k, n, t, tr, sql)| {
+                let s = |x: &str| x.to_string();
+                (s(k), s(n), s(t), s(tr), sql.map(s))
+            })
+            .collect();
+        let mut cat = Catalog::default();
+        for pass in ["table", "index"] {
+            for r in records.iter().filter(|r| r.0 == pass) {
+                let entry = StoredObject {
+                    kind: &r.0,
+                    name: &r.1,
+                    table: &r.2,
+                    tree: &r.3,
+                    sql: r.4.as_deref(),
+                };
+                load_object(&mut cat, &entry, &records)?;
+            }
+        }
+        Ok(cat)
+    }
+
+    /// The tree of the index on column `c` alone.
+    fn tree_of(cat: &Catalog, c: usize) -> Option<String> {
+        let ix = cat
+            .indexes
+            .values()
+            .find(|ix| ix.columns[0].column == Some(c));
+        ix.map(|ix| ix.tree.clone())
+    }
+
+    /// Identical UNIQUE constraints now share one automatic index; a table
+    /// made before has one per constraint, numbered in order, and must
+    /// still find each index's own tree (merging on load would give the
+    /// index on `c` the second index on `a`'s tree) and open although its
+    /// two conflict clauses differ.
+    #[test]
+    fn tables_made_before_identical_constraints_merged_keep_their_indexes() {
+        let sql = "CREATE TABLE t(a UNIQUE ON CONFLICT IGNORE, b UNIQUE, c, \
+                   UNIQUE(a) ON CONFLICT REPLACE, UNIQUE(c))";
+        let before = load(&[
+            ("table", "t", "t", "t1", Some(sql)),
+            ("index", "sqlite_autoindex_t_1", "t", "i2", None),
+            ("index", "sqlite_autoindex_t_2", "t", "i3", None),
+            ("index", "sqlite_autoindex_t_3", "t", "i4", None),
+            ("index", "sqlite_autoindex_t_4", "t", "i5", None),
+        ])
+        .unwrap();
+        assert_eq!(before.indexes.len(), 4);
+        assert_eq!(tree_of(&before, 2).as_deref(), Some("i5"));
+        let sql = "CREATE TABLE t(a UNIQUE, b UNIQUE, c, UNIQUE(a) ON CONFLICT REPLACE, UNIQUE(c))";
+        let since = load(&[
+            ("table", "t", "t", "t1", Some(sql)),
+            ("index", "sqlite_autoindex_t_1", "t", "i2", None),
+            ("index", "sqlite_autoindex_t_2", "t", "i3", None),
+            ("index", "sqlite_autoindex_t_3", "t", "i4", None),
+        ])
+        .unwrap();
+        assert_eq!(since.indexes.len(), 3);
+        assert_eq!(tree_of(&since, 2).as_deref(), Some("i4"));
+        let a = since
+            .indexes
+            .values()
+            .find(|ix| ix.columns[0].column == Some(0));
+        assert_eq!(
+            a.and_then(|ix| ix.on_conflict),
+            Some(ast::ConflictResolution::Replace)
+        );
+    }
 }
