@@ -268,9 +268,9 @@ impl UpsertOn {
 }
 
 /// Resolves an upsert's conflict target as SQLite does: the rowid (by a
-/// rowid name or the INTEGER PRIMARY KEY), or the first UNIQUE index (in the writer's order) on
-/// exactly the target's columns, partial only when the target has a WHERE;
-/// a target matching neither is an error.
+/// rowid name or the INTEGER PRIMARY KEY), or the first UNIQUE index in
+/// the writer's order on exactly the target's columns, partial only when
+/// the target has a WHERE; a target matching neither is an error.
 fn upsert_target(w: &TableWriter, u: &ast::Upsert) -> Result<UpsertOn> {
     let Some(target) = &u.target else {
         return Ok(UpsertOn::Any);
