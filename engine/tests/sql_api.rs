@@ -250,18 +250,29 @@ fn constraint_kinds_and_messages() {
     assert_eq!(rows(&mut c, "PRAGMA foreign_keys"), vec![vec![int(0)]]);
 }
 
-#[test]
-fn schema_and_data_survive_reopen() {
+/// A path for a new database file `name` in this process's temp directory.
+fn fresh_path(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("tinyjoin-sql-api-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("reopen.db");
+    let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// The database in the file at `path`, with the default options.
+fn open_file(path: &std::path::Path) -> Database {
+    Database::open(
+        Box::new(FileDevice::open(path).unwrap()),
+        DbOptions::default(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn schema_and_data_survive_reopen() {
+    let path = fresh_path("reopen.db");
     {
-        let db = Database::open(
-            Box::new(FileDevice::open(&path).unwrap()),
-            DbOptions::default(),
-        )
-        .unwrap();
+        let db = open_file(&path);
         let mut c = db.connect();
         c.execute_batch(
             "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT UNIQUE, c);
@@ -278,11 +289,7 @@ fn schema_and_data_survive_reopen() {
             .is_err());
         c.execute_batch("DROP VIEW v; ALTER TABLE t RENAME TO t2; CREATE VIEW v AS SELECT b FROM t2 WHERE a > 1;").unwrap();
     }
-    let db = Database::open(
-        Box::new(FileDevice::open(&path).unwrap()),
-        DbOptions::default(),
-    )
-    .unwrap();
+    let db = open_file(&path);
     let mut c = db.connect();
     assert_eq!(
         rows(&mut c, "SELECT a, b, c, d FROM t2 ORDER BY a"),
@@ -307,7 +314,8 @@ fn schema_and_data_survive_reopen() {
         "{dup:?}"
     );
     assert!(db.check().unwrap().problems.is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
+    // Only this test's file: other tests of this process use the directory.
+    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -556,19 +564,9 @@ fn a_statement_that_cannot_be_undone_ends_its_transaction() {
 /// automatic indexes tell a merged table from one made before merging).
 #[test]
 fn identical_constraints_share_one_index_across_reopen() {
-    let dir = std::env::temp_dir().join(format!("tinyjoin-sql-api-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("merged.db");
-    let _ = std::fs::remove_file(&path);
-    let open = || {
-        Database::open(
-            Box::new(FileDevice::open(&path).unwrap()),
-            DbOptions::default(),
-        )
-        .unwrap()
-    };
+    let path = fresh_path("merged.db");
     {
-        let db = open();
+        let db = open_file(&path);
         let mut c = db.connect();
         c.execute_batch(
             "CREATE TABLE t(a UNIQUE, b UNIQUE, c, UNIQUE(a) ON CONFLICT REPLACE, UNIQUE(c));
@@ -577,7 +575,7 @@ fn identical_constraints_share_one_index_across_reopen() {
         )
         .unwrap();
     }
-    let db = open();
+    let db = open_file(&path);
     let mut c = db.connect();
     // a's one index replaces; c's finds its own keys.
     c.execute_batch("INSERT INTO t2 VALUES (1, 30, 300)")
