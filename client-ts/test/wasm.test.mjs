@@ -112,6 +112,43 @@ test("inside a transaction, failing statements reject with their codes and undo 
   await db.close();
 });
 
+test("OR FAIL keeps a statement's earlier rows in a transaction, OR ROLLBACK ends it, a request alone is atomic", { skip }, async () => {
+  const db = await openMem();
+  await db.exec("CREATE TABLE u(id INTEGER PRIMARY KEY, v TEXT UNIQUE)");
+  await db.run("INSERT INTO u VALUES (1, 'a')");
+  await db.transaction(async (tx) => {
+    const e = await tx.run("INSERT OR FAIL INTO u VALUES (2, 'b'), (3, 'a'), (4, 'd')").catch((x) => x);
+    assert.equal(e.code, "CONSTRAINT_UNIQUE");
+    assert.deepEqual((await tx.query("SELECT id FROM u ORDER BY id")).rows, [[1], [2]], "the row before the failing one stays");
+  });
+  assert.deepEqual((await db.query("SELECT id FROM u ORDER BY id")).rows, [[1], [2]]);
+  // A request of its own is one transaction: it commits whole or not at all.
+  assert.equal((await db.run("INSERT OR FAIL INTO u VALUES (5, 'e'), (6, 'a')").catch((x) => x)).code, "CONSTRAINT_UNIQUE");
+  assert.deepEqual((await db.query("SELECT id FROM u ORDER BY id")).rows, [[1], [2]]);
+  let after;
+  const ended = await db
+    .transaction(async (tx) => {
+      await tx.run("INSERT INTO u VALUES (7, 'g')");
+      const e = await tx.run("INSERT OR ROLLBACK INTO u VALUES (8, 'h'), (9, 'a')").catch((x) => x);
+      assert.equal(e.code, "CONSTRAINT_UNIQUE", "the statement's own error, not a note that the transaction ended");
+      after = await tx.run("INSERT INTO u VALUES (10, 'j')").catch((x) => x);
+    })
+    .catch((x) => x);
+  assert.equal(after.code, "MISUSE", "the rolled-back transaction refuses statements");
+  assert.equal(ended.code, "MISUSE", "and its commit");
+  assert.deepEqual((await db.query("SELECT id FROM u ORDER BY id")).rows, [[1], [2]]);
+  // So does one that its own SQL committed: later statements do not run alone.
+  await db
+    .transaction(async (tx) => {
+      await tx.run("INSERT INTO u VALUES (11, 'k')");
+      assert.equal((await tx.exec("COMMIT").catch((x) => x)).code, "MISUSE");
+      assert.equal((await tx.run("INSERT INTO u VALUES (12, 'l')").catch((x) => x)).code, "MISUSE");
+    })
+    .catch(() => undefined);
+  assert.deepEqual((await db.query("SELECT id FROM u ORDER BY id")).rows, [[1], [2], [11]]);
+  await db.close();
+});
+
 test("sync is answered by the owner, inside and outside a transaction", { skip }, async () => {
   const db = await openMem();
   await db.exec("CREATE TABLE s(v)");

@@ -13,7 +13,10 @@
 //! Statement atomicity: each statement inside a transaction runs after a
 //! storage statement savepoint (an undo log, cheap when nothing fails) and
 //! is rolled back to it if it fails, leaving the transaction open and as
-//! it was (SQLite's ABORT). Except in a transaction opened by
+//! it was (SQLite's ABORT). A constraint failure under FAIL keeps the rows
+//! the statement wrote before the failing one (committing them in
+//! autocommit), one under ROLLBACK rolls back the whole transaction
+//! (`Output::stopped` says which). Except in a transaction opened by
 //! `Connection::begin_atomic`: there a failing statement rolls back the
 //! whole transaction, so statements run without the savepoint.
 //!
@@ -51,6 +54,7 @@ use crate::sql::exec::kv::Kv;
 use crate::sql::exec::pending::PendingInserts;
 use crate::sql::exec::spill::{self, TempSpace};
 use crate::sql::exec::statement::{self, Output};
+use crate::sql::exec::write::Halt;
 use crate::sql::parser;
 pub use crate::sql::value::Value;
 pub use crate::storage::{CheckReport, CommitMode, Validation};
@@ -543,6 +547,9 @@ impl Connection {
         if let Some(id) = out.last_rowid {
             self.last_insert_rowid = id;
         }
+        if let Some((_, e)) = out.stopped {
+            return Err(e);
+        }
         Ok(QueryResult {
             columns: out.columns,
             rows: out.rows,
@@ -592,9 +599,18 @@ impl Connection {
                     pending,
                 )
             });
+            // A row that failed stopped the statement (`Output::stopped`):
+            // ABORT undoes it like any error, FAIL keeps the rows written
+            // before the failing one, ROLLBACK ends the transaction, as
+            // any failure does in an atomic one.
+            let halt = match &r {
+                Ok(out) => out.stopped.as_ref().map(|s| s.0),
+                Err(_) => Some(Halt::Abort),
+            };
             match undo {
+                Some(_) if halt == Some(Halt::Rollback) => self.rollback_open_transaction(),
                 Some((sp, saved)) => {
-                    if r.is_err() {
+                    if halt == Some(Halt::Abort) {
                         t.pending.truncate(&marks);
                         // A statement left half undone (a page unreadable
                         // while replaying its log) must not be committed
@@ -607,7 +623,7 @@ impl Connection {
                     }
                     t.write.release(sp)?;
                 }
-                None if r.is_err() => self.rollback_open_transaction(),
+                None if halt.is_some() => self.rollback_open_transaction(),
                 None => {}
             }
             return r;
@@ -634,10 +650,18 @@ impl Connection {
                 opts,
                 defer.then_some(&mut pending),
             )?;
-            pending.apply(&mut write)?;
+            if matches!(out.stopped, None | Some((Halt::Fail, _))) {
+                pending.apply(&mut write)?;
+            }
             Ok(out)
         });
         match r {
+            // A stopped statement is undone, except that OR FAIL commits
+            // the rows written before the failing one.
+            Ok(out) if matches!(out.stopped, Some((Halt::Abort | Halt::Rollback, _))) => {
+                write.rollback();
+                Ok(out)
+            }
             Ok(out) => {
                 write.commit()?;
                 if out.schema_changed {

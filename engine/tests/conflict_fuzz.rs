@@ -69,19 +69,29 @@ fn wide() -> bool {
 }
 
 fn alg(r: &mut Rng) -> &'static str {
-    const ALGS: [&str; 5] = [
+    const ALGS: [&str; 7] = [
         "",
         "",
         " ON CONFLICT IGNORE",
         " ON CONFLICT REPLACE",
         " ON CONFLICT ABORT",
+        " ON CONFLICT FAIL",
+        " ON CONFLICT ROLLBACK",
     ];
-    ALGS[r.below(5) as usize]
+    ALGS[r.below(7) as usize]
 }
 
 fn stmt_alg(r: &mut Rng) -> &'static str {
-    const ALGS: [&str; 5] = ["", "", " OR IGNORE", " OR REPLACE", " OR ABORT"];
-    ALGS[r.below(5) as usize]
+    const ALGS: [&str; 7] = [
+        "",
+        "",
+        " OR IGNORE",
+        " OR REPLACE",
+        " OR ABORT",
+        " OR FAIL",
+        " OR ROLLBACK",
+    ];
+    ALGS[r.below(7) as usize]
 }
 
 fn value(r: &mut Rng) -> String {
@@ -515,8 +525,13 @@ fn conflict_resolution_matches_sqlite_on_random_schemas() {
         let n = r.range(10, 30) as usize;
         // Fill: a few plain single-row inserts of every column.
         let fill = r.range(2, 5) as usize;
+        // Half the seeds run their statements in one transaction, where
+        // FAIL keeps a statement's earlier rows and ROLLBACK ends it.
+        let begin = r.chance(50);
         for i in 0..fill + n {
-            let sql = if i < fill {
+            let sql = if i == fill && begin {
+                "BEGIN".to_string()
+            } else if i < fill {
                 let vs: Vec<String> = s
                     .cols
                     .iter()
@@ -570,10 +585,28 @@ fn conflict_resolution_matches_sqlite_on_random_schemas() {
             };
             let want = sqlite_rows(&lite, &read);
             if mine != want {
-                hard.push(report(format!(
+                let msg = format!(
                     "contents (ours {ours:?}, sqlite {theirs:?}):\n    tinyjoin: {}\n    sqlite:   {}",
                     fmt_rows(&mine),
                     fmt_rows(&want)
+                );
+                // In a transaction, SQLite keeps the rows an OR REPLACE
+                // statement wrote before one of its rowids fails with
+                // "datatype mismatch" (it keeps no statement journal for a
+                // statement it judges cannot abort); TinyJoin undoes the
+                // statement (README, SQL).
+                if format!("{theirs:?}").contains("datatype mismatch") {
+                    unsupported.push(format!("TYPE {}", report(msg)));
+                } else {
+                    hard.push(report(msg));
+                }
+                break;
+            }
+            if tj.in_transaction() == lite.is_autocommit() {
+                hard.push(report(format!(
+                    "in a transaction: tinyjoin {}, sqlite {}",
+                    tj.in_transaction(),
+                    !lite.is_autocommit()
                 )));
                 break;
             }
@@ -582,7 +615,8 @@ fn conflict_resolution_matches_sqlite_on_random_schemas() {
                 hard.push(report(format!("integrity_check: {check:?}")));
                 break;
             }
-            if !soft_seen && !same_detail(&ours, &theirs) {
+            // (SQLite's count after BEGIN is the previous statement's.)
+            if !soft_seen && sql != "BEGIN" && !same_detail(&ours, &theirs) {
                 soft_seen = true;
                 soft.push(report(format!(
                     "result detail: tinyjoin {ours:?} vs sqlite {theirs:?}"

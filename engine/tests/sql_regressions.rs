@@ -170,7 +170,10 @@ fn update_set_subqueries_see_the_rows_already_updated() {
 /// so every such conflict failed as under ABORT; and REPLACE on a NOT NULL
 /// column failed instead of writing the column's DEFAULT. Each statement
 /// below runs on both engines from the same rows: both must succeed or
-/// both fail, and leave the same rows.
+/// both fail, and leave the same rows. (Later: a NULL that a REPLACE's
+/// NULL DEFAULT leaves fails only after every other column, so a later
+/// column's IGNORE or failure decides first, as in SQLite; the last two
+/// tables.)
 #[test]
 fn constraint_conflict_clauses_and_replace_on_not_null_resolve_as_in_sqlite() {
     let setups = [
@@ -184,6 +187,8 @@ fn constraint_conflict_clauses_and_replace_on_not_null_resolve_as_in_sqlite() {
         "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE ON CONFLICT REPLACE, c NOT NULL DEFAULT 7); CREATE INDEX tc ON t(c)",
         "CREATE TABLE t(a INTEGER PRIMARY KEY, b NOT NULL, c NOT NULL ON CONFLICT IGNORE)",
         "CREATE TABLE t(a INTEGER PRIMARY KEY, b NOT NULL ON CONFLICT REPLACE, c NOT NULL ON CONFLICT IGNORE DEFAULT 1)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b NOT NULL ON CONFLICT REPLACE DEFAULT NULL, c NOT NULL ON CONFLICT IGNORE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b NOT NULL ON CONFLICT REPLACE DEFAULT NULL, c NOT NULL ON CONFLICT FAIL)",
     ];
     let fill = "INSERT INTO t(a, b, c) VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3)";
     let statements = [
@@ -321,4 +326,123 @@ fn each_statement_as_in_sqlite(setups: &[&str], fill: &str, statements: &[&str],
             );
         }
     }
+}
+
+/// Bug: OR FAIL and OR ROLLBACK (and ON CONFLICT FAIL / ROLLBACK on a
+/// constraint) acted as ABORT: the statement was undone alone. As in
+/// SQLite, FAIL now keeps the rows the statement wrote before the failing
+/// one (committing them in autocommit) and ROLLBACK undoes the whole
+/// transaction. Each script runs statement by statement on both engines:
+/// the same statements fail with the same constraint, and after each one
+/// both are in a transaction or not alike, with the same last insert
+/// rowid and rows; TinyJoin's integrity check passes at the end.
+#[test]
+fn fail_and_rollback_conflicts_end_statements_as_in_sqlite() {
+    let plain = "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE, c NOT NULL, d CHECK (d >= 0)); \
+                 CREATE INDEX tc ON t(c); \
+                 INSERT INTO t VALUES (1, 10, 'x', 0), (2, 20, 'y', 0), (3, 30, 'z', 0)";
+    let clauses = "CREATE TABLE t(a INTEGER PRIMARY KEY ON CONFLICT ROLLBACK, \
+                   b UNIQUE ON CONFLICT FAIL, c NOT NULL ON CONFLICT ROLLBACK, d CHECK (d >= 0)); \
+                   CREATE INDEX tc ON t(c); \
+                   INSERT INTO t VALUES (1, 10, 'x', 0), (2, 20, 'y', 0), (3, 30, 'z', 0)";
+    let statements: &[&[&str]] = &[
+        &["INSERT OR FAIL INTO t VALUES (4, 40, 'p', 0), (5, 50, 'q', 0), (6, 20, 'r', 0), (7, 70, 's', 0)"],
+        &["INSERT OR FAIL INTO t VALUES (4, 40, 'p', 0), (2, 50, 'q', 0), (7, 70, 's', 0)"],
+        &["INSERT OR FAIL INTO t(b, c, d) VALUES (40, 'p', 0), (50, NULL, 0), (60, 'q', 0)"],
+        &["INSERT OR FAIL INTO t(b, c, d) VALUES (40, 'p', 0), (50, 'q', -1), (60, 'r', 0)"],
+        &["INSERT OR FAIL INTO t(b, c, d) SELECT b + 1, c, d FROM t ORDER BY a"],
+        &["INSERT OR ROLLBACK INTO t VALUES (4, 40, 'p', 0), (5, 20, 'q', 0)"],
+        &["UPDATE OR FAIL t SET b = 31, c = 'w' WHERE a >= 1"],
+        &["UPDATE OR FAIL t SET c = CASE a WHEN 2 THEN NULL ELSE 'v' END"],
+        &["UPDATE OR ROLLBACK t SET b = 20 WHERE a = 3"],
+        &[
+            "BEGIN",
+            "INSERT INTO t VALUES (8, 80, 'k', 0)",
+            "INSERT OR FAIL INTO t VALUES (4, 40, 'p', 0), (5, 50, 'q', 0), (6, 20, 'r', 0)",
+            "INSERT INTO t VALUES (9, 90, 'm', 0)",
+            "COMMIT",
+        ],
+        &[
+            "BEGIN",
+            "INSERT INTO t VALUES (8, 80, 'k', 0)",
+            "UPDATE OR FAIL t SET b = b + 100, c = 'u' WHERE a IN (1, 3, 8)",
+            "UPDATE OR FAIL t SET b = 110 WHERE a = 3",
+            "COMMIT",
+        ],
+        &[
+            "BEGIN",
+            "INSERT INTO t VALUES (8, 80, 'k', 0)",
+            "INSERT OR ROLLBACK INTO t VALUES (4, 40, 'p', 0), (5, 10, 'q', 0)",
+            "INSERT INTO t VALUES (9, 90, 'm', 0)",
+            "COMMIT",
+        ],
+        &[
+            "BEGIN",
+            "INSERT INTO t VALUES (8, 80, 'k', 0)",
+            "UPDATE OR ROLLBACK t SET d = -1 WHERE a = 2",
+            "COMMIT",
+        ],
+        &[
+            "SAVEPOINT s",
+            "INSERT INTO t VALUES (8, 80, 'k', 0)",
+            "INSERT OR FAIL INTO t VALUES (4, 40, 'p', 0), (1, 50, 'q', 0)",
+            "ROLLBACK TO s",
+            "INSERT OR FAIL INTO t VALUES (5, 50, 'p', 0), (6, 30, 'q', 0)",
+            "RELEASE s",
+        ],
+        // The constraints' own clauses (in the second schema).
+        &["INSERT INTO t VALUES (4, 40, 'p', 0), (5, 20, 'q', 0), (6, 60, 'r', 0)"],
+        &[
+            "BEGIN",
+            "INSERT INTO t VALUES (4, 40, 'p', 0), (5, 20, 'q', 0)",
+            "INSERT INTO t VALUES (6, 60, NULL, 0)",
+            "INSERT INTO t VALUES (7, 70, 'r', 0)",
+        ],
+        &["BEGIN", "INSERT INTO t VALUES (4, 40, 'p', 0), (1, 50, 'q', 0)", "COMMIT"],
+        &["BEGIN", "INSERT OR ABORT INTO t VALUES (4, 40, 'p', 0), (1, 50, 'q', 0)", "COMMIT"],
+        &["BEGIN", "UPDATE t SET b = 20 WHERE a = 1", "COMMIT"],
+    ];
+    for setup in [plain, clauses] {
+        for script in statements {
+            script_as_in_sqlite(setup, script);
+        }
+    }
+}
+
+/// Runs `setup`, then `script` one statement at a time, on TinyJoin and
+/// SQLite (see `fail_and_rollback_conflicts_end_statements_as_in_sqlite`).
+fn script_as_in_sqlite(setup: &str, script: &[&str]) {
+    use common::{memory_pair, rows, sqlite_rows};
+    use tinyjoin_engine::db::{DbOptions, Value};
+    let (db, lite) = memory_pair(DbOptions::default());
+    let mut tj = db.connect();
+    tj.execute_batch(setup).unwrap();
+    lite.execute_batch(setup).unwrap();
+    let read = "SELECT a, b, c, d FROM t ORDER BY a";
+    for sql in script {
+        let ours = tj.execute(sql, &Params::None).map(|_| ());
+        let theirs = lite.execute_batch(sql);
+        let at = format!("{setup}\n{script:?}: {sql}");
+        match (&ours, &theirs) {
+            (Ok(()), Ok(())) => {}
+            (Err(e), Err(rusqlite::Error::SqliteFailure(_, Some(m)))) => {
+                let same = m.contains("constraint failed") && e.to_string().contains(m.as_str())
+                    || !m.contains("constraint failed");
+                assert!(same, "{at}: {e} vs {m}");
+            }
+            _ => panic!("{at}: {ours:?} vs {theirs:?}"),
+        }
+        assert_eq!(tj.in_transaction(), !lite.is_autocommit(), "{at}");
+        assert_eq!(tj.last_insert_rowid(), lite.last_insert_rowid(), "{at}");
+        assert_eq!(rows(&mut tj, read), sqlite_rows(&lite, read), "{at}");
+    }
+    if tj.in_transaction() {
+        tj.execute_batch("COMMIT").unwrap();
+    }
+    let check = rows(&mut tj, "PRAGMA integrity_check");
+    assert_eq!(
+        check,
+        vec![vec![Value::Text("ok".into())]],
+        "{setup}; {script:?}"
+    );
 }

@@ -150,6 +150,10 @@ struct ClientState {
     /// The rowid of the client's last INSERT, as SQLite's
     /// `last_insert_rowid()` would report it (see `Owner::user_rowid`).
     last_rowid: i64,
+    /// The client's last transaction that a statement in it ended (its
+    /// SQL committed or rolled it back, or OR ROLLBACK did): requests
+    /// naming it are refused, not run as requests of their own.
+    ended: Option<String>,
 }
 
 /// What serving a request led to.
@@ -1009,6 +1013,13 @@ impl Owner {
     fn statement(&mut self, client: &str, txn: Option<&str>, mut work: Work<'_>) -> Served {
         let in_open_txn =
             matches!((&self.writer, txn), (Some((c, t)), Some(x)) if c == client && t == x);
+        if let Some(t) = txn.filter(|t| {
+            !in_open_txn && self.clients.get(client).and_then(|c| c.ended.as_deref()) == Some(*t)
+        }) {
+            return Err(misuse(format!(
+                "transaction {t} has ended: a statement in it committed or rolled it back"
+            )));
+        }
         if in_open_txn {
             let mut conn = self
                 .txn_conn
@@ -1017,11 +1028,19 @@ impl Owner {
             let r = self.run_user_work(&mut conn, client, &mut work);
             if !conn.in_transaction() {
                 // The SQL itself ended the transaction (COMMIT, ROLLBACK, END,
-                // RELEASE): its outcome is no longer the client's commit to
-                // decide, and no record of it was written. Say so, and free
-                // the slot for the others.
+                // RELEASE), or a failure rolled it back (OR ROLLBACK, a
+                // statement left half undone): its outcome is no longer the
+                // client's commit to decide, and no record of it was
+                // written. Say so (a failure by its own error), and free the
+                // slot for the others.
                 self.writer = None;
-                return Err(ended_by_statement(txn.unwrap_or_default()));
+                if let (Some(state), Some(t)) = (self.clients.get_mut(client), txn) {
+                    state.ended = Some(t.to_string());
+                }
+                return Err(match r {
+                    Err(e) => e,
+                    Ok(_) => ended_by_statement(txn.unwrap_or_default()),
+                });
             }
             self.txn_conn = Some(conn);
             return r.map(|rs| Outcome::Reply(Response::Rows(rs)));

@@ -30,7 +30,7 @@ use super::kv::Kv;
 use super::pending::PendingInserts;
 use super::scan::Row;
 use super::spill::SortedRows;
-use super::write::{table_scope_item, IndexQueue, TableWriter};
+use super::write::{table_scope_item, Halt, IndexQueue, TableWriter};
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::binder::expr::{contains_subquery, AggCtx};
@@ -50,6 +50,12 @@ pub(crate) struct DmlOutcome {
     pub last_rowid: Option<i64>,
     pub returning: Vec<Row>,
     pub returning_columns: Rc<[String]>,
+    /// A row failed after the rows counted here, and how that ends the
+    /// statement (`TableWriter::halted`): the caller undoes it (ABORT),
+    /// keeps them (FAIL) or rolls back the transaction (ROLLBACK), and
+    /// reports the error. The last rowid is still the connection's, as
+    /// in SQLite.
+    pub stopped: Option<(Halt, Error)>,
 }
 
 impl DmlOutcome {
@@ -60,6 +66,7 @@ impl DmlOutcome {
             last_rowid: None,
             returning: Vec::new(),
             returning_columns: returning_columns.clone(),
+            stopped: None,
         }
     }
 }
@@ -436,7 +443,13 @@ impl InsertPlan {
                 }
             }
             let p = pending.as_deref_mut();
-            let written = insert_one(kv, cat, self, ins, row, params, opts, p)?;
+            let written = match insert_one(kv, cat, self, ins, row, params, opts, p) {
+                Ok(written) => written,
+                Err(e) => {
+                    out.stopped = Some(self.writer.halted(e));
+                    break;
+                }
+            };
             if let Some(row) = written {
                 out.changes += 1;
                 out.last_rowid = row[n].to_i64_opt();
@@ -593,15 +606,12 @@ fn insert_one(
         return Ok(None);
     };
     // The rowid needs no probe when it is new (max + 1), nor when a
-    // conflict on it can only fail the statement and no UNIQUE index
-    // could conflict first: writing the row then reports it.
+    // conflict on it can only abort the statement and no UNIQUE index
+    // could conflict first: writing the row then reports it (the row it
+    // overwrote comes back with the statement's undo; FAIL, which keeps
+    // the statement's writes, probes first).
     let late_rowid_check = explicit.is_some()
-        && matches!(
-            w.resolution(None, ins.or),
-            ast::ConflictResolution::Abort
-                | ast::ConflictResolution::Fail
-                | ast::ConflictResolution::Rollback
-        )
+        && w.resolution(None, ins.or) == ast::ConflictResolution::Abort
         && ins.upsert.is_empty()
         && !w.has_unique();
     let probe_rowid = explicit.is_some() && !late_rowid_check;
@@ -688,7 +698,10 @@ fn resolve_conflicts(
                 deleted.push(c.rowid);
             }
             ast::ConflictResolution::Ignore => return Ok(Resolved::Skip),
-            _ => return Err(w.conflict_error(c)),
+            alg => {
+                w.halt_on(Some(alg));
+                return Err(w.conflict_error(c));
+            }
         }
     }
     Ok(Resolved::Write)
@@ -1095,8 +1108,15 @@ impl UpdatePlan {
                 })?,
             };
             let q = if defer { Some(&mut queue) } else { None };
-            if let Some(row) = write_update(kv, cat, &self.writer, &old, new, or, params, opts, q)?
+            let written = match write_update(kv, cat, &self.writer, &old, new, or, params, opts, q)
             {
+                Ok(written) => written,
+                Err(e) => {
+                    out.stopped = Some(self.writer.halted(e));
+                    break;
+                }
+            };
+            if let Some(row) = written {
                 out.changes += 1;
                 if !self.returning.is_empty() {
                     let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
@@ -1106,7 +1126,10 @@ impl UpdatePlan {
                 }
             }
         }
-        self.writer.apply_queued(kv, &mut queue)?;
+        // Under FAIL the rows before the failing one stay: their entries too.
+        if matches!(out.stopped, None | Some((Halt::Fail, _))) {
+            self.writer.apply_queued(kv, &mut queue)?;
+        }
         Ok(out)
     }
 }

@@ -20,13 +20,14 @@ use super::dml::{self, DmlOptions};
 use super::kv::Kv;
 use super::pending::PendingInserts;
 use super::scan::Row;
+use super::write::Halt;
 use super::ExecCtx;
 use crate::sql::ast::{self, Statement};
 use crate::sql::binder::Binder;
 use crate::sql::catalog::Catalog;
 use crate::sql::planner::plan::Query;
 use crate::sql::value::Value;
-use crate::{sql_err, Result};
+use crate::{sql_err, Error, Result};
 
 /// What running a statement produced.
 #[derive(Debug)]
@@ -37,6 +38,10 @@ pub(crate) struct Output {
     pub last_rowid: Option<i64>,
     /// The statement changed the catalog.
     pub schema_changed: bool,
+    /// A constraint failure under FAIL or ROLLBACK stopped the statement
+    /// after the changes counted here: the caller keeps them (FAIL) or
+    /// rolls back the transaction (ROLLBACK), then reports the error.
+    pub stopped: Option<(Halt, Error)>,
 }
 
 impl Default for Output {
@@ -47,6 +52,7 @@ impl Default for Output {
             changes: 0,
             last_rowid: None,
             schema_changed: false,
+            stopped: None,
         }
     }
 }
@@ -322,7 +328,15 @@ pub(crate) fn run(
         opts,
         defer.then_some(&mut pending),
     )
-    .and_then(|out| pending.apply(kv).map(|()| out));
+    .and_then(|mut out| {
+        pending.apply(kv)?;
+        // A stopped statement reports its error; the caller undoes what
+        // it must (none of this function's callers keeps a FAIL's rows).
+        match out.stopped.take() {
+            Some((_, e)) => Err(e),
+            None => Ok(out),
+        }
+    });
     *cat = Rc::try_unwrap(shared).unwrap_or_else(|rc| (*rc).clone());
     r
 }
@@ -399,6 +413,7 @@ fn dml_output(out: &mut Output, d: dml::DmlOutcome) {
     out.last_rowid = d.last_rowid;
     out.rows = d.returning;
     out.columns = d.returning_columns;
+    out.stopped = d.stopped;
 }
 
 /// The declared type CREATE TABLE AS gives a column of this affinity

@@ -9,6 +9,7 @@
 //! one-table row layout (columns, then rowid), and notes whether any
 //! foreign key references the table.
 
+use std::cell::Cell;
 use std::ops::Bound;
 use std::rc::Rc;
 
@@ -131,6 +132,34 @@ pub(crate) struct TableWriter {
     /// The rowid or a UNIQUE constraint says `ON CONFLICT REPLACE`: a
     /// write may delete the rows it conflicts with.
     replaces: bool,
+    /// Set by a constraint failure whose algorithm is FAIL or ROLLBACK
+    /// right before its error is returned, which goes straight up to the
+    /// statement's row loop; the loop takes it with [`Self::halted`].
+    /// Nothing between the two can catch the error (an error that OR
+    /// IGNORE swallows never sets it), so it is never stale.
+    halt: Cell<Option<Halt>>,
+}
+
+/// How a failing row ends its statement (SQLite's conflict algorithms):
+/// ABORT undoes the statement and keeps the transaction, as any error
+/// does; FAIL, only for a constraint failure under it, keeps what the
+/// statement wrote before the failing row; ROLLBACK undoes the whole
+/// transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Halt {
+    Abort,
+    Fail,
+    Rollback,
+}
+
+impl Halt {
+    fn of(alg: Option<ConflictResolution>) -> Option<Halt> {
+        match alg {
+            Some(ConflictResolution::Fail) => Some(Halt::Fail),
+            Some(ConflictResolution::Rollback) => Some(Halt::Rollback),
+            _ => None,
+        }
+    }
 }
 
 /// Index entries waiting to be removed or inserted, per index
@@ -243,6 +272,7 @@ impl TableWriter {
             referenced,
             not_null_defaults,
             replaces,
+            halt: Cell::new(None),
         })
     }
 
@@ -272,12 +302,24 @@ impl TableWriter {
         or.or(own).unwrap_or(ConflictResolution::Abort)
     }
 
+    /// Notes that a constraint failure under algorithm `alg` is about to
+    /// be returned (see [`Self::halt`]).
+    pub(crate) fn halt_on(&self, alg: Option<ConflictResolution>) {
+        self.halt.set(Halt::of(alg));
+    }
+
+    /// A row's error `e` with how it stops the statement: by the
+    /// algorithm of the constraint failure that raised it, else ABORT.
+    pub(crate) fn halted(&self, e: Error) -> (Halt, Error) {
+        (self.halt.take().unwrap_or(Halt::Abort), e)
+    }
+
     /// Readies `row` for writing under the statement's clause `or`: its
     /// NULLs in NOT NULL columns resolved ([`Self::resolve_nulls`]), then
     /// NOT NULL and CHECK ([`Self::check_row`]). False when the row is
     /// skipped: by IGNORE on a NULL, or by the statement's OR IGNORE on a
-    /// failed check (SQLite's rule; every other algorithm, REPLACE
-    /// included, fails the statement).
+    /// failed check (SQLite's rule; a CHECK fails the statement under
+    /// every other algorithm, REPLACE as ABORT).
     pub(crate) fn admit(
         &self,
         ctx: &ExecCtx,
@@ -289,15 +331,30 @@ impl TableWriter {
         }
         match self.check_row(ctx, row) {
             Err(_) if or == Some(ConflictResolution::Ignore) => Ok(false),
-            r => r.map(|()| true),
+            Err(e) => {
+                // A NULL left here failed as ABORT (a REPLACE's NULL
+                // DEFAULT); a CHECK goes by the statement's clause.
+                if let Error::Constraint {
+                    kind: ConstraintKind::Check,
+                    ..
+                } = e
+                {
+                    self.halt_on(or);
+                }
+                Err(e)
+            }
+            Ok(()) => Ok(true),
         }
     }
 
     /// Resolves the NULLs of NOT NULL columns in `row` before
-    /// [`Self::check_row`], column by column as SQLite does: under IGNORE
-    /// the row is skipped (`Ok(false)`); under REPLACE the column's
-    /// DEFAULT takes the NULL's place, and without a DEFAULT (or with one
-    /// that is NULL) the constraint fails as under ABORT.
+    /// [`Self::check_row`] as SQLite does, column by column: under
+    /// IGNORE the row is skipped (`Ok(false)`); under REPLACE the
+    /// column's DEFAULT takes the NULL's place (without a DEFAULT REPLACE
+    /// acts as ABORT); under ABORT, FAIL and ROLLBACK the constraint
+    /// fails. A NULL that a REPLACE's DEFAULT leaves is checked only
+    /// after every column (by `check_row`, as ABORT), so a later column's
+    /// IGNORE or failure decides first.
     pub(crate) fn resolve_nulls(
         &self,
         ctx: &ExecCtx,
@@ -308,17 +365,15 @@ impl TableWriter {
             if !c.not_null || !row[i].is_null() || Some(i) == self.table.rowid_alias {
                 continue;
             }
-            // The first column that stays NULL decides: a later column's
-            // IGNORE does not skip a row an earlier one fails.
             match (or.or(c.not_null_conflict), &self.not_null_defaults[i]) {
                 (Some(ConflictResolution::Ignore), _) => return Ok(false),
                 (Some(ConflictResolution::Replace), Some(d)) => {
                     row[i] = apply_affinity(ctx.eval(d, &Env::new(&[], None))?, c.affinity);
-                    if row[i].is_null() {
-                        return Ok(true);
-                    }
                 }
-                _ => return Ok(true),
+                (alg, _) => {
+                    self.halt_on(alg);
+                    return Err(self.not_null_error(i));
+                }
             }
         }
         Ok(true)
@@ -338,13 +393,12 @@ impl TableWriter {
     /// NOT NULL and CHECK constraints. `Ok(false)` is never returned; a
     /// violation is an error.
     pub(crate) fn check_row(&self, ctx: &ExecCtx, row: &[Value]) -> Result<()> {
-        for (i, c) in self.table.columns.iter().enumerate() {
-            if c.not_null && row[i].is_null() && Some(i) != self.table.rowid_alias {
-                return Err(constraint(
-                    ConstraintKind::NotNull,
-                    format!("NOT NULL constraint failed: {}.{}", self.table.name, c.name),
-                ));
-            }
+        let first_null =
+            self.table.columns.iter().enumerate().position(|(i, c)| {
+                c.not_null && row[i].is_null() && Some(i) != self.table.rowid_alias
+            });
+        if let Some(i) = first_null {
+            return Err(self.not_null_error(i));
         }
         let env = Env::new(row, None);
         for (label, e) in &self.checks {
@@ -356,6 +410,15 @@ impl TableWriter {
             }
         }
         Ok(())
+    }
+
+    /// The NOT NULL failure of column `i`.
+    fn not_null_error(&self, i: usize) -> Error {
+        let c = &self.table.columns[i];
+        constraint(
+            ConstraintKind::NotNull,
+            format!("NOT NULL constraint failed: {}.{}", self.table.name, c.name),
+        )
     }
 
     /// True when some index is UNIQUE (or a non-rowid PRIMARY KEY).
