@@ -244,8 +244,6 @@ pub(crate) struct InsertPlan {
     returning: Vec<Expr>,
     returning_columns: Rc<[String]>,
     source: SourcePlan,
-    /// The DEFAULT of each column, bound.
-    defaults: Vec<Option<Expr>>,
     /// What each upsert clause's conflict target names.
     upserts: Vec<UpsertOn>,
 }
@@ -336,7 +334,6 @@ impl InsertPlan {
         let writer = TableWriter::new(cat, &table)?;
         let (returning, returning_columns) = bind_returning(cat, &table, &name, &ins.returning)?;
         let source = bind_source(cat, ins)?;
-        let defaults = default_exprs(cat, &table)?;
         let upserts = ins
             .upsert
             .iter()
@@ -348,7 +345,6 @@ impl InsertPlan {
             returning,
             returning_columns: returning_columns.into(),
             source,
-            defaults,
             upserts,
         })
     }
@@ -429,7 +425,7 @@ impl InsertPlan {
                 let mut ctx = None;
                 for i in 0..n {
                     if !given[i] {
-                        if let Some(d) = &self.defaults[i] {
+                        if let Some(d) = &self.writer.defaults[i] {
                             let ctx = ctx.get_or_insert_with(|| {
                                 ExecCtx::new(&*kv, params, opts.batch_limit)
                             });
@@ -483,24 +479,6 @@ impl IntOpt for Value {
             _ => None,
         }
     }
-}
-
-/// The DEFAULT of each column, bound; none for the INTEGER PRIMARY KEY,
-/// which takes a new rowid when not given (as in SQLite).
-fn default_exprs(cat: &Catalog, table: &Table) -> Result<Vec<Option<Expr>>> {
-    let scope = Scope::new(Vec::new(), None);
-    let mut binder = Binder::new(cat);
-    let mut agg = AggCtx::default();
-    let mut out = Vec::with_capacity(table.columns.len());
-    for (i, c) in table.columns.iter().enumerate() {
-        out.push(match &c.default {
-            Some(d) if Some(i) != table.rowid_alias => {
-                Some(binder.bind_plain(d, &scope, &mut agg)?)
-            }
-            _ => None,
-        });
-    }
-    Ok(out)
 }
 
 /// Binds where an INSERT's rows come from.
@@ -735,14 +713,15 @@ fn conflict_order<'a>(
             None => usize::MAX,
         },
     };
-    // A stable insertion by rank (`sort_by_key` adds kilobytes of wasm).
-    let mut order: Vec<&super::write::Conflict> = Vec::with_capacity(conflicts.len());
+    // A stable insertion by rank, each rank computed once (`sort_by_key`
+    // adds kilobytes of wasm).
+    let mut order: Vec<(usize, &super::write::Conflict)> = Vec::with_capacity(conflicts.len());
     for c in conflicts {
         let r = rank(c);
-        let at = order.partition_point(|o| rank(o) <= r);
-        order.insert(at, c);
+        let at = order.partition_point(|o| o.0 <= r);
+        order.insert(at, (r, c));
     }
-    order
+    order.into_iter().map(|(_, c)| c).collect()
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -126,9 +126,11 @@ pub(crate) struct TableWriter {
     /// Some table's FOREIGN KEY names this one as its parent (deleting or
     /// changing a row may need foreign key actions).
     pub referenced: bool,
-    /// The DEFAULT of each NOT NULL column (bound; `None` for the others):
-    /// what REPLACE puts in place of a NULL there.
-    not_null_defaults: Vec<Option<Expr>>,
+    /// The DEFAULT of each column, bound (`None` without one, and for
+    /// the INTEGER PRIMARY KEY, which takes a new rowid instead): what an
+    /// INSERT leaving the column out writes, and what REPLACE puts in
+    /// place of a NULL in a NOT NULL column.
+    pub defaults: Vec<Option<Expr>>,
     /// The rowid or a UNIQUE constraint says `ON CONFLICT REPLACE`: a
     /// write may delete the rows it conflicts with.
     replaces: bool,
@@ -253,11 +255,14 @@ impl TableWriter {
         });
         let checks_read_tables = table.checks.iter().any(|(_, e)| contains_subquery(e));
         let no_scope = Scope::new(Vec::new(), None);
-        let not_null_defaults = table
+        let defaults = table
             .columns
             .iter()
-            .map(|c| match (&c.default, c.not_null) {
-                (Some(d), true) => Ok(Some(binder.bind_plain(d, &no_scope, &mut agg)?)),
+            .enumerate()
+            .map(|(i, c)| match &c.default {
+                Some(d) if Some(i) != table.rowid_alias => {
+                    Ok(Some(binder.bind_plain(d, &no_scope, &mut agg)?))
+                }
                 _ => Ok(None),
             })
             .collect::<Result<Vec<_>>>()?;
@@ -270,7 +275,7 @@ impl TableWriter {
             checks,
             checks_read_tables,
             referenced,
-            not_null_defaults,
+            defaults,
             replaces,
             halt: Cell::new(None),
         })
@@ -365,7 +370,7 @@ impl TableWriter {
             if !c.not_null || !row[i].is_null() || Some(i) == self.table.rowid_alias {
                 continue;
             }
-            match (or.or(c.not_null_conflict), &self.not_null_defaults[i]) {
+            match (or.or(c.not_null_conflict), &self.defaults[i]) {
                 (Some(ConflictResolution::Ignore), _) => return Ok(false),
                 (Some(ConflictResolution::Replace), Some(d)) => {
                     row[i] = apply_affinity(ctx.eval(d, &Env::new(&[], None))?, c.affinity);
