@@ -2,9 +2,10 @@
 //! random tables (INTEGER PRIMARY KEY, other primary keys, UNIQUE column and
 //! table constraints, unique indexes, NOT NULL, DEFAULT, each constraint
 //! with a random ON CONFLICT) and random INSERT / REPLACE / INSERT ...
-//! SELECT / upsert / UPDATE / DELETE statements with random OR clauses, run
-//! on both engines: each statement must succeed or fail on both, leave the
-//! same rows, and pass TinyJoin's integrity check.
+//! SELECT / upsert / UPDATE / DELETE statements with random OR clauses (FAIL
+//! and ROLLBACK too), run on both engines, for half the seeds inside one
+//! transaction: each statement must succeed or fail on both, leave the same
+//! rows and the same transaction state, and pass TinyJoin's integrity check.
 //!
 //! `CONFLICT_SEEDS=0..6000 cargo test --release -p tinyjoin-engine --test
 //! conflict_fuzz -- --nocapture` runs more seeds (default 0..1000);

@@ -38,9 +38,9 @@ pub(crate) struct Output {
     pub last_rowid: Option<i64>,
     /// The statement changed the catalog.
     pub schema_changed: bool,
-    /// A constraint failure under FAIL or ROLLBACK stopped the statement
-    /// after the changes counted here: the caller keeps them (FAIL) or
-    /// rolls back the transaction (ROLLBACK), then reports the error.
+    /// A failing row stopped the statement after the changes counted
+    /// here: the caller undoes it (ABORT), keeps them (FAIL) or rolls back
+    /// the transaction (ROLLBACK), then reports the error (`write::Halt`).
     pub stopped: Option<(Halt, Error)>,
 }
 
