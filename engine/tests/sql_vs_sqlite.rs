@@ -10,7 +10,9 @@
 //!   every column; reals with a relative tolerance of 1e-9 (summation order
 //!   may differ). Both engines must fail, or both succeed.
 //!
-//! Reproduce a failure with the printed seed: `SQL_VS_SQLITE_SEED=<n>`.
+//! Reproduce a failure with the printed seed: `SQL_VS_SQLITE_SEED=<n>`; run
+//! more seeds than the default with `SQL_VS_SQLITE_SEEDS=a..b` (both random
+//! tests take the range).
 
 use std::path::Path;
 
@@ -651,9 +653,16 @@ fn assert_no_mismatches(what: &str, compared: usize, mismatches: &[String]) {
 }
 
 fn compare_random(default_seeds: std::ops::RangeInclusive<u64>, opts: DbOptions) {
-    let seeds: Vec<u64> = match std::env::var("SQL_VS_SQLITE_SEED") {
-        Ok(s) => vec![s.parse().expect("seed")],
-        Err(_) => default_seeds.collect(),
+    let seeds: Vec<u64> = match (
+        std::env::var("SQL_VS_SQLITE_SEED"),
+        std::env::var("SQL_VS_SQLITE_SEEDS"),
+    ) {
+        (Ok(s), _) => vec![s.parse().expect("seed")],
+        (_, Ok(range)) => {
+            let (a, b) = range.split_once("..").expect("SQL_VS_SQLITE_SEEDS=a..b");
+            (a.trim().parse().expect("seed")..b.trim().parse().expect("seed")).collect()
+        }
+        _ => default_seeds.collect(),
     };
     let mut mismatches = Vec::new();
     let mut compared = 0;
