@@ -69,30 +69,22 @@ fn wide() -> bool {
     std::env::var("CONFLICT_WIDE").is_ok()
 }
 
-fn alg(r: &mut Rng) -> &'static str {
-    const ALGS: [&str; 7] = [
-        "",
-        "",
-        " ON CONFLICT IGNORE",
-        " ON CONFLICT REPLACE",
-        " ON CONFLICT ABORT",
-        " ON CONFLICT FAIL",
-        " ON CONFLICT ROLLBACK",
-    ];
-    ALGS[r.below(7) as usize]
+/// A random conflict algorithm after `lead` (`ON CONFLICT` on a
+/// constraint, `OR` in a statement), or none (twice as likely).
+fn algorithm(r: &mut Rng, lead: &str) -> String {
+    const ALGS: [&str; 7] = ["", "", "IGNORE", "REPLACE", "ABORT", "FAIL", "ROLLBACK"];
+    match ALGS[r.below(7) as usize] {
+        "" => String::new(),
+        a => format!(" {lead} {a}"),
+    }
 }
 
-fn stmt_alg(r: &mut Rng) -> &'static str {
-    const ALGS: [&str; 7] = [
-        "",
-        "",
-        " OR IGNORE",
-        " OR REPLACE",
-        " OR ABORT",
-        " OR FAIL",
-        " OR ROLLBACK",
-    ];
-    ALGS[r.below(7) as usize]
+fn alg(r: &mut Rng) -> String {
+    algorithm(r, "ON CONFLICT")
+}
+
+fn stmt_alg(r: &mut Rng) -> String {
+    algorithm(r, "OR")
 }
 
 fn value(r: &mut Rng) -> String {
@@ -133,7 +125,7 @@ fn gen_schema(r: &mut Rng) -> Schema {
         let mut col = Col { name, ipk: false };
         if ipk_at == Some(i) {
             d += " INTEGER PRIMARY KEY";
-            d += alg(r);
+            d += &alg(r);
             col.ipk = true;
             s.unique_sets.push(vec![name]);
         } else {
@@ -147,12 +139,12 @@ fn gen_schema(r: &mut Rng) -> Schema {
             };
             if pk_kind == 1 && pk_col == i {
                 d += " PRIMARY KEY";
-                d += alg(r);
+                d += &alg(r);
                 s.unique_sets.push(vec![name]);
             }
             if r.chance(40) {
                 d += " NOT NULL";
-                d += alg(r);
+                d += &alg(r);
             }
             if r.chance(40) {
                 d += " DEFAULT ";
@@ -160,7 +152,7 @@ fn gen_schema(r: &mut Rng) -> Schema {
             }
             if r.chance(25) {
                 d += " UNIQUE";
-                d += alg(r);
+                d += &alg(r);
                 s.unique_sets.push(vec![name]);
             }
             if r.chance(10) {
