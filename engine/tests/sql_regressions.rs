@@ -283,6 +283,54 @@ fn constraint_check_order_and_upsert_targets_as_in_sqlite() {
     );
 }
 
+/// An upsert's conflict target names an index as SQLite matches it
+/// (`sqlite3UpsertAnalyzeTarget`): each key column of a UNIQUE index must
+/// equal a target term, an expression structurally (column names resolved,
+/// so case and qualification do not matter) and with the index's collation
+/// when the term names one; a partial index only when the target's WHERE
+/// equals the index's. TinyJoin matched any expression term against any
+/// expression column, ignored a term's COLLATE and accepted any WHERE.
+#[test]
+fn upsert_targets_match_index_expressions_collations_and_predicates_as_in_sqlite() {
+    let setups = [
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b, c); CREATE UNIQUE INDEX tl ON t(lower(b)); CREATE UNIQUE INDEX tc ON t(c || 'k')",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE, c); CREATE UNIQUE INDEX tn ON t(c COLLATE NOCASE)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b COLLATE NOCASE UNIQUE, c)",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b, c); CREATE UNIQUE INDEX tp ON t(b) WHERE c > 0; CREATE UNIQUE INDEX tq ON t(c) WHERE b IS NOT NULL",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b, c); CREATE UNIQUE INDEX tx ON t(b, lower(c))",
+    ];
+    let fill = "INSERT INTO t(a, b, c) VALUES (1, 'x', 'p'), (2, 'Y', 'Q'), (3, 'z', 3)";
+    let statements = [
+        "INSERT INTO t VALUES (4, 'X', 'q') ON CONFLICT(lower(b)) DO UPDATE SET c = 'lo'",
+        "INSERT INTO t VALUES (4, 'X', 'q') ON CONFLICT(LOWER(B)) DO UPDATE SET c = 'LO'",
+        "INSERT INTO t VALUES (4, 'X', 'q') ON CONFLICT(upper(b)) DO NOTHING",
+        "INSERT INTO t VALUES (4, 'w', 'p') ON CONFLICT(c || 'k') DO UPDATE SET b = 'cat'",
+        "INSERT INTO t VALUES (4, 'w', 'p') ON CONFLICT('k' || c) DO UPDATE SET b = 'cat'",
+        "INSERT INTO t VALUES (4, 'y', 'P') ON CONFLICT(c COLLATE nocase) DO UPDATE SET b = 'nc'",
+        "INSERT INTO t VALUES (4, 'y', 'P') ON CONFLICT(c COLLATE binary) DO UPDATE SET b = 'bin'",
+        "INSERT INTO t VALUES (4, 'y', 'P') ON CONFLICT(c) DO UPDATE SET b = 'any'",
+        "INSERT INTO t VALUES (4, 'X', 'r') ON CONFLICT(b COLLATE NOCASE) DO UPDATE SET c = 'nc'",
+        "INSERT INTO t VALUES (4, 'X', 'r') ON CONFLICT(b COLLATE rtrim) DO UPDATE SET c = 'rt'",
+        "INSERT INTO t VALUES (4, 'x', 5) ON CONFLICT(b) WHERE c > 0 DO UPDATE SET c = 50",
+        "INSERT INTO t VALUES (4, 'x', 5) ON CONFLICT(b) WHERE C > 0 DO UPDATE SET c = 51",
+        "INSERT INTO t VALUES (4, 'x', 5) ON CONFLICT(b) WHERE c > 1 DO UPDATE SET c = 52",
+        "INSERT INTO t VALUES (4, 'x', 5) ON CONFLICT(b) WHERE 0 < c DO UPDATE SET c = 53",
+        "INSERT INTO t VALUES (4, 'w', 3) ON CONFLICT(c) WHERE b IS NOT NULL DO UPDATE SET b = 'nn'",
+        "INSERT INTO t VALUES (4, 'w', 3) ON CONFLICT(c) DO UPDATE SET b = 'nn'",
+        "INSERT INTO t VALUES (1, 'w', 3) ON CONFLICT(a COLLATE binary) DO UPDATE SET b = 'rowid'",
+        "INSERT INTO t VALUES (1, 'w', 3) ON CONFLICT(a) DO UPDATE SET b = 'rowid'",
+        "INSERT INTO t VALUES (4, 'x', 'P') ON CONFLICT(lower(c), b) DO UPDATE SET a = 40",
+        "INSERT INTO t VALUES (4, 'x', 'P') ON CONFLICT(b, lower(b)) DO UPDATE SET a = 41",
+        "INSERT INTO t VALUES (4, 'x', 'P') ON CONFLICT(b, c) DO UPDATE SET a = 42",
+    ];
+    each_statement_as_in_sqlite(
+        &setups,
+        fill,
+        &statements,
+        "SELECT rowid, a, b, c FROM t ORDER BY rowid",
+    );
+}
+
 /// Runs each of `statements` on TinyJoin and SQLite, both fresh from one
 /// of `setups` and `fill`: both must succeed or both fail, leave the same
 /// rows (`read`), and TinyJoin's integrity check must pass.

@@ -40,7 +40,7 @@ use crate::sql::binder::Binder;
 use crate::sql::catalog::{Catalog, Table};
 use crate::sql::planner::join::{plan_from, Conjunct};
 use crate::sql::planner::plan::{Access, Core, Expr, FromItem, Query, Source};
-use crate::sql::value::{apply_affinity, Affinity, Value};
+use crate::sql::value::{apply_affinity, Affinity, Collation, Value};
 use crate::{sql_err, ConstraintKind, Error, Result};
 
 /// What a DML statement did.
@@ -272,41 +272,83 @@ impl UpsertOn {
     }
 }
 
-/// Resolves an upsert's conflict target as SQLite does: the rowid (by a
-/// rowid name or the INTEGER PRIMARY KEY), or the first UNIQUE index in
-/// the writer's order on exactly the target's columns, partial only when
-/// the target has a WHERE; a target matching neither is an error.
-fn upsert_target(w: &TableWriter, u: &ast::Upsert) -> Result<UpsertOn> {
+/// Resolves an upsert's conflict target as SQLite does
+/// (`sqlite3UpsertAnalyzeTarget`): the rowid (one term, a rowid name or
+/// the INTEGER PRIMARY KEY, without COLLATE), or the first UNIQUE index in
+/// the writer's order with as many key columns as the target has terms,
+/// each equal to some term: the same column, or for an index on an
+/// expression the same expression (compared bound, so names are resolved),
+/// and a term's COLLATE, if any, the key column's collation. A partial
+/// index matches only a target whose WHERE is its predicate. A target
+/// matching neither is an error.
+fn upsert_target(cat: &Catalog, w: &TableWriter, u: &ast::Upsert) -> Result<UpsertOn> {
+    use crate::sql::catalog::{collation_by_name, strip_collate};
+    use crate::sql::planner::plan::expr_key;
     let Some(target) = &u.target else {
         return Ok(UpsertOn::Any);
     };
     let table = &w.table;
     let n = table.columns.len();
-    let mut cols = Vec::with_capacity(target.columns.len());
+    let scope = Scope::new(vec![table_scope_item(table, &table.name)], None);
+    let mut binder = Binder::new(cat);
+    let mut bind = |e: &ast::Expr| -> Result<String> {
+        Ok(expr_key(&binder.bind_plain(
+            e,
+            &scope,
+            &mut AggCtx::default(),
+        )?))
+    };
+    /// A target term: a column (`n` for the rowid) or a bound expression's
+    /// key; and its COLLATE, if any (`None` inside for a name that is no
+    /// collation: no key column has it).
+    type Term = (
+        std::result::Result<usize, String>,
+        Option<Option<Collation>>,
+    );
+    let mut terms: Vec<Term> = Vec::with_capacity(target.columns.len());
     for ic in &target.columns {
-        cols.push(match &crate::sql::catalog::strip_collate(&ic.expr).0.kind {
+        let (inner, coll) = strip_collate(&ic.expr);
+        let what = match &inner.kind {
             ast::ExprKind::Column(cr) => match table.column_index(&cr.column) {
-                Some(i) => Some(i),
-                None if is_rowid_name(&cr.column) => Some(n),
+                Some(i) => Ok(i),
+                None if is_rowid_name(&cr.column) => Ok(n),
                 None => return Err(sql_err!("no such column: {}", cr.column)),
             },
-            // An expression: only an index on expressions can match.
-            _ => None,
-        });
+            _ => Err(bind(inner)?),
+        };
+        terms.push((what, coll.map(|c| collation_by_name(c).ok())));
     }
-    if let [Some(c)] = cols.as_slice() {
+    if let [(Ok(c), None)] = terms.as_slice() {
         if *c == n || Some(*c) == table.rowid_alias {
             return Ok(UpsertOn::Rowid);
         }
     }
+    let target_where = match &target.where_clause {
+        Some(e) => Some(bind(e)?),
+        None => None,
+    };
     w.indexes
         .iter()
         .position(|p| {
             let ix = &p.index;
+            let predicate_matches = match (&p.predicate, &target_where) {
+                (None, _) => true,
+                (Some(pred), Some(wh)) => expr_key(pred) == *wh,
+                (Some(_), None) => false,
+            };
             ix.unique
-                && (ix.predicate.is_none() || target.where_clause.is_some())
-                && ix.columns.len() == cols.len()
-                && ix.columns.iter().all(|ic| cols.contains(&ic.column))
+                && predicate_matches
+                && ix.columns.len() == terms.len()
+                && ix.columns.iter().zip(&p.exprs).all(|(kc, ke)| {
+                    terms.iter().any(|(what, coll)| {
+                        let same = match (what, kc.column) {
+                            (Ok(i), Some(c)) => *i == c,
+                            (Err(key), None) => *key == expr_key(ke),
+                            _ => false,
+                        };
+                        same && coll.is_none_or(|c| c == Some(kc.collation))
+                    })
+                })
         })
         .map(UpsertOn::Index)
         .ok_or_else(|| {
@@ -337,7 +379,7 @@ impl InsertPlan {
         let upserts = ins
             .upsert
             .iter()
-            .map(|u| upsert_target(&writer, u))
+            .map(|u| upsert_target(cat, &writer, u))
             .collect::<Result<_>>()?;
         Ok(InsertPlan {
             targets,

@@ -206,13 +206,14 @@ const INDEX_QUEUE_BYTES: usize = 1 << 20;
 fn check_order(indexes: Vec<Rc<Index>>) -> Vec<Rc<Index>> {
     let replaces = |ix: &Rc<Index>| ix.on_conflict == Some(ConflictResolution::Replace);
     // Insertion keeps this small (`sort_by_key` adds kilobytes of wasm).
-    let mut created: Vec<Rc<Index>> = Vec::with_capacity(indexes.len());
+    let mut created: Vec<(u64, Rc<Index>)> = Vec::with_capacity(indexes.len());
     for ix in indexes {
-        let at = created.partition_point(|o| o.created() <= ix.created());
-        created.insert(at, ix);
+        let when = ix.created();
+        let at = created.partition_point(|(w, _)| *w <= when);
+        created.insert(at, (when, ix));
     }
     let mut order: Vec<Rc<Index>> = Vec::with_capacity(created.len());
-    for ix in created {
+    for (_, ix) in created {
         let at = match order.first() {
             Some(head) if replaces(&ix) && !replaces(head) => {
                 order.iter().position(replaces).unwrap_or(order.len())
@@ -321,10 +322,10 @@ impl TableWriter {
 
     /// Readies `row` for writing under the statement's clause `or`: its
     /// NULLs in NOT NULL columns resolved ([`Self::resolve_nulls`]), then
-    /// NOT NULL and CHECK ([`Self::check_row`]). False when the row is
-    /// skipped: by IGNORE on a NULL, or by the statement's OR IGNORE on a
-    /// failed check (SQLite's rule; a CHECK fails the statement under
-    /// every other algorithm, REPLACE as ABORT).
+    /// its CHECKs. False when the row is skipped: by IGNORE on a NULL, or
+    /// by the statement's OR IGNORE on a failed check (SQLite's rule; a
+    /// CHECK fails the statement under every other algorithm, REPLACE as
+    /// ABORT).
     pub(crate) fn admit(
         &self,
         ctx: &ExecCtx,
@@ -334,16 +335,12 @@ impl TableWriter {
         if !self.resolve_nulls(ctx, row, or)? {
             return Ok(false);
         }
-        match self.check_row(ctx, row) {
+        match self.check_checks(ctx, row) {
             Err(_) if or == Some(ConflictResolution::Ignore) => Ok(false),
             Err(e) => {
-                // A NULL left here failed as ABORT (a REPLACE's NULL
-                // DEFAULT); a CHECK goes by the statement's clause.
-                if let Error::Constraint {
-                    kind: ConstraintKind::Check,
-                    ..
-                } = e
-                {
+                // A failed CHECK goes by the statement's clause; an error
+                // evaluating one stops the statement as ABORT.
+                if let Error::Constraint { .. } = e {
                     self.halt_on(or);
                 }
                 Err(e)
@@ -352,20 +349,20 @@ impl TableWriter {
         }
     }
 
-    /// Resolves the NULLs of NOT NULL columns in `row` before
-    /// [`Self::check_row`] as SQLite does, column by column: under
-    /// IGNORE the row is skipped (`Ok(false)`); under REPLACE the
-    /// column's DEFAULT takes the NULL's place (without a DEFAULT REPLACE
-    /// acts as ABORT); under ABORT, FAIL and ROLLBACK the constraint
-    /// fails. A NULL that a REPLACE's DEFAULT leaves is checked only
-    /// after every column (by `check_row`, as ABORT), so a later column's
-    /// IGNORE or failure decides first.
+    /// Resolves the NULLs of NOT NULL columns in `row` as SQLite does,
+    /// column by column: under IGNORE the row is skipped (`Ok(false)`);
+    /// under REPLACE the column's DEFAULT takes the NULL's place (without
+    /// a DEFAULT REPLACE acts as ABORT); under ABORT, FAIL and ROLLBACK
+    /// the constraint fails. A NULL that a REPLACE's DEFAULT leaves fails
+    /// only after every column, as ABORT, so a later column's IGNORE or
+    /// failure decides first.
     pub(crate) fn resolve_nulls(
         &self,
         ctx: &ExecCtx,
         row: &mut [Value],
         or: Option<ConflictResolution>,
     ) -> Result<bool> {
+        let mut left = None;
         for (i, c) in self.table.columns.iter().enumerate() {
             if !c.not_null || !row[i].is_null() || Some(i) == self.table.rowid_alias {
                 continue;
@@ -374,6 +371,9 @@ impl TableWriter {
                 (Some(ConflictResolution::Ignore), _) => return Ok(false),
                 (Some(ConflictResolution::Replace), Some(d)) => {
                     row[i] = apply_affinity(ctx.eval(d, &Env::new(&[], None))?, c.affinity);
+                    if row[i].is_null() {
+                        left.get_or_insert(i);
+                    }
                 }
                 (alg, _) => {
                     self.halt_on(alg);
@@ -381,7 +381,10 @@ impl TableWriter {
                 }
             }
         }
-        Ok(true)
+        match left {
+            Some(i) => Err(self.not_null_error(i)),
+            None => Ok(true),
+        }
     }
 
     /// The key values of index `i` for `row`, or `None` when the row is
@@ -395,8 +398,7 @@ impl TableWriter {
         index_values(ctx, &self.indexes[i], row)
     }
 
-    /// NOT NULL and CHECK constraints. `Ok(false)` is never returned; a
-    /// violation is an error.
+    /// NOT NULL and CHECK constraints; a violation is an error.
     pub(crate) fn check_row(&self, ctx: &ExecCtx, row: &[Value]) -> Result<()> {
         let first_null =
             self.table.columns.iter().enumerate().position(|(i, c)| {
@@ -405,6 +407,11 @@ impl TableWriter {
         if let Some(i) = first_null {
             return Err(self.not_null_error(i));
         }
+        self.check_checks(ctx, row)
+    }
+
+    /// The CHECK constraints; a violation is an error.
+    fn check_checks(&self, ctx: &ExecCtx, row: &[Value]) -> Result<()> {
         let env = Env::new(row, None);
         for (label, e) in &self.checks {
             if ctx.eval(e, &env)?.is_true() == Some(false) {
