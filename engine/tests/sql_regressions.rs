@@ -331,6 +331,35 @@ fn upsert_targets_match_index_expressions_collations_and_predicates_as_in_sqlite
     );
 }
 
+/// A rowid that is not an integer is a type error (SQLite's
+/// SQLITE_MISMATCH, "datatype mismatch"), not a constraint violation: no
+/// conflict algorithm applies to it, and the client sees SQL_ERROR, not
+/// CONSTRAINT_PRIMARY_KEY (which it reported before).
+#[test]
+fn a_rowid_that_is_not_an_integer_is_a_type_error_not_a_constraint() {
+    use tinyjoin_engine::Error;
+    let statements = [
+        "INSERT INTO t VALUES ('x', 2)",
+        "INSERT OR IGNORE INTO t VALUES ('x', 2)",
+        "INSERT OR REPLACE INTO t VALUES (2.5, 2)",
+        "INSERT INTO t VALUES (3, 3) ON CONFLICT DO NOTHING; INSERT INTO t(rowid, b) VALUES (x'00', 4)",
+        "UPDATE t SET a = 'x'",
+        "UPDATE OR IGNORE t SET a = 'x'",
+        "UPDATE t SET rowid = NULL",
+    ];
+    let setup = "CREATE TABLE t(a INTEGER PRIMARY KEY, b); INSERT INTO t VALUES (1, 1)";
+    each_statement_as_in_sqlite(&[setup], "", &statements, "SELECT a, b FROM t ORDER BY a");
+    for sql in statements {
+        let db = Database::open_in_memory().unwrap();
+        let mut c = db.connect();
+        c.execute_batch(setup).unwrap();
+        match c.execute_batch(sql) {
+            Err(Error::Sql { message, .. }) => assert_eq!(message, "datatype mismatch", "{sql}"),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+}
+
 /// Runs each of `statements` on TinyJoin and SQLite, both fresh from one
 /// of `setups` and `fill`: both must succeed or both fail, leave the same
 /// rows (`read`), and TinyJoin's integrity check must pass.

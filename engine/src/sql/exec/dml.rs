@@ -41,7 +41,7 @@ use crate::sql::catalog::{Catalog, Table};
 use crate::sql::planner::join::{plan_from, Conjunct};
 use crate::sql::planner::plan::{Access, Core, Expr, FromItem, Query, Source};
 use crate::sql::value::{apply_affinity, Affinity, Collation, Value};
-use crate::{sql_err, ConstraintKind, Error, Result};
+use crate::{sql_err, Error, Result};
 
 /// What a DML statement did.
 #[derive(Debug)]
@@ -595,12 +595,9 @@ fn insert_one(
     let rowid = match explicit.clone() {
         Some(v) => match apply_affinity(v, Affinity::Integer) {
             Value::Integer(i) => i,
-            _ => {
-                return Err(Error::Constraint {
-                    kind: ConstraintKind::PrimaryKey,
-                    message: "datatype mismatch".into(),
-                })
-            }
+            // SQLITE_MISMATCH: a type error, not a constraint (IGNORE
+            // and REPLACE do not apply).
+            _ => return Err(sql_err!("datatype mismatch")),
         },
         None => match w.max_rowid(&*kv)? {
             None => 1,
@@ -927,12 +924,7 @@ fn write_update(
     // A rowid set to NULL or to what is not an integer fails, as in SQLite.
     let new_id = match apply_affinity(new[n].clone(), Affinity::Integer) {
         Value::Integer(i) => i,
-        _ => {
-            return Err(Error::Constraint {
-                kind: ConstraintKind::PrimaryKey,
-                message: "datatype mismatch".into(),
-            })
-        }
+        _ => return Err(sql_err!("datatype mismatch")),
     };
     new[n] = Value::Integer(new_id);
     if let Some(a) = table.rowid_alias {
