@@ -95,7 +95,7 @@ pub(crate) fn commit(txn: &mut WriteTxn) -> Result<()> {
     // Never the slot of the newest durable superblock: a crash must find it.
     let slot = inner.other_slot();
     let page = sb.encode(slot);
-    inner.pager.write_pages(&[(slot, &page.0[..])])?;
+    inner.pager.write_pages(&[slot], &page.0)?;
     if protocol != CommitMode::Deferred {
         inner.pager.flush()?;
         inner.durable_slot = slot;

@@ -195,35 +195,24 @@ impl Pager {
         Ok(out)
     }
 
-    /// Writes sealed pages, given in ascending page order with their ids;
-    /// adjacent pages go out in one device call. Returns their checksums.
-    pub(crate) fn write_pages(&mut self, pages: &[(PageId, &[u8])]) -> Result<()> {
+    /// Writes sealed pages: `ids` ascending, page `i` at
+    /// `pages[i * PAGE_SIZE..]`. Pages with adjacent ids go out in one
+    /// device call, straight from `pages` (no copy).
+    pub(crate) fn write_pages(&mut self, ids: &[PageId], pages: &[u8]) -> Result<()> {
         self.check_poison()?;
-        let mut run: Vec<u8> = Vec::new();
+        debug_assert_eq!(ids.len() * PAGE_SIZE, pages.len());
         let mut i = 0;
-        while i < pages.len() {
-            let start = pages[i].0;
-            let mut j = i;
-            while j + 1 < pages.len()
-                && pages[j + 1].0 .0 == pages[j].0 .0 + 1
-                && j + 1 - i < MAX_WRITE_RUN_PAGES
-            {
+        while i < ids.len() {
+            let mut j = i + 1;
+            while j < ids.len() && ids[j].0 == ids[j - 1].0 + 1 && j - i < MAX_WRITE_RUN_PAGES {
                 j += 1;
             }
-            let result = if i == j {
-                self.device.write_at(start.offset(), pages[i].1)
-            } else {
-                run.clear();
-                for (_, bytes) in &pages[i..=j] {
-                    run.extend_from_slice(bytes);
-                }
-                self.device.write_at(start.offset(), &run)
-            };
             self.stats.writes += 1;
-            if let Err(e) = result {
+            let run = &pages[i * PAGE_SIZE..j * PAGE_SIZE];
+            if let Err(e) = self.device.write_at(ids[i].offset(), run) {
                 return self.poison(e);
             }
-            i = j + 1;
+            i = j;
         }
         Ok(())
     }

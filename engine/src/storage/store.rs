@@ -265,8 +265,7 @@ impl Inner {
             extents: None,
             ..self.sb.clone()
         };
-        self.pager
-            .write_pages(&[(slot, &confirmed.encode(slot).0[..])])?;
+        self.pager.write_pages(&[slot], &confirmed.encode(slot).0)?;
         self.pager.flush()?;
         self.sb = confirmed;
         self.sb_slot = slot;

@@ -586,17 +586,40 @@ impl WriteTxn {
     ) -> Result<()> {
         let batches = ids.chunks(WRITE_BATCH_PAGES).count().max(1);
         let mut limbo_at: Option<FastMap<PageId, usize>> = None;
+        // A batch's pages in id order, back to back: a run of adjacent
+        // pages is one slice of it, written without a copy.
+        let mut order: Vec<PageId> = Vec::new();
+        let mut pages: Vec<u8> = Vec::new();
         for (b, batch) in ids
             .chunks(WRITE_BATCH_PAGES)
             .chain((ids.is_empty()).then_some(&[][..]))
             .enumerate()
         {
-            let mut bufs: Vec<(PageId, Box<PageBuf>)> = Vec::with_capacity(batch.len());
-            for &id in batch {
+            let extra = if b + 1 == batches { extra } else { &[] };
+            order.clear();
+            let (mut d, mut x) = (0, 0);
+            while d < batch.len() || x < extra.len() {
+                if x == extra.len() || (d < batch.len() && batch[d] < extra[x].0) {
+                    order.push(batch[d]);
+                    d += 1;
+                } else {
+                    order.push(extra[x].0);
+                    x += 1;
+                }
+            }
+            pages.clear();
+            // Zeroed: a node encodes into a zeroed page.
+            pages.resize(order.len() * PAGE_SIZE, 0);
+            let (mut x, slots) = (0, pages.chunks_exact_mut(PAGE_SIZE));
+            for (&id, page) in order.iter().zip(slots) {
+                if x < extra.len() && extra[x].0 == id {
+                    page.copy_from_slice(extra[x].1);
+                    x += 1;
+                    continue;
+                }
                 let node = self.dirty.get(&id).expect("write_nodes takes dirty ids");
-                let mut page = PageBuf::zeroed();
-                node.encode(&mut page.0, id);
-                let crc = read_u32(&page.0, CHECKSUM_OFFSET);
+                node.encode(page, id);
+                let crc = read_u32(page, CHECKSUM_OFFSET);
                 if let Some(o) = self.owned.get_mut(&id) {
                     o.crc = crc;
                 } else {
@@ -614,16 +637,9 @@ impl WriteTxn {
                         self.limbo[i].1.crc = crc;
                     }
                 }
-                bufs.push((id, page));
-            }
-            let mut refs: Vec<(PageId, &[u8])> =
-                bufs.iter().map(|(id, p)| (*id, &p.0[..])).collect();
-            if b + 1 == batches && !extra.is_empty() {
-                refs.extend_from_slice(extra);
-                refs.sort_by_key(|(id, _)| *id);
             }
             let mut inner = self.shared.inner.borrow_mut();
-            inner.pager.write_pages(&refs)?;
+            inner.pager.write_pages(&order, &pages)?;
             for &id in batch {
                 if let Some(node) = self.dirty.remove(&id) {
                     inner.pager.cache_node(id, node);
