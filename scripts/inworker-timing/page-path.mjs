@@ -11,8 +11,13 @@
 // does) through the client, N bare round trips to an echo Worker with the
 // same message shape as the comparison's SQLite harness, and N of 100-byte
 // Uint8Arrays transferred both ways (as the client and its owner send their
-// encoded requests and replies). Prints µs per call (median and range over
-// the rounds).
+// encoded requests and replies); and N `SELECT 1` requests, encoded as the
+// client does, handed to the owner's wasm (`Owner.handle`, an in-memory
+// database) in a bare module Worker that posts the reply back: the owner's
+// engine work and the messages without the client, the session and the
+// owner runtime around them (`ownerWasm`; `ownerWasmInside`, the wasm
+// call's own time measured inside that Worker). Prints µs per call
+// (median and range over the rounds).
 //
 // Usage: node scripts/inworker-timing/page-path.mjs [--n=1000] [--rounds=7]
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -33,12 +38,48 @@ const ECHO = `onmessage = (e) => {
   } else postMessage({ id: e.data.id, result: 1 });
 };
 `;
+// The owner's wasm alone: request bytes in, the reply to this client out.
+const OWNER_WASM = `import init, { Owner } from "/pkg/dist/wasm/tinyjoin_worker.js";
+await init();
+const owner = Owner.openMemory("c0ffee00c0ffee00", 16 << 20, 2048);
+owner.recordCommits(false);
+let inside = 0;
+onmessage = (e) => {
+  if (e.data === "inside") {
+    postMessage(inside);
+    inside = 0;
+    return;
+  }
+  const t = performance.now();
+  const list = owner.handle(e.data);
+  inside += performance.now() - t;
+  // The reply list's first entry (route, u32 length, bytes): the answer.
+  const len = (list[1] | (list[2] << 8) | (list[3] << 16) | (list[4] << 24)) >>> 0;
+  postMessage(list.slice(5, 5 + len));
+};
+postMessage("ready");
+`;
 const PAGE = `<!doctype html><script type="module">
+import { decodeResponse, encodeRequest } from "/pkg/dist/protocol.js";
 import { mixedOps, payload64 } from "/c/common.js";
 import { mixedSql } from "/c/workloads.js";
 const tj = await import("/pkg/dist/index.js");
 const c = await tj.open("page-path-" + Date.now());
 const echo = new Worker("/h/echo.js");
+const ownerWasm = await new Promise((resolve) => {
+  const w = new Worker("/h/owner-wasm.js", { type: "module" });
+  w.onmessage = () => resolve(w);
+});
+const ownerTrip = (msg) => new Promise((resolve) => {
+  ownerWasm.onmessage = (e) => resolve(e.data);
+  ownerWasm.postMessage(msg);
+});
+const ownerEnv = (request) => ({ epoch: 1, client: "c0ffee00c0ffee00", request });
+let ownerRequest = 1;
+await ownerTrip(encodeRequest(ownerEnv(ownerRequest++), { kind: "open" }));
+// The requests below must be answered with rows, not refused.
+const probe = decodeResponse(await ownerTrip(encodeRequest(ownerEnv(ownerRequest++), { kind: "query", txn: null, sql: "SELECT 1", params: { tag: "none" } }))).response;
+if (probe.kind !== "rows") throw new Error("the owner's wasm answered " + JSON.stringify(probe));
 let nextId = 1;
 const rpc = (msg) => new Promise((resolve) => {
   const id = nextId++;
@@ -77,6 +118,13 @@ window.round = async (n) => {
     });
   }
   out.echoBytes = ((performance.now() - t0) * 1000) / n;
+  await ownerTrip("inside");
+  t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    await ownerTrip(encodeRequest(ownerEnv(ownerRequest++), { kind: "query", txn: null, sql: "SELECT 1", params: { tag: "none" } }));
+  }
+  out.ownerWasm = ((performance.now() - t0) * 1000) / n;
+  out.ownerWasmInside = ((await ownerTrip("inside")) * 1000) / n;
   return out;
 };
 window.benchReady = true;
@@ -85,13 +133,14 @@ window.benchReady = true;
 const dir = await mkdtemp(join(tmpdir(), "tinyjoin-page-path-"));
 await writeFile(join(dir, "index.html"), PAGE);
 await writeFile(join(dir, "echo.js"), ECHO);
+await writeFile(join(dir, "owner-wasm.js"), OWNER_WASM);
 const server = await serve({ "/pkg/": join(ROOT, "client-ts"), "/c/": join(COMPARE_DIR, "web"), "/h/": dir });
 const browser = await launchBrowser("page-path");
 try {
   const page = await openPage(browser.context, `${server.origin}/h/index.html`, console.error);
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) rounds.push(await page.evaluate((n) => window.round(n), N));
-  for (const key of ["select1", "mixed", "echo", "echoBytes"]) {
+  for (const key of ["select1", "mixed", "echo", "echoBytes", "ownerWasm", "ownerWasmInside"]) {
     const s = stats(rounds.map((x) => x[key]));
     console.log(`${key.padEnd(10)} ${s.median.toFixed(1)} µs per call (${s.min.toFixed(1)}-${s.max.toFixed(1)}, ${ROUNDS} rounds of ${N})`);
   }
