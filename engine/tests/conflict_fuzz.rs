@@ -481,9 +481,7 @@ fn fmt_rows(rs: &[Vec<Value>]) -> String {
 }
 
 fn seeds() -> std::ops::Range<u64> {
-    let spec = std::env::var("CONFLICT_SEEDS").unwrap_or_else(|_| "0..1000".into());
-    let (a, b) = spec.split_once("..").expect("CONFLICT_SEEDS=a..b");
-    a.trim().parse().unwrap()..b.trim().parse().unwrap()
+    common::seed_range("CONFLICT_SEEDS").unwrap_or(0..1000)
 }
 
 #[test]

@@ -655,13 +655,10 @@ fn assert_no_mismatches(what: &str, compared: usize, mismatches: &[String]) {
 fn compare_random(default_seeds: std::ops::RangeInclusive<u64>, opts: DbOptions) {
     let seeds: Vec<u64> = match (
         std::env::var("SQL_VS_SQLITE_SEED"),
-        std::env::var("SQL_VS_SQLITE_SEEDS"),
+        common::seed_range("SQL_VS_SQLITE_SEEDS"),
     ) {
         (Ok(s), _) => vec![s.parse().expect("seed")],
-        (_, Ok(range)) => {
-            let (a, b) = range.split_once("..").expect("SQL_VS_SQLITE_SEEDS=a..b");
-            (a.trim().parse().expect("seed")..b.trim().parse().expect("seed")).collect()
-        }
+        (_, Some(range)) => range.collect(),
         _ => default_seeds.collect(),
     };
     let mut mismatches = Vec::new();

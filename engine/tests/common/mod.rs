@@ -68,3 +68,19 @@ pub fn memory_pair(opts: DbOptions) -> (Database, rusqlite::Connection) {
     let lite = rusqlite::Connection::open_in_memory().expect("open an in-memory SQLite");
     (db, lite)
 }
+
+/// The seeds named by environment variable `var` as `a..b`, if it is set;
+/// panics naming the expected form when it is malformed.
+#[allow(dead_code)] // for the randomized tests
+pub fn seed_range(var: &str) -> Option<std::ops::Range<u64>> {
+    let spec = std::env::var(var).ok()?;
+    let parse = |s: &str| -> u64 {
+        s.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{var}=a..b, got {spec:?}"))
+    };
+    let (a, b) = spec
+        .split_once("..")
+        .unwrap_or_else(|| panic!("{var}=a..b, got {spec:?}"));
+    Some(parse(a)..parse(b))
+}
