@@ -265,9 +265,7 @@ impl WriteTxn {
         let value = match self.try_hinted_insert(tree, key, value) {
             Ok(old) => {
                 if old.is_none() {
-                    let mut m = self.existing(tree)?;
-                    m.len += 1;
-                    self.set_meta(tree, m);
+                    self.count_entries(tree, |n| n + 1)?;
                 }
                 return Ok(old);
             }
@@ -289,9 +287,7 @@ impl WriteTxn {
     pub(crate) fn remove_value(&mut self, tree: &str, key: &[u8]) -> Result<Option<LeafValue>> {
         if let Some(old) = self.try_hinted_remove(tree, key) {
             if old.is_some() {
-                let mut m = self.existing(tree)?;
-                m.len = m.len.saturating_sub(1);
-                self.set_meta(tree, m);
+                self.count_entries(tree, |n| n.saturating_sub(1))?;
             }
             return Ok(old);
         }
@@ -405,6 +401,20 @@ impl WriteTxn {
             }
             Ok(_) => None,
         }
+    }
+
+    /// Sets `tree`'s entry count to `f` of it after a change its root did
+    /// not see (a hinted leaf's): one map lookup when the transaction
+    /// already holds the tree's meta, as it does after any descent into it.
+    fn count_entries(&mut self, tree: &str, f: impl FnOnce(u64) -> u64) -> Result<()> {
+        if let Some(Some(m)) = self.trees.get_mut(tree) {
+            m.len = f(m.len);
+            return Ok(());
+        }
+        let mut m = self.existing(tree)?;
+        m.len = f(m.len);
+        self.set_meta(tree, m);
+        Ok(())
     }
 
     fn set_meta(&mut self, tree: &str, m: TreeMeta) {

@@ -211,9 +211,18 @@ fn rowid_row(ctx: &ExecCtx, core: &Core) -> Result<Option<Vec<Row>>> {
     if item.offset != 0 || item.width != table.columns.len() + 1 || !level.on.is_empty() {
         return Ok(None);
     }
-    let unbound = vec![Value::Null; core.from.width];
+    // The probe value reads no slot of the row it looks for: NULLs stand in.
+    static NULLS: [Value; 16] = [const { Value::Null }; 16];
+    let many;
+    let unbound: &[Value] = match NULLS.get(..core.from.width) {
+        Some(few) => few,
+        None => {
+            many = vec![Value::Null; core.from.width];
+            &many
+        }
+    };
     let id = match apply_affinity(
-        ctx.eval(value, &Env::new(&unbound, None))?,
+        ctx.eval(value, &Env::new(unbound, None))?,
         Affinity::Numeric,
     ) {
         Value::Integer(id) => id,
@@ -862,45 +871,54 @@ fn apply_sets(
     let mut row = old.to_vec();
     let env = Env::new(env_row, None);
     for a in sets {
-        let values = if a.targets.len() == 1 {
-            vec![ctx.eval(&a.value, &env)?]
-        } else {
-            match &a.value {
-                Expr::Row(items) if items.len() == a.targets.len() => items
-                    .iter()
-                    .map(|x| ctx.eval(x, &env))
-                    .collect::<Result<_>>()?,
-                Expr::Scalar(q) => {
-                    let rows = ctx.subquery_rows(q, &env)?;
-                    rows.first()
-                        .cloned()
-                        .unwrap_or_else(|| vec![Value::Null; a.targets.len()])
-                }
-                _ => {
-                    return Err(sql_err!(
-                        "{} columns assigned {} values",
-                        a.targets.len(),
-                        1
-                    ))
-                }
+        if let [i] = a.targets[..] {
+            // One column: no list of values (an UPDATE's common case, per row).
+            let v = ctx.eval(&a.value, &env)?;
+            assign_slot(&mut row, table, n, i, v);
+            continue;
+        }
+        let values: Vec<Value> = match &a.value {
+            Expr::Row(items) if items.len() == a.targets.len() => items
+                .iter()
+                .map(|x| ctx.eval(x, &env))
+                .collect::<Result<_>>()?,
+            Expr::Scalar(q) => {
+                let rows = ctx.subquery_rows(q, &env)?;
+                rows.first()
+                    .cloned()
+                    .unwrap_or_else(|| vec![Value::Null; a.targets.len()])
+            }
+            _ => {
+                return Err(sql_err!(
+                    "{} columns assigned {} values",
+                    a.targets.len(),
+                    1
+                ))
             }
         };
         for (&i, v) in a.targets.iter().zip(values) {
-            row[i] = if i < n {
-                apply_affinity(v, table.columns[i].affinity)
-            } else {
-                v
-            };
-            if Some(i) == table.rowid_alias {
-                row[n] = row[i].clone();
-            } else if i == n {
-                if let Some(a) = table.rowid_alias {
-                    row[a] = row[n].clone();
-                }
-            }
+            assign_slot(&mut row, table, n, i, v);
         }
     }
     Ok(row)
+}
+
+/// Stores assigned value `v` in slot `i` of `row` (`n` columns, then the
+/// rowid) with the column's affinity, keeping a rowid alias and the rowid
+/// slot equal.
+fn assign_slot(row: &mut [Value], table: &Table, n: usize, i: usize, v: Value) {
+    row[i] = if i < n {
+        apply_affinity(v, table.columns[i].affinity)
+    } else {
+        v
+    };
+    if Some(i) == table.rowid_alias {
+        row[n] = row[i].clone();
+    } else if i == n {
+        if let Some(a) = table.rowid_alias {
+            row[a] = row[n].clone();
+        }
+    }
 }
 
 /// Replaces `old` by `new` (which may have a different rowid); with a
@@ -937,12 +955,7 @@ fn write_update(
         if !w.admit(ctx, &mut new, or)? {
             return Ok(None);
         }
-        let changed = w.changed_indexes(old, &new);
-        let old_vals = w.changed_index_values(ctx, old, &changed)?;
-        Ok(Some((
-            old_vals,
-            w.changed_index_values(ctx, &new, &changed)?,
-        )))
+        w.changed_index_values(ctx, old, &new).map(Some)
     })?;
     let Some((old_vals, new_vals)) = vals else {
         return Ok(None);

@@ -225,7 +225,7 @@ fn rows_by_index(
     }
     let key_cols = key_columns(&index);
     let prefix = keycode::encode_key(&ordered, &key_cols[..k]);
-    let (lo, hi) = index_prefix_range(&prefix);
+    let (lo, hi) = index_prefix_range(prefix);
     let mut rows = Vec::new();
     for (key, _) in ctx.kv.scan(&index.tree, lo, hi, false, None)? {
         if let Some(row) = ctx.table_row_by_id(table, index_key_rowid(&key)?)? {

@@ -258,9 +258,11 @@ pub(crate) fn prefix_successor(p: &[u8]) -> Bound<Vec<u8>> {
     Bound::Unbounded
 }
 
-/// Key bounds of every entry starting with `prefix`.
-pub(crate) fn index_prefix_range(prefix: &[u8]) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
-    (Bound::Included(prefix.to_vec()), prefix_successor(prefix))
+/// Key bounds of every entry starting with `prefix` (which becomes the
+/// lower bound).
+pub(crate) fn index_prefix_range(prefix: Vec<u8>) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
+    let hi = prefix_successor(&prefix);
+    (Bound::Included(prefix), hi)
 }
 
 /// Converts a probe value the way the comparison converts it.

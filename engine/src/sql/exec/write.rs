@@ -469,7 +469,7 @@ impl TableWriter {
                 continue;
             }
             let prefix = keycode::encode_key(vals, &plan.cols);
-            let (lo, hi) = index_prefix_range(&prefix);
+            let (lo, hi) = index_prefix_range(prefix);
             // Two entries at most: `own`'s and another (a UNIQUE index holds
             // one entry per key, except while a statement moves keys around).
             let mut seen = 0;
@@ -710,41 +710,36 @@ impl TableWriter {
     }
 
     /// Every index's key values for `row`.
-    pub(crate) fn all_index_values(
-        &self,
-        ctx: &ExecCtx,
-        row: &[Value],
-    ) -> Result<Vec<Option<Vec<Value>>>> {
+    pub(crate) fn all_index_values(&self, ctx: &ExecCtx, row: &[Value]) -> Result<IndexValues> {
         (0..self.indexes.len())
             .map(|i| self.index_values(ctx, i, row))
             .collect()
     }
 
-    /// Which indexes an update from `old` to `new` (full rows, rowid
-    /// last) may change: those reading a slot whose value is not
-    /// identical. Index expressions are deterministic, so an index whose
-    /// inputs are all identical keeps its entry.
-    pub(crate) fn changed_indexes(&self, old: &[Value], new: &[Value]) -> Vec<bool> {
-        self.indexes
-            .iter()
-            .map(|plan| plan.reads.iter().any(|&c| !identical(&old[c], &new[c])))
-            .collect()
-    }
-
-    /// The key values of the indexes marked in `changed`; `None` for the
-    /// others (as for an entry a partial index leaves out).
+    /// The key values, before and after an update from `old` to `new`
+    /// (full rows, rowid last), of the indexes the update may change:
+    /// those reading a slot whose value is not identical. Index
+    /// expressions are deterministic, so an index whose inputs are all
+    /// identical keeps its entry: `None` on both sides for it (as for an
+    /// entry a partial index leaves out).
     pub(crate) fn changed_index_values(
         &self,
         ctx: &ExecCtx,
-        row: &[Value],
-        changed: &[bool],
-    ) -> Result<Vec<Option<Vec<Value>>>> {
-        (0..self.indexes.len())
-            .map(|i| match changed[i] {
-                true => self.index_values(ctx, i, row),
-                false => Ok(None),
-            })
-            .collect()
+        old: &[Value],
+        new: &[Value],
+    ) -> Result<(IndexValues, IndexValues)> {
+        let mut before = Vec::with_capacity(self.indexes.len());
+        let mut after = Vec::with_capacity(self.indexes.len());
+        for (i, plan) in self.indexes.iter().enumerate() {
+            if plan.reads.iter().any(|&c| !identical(&old[c], &new[c])) {
+                before.push(self.index_values(ctx, i, old)?);
+                after.push(self.index_values(ctx, i, new)?);
+            } else {
+                before.push(None);
+                after.push(None);
+            }
+        }
+        Ok((before, after))
     }
 
     /// Reads the row with `rowid`.
@@ -768,6 +763,10 @@ impl TableWriter {
         }
     }
 }
+
+/// Per index of a table (in `TableWriter::indexes` order), its key values
+/// for one row, or `None` where the row has no entry to write or change.
+pub(crate) type IndexValues = Vec<Option<Vec<Value>>>;
 
 /// The key values of an index for `row`, or `None` outside a partial index.
 pub(crate) fn index_values(
