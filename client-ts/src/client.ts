@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 /**
  * `Client`, the public API of a database (`open()` in index.ts returns one),
  * and the failover policy of each call, built on `Session.call`:

@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 /**
  * `tinyjoin/worker`: open a database directly inside a dedicated Worker the
  * application already runs — no election, no channel, exclusive access to the
