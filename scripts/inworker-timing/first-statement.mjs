@@ -16,15 +16,15 @@
 // holding a 200,000-row join table, and runs a point join from its SQL text
 // (J5's shape) twice, then prepares three statements and runs a
 // 25-statement transaction of inserts, updates and deletes on a table with a
-// UNIQUE column. Printed per variant and phase: median, first and third
-// quartile over the rounds. Needs scripts/build-wasm.
+// UNIQUE column. Printed per variant and phase: median (min - max) and p90
+// over the rounds. Needs scripts/build-wasm.
 //
 // Usage: node scripts/inworker-timing/first-statement.mjs [--rounds=30]
 //          [--hint=session.js,client.js,worker.js,owner-runtime.js] [--js-flags=...]
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, launchBrowser, parseArgs, serve } from "../compare/lib/harness.mjs";
+import { ROOT, launchBrowser, parseArgs, serve, stats } from "../compare/lib/harness.mjs";
 
 const { flags } = parseArgs(process.argv.slice(2), ["rounds", "hint", "js-flags"]);
 const ROUNDS = Number(flags.rounds ?? 30);
@@ -81,12 +81,11 @@ try {
   for (let r = 0; r < ROUNDS; r++) {
     for (const v of r % 2 === 0 ? variants : [...variants].reverse()) results[v].push(await inWorker({ variant: v }));
   }
-  const quart = (xs, q) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)];
-  console.log(`${ROUNDS} fresh Workers per variant; ms, median (first quartile - third quartile); hinted files: ${HINTED.join(", ")}`);
+  console.log(`${ROUNDS} fresh Workers per variant; ms, median (min - max) p90; hinted files: ${HINTED.join(", ")}`);
   for (const phase of Object.keys(results.none[0])) {
     const cells = variants.map((v) => {
-      const xs = results[v].map((x) => x[phase]);
-      return `${v} ${quart(xs, 0.5).toFixed(2)} (${quart(xs, 0.25).toFixed(2)} - ${quart(xs, 0.75).toFixed(2)})`;
+      const st = stats(results[v].map((x) => x[phase]));
+      return `${v} ${st.median.toFixed(2)} (${st.min.toFixed(2)} - ${st.max.toFixed(2)}) ${st.p90.toFixed(2)}`;
     });
     console.log(`  ${phase.padEnd(17)} ${cells.join("   ")}`);
   }

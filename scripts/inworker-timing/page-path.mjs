@@ -77,8 +77,9 @@ const ownerTrip = (msg) => new Promise((resolve) => {
 const ownerEnv = (request) => ({ epoch: 1, client: "c0ffee00c0ffee00", request });
 let ownerRequest = 1;
 await ownerTrip(encodeRequest(ownerEnv(ownerRequest++), { kind: "open" }));
+const select1 = () => encodeRequest(ownerEnv(ownerRequest++), { kind: "query", txn: null, sql: "SELECT 1", params: { tag: "none" } });
 // The requests below must be answered with rows, not refused.
-const probe = decodeResponse(await ownerTrip(encodeRequest(ownerEnv(ownerRequest++), { kind: "query", txn: null, sql: "SELECT 1", params: { tag: "none" } }))).response;
+const probe = decodeResponse(await ownerTrip(select1())).response;
 if (probe.kind !== "rows") throw new Error("the owner's wasm answered " + JSON.stringify(probe));
 let nextId = 1;
 const rpc = (msg) => new Promise((resolve) => {
@@ -121,7 +122,7 @@ window.round = async (n) => {
   await ownerTrip("inside");
   t0 = performance.now();
   for (let i = 0; i < n; i++) {
-    await ownerTrip(encodeRequest(ownerEnv(ownerRequest++), { kind: "query", txn: null, sql: "SELECT 1", params: { tag: "none" } }));
+    await ownerTrip(select1());
   }
   out.ownerWasm = ((performance.now() - t0) * 1000) / n;
   out.ownerWasmInside = ((await ownerTrip("inside")) * 1000) / n;
