@@ -17,6 +17,10 @@
 //! is I8 on SQLite: the instruction-count ratio.
 //! `lookups`: the comparison's 10,000 warm point lookups (prepared, each an
 //! autocommit read) over a 100,000-row table.
+//! `j2`: the comparison's join tables s and f (10,000 and 200,000 rows, an
+//! index on f(s_id)), then J2 once unmeasured and its repeat measured;
+//! `j2-sqlite` the same on SQLite (in memory). `J2_SQL` replaces J2's text
+//! (TinyJoin only): parts of it measured alone.
 //! `durable`: the comparison's 200 single-row autocommit INSERTs (each its
 //! own commit, default one-flush commits on a memory device); `durable-sqlite`
 //! the same on SQLite in a temporary file, WAL with synchronous=NORMAL and
@@ -310,6 +314,96 @@ fn lookups(c: &mut Connection) {
     assert_eq!(found, 10_000);
 }
 
+const J2: &str = "SELECT count(*), sum(f.amount) FROM s JOIN f ON f.s_id = s.id WHERE s.cat = 7";
+
+/// The join tables' rows: s (10,000: id, cat, name, code) and f (200,000:
+/// id, s_id, amount, tag, ref), shaped like the comparison's.
+fn join_rows() -> (Vec<Vec<Value>>, Vec<Vec<Value>>) {
+    let s = (1..=10_000i64)
+        .map(|i| {
+            vec![
+                Value::Integer(i),
+                Value::Integer(i % 100),
+                Value::Text(format!("name-{i}")),
+                Value::Integer(i * 3),
+            ]
+        })
+        .collect();
+    let mut r = prng(4);
+    let f = (1..=200_000i64)
+        .map(|i| {
+            let mut n = || Value::Integer(i64::from(r()));
+            let (s_id, amount, tag, rf) = (n(), n(), n(), n());
+            let m = |v: Value, k: i64, base: i64| match v {
+                Value::Integer(x) => Value::Integer(base + x % k),
+                v => v,
+            };
+            vec![
+                Value::Integer(i),
+                m(s_id, 9_000, 1),
+                m(amount, 1_000, 0),
+                m(tag, 10, 0),
+                m(rf, 30_000, 1),
+            ]
+        })
+        .collect();
+    (s, f)
+}
+
+const JOIN_TABLES: &str = "CREATE TABLE s(id INTEGER PRIMARY KEY, cat INTEGER NOT NULL, name TEXT NOT NULL, code INTEGER NOT NULL); CREATE TABLE f(id INTEGER PRIMARY KEY, s_id INTEGER NOT NULL, amount INTEGER NOT NULL, tag INTEGER NOT NULL, ref INTEGER NOT NULL);";
+
+fn j2(c: &mut Connection) {
+    c.execute_batch(JOIN_TABLES).unwrap();
+    let (s, f) = join_rows();
+    let mut st = c.prepare("INSERT INTO s VALUES (?, ?, ?, ?)").unwrap();
+    load(c, &mut st, s);
+    let mut st = c.prepare("INSERT INTO f VALUES (?, ?, ?, ?, ?)").unwrap();
+    load(c, &mut st, f);
+    c.execute_batch("CREATE INDEX f_s ON f(s_id)").unwrap();
+    let sql = std::env::var("J2_SQL").unwrap_or_else(|_| J2.to_string());
+    let first = run_query(c, &sql);
+    let again = measured("J2 repeat", || run_query(c, &sql));
+    assert_eq!(first, again);
+    println!("{again:?}");
+}
+
+fn run_query(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {
+    c.execute(sql, &Params::Positional(vec![])).unwrap().rows
+}
+
+/// [`j2`] on SQLite, in memory.
+fn j2_sqlite() {
+    let c = rusqlite::Connection::open_in_memory().unwrap();
+    c.execute_batch(JOIN_TABLES).unwrap();
+    let (s, f) = join_rows();
+    let sql = |v: &Value| match v {
+        Value::Integer(i) => rusqlite::types::Value::Integer(*i),
+        Value::Text(t) => rusqlite::types::Value::Text(t.clone()),
+        _ => unreachable!(),
+    };
+    c.execute_batch("BEGIN").unwrap();
+    for (table, rows) in [("s", s), ("f", f)] {
+        let marks = vec!["?"; rows[0].len()].join(", ");
+        let mut st = c
+            .prepare(&format!("INSERT INTO {table} VALUES ({marks})"))
+            .unwrap();
+        for row in rows {
+            st.execute(rusqlite::params_from_iter(row.iter().map(sql)))
+                .unwrap();
+        }
+    }
+    c.execute_batch("COMMIT; CREATE INDEX f_s ON f(s_id)")
+        .unwrap();
+    let q = |c: &rusqlite::Connection| {
+        c.query_row(J2, [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+            .unwrap()
+    };
+    let first = q(&c);
+    let again = measured("J2 repeat (SQLite)", || q(&c));
+    assert_eq!(first, again);
+    println!("{again:?}");
+}
+
 /// The comparison's durable row: 200 autocommit single-row INSERTs.
 fn durable(c: &mut Connection) {
     run(c, DURABLE_TABLE, vec![]);
@@ -365,9 +459,11 @@ fn main() {
         "i10" => i10(&mut c),
         "lookups" => lookups(&mut c),
         "durable" => durable(&mut c),
+        "j2" => j2(&mut c),
+        "j2-sqlite" => j2_sqlite(),
         "durable-sqlite" => durable_sqlite(),
         _ => {
-            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|mixed|mixed-sqlite|lookups|durable|durable-sqlite");
+            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|mixed|mixed-sqlite|lookups|j2|j2-sqlite|durable|durable-sqlite");
             std::process::exit(2);
         }
     }

@@ -11,7 +11,10 @@
 //! ```
 //!
 //! `N=250` runs a transaction of 250 operations over 250 rows instead of
-//! 1,000 over 1,000. A tool, not a test.
+//! 1,000 over 1,000. `profile_owner lookups` instead times the comparison's
+//! 10,000 warm point lookups (a prepared `SELECT k, v FROM kv WHERE id = ?`
+//! over 100,000 rows, each an autocommit read) through `direct::serve`, the
+//! in-worker API's path. A tool, not a test.
 
 #[path = "../../engine/examples/common/measured.rs"]
 mod measured;
@@ -22,9 +25,11 @@ use measured::measured;
 use mixed_ops::mixed_ops;
 use tinyjoin_engine::storage::{CommitMode, Validation};
 use tinyjoin_engine::Value;
+use tinyjoin_worker::direct::{serve, DirectBuffers};
 use tinyjoin_worker::owner::{Owner, OwnerOptions};
 use tinyjoin_worker::protocol::{
-    decode_response, encode_request, Envelope, Params, Request, Response, WireValue,
+    decode_response, encode_request, kind, params_tag, tag, Envelope, Params, Request, Response,
+    WireValue,
 };
 
 const CLIENT: &str = "c0ffee00c0ffee00";
@@ -84,6 +89,9 @@ fn main() {
     let owner = Owner::open_memory(CLIENT, &opts).expect("open");
     let mut d = Driver { owner, next: 0 };
     d.call(Request::Open);
+    if std::env::args().nth(1).as_deref() == Some("lookups") {
+        return lookups(d);
+    }
     d.call(Request::Exec {
         txn: None,
         sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, payload TEXT NOT NULL)".into(),
@@ -133,4 +141,54 @@ fn main() {
         }
         d.call(Request::Commit { txn: "c.2".into() });
     });
+}
+
+/// The comparison's warm point lookups through the in-worker API's direct
+/// calls: the request's fields written into the input buffer as the
+/// TypeScript side writes them, one `serve` per lookup.
+fn lookups(mut d: Driver) {
+    d.call(Request::Exec {
+        txn: None,
+        sql: "CREATE TABLE kv(id INTEGER PRIMARY KEY, k INTEGER NOT NULL, v TEXT NOT NULL)".into(),
+    });
+    let ins = d.prepare("INSERT INTO kv(id, k, v) VALUES (?, ?, ?)");
+    d.call(Request::Begin { txn: "c.1".into() });
+    for i in 1..=100_000i64 {
+        let v = format!("value-{i}-");
+        d.call(Request::Run {
+            txn: Some("c.1".into()),
+            stmt: ins,
+            params: Params::Positional(vec![
+                WireValue::Integer(i),
+                WireValue::Integer(i * 7 % 100_000),
+                WireValue::Text(format!("{v:v<48}")),
+            ]),
+        });
+    }
+    d.call(Request::Commit { txn: "c.1".into() });
+    let st = d.prepare("SELECT k, v FROM kv WHERE id = ?");
+    let mut bufs = DirectBuffers::default();
+    let mut x = 0x2545_f491u32;
+    let ids: Vec<i64> = (0..10_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            1 + i64::from(x % 100_000)
+        })
+        .collect();
+    let found = measured("10k point lookups through direct::serve", || {
+        let mut found = 0;
+        for &id in &ids {
+            let input = bufs.input_for(14);
+            input[0] = params_tag::POSITIONAL;
+            input[1..5].copy_from_slice(&1u32.to_le_bytes());
+            input[5] = tag::INTEGER;
+            input[6..14].copy_from_slice(&id.to_le_bytes());
+            assert!(serve(&mut d.owner, &mut bufs, kind::RUN, -1, 0, st, 14));
+            found += usize::from(bufs.output.len() > 60);
+        }
+        found
+    });
+    assert_eq!(found, 10_000);
 }
