@@ -43,6 +43,7 @@
 //! OFF): FOREIGN KEY constraints are enforced unless a connection turns
 //! them off.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -219,7 +220,7 @@ impl Database {
 }
 
 /// Parameters of a statement.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub enum Params {
     #[default]
     None,
@@ -282,7 +283,9 @@ impl Txn {
 /// A connection: its transaction state and settings.
 pub struct Connection {
     db: Database,
-    txn: Option<Txn>,
+    /// Boxed: a connection is moved in and out of its holder on every
+    /// request of the owner, and the open transaction is large.
+    txn: Option<Box<Txn>>,
     foreign_keys: bool,
     last_insert_rowid: i64,
 }
@@ -300,14 +303,20 @@ pub struct Statement {
 impl Statement {
     /// Runs the statement with `params` on `conn`.
     pub fn execute(&mut self, conn: &mut Connection, params: &Params) -> Result<QueryResult> {
-        self.execute_owned(conn, params.clone())
+        let values = bind_params_ref(&self.parsed, params)?;
+        self.run_bound(conn, &values)
     }
 
     /// [`Statement::execute`] taking the parameters by value: their text
     /// and blobs are bound without a copy.
     pub fn execute_owned(&mut self, conn: &mut Connection, params: Params) -> Result<QueryResult> {
         let values = bind_params(&self.parsed, params)?;
-        let r = conn.run_parsed(&self.sql, &self.parsed, &values, &mut self.plan)?;
+        self.run_bound(conn, &values)
+    }
+
+    /// Runs the statement with one value per parameter slot.
+    fn run_bound(&mut self, conn: &mut Connection, values: &[Value]) -> Result<QueryResult> {
+        let r = conn.run_parsed(&self.sql, &self.parsed, values, &mut self.plan)?;
         // A query planned again after a schema change may have new columns.
         // The names are shared with the plan: the same allocation unless it was planned again.
         if matches!(self.parsed.statement, ast::Statement::Select(_))
@@ -369,6 +378,16 @@ fn parse_next(sql: &str, offset: usize) -> Result<Option<Parsed>> {
 }
 
 /// Maps `params` onto the statement's parameter slots.
+/// [`bind_params`] of borrowed parameters: values that fill every slot in
+/// order are used where they are, others copied.
+fn bind_params_ref<'a>(parsed: &Parsed, params: &'a Params) -> Result<Cow<'a, [Value]>> {
+    match params {
+        Params::Positional(v) if v.len() == parsed.params.len() => Ok(Cow::Borrowed(v)),
+        Params::None if parsed.params.is_empty() => Ok(Cow::Borrowed(&[])),
+        _ => bind_params(parsed, params.clone()).map(Cow::Owned),
+    }
+}
+
 fn bind_params(parsed: &Parsed, params: Params) -> Result<Vec<Value>> {
     let slots = parsed.params.len();
     match params {
@@ -422,7 +441,7 @@ impl Connection {
         let mut last = None;
         while let Some(parsed) = parse_next(sql, offset)? {
             offset = parsed.end;
-            let values = bind_params(&parsed, params.clone())?;
+            let values = bind_params_ref(&parsed, params)?;
             last = Some(self.run_parsed(sql, &parsed, &values, &mut None)?);
         }
         last.ok_or_else(|| misuse!("no statement to execute"))
@@ -686,14 +705,14 @@ impl Connection {
         }
         let write = self.db.shared.store.write()?;
         let catalog = self.db.catalog();
-        self.txn = Some(Txn {
+        self.txn = Some(Box::new(Txn {
             write,
             catalog,
             savepoints: Vec::new(),
             by_savepoint,
             atomic,
             pending: PendingInserts::default(),
-        });
+        }));
         Ok(())
     }
 
@@ -735,7 +754,7 @@ impl Connection {
     /// The open transaction (callers have checked there is one).
     fn open_txn(&mut self) -> Result<&mut Txn> {
         self.txn
-            .as_mut()
+            .as_deref_mut()
             .ok_or_else(|| sql_err!("internal: no transaction"))
     }
 

@@ -182,6 +182,50 @@ fn parameters_and_prepared_statements() {
     assert_eq!(r.changes, 2);
 }
 
+/// Every shape of parameters binds the same through a prepared statement
+/// (`execute`, which uses a full positional list where it is, and
+/// `execute_owned`) and through SQL text: missing trailing values are NULL,
+/// extra values and unknown names are misuse errors.
+#[test]
+fn parameter_shapes_bind_alike_borrowed_or_owned() {
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    let sql = "SELECT ?1, ?2, ?2 IS NULL";
+    let text = |s: &str| Value::Text(s.into());
+    let cases: Vec<(Params, Option<Vec<Value>>)> = vec![
+        (
+            Params::Positional(vec![int(1), text("a")]),
+            Some(vec![int(1), text("a"), int(0)]),
+        ),
+        (
+            Params::Positional(vec![int(1)]),
+            Some(vec![int(1), Value::Null, int(1)]),
+        ),
+        (Params::Positional(vec![int(1), int(2), int(3)]), None),
+        (Params::None, Some(vec![Value::Null, Value::Null, int(1)])),
+        (
+            Params::Named(vec![("?2".into(), text("b"))]),
+            Some(vec![Value::Null, text("b"), int(0)]),
+        ),
+        (Params::Named(vec![(":x".into(), int(1))]), None),
+    ];
+    let mut st = c.prepare(sql).unwrap();
+    for (p, want) in cases {
+        let got = [
+            st.execute(&mut c, &p).map(|r| r.rows),
+            st.execute_owned(&mut c, p.clone()).map(|r| r.rows),
+            c.execute(sql, &p).map(|r| r.rows),
+        ];
+        for g in got {
+            match (&want, g) {
+                (Some(w), Ok(rows)) => assert_eq!(rows, vec![w.clone()], "{p:?}"),
+                (None, Err(Error::Misuse(_))) => {}
+                (w, g) => panic!("{p:?}: want {w:?}, got {g:?}"),
+            }
+        }
+    }
+}
+
 #[test]
 fn constraint_kinds_and_messages() {
     let db = Database::open_in_memory().unwrap();

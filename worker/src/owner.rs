@@ -50,7 +50,7 @@ use tinyjoin_engine::{Error, Result};
 
 use crate::protocol::{
     code, decode_request, encode_response, kind, CheckProblem, CheckSummary, Envelope, Params,
-    Request, Response, ResultSet, WireError, WireValue,
+    Request, Response, ResultSet, WireError,
 };
 
 /// The table recording committed transaction ids (invariant 3).
@@ -203,7 +203,7 @@ pub struct Owner {
     /// `BATCH_LIMIT_EXCEEDED`.
     temp: Option<SharedDevice>,
     epoch: u32,
-    local: String,
+    local: Rc<str>,
     /// The shared autocommit connection; `None` only while a request runs on it.
     auto: Option<Connection>,
     writer: Option<(String, String)>,
@@ -234,46 +234,10 @@ pub struct Owner {
     record_stmt: Option<Statement>,
 }
 
-fn to_value(v: WireValue) -> Value {
-    match v {
-        WireValue::Null => Value::Null,
-        WireValue::Integer(i) => Value::Integer(i),
-        WireValue::Real(r) => Value::Real(r),
-        WireValue::Text(s) => Value::Text(s),
-        WireValue::Blob(b) => Value::Blob(b),
-    }
-}
-
-fn to_wire(v: Value) -> WireValue {
-    match v {
-        Value::Null => WireValue::Null,
-        Value::Integer(i) => WireValue::Integer(i),
-        Value::Real(r) => WireValue::Real(r),
-        Value::Text(s) => WireValue::Text(s),
-        Value::Blob(b) => WireValue::Blob(b),
-    }
-}
-
-fn to_db_params(p: &Params) -> DbParams {
-    match p {
-        Params::None => DbParams::None,
-        Params::Positional(vs) => DbParams::Positional(vs.iter().cloned().map(to_value).collect()),
-        Params::Named(vs) => DbParams::Named(
-            vs.iter()
-                .map(|(n, v)| (n.clone(), to_value(v.clone())))
-                .collect(),
-        ),
-    }
-}
-
 fn to_result_set(r: QueryResult) -> ResultSet {
     ResultSet {
         columns: r.columns,
-        rows: r
-            .rows
-            .into_iter()
-            .map(|row| row.into_iter().map(to_wire).collect())
-            .collect(),
+        rows: r.rows,
         changes: r.changes,
         last_insert_rowid: r.last_insert_rowid,
     }
@@ -338,7 +302,7 @@ impl Owner {
             device,
             temp,
             epoch,
-            local: local.to_string(),
+            local: Rc::from(local),
             auto: Some(auto),
             writer: None,
             txn_conn: None,
@@ -419,13 +383,13 @@ impl Owner {
     pub fn ready(&self) -> Vec<u8> {
         let env = Envelope {
             epoch: self.epoch,
-            client: self.local.clone(),
+            client: self.local.to_string(),
             request: 0,
         };
         encode_response(
             &env,
             &Response::Ready {
-                owner: self.local.clone(),
+                owner: self.local.to_string(),
             },
         )
     }
@@ -436,7 +400,7 @@ impl Owner {
             client: client.to_string(),
             request,
         };
-        let route = if client == self.local {
+        let route = if client == &*self.local {
             Route::Local
         } else {
             Route::Channel
@@ -484,12 +448,8 @@ impl Owner {
         if let Some(e) = &self.poisoned {
             return Some(Response::Failed(e.clone()));
         }
-        let env = Envelope {
-            epoch: self.epoch,
-            client: self.local.clone(),
-            request: 0,
-        };
-        match self.serve(&env, req) {
+        let client = Rc::clone(&self.local);
+        match self.serve(&client, req) {
             Ok(Outcome::Reply(r)) => Some(r),
             // Only an IMPORT stages (refused above); a request that must wait
             // did nothing yet (`slot_busy` runs first; a write that met BUSY
@@ -549,7 +509,7 @@ impl Owner {
             return;
         }
         if matches!(req, Request::Open)
-            && env.client != self.local
+            && *env.client != *self.local
             && !self.clients.contains_key(&env.client)
         {
             out.push(Reply {
@@ -573,7 +533,7 @@ impl Owner {
         req: Request,
         out: &mut Vec<Reply>,
     ) -> Option<(Envelope, Request)> {
-        match self.serve(&env, &req) {
+        match self.serve(&env.client, &req) {
             Ok(Outcome::Reply(resp)) => out.push(self.reply(&env.client, env.request, &resp)),
             Ok(Outcome::Wait) => return Some((env, req)),
             Ok(Outcome::Staging(bytes)) => self.start_staging(env, bytes, out),
@@ -616,8 +576,7 @@ impl Owner {
         Some(Ok(Outcome::Wait))
     }
 
-    fn serve(&mut self, env: &Envelope, req: &Request) -> Served {
-        let client = env.client.as_str();
+    fn serve(&mut self, client: &str, req: &Request) -> Served {
         // The requests of every statement, here; the rest out of line
         // (`serve_rest`), which keeps this function small for the wasm
         // engine's optimizing compiler (it compiles a function whole).
@@ -642,7 +601,7 @@ impl Owner {
             Request::Open => {
                 self.clients.entry(client.to_string()).or_default();
                 Ok(Outcome::Reply(Response::Opened {
-                    owner: self.local.clone(),
+                    owner: self.local.to_string(),
                 }))
             }
             Request::Exec { .. }
@@ -665,7 +624,7 @@ impl Owner {
                     let mut sets = Vec::with_capacity(items.len());
                     for it in items {
                         let before = conn.last_insert_rowid();
-                        let r = conn.execute(&it.sql, &to_db_params(&it.params));
+                        let r = conn.execute(&it.sql, &it.params);
                         let mut rs = r.map(to_result_set).map_err(|e| WireError::from(&e))?;
                         owner.user_rowid(client, before, conn.last_insert_rowid(), &mut rs);
                         sets.push(rs);
@@ -1147,8 +1106,8 @@ impl Owner {
         work: &mut Work<'_>,
     ) -> std::result::Result<ResultSet, WireError> {
         let r = match work {
-            Work::Query(sql, params) => conn.execute(sql, &to_db_params(params)),
-            Work::Once(stmt, params) => stmt.execute_owned(conn, to_db_params(params)),
+            Work::Query(sql, params) => conn.execute(sql, params),
+            Work::Once(stmt, params) => stmt.execute(conn, params),
             Work::Script(sql) => conn.execute_batch(sql).map(|()| QueryResult::default()),
             Work::Prepared(id, params) => {
                 let p = self
@@ -1156,7 +1115,7 @@ impl Owner {
                     .get_mut(client)
                     .and_then(|c| c.stmts.get_mut(&*id))
                     .ok_or_else(|| no_such_statement(*id, client))?;
-                p.stmt.execute_owned(conn, to_db_params(params))
+                p.stmt.execute(conn, params)
             }
         };
         r.map(to_result_set).map_err(|e| WireError::from(&e))

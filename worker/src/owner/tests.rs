@@ -1,7 +1,7 @@
 //! The owner against the real engine on a memory device, driven by protocol bytes.
 
 use super::*;
-use crate::protocol::{decode_response, encode_request, BatchItem};
+use crate::protocol::{decode_response, encode_request, BatchItem, WireValue};
 use tinyjoin_engine::storage::CrashMode;
 
 const LOCAL: &str = "owner-tab";

@@ -112,7 +112,11 @@ impl<'a> Reader<'a> {
             params_tag::NONE => Params::None,
             params_tag::POSITIONAL => {
                 let n = self.count(1, "parameter")?;
-                Params::Positional((0..n).map(|_| self.value()).collect::<ReadResult<_>>()?)
+                let mut out = Vec::with_capacity(n);
+                for _ in 0..n {
+                    out.push(self.value()?);
+                }
+                Params::Positional(out)
             }
             params_tag::NAMED => {
                 let n = self.count(5, "named parameter")?;

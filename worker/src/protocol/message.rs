@@ -137,24 +137,12 @@ pub struct Envelope {
     pub request: u32,
 }
 
-/// A SQL value on the wire.
-#[derive(Clone, Debug, PartialEq)]
-pub enum WireValue {
-    Null,
-    Integer(i64),
-    Real(f64),
-    Text(String),
-    Blob(Vec<u8>),
-}
+/// A SQL value on the wire: the engine's own value, so parameters and
+/// rows pass between the protocol and the engine without conversion.
+pub type WireValue = tinyjoin_engine::Value;
 
-/// Parameters bound to one statement.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub enum Params {
-    #[default]
-    None,
-    Positional(Vec<WireValue>),
-    Named(Vec<(String, WireValue)>),
-}
+/// Parameters bound to one statement: the engine's own (see [`WireValue`]).
+pub use tinyjoin_engine::Params;
 
 /// One statement of a batch.
 #[derive(Clone, Debug, PartialEq)]

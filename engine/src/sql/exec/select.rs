@@ -360,7 +360,11 @@ impl ExecCtx<'_> {
         sink: &mut dyn FnMut(Row) -> Result<bool>,
     ) -> Result<()> {
         let mut seen = FastSet::default();
-        let keys = distinct_keys(core);
+        let keys = if core.distinct {
+            distinct_keys(core)
+        } else {
+            Vec::new()
+        };
         self.join(core, outer, &mut |row| {
             let env = Env::new(row, outer);
             let mut o = Vec::with_capacity(core.output.len());
