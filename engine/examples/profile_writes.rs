@@ -332,18 +332,13 @@ fn join_rows() -> (Vec<Vec<Value>>, Vec<Vec<Value>>) {
     let mut r = prng(4);
     let f = (1..=200_000i64)
         .map(|i| {
-            let mut n = || Value::Integer(i64::from(r()));
-            let (s_id, amount, tag, rf) = (n(), n(), n(), n());
-            let m = |v: Value, k: i64, base: i64| match v {
-                Value::Integer(x) => Value::Integer(base + x % k),
-                v => v,
-            };
+            let mut n = |k: u32| i64::from(r() % k);
             vec![
                 Value::Integer(i),
-                m(s_id, 9_000, 1),
-                m(amount, 1_000, 0),
-                m(tag, 10, 0),
-                m(rf, 30_000, 1),
+                Value::Integer(1 + n(9_000)),
+                Value::Integer(n(1_000)),
+                Value::Integer(n(10)),
+                Value::Integer(1 + n(30_000)),
             ]
         })
         .collect();

@@ -301,14 +301,14 @@ pub struct Statement {
 }
 
 impl Statement {
-    /// Runs the statement with `params` on `conn`.
+    /// Runs the statement with `params` on `conn` (one value per slot: bound in place, uncopied).
     pub fn execute(&mut self, conn: &mut Connection, params: &Params) -> Result<QueryResult> {
         let values = bind_params_ref(&self.parsed, params)?;
         self.run_bound(conn, &values)
     }
 
-    /// [`Statement::execute`] taking the parameters by value: their text
-    /// and blobs are bound without a copy.
+    /// [`Statement::execute`] taking the parameters by value: every shape
+    /// is bound without copying its text and blobs.
     pub fn execute_owned(&mut self, conn: &mut Connection, params: Params) -> Result<QueryResult> {
         let values = bind_params(&self.parsed, params)?;
         self.run_bound(conn, &values)

@@ -26,7 +26,6 @@ mod mixed_ops;
 use measured::measured;
 use mixed_ops::mixed_ops;
 use tinyjoin_engine::storage::{CommitMode, Validation};
-use tinyjoin_engine::Value;
 use tinyjoin_worker::direct::{serve, DirectBuffers};
 use tinyjoin_worker::owner::{Owner, OwnerOptions};
 use tinyjoin_worker::protocol::{
@@ -70,15 +69,6 @@ impl Driver {
 
 fn payload(i: i64) -> String {
     format!("{i:08}").repeat(8)
-}
-
-/// An integer or text parameter in its wire form.
-fn wire(v: Value) -> WireValue {
-    match v {
-        Value::Integer(i) => WireValue::Integer(i),
-        Value::Text(t) => WireValue::Text(t),
-        other => unreachable!("the operations bind integers and text, not {other:?}"),
-    }
 }
 
 fn main() {
@@ -134,7 +124,6 @@ fn main() {
         // The comparison's operations (scripts/compare/web/common.js, `mixedOps`).
         for (k, (kind, p)) in mixed_ops(n, payload).into_iter().enumerate() {
             let stmt = [ins, upd, del][kind];
-            let p = p.into_iter().map(wire).collect();
             assert_eq!(
                 run(&mut d, "c.2", stmt, p),
                 1,
