@@ -2,7 +2,8 @@
 // harness, a tool and not a test (the machine is shared and noisy). Serves
 // client-ts/dist and worker.js on 127.0.0.1, runs the worker in headless
 // Debian Chromium on OPFS, and prints microseconds per call (median of 7
-// rounds of N calls) for: a point lookup by prepared statement, the same by
+// rounds of N calls) for: a point lookup by prepared statement, a prepared
+// `SELECT ?` with a short text (what every prepared run pays), the lookup by
 // SQL text, a single-row INSERT inside a transaction (prepared and by SQL
 // text), a durable single-row autocommit INSERT (N/10 per round: one OPFS
 // flush each; two on a database opened with commit: "two-flush", none
@@ -11,7 +12,9 @@
 // alone (insert, update and delete on a table with a UNIQUE title, warm), and
 // SELECT 1. Needs scripts/build-wasm.
 //
-// Usage: node scripts/inworker-timing/run.mjs [--n=2000]
+// Usage: node scripts/inworker-timing/run.mjs [--n=2000] [--pkg=DIR]
+// (--pkg: a directory holding another build's `dist/`, in place of
+// client-ts, for comparing two builds run after run.)
 import { createServer } from "node:http";
 import { readFile, mkdtemp, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
@@ -20,7 +23,8 @@ import { tmpdir } from "node:os";
 import { chromium } from "playwright-core";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const MOUNTS = { "/pkg/": join(ROOT, "client-ts"), "/h/": join(ROOT, "scripts/inworker-timing") };
+const pkg = (process.argv.find((a) => a.startsWith("--pkg=")) ?? `--pkg=${join(ROOT, "client-ts")}`).slice(6).replace(/\/$/, "");
+const MOUNTS = { "/pkg/": pkg, "/h/": join(ROOT, "scripts/inworker-timing") };
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm" };
 const n = Number((process.argv.find((a) => a.startsWith("--n=")) ?? "--n=2000").slice(4));
 

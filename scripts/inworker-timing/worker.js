@@ -61,6 +61,12 @@ onmessage = async (ev) => {
     results["point lookup, prepared (stmt.run)"] = await timed(n, async () => {
       for (let i = 0; i < n; i++) await lookup.run([1 + ((i * 7919) % 10000)]);
     });
+    // What every prepared run pays whatever its statement: one parameter
+    // in, one short row out, no table.
+    const trivial = await db.prepare("SELECT ?, 'value 1234'");
+    results["SELECT ?, text (prepared, stmt.run)"] = await timed(n, async () => {
+      for (let i = 0; i < n; i++) await trivial.run([i]);
+    });
     results["point lookup, SQL text (db.query)"] = await timed(n, async () => {
       for (let i = 0; i < n; i++) await db.query("SELECT v FROM t WHERE id = ?", [1 + ((i * 7919) % 10000)]);
     });
