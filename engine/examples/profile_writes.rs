@@ -30,27 +30,18 @@
 //! counted; it also prints wall time.
 //! A tool, not a test.
 
+#[path = "common/kv.rs"]
+mod kv;
 #[path = "common/measured.rs"]
 mod measured;
 #[path = "common/mixed_ops.rs"]
 mod mixed_ops;
 
+use kv::{kv_rows_and_ids, prng, KV_INSERT, KV_LOOKUP, KV_TABLE};
 use measured::measured;
 use mixed_ops::mixed_ops;
 use tinyjoin_engine::storage::MemoryDevice;
 use tinyjoin_engine::{Connection, Database, DbOptions, Params, Statement, Value};
-
-/// A xorshift generator: data of the comparison's shapes and distributions
-/// (its own generator is another, so not the same values).
-fn prng(seed: u32) -> impl FnMut() -> u32 {
-    let mut s = seed.wrapping_mul(2_654_435_761) | 1;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        s
-    }
-}
 
 fn run(c: &mut Connection, sql: &str, p: Vec<Value>) -> u64 {
     c.execute(sql, &Params::Positional(p))
@@ -278,29 +269,11 @@ fn mixed_sqlite() {
 /// The comparison's warm point lookups: 10,000 prepared `SELECT k, v FROM
 /// kv WHERE id = ?`, each its own autocommit read, over 100,000 rows.
 fn lookups(c: &mut Connection) {
-    run(
-        c,
-        "CREATE TABLE kv(id INTEGER PRIMARY KEY, k INTEGER NOT NULL, v TEXT NOT NULL)",
-        vec![],
-    );
-    let mut r = prng(2);
-    let rows = (1..=100_000i64)
-        .map(|i| {
-            let v = format!("value-{i}-");
-            let v = format!("{v:v<48}");
-            vec![
-                Value::Integer(i),
-                Value::Integer(i64::from(r() % 100_000)),
-                Value::Text(v),
-            ]
-        })
-        .collect();
-    let mut ins = c
-        .prepare("INSERT INTO kv(id, k, v) VALUES (?, ?, ?)")
-        .unwrap();
+    run(c, KV_TABLE, vec![]);
+    let (rows, ids) = kv_rows_and_ids();
+    let mut ins = c.prepare(KV_INSERT).unwrap();
     load(c, &mut ins, rows);
-    let mut st = c.prepare("SELECT k, v FROM kv WHERE id = ?").unwrap();
-    let ids: Vec<i64> = (0..10_000).map(|_| 1 + i64::from(r() % 100_000)).collect();
+    let mut st = c.prepare(KV_LOOKUP).unwrap();
     let found = measured("10k point lookups", || {
         ids.iter()
             .map(|&id| {

@@ -377,7 +377,6 @@ fn parse_next(sql: &str, offset: usize) -> Result<Option<Parsed>> {
     }))
 }
 
-/// Maps `params` onto the statement's parameter slots.
 /// [`bind_params`] of borrowed parameters: values that fill every slot in
 /// order are used where they are, others copied.
 fn bind_params_ref<'a>(parsed: &Parsed, params: &'a Params) -> Result<Cow<'a, [Value]>> {
@@ -388,6 +387,7 @@ fn bind_params_ref<'a>(parsed: &Parsed, params: &'a Params) -> Result<Cow<'a, [V
     }
 }
 
+/// Maps `params` onto the statement's parameter slots.
 fn bind_params(parsed: &Parsed, params: Params) -> Result<Vec<Value>> {
     let slots = parsed.params.len();
     match params {

@@ -18,11 +18,14 @@
 //! parameter and must answer at least a few bytes per call: `SELECT ?, 'x'`
 //! measures what every statement pays). A tool, not a test.
 
+#[path = "../../engine/examples/common/kv.rs"]
+mod kv;
 #[path = "../../engine/examples/common/measured.rs"]
 mod measured;
 #[path = "../../engine/examples/common/mixed_ops.rs"]
 mod mixed_ops;
 
+use kv::{kv_rows_and_ids, KV_INSERT, KV_LOOKUP, KV_TABLE};
 use measured::measured;
 use mixed_ops::mixed_ops;
 use tinyjoin_engine::storage::{CommitMode, Validation};
@@ -140,36 +143,22 @@ fn main() {
 fn lookups(mut d: Driver) {
     d.call(Request::Exec {
         txn: None,
-        sql: "CREATE TABLE kv(id INTEGER PRIMARY KEY, k INTEGER NOT NULL, v TEXT NOT NULL)".into(),
+        sql: KV_TABLE.into(),
     });
-    let ins = d.prepare("INSERT INTO kv(id, k, v) VALUES (?, ?, ?)");
+    let ins = d.prepare(KV_INSERT);
+    let (rows, ids) = kv_rows_and_ids();
     d.call(Request::Begin { txn: "c.1".into() });
-    for i in 1..=100_000i64 {
-        let v = format!("value-{i}-");
+    for row in rows {
         d.call(Request::Run {
             txn: Some("c.1".into()),
             stmt: ins,
-            params: Params::Positional(vec![
-                WireValue::Integer(i),
-                WireValue::Integer(i * 7 % 100_000),
-                WireValue::Text(format!("{v:v<48}")),
-            ]),
+            params: Params::Positional(row),
         });
     }
     d.call(Request::Commit { txn: "c.1".into() });
-    let sql =
-        std::env::var("LOOKUP_SQL").unwrap_or_else(|_| "SELECT k, v FROM kv WHERE id = ?".into());
+    let sql = std::env::var("LOOKUP_SQL").unwrap_or_else(|_| KV_LOOKUP.into());
     let st = d.prepare(&sql);
     let mut bufs = DirectBuffers::default();
-    let mut x = 0x2545_f491u32;
-    let ids: Vec<i64> = (0..10_000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            1 + i64::from(x % 100_000)
-        })
-        .collect();
     let found = measured("10k point lookups through direct::serve", || {
         let mut found = 0;
         for &id in &ids {
