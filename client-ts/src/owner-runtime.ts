@@ -314,10 +314,12 @@ export async function startOwnerRuntime(
   // memory and read the answer from its output buffer (worker/src/direct.rs):
   // one call into the module per request. The input buffer's address holds
   // until `inputBuffer` grows it; the memory's ArrayBuffer changes whenever
-  // the memory grows, so the view is made again then.
+  // the memory grows, so the view is made again then. Growing detaches the
+  // old buffer, and a view of a detached buffer has length 0: that is the
+  // check, cheaper than reading `memory.buffer` (a getter) on every call.
   let memView = new Uint8Array(0);
   const memory = (): Uint8Array => {
-    if (memView.buffer !== wasmExports.memory.buffer) memView = new Uint8Array(wasmExports.memory.buffer);
+    if (memView.length === 0) memView = new Uint8Array(wasmExports.memory.buffer);
     return memView;
   };
   let inputAt = 0;

@@ -11,6 +11,7 @@
 //! lower(e)), then I8's `UPDATE a SET b = b + 1` over 10,000 rows.
 //! `i4`: 1,000 of I4's equality lookups (about 200 rows each) on that table.
 //! `i10`: 100,000 rows into a table with those three indexes, one transaction.
+//! `index-lower`: the index on lower(e) created over the loaded table.
 //! `mixed`: the envelope's mixed transactions of 25, 100, 250 and 1,000
 //! operations (insert / update the UNIQUE title / delete) in one process;
 //! `mixed-sqlite` the same on SQLite (rusqlite, in memory), as `i8-sqlite`
@@ -159,6 +160,16 @@ fn i8_sqlite() {
 }
 
 /// I10: 100,000 rows into a table with three indexes, one transaction.
+/// The index suite's CREATE INDEX on lower(e) over the loaded table `a`.
+fn index_lower(c: &mut Connection) {
+    c.execute_batch(&a_table("a")).unwrap();
+    let mut st = c.prepare(&a_insert("a")).unwrap();
+    load(c, &mut st, a_rows(6, 200_000));
+    measured("CREATE INDEX ON a(lower(e))", || {
+        c.execute_batch("CREATE INDEX a_le ON a(lower(e))").unwrap()
+    });
+}
+
 fn i10(c: &mut Connection) {
     c.execute_batch(&a_table("a2")).unwrap();
     c.execute_batch(&a_indexes("a2")).unwrap();
@@ -425,13 +436,14 @@ fn main() {
         "i8-sqlite" => i8_sqlite(),
         "mixed-sqlite" => mixed_sqlite(),
         "i10" => i10(&mut c),
+        "index-lower" => index_lower(&mut c),
         "lookups" => lookups(&mut c),
         "durable" => durable(&mut c),
         "j2" => j2(&mut c),
         "j2-sqlite" => j2_sqlite(),
         "durable-sqlite" => durable_sqlite(),
         _ => {
-            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|mixed|mixed-sqlite|lookups|j2|j2-sqlite|durable|durable-sqlite");
+            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|index-lower|mixed|mixed-sqlite|lookups|j2|j2-sqlite|durable|durable-sqlite");
             std::process::exit(2);
         }
     }

@@ -37,7 +37,7 @@ pub use device::{Device, FileDevice, MemoryDevice};
 pub use fault::{CrashMode, DeviceCall, FaultDevice, FaultHandle, FaultKind};
 /// Key order without a library call per comparison (the SQL layer's key
 /// sorts use it too, so sorted keys meet the trees in the trees' order).
-pub(crate) use node::{cmp_after_prefix, cmp_keys, key_prefix};
+pub(crate) use node::{cmp_keys, cmp_keys_from, key_prefix};
 pub use pager::PagerStats;
 pub use savepoint::Savepoint;
 pub use store::{

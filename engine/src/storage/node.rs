@@ -64,7 +64,7 @@ pub fn key_prefix(key: &[u8]) -> u64 {
 #[inline]
 pub fn cmp_after_prefix(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     let n = a.len().min(b.len());
-    cmp_from(a, b, 8.min(n))
+    cmp_keys_from(a, b, 8.min(n))
 }
 
 /// Bytewise order of two keys (the order of `a.cmp(b)`) without a library
@@ -72,7 +72,7 @@ pub fn cmp_after_prefix(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
 /// a time.
 #[inline]
 pub fn cmp_keys(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
-    cmp_from(a, b, 0)
+    cmp_keys_from(a, b, 0)
 }
 
 /// [`cmp_keys`] of two keys known equal before byte `at`. Words are
@@ -82,7 +82,7 @@ pub fn cmp_keys(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
 /// swapping every word cost more than the byte loop it replaced). The tail
 /// of fewer than eight bytes goes byte by byte.
 #[inline]
-fn cmp_from(a: &[u8], b: &[u8], mut at: usize) -> std::cmp::Ordering {
+pub fn cmp_keys_from(a: &[u8], b: &[u8], mut at: usize) -> std::cmp::Ordering {
     let n = a.len().min(b.len());
     while at + 8 <= n {
         let x = u64::from_le_bytes(a[at..at + 8].try_into().expect("8 bytes"));

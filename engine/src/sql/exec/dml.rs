@@ -30,7 +30,7 @@ use super::kv::Kv;
 use super::pending::PendingInserts;
 use super::scan::Row;
 use super::spill::SortedRows;
-use super::write::{table_scope_item, Halt, IndexQueue, TableWriter};
+use super::write::{table_scope_item, ChangedValues, Halt, IndexQueue, TableWriter};
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::binder::expr::{contains_subquery, AggCtx};
@@ -822,6 +822,7 @@ fn upsert_update(
         params,
         opts,
         None,
+        &mut ChangedValues::default(),
     )
 }
 
@@ -922,7 +923,8 @@ fn assign_slot(row: &mut [Value], table: &Table, n: usize, i: usize, v: Value) {
 }
 
 /// Replaces `old` by `new` (which may have a different rowid); with a
-/// `queue`, entries of indexes that are not UNIQUE wait there.
+/// `queue`, entries of indexes that are not UNIQUE wait there. `vals`
+/// holds the index values meanwhile (reused from row to row).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn write_update(
@@ -935,6 +937,7 @@ fn write_update(
     params: &[Value],
     opts: DmlOptions,
     queue: Option<&mut IndexQueue>,
+    vals: &mut ChangedValues,
 ) -> Result<Option<Row>> {
     let table = &w.table;
     let n = table.columns.len();
@@ -951,16 +954,18 @@ fn write_update(
     // NULLs in NOT NULL columns and CHECK as in `insert_one`. Indexes
     // whose inputs the update leaves identical keep their entries: no key
     // to compute, no conflict to look for.
-    let vals = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+    let admitted = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
         if !w.admit(ctx, &mut new, or)? {
-            return Ok(None);
+            return Ok(false);
         }
-        w.changed_index_values(ctx, old, &new).map(Some)
+        w.changed_index_values(ctx, old, &new, vals)?;
+        Ok(true)
     })?;
-    let Some((old_vals, new_vals)) = vals else {
+    if !admitted {
         return Ok(None);
-    };
-    let conflicts = w.find_conflicts(&*kv, &new_vals, new_id, Some(old_id), true)?;
+    }
+    let (old_vals, new_vals) = (&vals.before, &vals.after);
+    let conflicts = w.find_conflicts(&*kv, new_vals, new_id, Some(old_id), true)?;
     if !conflicts.is_empty() {
         match resolve_conflicts(kv, cat, w, &conflicts, or, &[], params, opts)? {
             Resolved::Write => {}
@@ -970,7 +975,7 @@ fn write_update(
     if opts.foreign_keys && w.referenced {
         super::fk::on_parent_update(kv, cat, table, old, &new, params, opts)?;
     }
-    w.replace(kv, &old_vals, old_id, &new_vals, &new, queue)?;
+    w.replace(kv, old_vals, old_id, new_vals, &new, queue)?;
     if opts.foreign_keys {
         super::fk::check_child(kv, cat, table, &new, params, opts.batch_limit)?;
     }
@@ -1108,6 +1113,7 @@ impl UpdatePlan {
             && !self.sets_read_tables
             && (!opts.foreign_keys || table.foreign_keys.is_empty());
         let mut queue = IndexQueue::default();
+        let mut vals = ChangedValues::default();
         for (old, planned_new) in planned {
             // The row may have been removed or changed by an earlier
             // REPLACE or cascade: update what is there now, with new
@@ -1134,8 +1140,18 @@ impl UpdatePlan {
                 })?,
             };
             let q = if defer { Some(&mut queue) } else { None };
-            let written = match write_update(kv, cat, &self.writer, &old, new, or, params, opts, q)
-            {
+            let written = match write_update(
+                kv,
+                cat,
+                &self.writer,
+                &old,
+                new,
+                or,
+                params,
+                opts,
+                q,
+                &mut vals,
+            ) {
                 Ok(written) => written,
                 Err(e) => {
                     out.stopped = Some(self.writer.halted(e));

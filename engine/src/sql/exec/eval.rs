@@ -410,6 +410,22 @@ impl ExecCtx<'_> {
                 left,
                 right,
             } => Ok(self.is_true(left, env)? && self.is_true(right, env)?),
+            // Three integers (`id BETWEEN ? AND ?`, a range's usual form):
+            // compared here, as the two comparisons would compare them.
+            Expr::Between {
+                negated,
+                expr,
+                low,
+                high,
+                ..
+            } => match (
+                self.integer(expr, env),
+                self.integer(low, env),
+                self.integer(high, env),
+            ) {
+                (Some(x), Some(lo), Some(hi)) => Ok((lo <= x && x <= hi) != *negated),
+                _ => Ok(truth(&self.eval(e, env)?) == Some(true)),
+            },
             _ => Ok(truth(&self.eval(e, env)?) == Some(true)),
         }
     }

@@ -25,26 +25,28 @@
 use std::cmp::Ordering;
 use std::rc::Rc;
 
+use super::bytesort::sort_by_key_bytes;
 use super::spill::{
     merge_passes, open_runs, sift_down, sift_up, Run, RunReader, RunWriter, Shares, TempSpace,
 };
 use super::Budget;
-use crate::storage::{cmp_after_prefix, cmp_keys, key_prefix};
+use crate::storage::{cmp_keys, key_prefix};
 use crate::{Error, Result};
 
 /// One key in the buffer.
 #[derive(Clone, Copy)]
 struct Entry {
-    /// The key's first eight bytes, big-endian, zero-padded: most
-    /// comparisons end here.
+    /// The key's first eight bytes, big-endian, zero-padded: the sort's
+    /// first word ([`sort_by_key_bytes`]).
     prefix: u64,
     start: usize,
     len: u32,
     flag: bool,
 }
 
-/// What one buffered key is charged: its bytes and its entry.
-const ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64;
+/// What one buffered key is charged besides its bytes: its entry and the
+/// entry's copy while the buffer is sorted ([`sort_by_key_bytes`]).
+const ENTRY_BYTES: u64 = 2 * std::mem::size_of::<Entry>() as u64;
 
 /// Sorts byte keys: push them in any order, then [`KeySorter::finish`].
 pub(crate) struct KeySorter {
@@ -95,13 +97,11 @@ impl KeySorter {
         Ok(())
     }
 
+    /// Sorts the entries by their keys (their `prefix` fields hold later
+    /// words of the keys afterwards: see [`sort_by_key_bytes`]).
     fn sort(&mut self) {
         let bytes = &self.bytes;
-        self.entries.sort_unstable_by(|a, b| {
-            a.prefix
-                .cmp(&b.prefix)
-                .then_with(|| cmp_after_prefix(key_of(bytes, a), key_of(bytes, b)))
-        });
+        sort_by_key_bytes(&mut self.entries, |e| &mut e.prefix, |e| key_of(bytes, e));
     }
 
     /// Writes the buffer as one sorted run and releases its charge.
@@ -225,28 +225,21 @@ impl KeyBatch {
         self.ends.clear();
     }
 
-    /// The bytes the keys take with their bookkeeping (a sort takes 16 more per key meanwhile).
+    /// The bytes the keys take with their bookkeeping (a sort takes 32 more per key meanwhile: its order and
+    /// the radix sort's copy of it).
     pub(crate) fn memory(&self) -> usize {
         self.bytes.len() + self.ends.len() * std::mem::size_of::<usize>()
     }
 
     /// Calls `f` with every key in byte order (stopping at its first
-    /// error). An 8-byte big-endian prefix decides most comparisons with
-    /// one integer compare (zero padding keeps it monotone: `a < b`
-    /// implies `key_prefix(a) <= key_prefix(b)`); equal prefixes compare the whole
-    /// keys. The entries sorted sit together in one array, 16 bytes each,
-    /// so a comparison reads the keys only when their prefixes are equal.
-    /// (Eight bytes, not sixteen: wasm compares a u128 as two words, and
-    /// an index key's first eight bytes hold a small number's encoding and
-    /// most of its row id.)
+    /// error), sorted by [`sort_by_key_bytes`] as (first word, index)
+    /// pairs, 16 bytes each, so that the keys themselves are read only
+    /// where their first eight bytes tie.
     pub(crate) fn for_each_sorted(&self, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
         let mut order: Vec<(u64, usize)> = (0..self.len())
             .map(|i| (key_prefix(self.key(i)), i))
             .collect();
-        order.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| cmp_after_prefix(self.key(a.1), self.key(b.1)))
-        });
+        sort_by_key_bytes(&mut order, |t| &mut t.0, |t| self.key(t.1));
         order.into_iter().try_for_each(|(_, i)| f(self.key(i)))
     }
 }

@@ -46,6 +46,7 @@
 pub(crate) mod aggregate;
 pub(crate) mod analyze;
 pub(crate) mod builtin;
+mod bytesort;
 pub(crate) mod ddl;
 pub(crate) mod dml;
 pub(crate) mod eval;

@@ -721,25 +721,28 @@ impl TableWriter {
     /// those reading a slot whose value is not identical. Index
     /// expressions are deterministic, so an index whose inputs are all
     /// identical keeps its entry: `None` on both sides for it (as for an
-    /// entry a partial index leaves out).
+    /// entry a partial index leaves out). Into `out`, whose lists a
+    /// statement reuses from row to row.
     pub(crate) fn changed_index_values(
         &self,
         ctx: &ExecCtx,
         old: &[Value],
         new: &[Value],
-    ) -> Result<(IndexValues, IndexValues)> {
-        let mut before = Vec::with_capacity(self.indexes.len());
-        let mut after = Vec::with_capacity(self.indexes.len());
-        for (i, plan) in self.indexes.iter().enumerate() {
+        out: &mut ChangedValues,
+    ) -> Result<()> {
+        out.recycle();
+        for plan in &self.indexes {
             if plan.reads.iter().any(|&c| !identical(&old[c], &new[c])) {
-                before.push(self.index_values(ctx, i, old)?);
-                after.push(self.index_values(ctx, i, new)?);
+                let before = index_values_in(ctx, plan, old, out.spare.pop().unwrap_or_default())?;
+                out.before.push(before);
+                let after = index_values_in(ctx, plan, new, out.spare.pop().unwrap_or_default())?;
+                out.after.push(after);
             } else {
-                before.push(None);
-                after.push(None);
+                out.before.push(None);
+                out.after.push(None);
             }
         }
-        Ok((before, after))
+        Ok(())
     }
 
     /// Reads the row with `rowid`.
@@ -774,17 +777,48 @@ pub(crate) fn index_values(
     plan: &IndexPlan,
     row: &[Value],
 ) -> Result<Option<Vec<Value>>> {
+    index_values_in(ctx, plan, row, Vec::with_capacity(plan.exprs.len()))
+}
+
+/// [`index_values`] in `vals` (emptied first).
+fn index_values_in(
+    ctx: &ExecCtx,
+    plan: &IndexPlan,
+    row: &[Value],
+    mut vals: Vec<Value>,
+) -> Result<Option<Vec<Value>>> {
     let env = Env::new(row, None);
     if let Some(p) = &plan.predicate {
         if ctx.eval(p, &env)?.is_true() != Some(true) {
             return Ok(None);
         }
     }
-    let mut vals = Vec::with_capacity(plan.exprs.len());
+    vals.clear();
     for e in &plan.exprs {
         vals.push(ctx.eval(e, &env)?);
     }
     Ok(Some(vals))
+}
+
+/// The index values before and after one row's update
+/// ([`TableWriter::changed_index_values`]), with the lists of earlier rows
+/// kept for the next: an UPDATE of many rows allocates them once.
+#[derive(Debug, Default)]
+pub(crate) struct ChangedValues {
+    pub(crate) before: IndexValues,
+    pub(crate) after: IndexValues,
+    /// Emptied lists, for the next row's values.
+    spare: Vec<Vec<Value>>,
+}
+
+impl ChangedValues {
+    /// Empties `before` and `after`, keeping their lists in `spare`.
+    fn recycle(&mut self) {
+        for mut v in self.before.drain(..).chain(self.after.drain(..)).flatten() {
+            v.clear();
+            self.spare.push(v);
+        }
+    }
 }
 
 /// A CHECK constraint's label when it has no name: its expression, as
