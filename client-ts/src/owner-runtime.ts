@@ -314,9 +314,8 @@ export async function startOwnerRuntime(
   // memory and read the answer from its output buffer (worker/src/direct.rs):
   // one call into the module per request. The input buffer's address holds
   // until `inputBuffer` grows it; the memory's ArrayBuffer changes whenever
-  // the memory grows, so the view is made again then. Growing detaches the
-  // old buffer, and a view of a detached buffer has length 0: that is the
-  // check, cheaper than reading `memory.buffer` (a getter) on every call.
+  // the memory grows (detaching the old one: its views have length 0), so
+  // the view is made again then.
   let memView = new Uint8Array(0);
   const memory = (): Uint8Array => {
     if (memView.length === 0) memView = new Uint8Array(wasmExports.memory.buffer);

@@ -29,54 +29,53 @@ const SMALL: usize = 48;
 /// past it, by comparison. Bounds the recursion for long keys.
 const MAX_DEPTH: usize = 32;
 
-/// Sorts `items` into the byte order of their keys. `word` gives an item's
-/// word slot, which must hold [`key_prefix`] of its key on entry (it is
-/// overwritten with later words meanwhile); `key` gives its key. Equal
-/// keys end up adjacent, in no particular order.
-pub(crate) fn sort_by_key_bytes<'k, T: Copy>(
-    items: &mut [T],
-    word: impl Fn(&mut T) -> &mut u64 + Copy,
-    key: impl Fn(&T) -> &'k [u8] + Copy,
-) {
+/// One key to sort: a word of it (at first [`key_prefix`] of the whole
+/// key; later words meanwhile) and the key's number for `key`.
+pub(crate) type Item = (u64, u32);
+
+/// Sorts `items` into the byte order of their keys (`key` gives key
+/// number `i`), each item's word holding [`key_prefix`] of its key on
+/// entry. Equal keys end up adjacent, in no particular order. One
+/// function for every caller (keys reached through `key`, not a type
+/// parameter): one copy of it in the module.
+pub(crate) fn sort_by_key_bytes<'k>(items: &mut [Item], key: &dyn Fn(u32) -> &'k [u8]) {
     let mut scratch = Vec::new();
-    sort_level(items, &mut scratch, 0, word, key);
+    sort_level(items, &mut scratch, 0, key);
 }
 
 /// Sorts `items`, whose keys are all longer than `depth` bytes (at depth
 /// 0: any length) and equal before it, and whose words hold their bytes
 /// `depth..depth + 8`.
-fn sort_level<'k, T: Copy>(
-    items: &mut [T],
-    scratch: &mut Vec<T>,
+fn sort_level<'k>(
+    items: &mut [Item],
+    scratch: &mut Vec<Item>,
     depth: usize,
-    word: impl Fn(&mut T) -> &mut u64 + Copy,
-    key: impl Fn(&T) -> &'k [u8] + Copy,
+    key: &dyn Fn(u32) -> &'k [u8],
 ) {
     if items.len() <= SMALL || depth > MAX_DEPTH {
-        items.sort_unstable_by(|a, b| cmp_keys_from(key(a), key(b), depth));
+        items.sort_unstable_by(|a, b| cmp_keys_from(key(a.1), key(b.1), depth));
         return;
     }
-    radix_by_word(items, scratch, word);
+    radix_by_word(items, scratch);
     let next = depth + 8;
     let mut start = 0;
     while start < items.len() {
-        let w = *word(&mut items[start]);
+        let w = items[start].0;
         let mut end = start + 1;
-        while end < items.len() && *word(&mut items[end]) == w {
+        while end < items.len() && items[end].0 == w {
             end += 1;
         }
         let run = &mut items[start..end];
         if run.len() > 1 {
-            if run.iter().all(|t| key(t).len() > next) {
+            if run.iter().all(|t| key(t.1).len() > next) {
                 for t in run.iter_mut() {
-                    let k = key(t);
-                    *word(t) = key_prefix(&k[next..]);
+                    t.0 = key_prefix(&key(t.1)[next..]);
                 }
-                sort_level(run, scratch, next, word, key);
+                sort_level(run, scratch, next, key);
             } else {
                 // A key ends within this word: the zero padding may tie it
                 // with a longer key, which the comparison orders by length.
-                run.sort_unstable_by(|a, b| cmp_keys_from(key(a), key(b), depth));
+                run.sort_unstable_by(|a, b| cmp_keys_from(key(a.1), key(b.1), depth));
             }
         }
         start = end;
@@ -85,17 +84,12 @@ fn sort_level<'k, T: Copy>(
 
 /// Stable counting sorts of `items` by their words' bytes, least
 /// significant first, skipping the bytes every item shares.
-fn radix_by_word<T: Copy>(
-    items: &mut [T],
-    scratch: &mut Vec<T>,
-    word: impl Fn(&mut T) -> &mut u64 + Copy,
-) {
+fn radix_by_word(items: &mut [Item], scratch: &mut Vec<Item>) {
     let n = items.len();
     let mut counts = [[0u32; 256]; 8];
-    for t in items.iter_mut() {
-        let w = *word(t);
+    for t in items.iter() {
         for (b, c) in counts.iter_mut().enumerate() {
-            c[((w >> (8 * b)) & 0xff) as usize] += 1;
+            c[((t.0 >> (8 * b)) & 0xff) as usize] += 1;
         }
     }
     scratch.clear();
@@ -112,12 +106,12 @@ fn radix_by_word<T: Copy>(
             *k = at;
             at += here;
         }
-        let (from, to): (&mut [T], &mut [T]) = match in_scratch {
+        let (from, to): (&[Item], &mut [Item]) = match in_scratch {
             false => (items, scratch),
             true => (scratch, items),
         };
-        for t in from.iter_mut() {
-            let slot = &mut c[((*word(t) >> (8 * b)) & 0xff) as usize];
+        for t in from {
+            let slot = &mut c[((t.0 >> (8 * b)) & 0xff) as usize];
             to[*slot as usize] = *t;
             *slot += 1;
         }
@@ -139,13 +133,13 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     fn sorted(keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
-        let mut items: Vec<(u64, usize)> = keys
+        let mut items: Vec<Item> = keys
             .iter()
-            .enumerate()
-            .map(|(i, k)| (key_prefix(k), i))
+            .zip(0..)
+            .map(|(k, i)| (key_prefix(k), i))
             .collect();
-        sort_by_key_bytes(&mut items, |t| &mut t.0, |t| &keys[t.1]);
-        items.iter().map(|t| keys[t.1].clone()).collect()
+        sort_by_key_bytes(&mut items, &|i| &keys[i as usize]);
+        items.iter().map(|t| keys[t.1 as usize].clone()).collect()
     }
 
     #[test]

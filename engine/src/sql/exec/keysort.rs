@@ -25,7 +25,7 @@
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-use super::bytesort::sort_by_key_bytes;
+use super::bytesort::{sort_by_key_bytes, Item};
 use super::spill::{
     merge_passes, open_runs, sift_down, sift_up, Run, RunReader, RunWriter, Shares, TempSpace,
 };
@@ -33,29 +33,21 @@ use super::Budget;
 use crate::storage::{cmp_keys, key_prefix};
 use crate::{Error, Result};
 
-/// One key in the buffer.
-#[derive(Clone, Copy)]
-struct Entry {
-    /// The key's first eight bytes, big-endian, zero-padded: the sort's
-    /// first word ([`sort_by_key_bytes`]).
-    prefix: u64,
-    start: usize,
-    len: u32,
-    flag: bool,
-}
-
-/// What one buffered key is charged besides its bytes: its entry and the
-/// entry's copy while the buffer is sorted ([`sort_by_key_bytes`]).
-const ENTRY_BYTES: u64 = 2 * std::mem::size_of::<Entry>() as u64;
+/// What one buffered key is charged besides its bytes: where it ends, its
+/// flag, and its sort item with the item's copy while the buffer is sorted
+/// ([`sort_by_key_bytes`]).
+const ENTRY_BYTES: u64 =
+    (std::mem::size_of::<usize>() + 1 + 2 * std::mem::size_of::<Item>()) as u64;
 
 /// Sorts byte keys: push them in any order, then [`KeySorter::finish`].
 pub(crate) struct KeySorter {
     budget: Rc<Budget>,
     temp: Option<Rc<TempSpace>>,
     shares: Shares,
-    bytes: Vec<u8>,
-    entries: Vec<Entry>,
-    /// What `bytes` and `entries` are charged to the budget.
+    keys: KeyBatch,
+    /// Each key's flag, in the order pushed.
+    flags: Vec<bool>,
+    /// What `keys` and `flags` are charged to the budget.
     charged: u64,
     runs: Vec<Run>,
 }
@@ -68,8 +60,8 @@ impl KeySorter {
             budget,
             temp,
             shares,
-            bytes: Vec::new(),
-            entries: Vec::new(),
+            keys: KeyBatch::default(),
+            flags: Vec::new(),
             charged: 0,
             runs: Vec::new(),
         }
@@ -77,31 +69,21 @@ impl KeySorter {
 
     /// Adds `key` with its `flag`.
     pub(crate) fn push(&mut self, key: &[u8], flag: bool) -> Result<()> {
-        let len = u32::try_from(key.len()).map_err(|_| Error::TooLarge("index key".into()))?;
+        if u32::try_from(self.flags.len()).is_err() {
+            return Err(Error::TooLarge("index build of 2^32 keys".into()));
+        }
         let size = key.len() as u64 + ENTRY_BYTES;
         if self.temp.is_some()
-            && !self.entries.is_empty()
+            && !self.flags.is_empty()
             && self.charged.saturating_add(size) > self.shares.memory
         {
             self.spill()?;
         }
         self.budget.charge(size)?;
         self.charged += size;
-        self.entries.push(Entry {
-            prefix: key_prefix(key),
-            start: self.bytes.len(),
-            len,
-            flag,
-        });
-        self.bytes.extend_from_slice(key);
+        self.keys.push_with(|out| out.extend_from_slice(key));
+        self.flags.push(flag);
         Ok(())
-    }
-
-    /// Sorts the entries by their keys (their `prefix` fields hold later
-    /// words of the keys afterwards: see [`sort_by_key_bytes`]).
-    fn sort(&mut self) {
-        let bytes = &self.bytes;
-        sort_by_key_bytes(&mut self.entries, |e| &mut e.prefix, |e| key_of(bytes, e));
     }
 
     /// Writes the buffer as one sorted run and releases its charge.
@@ -109,16 +91,17 @@ impl KeySorter {
         let Some(temp) = self.temp.clone() else {
             return Ok(());
         };
-        self.sort();
+        let order = self.keys.sorted();
         let written = (|| {
             let mut writer = RunWriter::new(temp, self.shares.write, &self.budget)?;
-            for e in &self.entries {
-                writer.push_parts(key_of(&self.bytes, e), &[u8::from(e.flag)])?;
+            for &(_, i) in &order {
+                let i = i as usize;
+                writer.push_parts(self.keys.key(i), &[u8::from(self.flags[i])])?;
             }
             writer.finish()
         })();
-        self.entries.clear();
-        self.bytes.clear();
+        self.keys.clear();
+        self.flags.clear();
         self.budget.release(self.charged);
         self.charged = 0;
         self.runs.push(written?);
@@ -129,13 +112,14 @@ impl KeySorter {
     /// (still charged until the result drops).
     pub(crate) fn finish(mut self) -> Result<SortedKeys> {
         if self.runs.is_empty() {
-            self.sort();
+            let order = self.keys.sorted();
             return Ok(SortedKeys::Memory {
                 sorter: self,
+                order,
                 next: 0,
             });
         }
-        if !self.entries.is_empty() {
+        if !self.flags.is_empty() {
             self.spill()?;
         }
         let runs = std::mem::take(&mut self.runs);
@@ -231,26 +215,33 @@ impl KeyBatch {
         self.bytes.len() + self.ends.len() * std::mem::size_of::<usize>()
     }
 
-    /// Calls `f` with every key in byte order (stopping at its first
-    /// error), sorted by [`sort_by_key_bytes`] as (first word, index)
-    /// pairs, 16 bytes each, so that the keys themselves are read only
-    /// where their first eight bytes tie.
-    pub(crate) fn for_each_sorted(&self, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        let mut order: Vec<(u64, usize)> = (0..self.len())
-            .map(|i| (key_prefix(self.key(i)), i))
+    /// The keys' numbers (with a word of each) in the keys' byte order,
+    /// by [`sort_by_key_bytes`]: 16-byte items, so that the keys
+    /// themselves are read only where their first eight bytes tie.
+    fn sorted(&self) -> Vec<Item> {
+        let mut order: Vec<Item> = (0..self.len())
+            .map(|i| (key_prefix(self.key(i)), i as u32))
             .collect();
-        sort_by_key_bytes(&mut order, |t| &mut t.0, |t| self.key(t.1));
-        order.into_iter().try_for_each(|(_, i)| f(self.key(i)))
+        sort_by_key_bytes(&mut order, &|i| self.key(i as usize));
+        order
     }
-}
 
-fn key_of<'a>(bytes: &'a [u8], e: &Entry) -> &'a [u8] {
-    &bytes[e.start..e.start + e.len as usize]
+    /// Calls `f` with every key in byte order (stopping at its first
+    /// error).
+    pub(crate) fn for_each_sorted(&self, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        self.sorted()
+            .into_iter()
+            .try_for_each(|(_, i)| f(self.key(i as usize)))
+    }
 }
 
 /// A key sorter's output, read key by key.
 pub(crate) enum SortedKeys {
-    Memory { sorter: KeySorter, next: usize },
+    Memory {
+        sorter: KeySorter,
+        order: Vec<Item>,
+        next: usize,
+    },
     Merge(KeyMerger),
 }
 
@@ -258,12 +249,17 @@ impl SortedKeys {
     /// The next key in order and its flag.
     pub(crate) fn next(&mut self) -> Result<Option<(&[u8], bool)>> {
         match self {
-            SortedKeys::Memory { sorter, next } => {
-                let Some(e) = sorter.entries.get(*next) else {
+            SortedKeys::Memory {
+                sorter,
+                order,
+                next,
+            } => {
+                let Some(&(_, i)) = order.get(*next) else {
                     return Ok(None);
                 };
                 *next += 1;
-                Ok(Some((key_of(&sorter.bytes, e), e.flag)))
+                let i = i as usize;
+                Ok(Some((sorter.keys.key(i), sorter.flags[i])))
             }
             SortedKeys::Merge(m) => m.next(),
         }
