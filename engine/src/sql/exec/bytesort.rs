@@ -14,8 +14,8 @@
 //!
 //! A comparison sort of n keys compares about n·log2(n) times, each a
 //! closure call and two loads; the counting sort reads and writes each
-//! item once per distinct byte position: for I8's 10,000 index keys about
-//! a twentieth of the instructions (see HISTORY.md).
+//! item once per distinct byte position. Measured: CREATE INDEX on lower(e)
+//! over 200,000 rows 113-115 -> 105-107 ms natively (see HISTORY.md).
 //!
 //! [`key_prefix`]: crate::storage::key_prefix
 

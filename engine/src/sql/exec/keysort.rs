@@ -209,8 +209,8 @@ impl KeyBatch {
         self.ends.clear();
     }
 
-    /// The bytes the keys take with their bookkeeping (a sort takes 32 more per key meanwhile: its order and
-    /// the radix sort's copy of it).
+    /// The bytes the keys take with their bookkeeping (a sort takes 32 more
+    /// per key meanwhile: its order and the radix sort's copy of it).
     pub(crate) fn memory(&self) -> usize {
         self.bytes.len() + self.ends.len() * std::mem::size_of::<usize>()
     }
