@@ -24,7 +24,7 @@
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, launchBrowser, parseArgs, serve, stats } from "../compare/lib/harness.mjs";
+import { ROOT, inFreshWorker, launchBrowser, parseArgs, serve, stats } from "../compare/lib/harness.mjs";
 
 const { flags } = parseArgs(process.argv.slice(2), ["rounds", "hint", "js-flags"]);
 const ROUNDS = Number(flags.rounds ?? 30);
@@ -60,21 +60,7 @@ const browser = await launchBrowser("first-statement", flags["js-flags"] ?? null
 try {
   const page = await browser.context.newPage();
   await page.goto(`${server.origin}/h/page.html`);
-  const inWorker = (msg) =>
-    page.evaluate(
-      (m) =>
-        new Promise((resolve, reject) => {
-          const w = new Worker("/h/first-statement-worker.js", { type: "module" });
-          w.onmessage = (ev) => {
-            w.terminate();
-            if (ev.data.error) reject(new Error(ev.data.error));
-            else resolve(ev.data);
-          };
-          w.onerror = (ev) => reject(new Error(ev.message));
-          w.postMessage(m);
-        }),
-      msg,
-    );
+  const inWorker = (msg) => inFreshWorker(page, "/h/first-statement-worker.js", msg);
   await inWorker({ variant: "none", build: true });
   const variants = ["none", "hinted"];
   const results = { none: [], hinted: [] };

@@ -11,7 +11,7 @@
 //
 // Usage: node scripts/inworker-timing/update-runs.mjs [--rounds=5] [--js-flags=...]
 import { join } from "node:path";
-import { ROOT, launchBrowser, parseArgs, serve, stats } from "../compare/lib/harness.mjs";
+import { ROOT, inFreshWorker, launchBrowser, parseArgs, serve, stats } from "../compare/lib/harness.mjs";
 
 const { flags } = parseArgs(process.argv.slice(2), ["rounds", "js-flags"]);
 const ROUNDS = Math.min(5, Number(flags.rounds ?? 5));
@@ -20,21 +20,7 @@ const browser = await launchBrowser("update-runs", flags["js-flags"] ?? null);
 try {
   const page = await browser.context.newPage();
   await page.goto(`${server.origin}/h/page.html`);
-  const inWorker = (msg) =>
-    page.evaluate(
-      (m) =>
-        new Promise((resolve, reject) => {
-          const w = new Worker("/h/update-runs-worker.js", { type: "module" });
-          w.onmessage = (ev) => {
-            w.terminate();
-            if (ev.data.error) reject(new Error(ev.data.error));
-            else resolve(ev.data);
-          };
-          w.onerror = (ev) => reject(new Error(ev.message));
-          w.postMessage(m);
-        }),
-      msg,
-    );
+  const inWorker = (msg) => inFreshWorker(page, "/h/update-runs-worker.js", msg);
   await inWorker({ build: true });
   const results = [];
   for (let r = 0; r < ROUNDS; r++) results.push(await inWorker({ round: r }));

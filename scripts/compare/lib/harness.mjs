@@ -145,6 +145,28 @@ export async function openPage(context, url, log = () => undefined) {
   return page;
 }
 
+/**
+ * One round in a fresh module Worker started from `page`: posts `msg` to a
+ * new Worker of `url`, resolves with its first answer (an answer with an
+ * `error` field rejects) and terminates the Worker.
+ */
+export function inFreshWorker(page, url, msg) {
+  return page.evaluate(
+    ([u, m]) =>
+      new Promise((resolve, reject) => {
+        const w = new Worker(u, { type: "module" });
+        w.onmessage = (ev) => {
+          w.terminate();
+          if (ev.data && ev.data.error) reject(new Error(ev.data.error));
+          else resolve(ev.data);
+        };
+        w.onerror = (ev) => reject(new Error(ev.message));
+        w.postMessage(m);
+      }),
+    [url, msg],
+  );
+}
+
 /** min / median / p90 / max (nearest-rank percentiles) of a list of numbers, rounded to 0.001 ms. */
 export function stats(samples) {
   const s = [...samples].sort((a, b) => a - b);
