@@ -89,18 +89,27 @@ fn load(c: &mut Connection, st: &mut Statement, rows: Vec<Vec<Value>>) {
 
 const I8_UPDATE: &str = "UPDATE a SET b = b + 1 WHERE id BETWEEN ? AND ?";
 
+/// The index suite's table `a` and its 200,000 rows, loaded in one
+/// transaction (`measure`: the load is what is measured).
+fn load_a(c: &mut Connection, measure: bool) {
+    c.execute_batch(&a_table("a")).unwrap();
+    let rows = a_rows(6, 200_000);
+    let mut st = c.prepare(&a_insert("a")).unwrap();
+    match measure {
+        true => measured("load 200k rows", || load(c, &mut st, rows)),
+        false => load(c, &mut st, rows),
+    }
+}
+
 /// The index suite's table `a`: 200,000 rows loaded in one transaction
 /// (the load is what is measured with `PROFILE_LOAD` set: false returned),
 /// then its three indexes.
 fn indexed_a(c: &mut Connection) -> bool {
-    c.execute_batch(&a_table("a")).unwrap();
-    let rows = a_rows(6, 200_000);
-    let mut st = c.prepare(&a_insert("a")).unwrap();
-    if std::env::var_os("PROFILE_LOAD").is_some() {
-        measured("load 200k rows", || load(c, &mut st, rows));
+    let profile_load = std::env::var_os("PROFILE_LOAD").is_some();
+    load_a(c, profile_load);
+    if profile_load {
         return false;
     }
-    load(c, &mut st, rows);
     c.execute_batch(&a_indexes("a")).unwrap();
     true
 }
@@ -159,17 +168,15 @@ fn i8_sqlite() {
     assert_eq!(n, 10_000);
 }
 
-/// I10: 100,000 rows into a table with three indexes, one transaction.
 /// The index suite's CREATE INDEX on lower(e) over the loaded table `a`.
 fn index_lower(c: &mut Connection) {
-    c.execute_batch(&a_table("a")).unwrap();
-    let mut st = c.prepare(&a_insert("a")).unwrap();
-    load(c, &mut st, a_rows(6, 200_000));
+    load_a(c, false);
     measured("CREATE INDEX ON a(lower(e))", || {
         c.execute_batch("CREATE INDEX a_le ON a(lower(e))").unwrap()
     });
 }
 
+/// I10: 100,000 rows into a table with three indexes, one transaction.
 fn i10(c: &mut Connection) {
     c.execute_batch(&a_table("a2")).unwrap();
     c.execute_batch(&a_indexes("a2")).unwrap();
