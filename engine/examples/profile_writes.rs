@@ -21,7 +21,10 @@
 //! `j2`: the comparison's join tables s and f (10,000 and 200,000 rows, an
 //! index on f(s_id)), then J2 once unmeasured and its repeat measured;
 //! `j2-sqlite` the same on SQLite (in memory). `J2_SQL` replaces J2's text
-//! (TinyJoin only): parts of it measured alone.
+//! (TinyJoin only): parts of it measured alone. `j2-cold`: the same tables
+//! synced, reopened from a copy of the device's bytes (full validation, as a
+//! fresh Worker opens), and J2's first run measured: every page it reads
+//! comes from the device.
 //! `durable`: the comparison's 200 single-row autocommit INSERTs (each its
 //! own commit, default one-flush commits on a memory device); `durable-sqlite`
 //! the same on SQLite in a temporary file, WAL with synchronous=NORMAL and
@@ -339,6 +342,16 @@ fn join_rows() -> (Vec<Vec<Value>>, Vec<Vec<Value>>) {
 const JOIN_TABLES: &str = "CREATE TABLE s(id INTEGER PRIMARY KEY, cat INTEGER NOT NULL, name TEXT NOT NULL, code INTEGER NOT NULL); CREATE TABLE f(id INTEGER PRIMARY KEY, s_id INTEGER NOT NULL, amount INTEGER NOT NULL, tag INTEGER NOT NULL, ref INTEGER NOT NULL);";
 
 fn j2(c: &mut Connection) {
+    j2_tables(c);
+    let sql = std::env::var("J2_SQL").unwrap_or_else(|_| J2.to_string());
+    let first = run_query(c, &sql);
+    let again = measured("J2 repeat", || run_query(c, &sql));
+    assert_eq!(first, again);
+    println!("{again:?}");
+}
+
+/// The join tables s and f, loaded, and the index on f(s_id).
+fn j2_tables(c: &mut Connection) {
     c.execute_batch(JOIN_TABLES).unwrap();
     let (s, f) = join_rows();
     let mut st = c.prepare("INSERT INTO s VALUES (?, ?, ?, ?)").unwrap();
@@ -346,11 +359,24 @@ fn j2(c: &mut Connection) {
     let mut st = c.prepare("INSERT INTO f VALUES (?, ?, ?, ?, ?)").unwrap();
     load(c, &mut st, f);
     c.execute_batch("CREATE INDEX f_s ON f(s_id)").unwrap();
+}
+
+/// [`j2`]'s first run on a database reopened from its bytes.
+fn j2_cold() {
+    let device = MemoryDevice::new();
+    let db = Database::open(Box::new(device.clone()), DbOptions::default()).unwrap();
+    j2_tables(&mut db.connect());
+    db.sync().unwrap();
+    drop(db);
+    let db = Database::open(
+        Box::new(MemoryDevice::from_bytes(device.to_bytes())),
+        DbOptions::default(),
+    )
+    .unwrap();
+    let mut c = db.connect();
     let sql = std::env::var("J2_SQL").unwrap_or_else(|_| J2.to_string());
-    let first = run_query(c, &sql);
-    let again = measured("J2 repeat", || run_query(c, &sql));
-    assert_eq!(first, again);
-    println!("{again:?}");
+    let first = measured("J2 first run", || run_query(&mut c, &sql));
+    println!("{first:?}");
 }
 
 fn run_query(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {
@@ -447,10 +473,11 @@ fn main() {
         "lookups" => lookups(&mut c),
         "durable" => durable(&mut c),
         "j2" => j2(&mut c),
+        "j2-cold" => j2_cold(),
         "j2-sqlite" => j2_sqlite(),
         "durable-sqlite" => durable_sqlite(),
         _ => {
-            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|index-lower|mixed|mixed-sqlite|lookups|j2|j2-sqlite|durable|durable-sqlite");
+            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|index-lower|mixed|mixed-sqlite|lookups|j2|j2-cold|j2-sqlite|durable|durable-sqlite");
             std::process::exit(2);
         }
     }

@@ -147,12 +147,12 @@ pub fn overflow_pages(len: u64) -> u64 {
 /// The encoded size is kept up to date by every change, so the overflow
 /// check after an insert is O(1).
 ///
-/// A leaf decoded from a page whose key order is already known good (the
-/// pager trusts pages once full validation passed: see
-/// `Pager::trust_order`) starts in page form: `data` is the page itself,
-/// `raw` counts its entries, `slots` is empty and entries are read through
-/// the page's own slot array, so a cache miss costs one bounds pass and no
-/// per-entry work. The first change builds the slots (`own`).
+/// A leaf decoded from a trusted page (the pager trusts pages once full
+/// validation passed: see `Pager::trust_order`) starts in page form: `data`
+/// is the page itself, `raw` counts its entries, `slots` is empty and
+/// entries are read through the page's own slot array, each checked as it
+/// is read ([`page_slot`]), so a cache miss costs no per-entry work. The
+/// first change builds the slots and the size (`own`).
 #[derive(Debug)]
 pub struct Leaf {
     data: Vec<u8>,
@@ -162,6 +162,7 @@ pub struct Leaf {
     prefixes: Vec<u64>,
     /// Entries while in page form (0 once `slots` holds them).
     raw: usize,
+    /// The encoded size; not kept in page form (see `encoded_size`).
     size: usize,
     garbage: usize,
 }
@@ -241,7 +242,7 @@ impl Leaf {
             return self.slots[i];
         }
         let at = read_u16(&self.data, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
-        read_slot(&self.data, at)
+        page_slot(&self.data, at)
     }
 
     /// Key `i` of a page-form leaf: read straight from the record, without
@@ -252,13 +253,7 @@ impl Leaf {
     fn raw_key(&self, i: usize) -> &[u8] {
         let d = &self.data;
         let at = read_u16(d, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
-        let head = if d[at + 2] == 0 {
-            INLINE_HEAD
-        } else {
-            OVERFLOW_HEAD
-        };
-        let key_at = at + head as usize;
-        &d[key_at..key_at + read_u16(d, at) as usize]
+        page_slot(d, at).key(d)
     }
 
     /// Leaves page form: builds the slots a change needs, and that make
@@ -270,13 +265,16 @@ impl Leaf {
         }
         let mut slots = Vec::with_capacity(self.raw);
         let mut prefixes = Vec::with_capacity(self.raw);
+        let mut size = LEAF_SLOTS_OFFSET;
         for i in 0..self.raw {
             let s = self.slot(i);
             prefixes.push(key_prefix(s.key(&self.data)));
+            size += SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + s.value_encoded_len();
             slots.push(s);
         }
         self.slots = slots;
         self.prefixes = prefixes;
+        self.size = size;
         self.raw = 0;
     }
 
@@ -306,8 +304,13 @@ impl Leaf {
         self.len() == 0
     }
 
+    /// The encoded size: kept by every change, counted entry by entry
+    /// while in page form (until the first change, which builds the slots).
     pub fn encoded_size(&self) -> usize {
-        self.size
+        match self.raw {
+            0 => self.size,
+            _ => self.recounted_size(),
+        }
     }
 
     /// Key `i`.
@@ -659,7 +662,11 @@ impl Node {
 }
 
 fn encode_leaf(l: &Leaf, b: &mut [u8]) {
-    debug_assert_eq!(l.size, l.recounted_size(), "leaf size bookkeeping drifted");
+    debug_assert_eq!(
+        l.encoded_size(),
+        l.recounted_size(),
+        "leaf size bookkeeping drifted"
+    );
     b[KIND_OFFSET] = KIND_LEAF;
     let n = l.len();
     write_u16(b, COUNT_OFFSET, n as u16);
@@ -748,18 +755,12 @@ impl RawValue<'_> {
 
 /// Parses a verified leaf page: the slot of every entry in key order, its
 /// offsets pointing into `page`, checking every offset and length and that
-/// keys strictly increase. The one parser
-/// of leaf pages: decoding and validation both use it, so it runs for every
-/// page an open validates and every leaf a cache miss reads: one pass, each
-/// entry's header read once, failures out of line.
-/// `f` gets each slot and, when the order is checked, its key (else an
-/// empty slice).
-fn parse_leaf<'p>(
-    page: &'p [u8],
-    id: PageId,
-    check_order: bool,
-    mut f: impl FnMut(Slot, &'p [u8]),
-) -> Result<usize> {
+/// keys strictly increase. The one parser of leaf pages: validation and
+/// the decoding of untrusted pages use it, so it runs for every page an
+/// open validates (a trusted page's leaf checks each entry as it reads it
+/// instead: [`page_slot`]): one pass, each entry's header read once,
+/// failures out of line. `f` gets each slot and its key.
+fn parse_leaf<'p>(page: &'p [u8], id: PageId, mut f: impl FnMut(Slot, &'p [u8])) -> Result<usize> {
     let count = read_u16(page, COUNT_OFFSET) as usize;
     let slots = slice(page, LEAF_SLOTS_OFFSET, count * SLOT_LEN, id)?;
     let Some(page) = page.get(..PAGE_SIZE) else {
@@ -768,14 +769,11 @@ fn parse_leaf<'p>(
     let mut prev: Option<&[u8]> = None;
     for at in slots.chunks_exact(SLOT_LEN) {
         let slot = slot_at(page, u16::from_le_bytes([at[0], at[1]]) as usize, id)?;
-        let mut key: &[u8] = &[];
-        if check_order {
-            key = slot.key(page);
-            if prev.is_some_and(|p| cmp_keys(p, key).is_ge()) {
-                return Err(corrupt!(id.0, "keys out of order"));
-            }
-            prev = Some(key);
+        let key = slot.key(page);
+        if prev.is_some_and(|p| cmp_keys(p, key).is_ge()) {
+            return Err(corrupt!(id.0, "keys out of order"));
         }
+        prev = Some(key);
         f(slot, key);
     }
     Ok(count)
@@ -917,19 +915,38 @@ impl Slot {
     }
 }
 
-/// The slot of the entry at `at` of a leaf page whose offsets and lengths
-/// [`slot_at`] already checked. The layout: key
-/// length (u16), value kind (u8), then an inline value's length (u16) or
-/// an overflow value's length and first page (u64 each), the key, an
-/// inline value's bytes.
-#[inline]
-fn read_slot(page: &[u8], at: usize) -> Slot {
-    let klen = read_u16(page, at);
-    if page[at + 2] == 0 {
-        Slot::inline(at as u32, klen, u32::from(read_u16(page, at + 3)))
-    } else {
-        Slot::overflow(at as u32, klen)
+/// The slot of the entry at `at` of a trusted leaf page, read without a
+/// pass over the page first: the checks of [`slot_at`], without an error.
+/// A trusted page either is one full validation walked (its checksum says
+/// it is unchanged) or one this process encoded from a well-formed leaf, so
+/// every check holds unless damage got past the checksum (a 2^-32 chance,
+/// the one trusting the key order already takes); such an entry then reads
+/// as an empty key with an empty value instead of reaching past the page.
+/// The layout: key length (u16), value kind (u8), then an inline value's
+/// length (u16) or an overflow value's length and first page (u64 each),
+/// the key, an inline value's bytes.
+#[inline(always)]
+fn page_slot(page: &[u8], at: usize) -> Slot {
+    if at + INLINE_HEAD as usize <= PAGE_SIZE && page.len() >= PAGE_SIZE {
+        let klen = read_u16(page, at);
+        let key_len = klen as usize;
+        match page[at + 2] {
+            0 => {
+                let vlen = read_u16(page, at + 3);
+                if key_len <= MAX_KEY_LEN && at + 5 + key_len + vlen as usize <= PAGE_SIZE {
+                    return Slot::inline(at as u32, klen, u32::from(vlen));
+                }
+            }
+            1 if key_len <= MAX_KEY_LEN && at + OVERFLOW_HEAD as usize + key_len <= PAGE_SIZE => {
+                let (len, first) = (read_u64(page, at + 3), read_u64(page, at + 11));
+                if len != 0 && len <= MAX_VALUE_LEN && first >= FIRST_DATA_PAGE {
+                    return Slot::overflow(at as u32, klen);
+                }
+            }
+            _ => {}
+        }
     }
+    Slot::inline(0, 0, 0)
 }
 
 /// Walks a verified leaf page's entries in key order without copying them
@@ -940,7 +957,7 @@ pub fn for_each_leaf_entry<'p>(
     id: PageId,
     mut f: impl FnMut(&'p [u8], Option<(PageId, u64)>),
 ) -> Result<usize> {
-    parse_leaf(page, id, true, |s, key| match s.value(page) {
+    parse_leaf(page, id, |s, key| match s.value(page) {
         RawValue::Overflow { len, first } => f(key, Some((first, len))),
         RawValue::Inline(_) => f(key, None),
     })
@@ -949,31 +966,37 @@ pub fn for_each_leaf_entry<'p>(
 /// Decodes a verified leaf page without copying its entries: the page
 /// buffer becomes the leaf's arena. The bytes of the header, slot array and
 /// free space stay in the arena untracked (at most one page); `garbage`
-/// counts only what later changes discard. With `trusted` (the page's key
-/// order is known good) the leaf stays in page form after one bounds pass;
-/// otherwise every slot is built and the order checked.
+/// counts only what later changes discard. With `trusted` (see
+/// `Pager::trust_order`) the leaf stays in page form with only its slot
+/// array checked against the page (each entry is checked as it is read:
+/// [`page_slot`]); otherwise every slot is built, its offsets and lengths
+/// and the key order checked.
 fn decode_leaf(page: Vec<u8>, id: PageId, trusted: bool) -> Result<Leaf> {
     let count = read_u16(&page, COUNT_OFFSET) as usize;
-    let capacity = if trusted {
-        0
-    } else {
-        count.min(PAGE_SIZE / SLOT_LEN)
-    };
-    let mut slots = Vec::with_capacity(capacity);
-    let mut prefixes = Vec::with_capacity(capacity);
+    if trusted {
+        slice(&page, LEAF_SLOTS_OFFSET, count * SLOT_LEN, id)?;
+        return Ok(Leaf {
+            data: page,
+            slots: Vec::new(),
+            prefixes: Vec::new(),
+            raw: count,
+            size: LEAF_SLOTS_OFFSET,
+            garbage: 0,
+        });
+    }
+    let mut slots = Vec::with_capacity(count.min(PAGE_SIZE / SLOT_LEN));
+    let mut prefixes = Vec::with_capacity(slots.capacity());
     let mut size = LEAF_SLOTS_OFFSET;
-    parse_leaf(&page, id, !trusted, |s, key| {
+    parse_leaf(&page, id, |s, key| {
         size += SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + s.value_encoded_len();
-        if !trusted {
-            prefixes.push(key_prefix(key));
-            slots.push(s);
-        }
+        prefixes.push(key_prefix(key));
+        slots.push(s);
     })?;
     Ok(Leaf {
         data: page,
         slots,
         prefixes,
-        raw: if trusted { count } else { 0 },
+        raw: 0,
         size,
         garbage: 0,
     })
@@ -1287,14 +1310,81 @@ mod tests {
         }
     }
 
+    /// An untrusted page's bad offsets are `Corrupt`; a trusted page's leaf
+    /// checks each entry as it reads it, and reads a bad one as an empty
+    /// key and value, never past the page.
     #[test]
-    fn corrupt_offsets_fail_in_page_form_too() {
-        let leaf = Leaf::new(vec![(b"k".to_vec(), LeafValue::Inline(b"v".to_vec()))]);
+    fn corrupt_offsets_fail_untrusted_and_stay_in_the_page_trusted() {
+        let leaf = Leaf::new(vec![
+            (b"a".to_vec(), LeafValue::Inline(b"1".to_vec())),
+            (b"k".to_vec(), LeafValue::Inline(b"v".to_vec())),
+        ]);
         let mut page = [0u8; PAGE_SIZE];
         Node::Leaf(leaf).encode(&mut page, PageId(4));
-        write_u16(&mut page, LEAF_SLOTS_OFFSET, (PAGE_SIZE - 2) as u16);
-        for trusted in [true, false] {
-            assert!(Node::decode_owned(page_vec(&page), PageId(4), trusted).is_err());
+        write_u16(
+            &mut page,
+            LEAF_SLOTS_OFFSET + SLOT_LEN,
+            (PAGE_SIZE - 2) as u16,
+        );
+        assert!(Node::decode_owned(page_vec(&page), PageId(4), false).is_err());
+        let Ok(Node::Leaf(mut l)) = Node::decode_owned(page_vec(&page), PageId(4), true) else {
+            panic!("a trusted page decodes without a pass over its entries");
+        };
+        assert_eq!(l.entry(0), (&b"a"[..], RawValue::Inline(b"1")));
+        assert_eq!(l.entry(1), (&b""[..], RawValue::Inline(&[])));
+        assert_eq!(l.encoded_size(), l.recounted_size());
+        l.own();
+        assert_eq!(l.key(1), b"");
+        // A slot array longer than the page is caught even when trusted.
+        write_u16(&mut page, COUNT_OFFSET, PAGE_SIZE as u16);
+        assert!(Node::decode_owned(page_vec(&page), PageId(4), true).is_err());
+    }
+
+    /// Random damage to a trusted page (as if its checksum had missed it)
+    /// never makes reading or changing its leaf panic.
+    #[test]
+    fn damaged_trusted_pages_never_panic() {
+        let mut seed = 11u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        let entries: Vec<(Vec<u8>, LeafValue)> = (0..40u8)
+            .map(|i| {
+                let v = match i % 7 {
+                    0 => LeafValue::Overflow {
+                        len: 5000,
+                        first: PageId(9),
+                    },
+                    _ => LeafValue::Inline(vec![i; usize::from(i % 13)]),
+                };
+                (vec![i, i, i], v)
+            })
+            .collect();
+        let mut clean = [0u8; PAGE_SIZE];
+        Node::Leaf(Leaf::new(entries)).encode(&mut clean, PageId(4));
+        for _ in 0..2000 {
+            let mut page = clean;
+            // Damage lands in the header, slot array and entry heads most.
+            for _ in 0..1 + next() % 4 {
+                let at = (next() as usize) % 400;
+                page[at] = next() as u8;
+            }
+            let Ok(Node::Leaf(mut l)) = Node::decode_owned(page_vec(&page), PageId(4), true) else {
+                continue;
+            };
+            let probe = [next() as u8; 3];
+            let _ = l.search(&probe);
+            let _ = l.iter().count();
+            let _ = l.encoded_size();
+            if !l.is_empty() {
+                let _ = l.entry_size(0);
+                l.own();
+                let _ = l.search(&probe);
+                assert_eq!(l.encoded_size(), l.recounted_size());
+            }
         }
     }
 

@@ -1,0 +1,176 @@
+// How much wasm V8 compiles the first time a statement runs: a diagnostic
+// tool, not a test. V8 compiles each wasm function on its first call, with
+// its baseline compiler (Liftoff), whole: a large function on a statement's
+// path costs its full size even when the statement uses a small part of it.
+// At about 20 MB/s here (the package's 1.37 MB compile eagerly in ~66 ms),
+// 40 KB of first-use code is about 2 ms of a first run.
+//
+// Each step runs in a fresh Node 20 process with the package (client-ts/dist,
+// in-worker API, memory storage) under --trace-wasm-compilation-times, and
+// sums the function bodies compiled between two markers:
+//   query:<Q>  the comparison's query Q (A1-A3, J1-J7) on its dataset (the
+//              comparison's "quick" scale), first run then repeat, in a
+//              process that only imported the database (a fresh Worker's
+//              open: the same validation)
+//   mixed      the comparison's 25-operation mixed transaction after its
+//              setup, statement by statement (the Worker's first
+//              transaction), then its commit
+// Prints, per step: functions and kilobytes compiled, and the time; with
+// --names=FILE.wat (wasm-dis of a build that kept its names: wasm-opt -g)
+// the largest functions by name. Function bodies are counted as V8 reports
+// them (`bodysize`). Needs scripts/build-wasm and coreutils' stdbuf.
+//
+// Usage: node scripts/inworker-timing/first-use.mjs [--dist=client-ts/dist]
+//          [--steps=mixed,query:J3,...] [--names=FILE.wat] [--top=12]
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { COMPARE_DIR, ROOT, parseArgs } from "../compare/lib/harness.mjs";
+
+const { flags } = parseArgs(process.argv.slice(2), ["dist", "steps", "names", "top", "child", "image"]);
+const dist = resolve(ROOT, String(flags.dist ?? "client-ts/dist"));
+const url = (p) => pathToFileURL(resolve(dist, p)).href;
+const web = (p) => pathToFileURL(resolve(COMPARE_DIR, "web", p)).href;
+
+async function openPackage() {
+  const { default: init } = await import(url("wasm/tinyjoin_worker.js"));
+  await init({ module_or_path: readFileSync(resolve(dist, "wasm/tinyjoin_worker_bg.wasm")) });
+  const { openInWorker } = await import(url("worker.js"));
+  return openInWorker;
+}
+
+/** The comparison's adapter shape (scripts/compare/web/engines.js) over a client. */
+function adapter(db) {
+  return {
+    exec: (sql) => db.exec(sql),
+    query: async (sql, params) => (await db.query(sql, params ?? [])).rows,
+    async prepare(sql) {
+      const inner = await db.prepare(sql);
+      return { inner, run: async (params) => inner.run(params ?? []) };
+    },
+    tx: (fn) => db.transaction((t) => fn({ run: (stmt, params) => t.runPrepared(stmt.inner, params ?? []) })),
+  };
+}
+
+const mark = (text) => process.stdout.write(`@@ ${text}\n`);
+
+async function child(step, image) {
+  const openInWorker = await openPackage();
+  const db = await openInWorker("first-use", { storage: "memory" });
+  if (step === "image") {
+    const { SCALES, WORKLOADS } = await import(web("workloads.js"));
+    await WORKLOADS.buildReadDataset(adapter(db), SCALES.quick);
+    writeFileSync(image, await db.exportBytes());
+    return;
+  }
+  if (step.startsWith("query:")) {
+    const { QUERIES } = await import(web("workloads.js"));
+    await db.importBytes(readFileSync(image));
+    const sql = QUERIES[step.slice(6)].sql;
+    for (const run of ["first run", "repeat"]) {
+      mark(`begin ${run}`);
+      const t = performance.now();
+      await db.query(sql);
+      mark(`end ${run} ${(performance.now() - t).toFixed(2)}`);
+    }
+    return;
+  }
+  if (step === "mixed") {
+    const { mixedOps, payload64 } = await import(web("common.js"));
+    const { mixedSql } = await import(web("workloads.js"));
+    const n = 25;
+    const q = mixedSql("m25");
+    await db.exec(q.create);
+    const stmt = { insert: await db.prepare(q.insert), update: await db.prepare(q.update), delete: await db.prepare(q.delete) };
+    await db.transaction(async (tx) => {
+      for (let i = 1; i <= n; i++) await tx.runPrepared(stmt.insert, [i, `t${i}`, payload64(i)]);
+    });
+    const seen = new Set();
+    let t = 0;
+    await db.transaction(async (tx) => {
+      for (const op of mixedOps(n, n)) {
+        // Each kind's first statement on its own; the rest together.
+        const first = !seen.has(op.kind);
+        seen.add(op.kind);
+        if (first) mark(`begin first ${op.kind}`);
+        t = performance.now();
+        await tx.runPrepared(stmt[op.kind], op.params);
+        if (first) mark(`end first ${op.kind} ${(performance.now() - t).toFixed(2)}`);
+      }
+      mark("begin commit");
+      t = performance.now();
+    });
+    mark(`end commit ${(performance.now() - t).toFixed(2)}`);
+    return;
+  }
+  throw new Error(`unknown step ${step}`);
+}
+
+/** Function names by index from a wasm-dis listing (imports first, as V8 numbers them). */
+function namesFrom(file) {
+  const names = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const m = /^\s*\((?:import "[^"]*" "[^"]*" \()?func \$("[^"]+"|\S+)/.exec(line);
+    if (m) names.push(m[1].replace(/^"|"$/g, ""));
+  }
+  return names;
+}
+
+function runStep(step, image) {
+  const r = spawnSync(
+    "stdbuf",
+    ["-o0", process.execPath, "--trace-wasm-compilation-times", new URL(import.meta.url).pathname, `--child=${step}`, `--image=${image}`, `--dist=${dist}`],
+    { encoding: "utf8", maxBuffer: 1 << 28 },
+  );
+  if (r.status !== 0) throw new Error(`step ${step} failed: ${r.stderr || r.error}`);
+  return r.stdout.split("\n");
+}
+
+/** The compiles between each `@@ begin X` and `@@ end X ms`. */
+function sections(lines) {
+  const out = [];
+  let open = null;
+  for (const line of lines) {
+    const m = /^@@ (begin|end) (.*?)(?: ([\d.]+))?$/.exec(line);
+    if (m && m[1] === "begin") open = { name: m[2], fns: [] };
+    else if (m && open) {
+      out.push({ ...open, ms: Number(m[3]) });
+      open = null;
+    } else if (open) {
+      const c = /#(\d+) using Liftoff.*bodysize (\d+)/.exec(line);
+      if (c) open.fns.push({ index: Number(c[1]), size: Number(c[2]) });
+    }
+  }
+  return out;
+}
+
+if (flags.child) {
+  await child(String(flags.child), String(flags.image));
+} else {
+  const steps = String(flags.steps ?? "mixed,query:A1,query:A3,query:J2,query:J3,query:J5").split(",");
+  const names = flags.names ? namesFrom(String(flags.names)) : null;
+  const top = Number(flags.top ?? 12);
+  const dir = mkdtempSync(join(tmpdir(), "tinyjoin-first-use-"));
+  try {
+    const image = join(dir, "read.tj");
+    if (steps.some((s) => s.startsWith("query:"))) runStep("image", image);
+    let total = 0;
+    for (const step of steps) {
+      for (const s of sections(runStep(step, image))) {
+        const bytes = s.fns.reduce((a, f) => a + f.size, 0);
+        total += bytes;
+        console.log(`${`${step} ${s.name}`.padEnd(28)} ${String(s.fns.length).padStart(4)} functions ${(bytes / 1024).toFixed(1).padStart(6)} KB ${s.ms.toFixed(2).padStart(7)} ms`);
+        if (names) {
+          for (const f of [...s.fns].sort((a, b) => b.size - a.size).slice(0, top)) {
+            console.log(`    ${String(f.size).padStart(6)} ${(names[f.index] ?? "?").slice(0, 140)}`);
+          }
+        }
+      }
+    }
+    console.log(`total compiled in the measured sections: ${(total / 1024).toFixed(1)} KB`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
