@@ -265,17 +265,15 @@ impl Leaf {
         }
         let mut slots = Vec::with_capacity(self.raw);
         let mut prefixes = Vec::with_capacity(self.raw);
-        let mut size = LEAF_SLOTS_OFFSET;
         for i in 0..self.raw {
             let s = self.slot(i);
             prefixes.push(key_prefix(s.key(&self.data)));
-            size += SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + s.value_encoded_len();
             slots.push(s);
         }
         self.slots = slots;
         self.prefixes = prefixes;
-        self.size = size;
         self.raw = 0;
+        self.size = self.recounted_size();
     }
 
     /// Appends an entry after every other (the caller keeps keys sorted).
@@ -306,6 +304,7 @@ impl Leaf {
 
     /// The encoded size: kept by every change, counted entry by entry
     /// while in page form (until the first change, which builds the slots).
+    #[inline]
     pub fn encoded_size(&self) -> usize {
         match self.raw {
             0 => self.size,
@@ -417,8 +416,11 @@ impl Leaf {
         }
     }
 
-    /// The encoded size recounted from the entries, against which the
-    /// running `size` bookkeeping is checked.
+    /// The encoded size recounted from the entries: a page-form leaf's,
+    /// and what the running `size` bookkeeping is checked against. Out of
+    /// line: callers of `encoded_size` mostly hold leaves a change took out
+    /// of page form.
+    #[inline(never)]
     fn recounted_size(&self) -> usize {
         LEAF_SLOTS_OFFSET + (0..self.len()).map(|i| self.entry_size(i)).sum::<usize>()
     }
@@ -927,23 +929,27 @@ impl Slot {
 /// the key, an inline value's bytes.
 #[inline(always)]
 fn page_slot(page: &[u8], at: usize) -> Slot {
-    if at + INLINE_HEAD as usize <= PAGE_SIZE && page.len() >= PAGE_SIZE {
+    // A page-form leaf's arena is its page, at least PAGE_SIZE bytes
+    // (`Node::decode_owned`), and `at` < 2^16.
+    if at + INLINE_HEAD as usize <= PAGE_SIZE {
         let klen = read_u16(page, at);
         let key_len = klen as usize;
-        match page[at + 2] {
-            0 => {
-                let vlen = read_u16(page, at + 3);
-                if key_len <= MAX_KEY_LEN && at + 5 + key_len + vlen as usize <= PAGE_SIZE {
-                    return Slot::inline(at as u32, klen, u32::from(vlen));
+        if key_len <= MAX_KEY_LEN {
+            match page[at + 2] {
+                0 => {
+                    let vlen = read_u16(page, at + 3);
+                    if at + INLINE_HEAD as usize + key_len + vlen as usize <= PAGE_SIZE {
+                        return Slot::inline(at as u32, klen, u32::from(vlen));
+                    }
                 }
-            }
-            1 if key_len <= MAX_KEY_LEN && at + OVERFLOW_HEAD as usize + key_len <= PAGE_SIZE => {
-                let (len, first) = (read_u64(page, at + 3), read_u64(page, at + 11));
-                if len != 0 && len <= MAX_VALUE_LEN && first >= FIRST_DATA_PAGE {
-                    return Slot::overflow(at as u32, klen);
+                1 if at + OVERFLOW_HEAD as usize + key_len <= PAGE_SIZE => {
+                    let (len, first) = (read_u64(page, at + 3), read_u64(page, at + 11));
+                    if len != 0 && len <= MAX_VALUE_LEN && first >= FIRST_DATA_PAGE {
+                        return Slot::overflow(at as u32, klen);
+                    }
                 }
+                _ => {}
             }
-            _ => {}
         }
     }
     Slot::inline(0, 0, 0)
