@@ -451,10 +451,18 @@ impl Connection {
     pub fn prepare(&mut self, sql: &str) -> Result<Statement> {
         let parsed = parse_next(sql, 0)?.ok_or_else(|| misuse!("no statement to prepare"))?;
         // A query is planned now (its columns come from the plan, and a
-        // query that does not bind fails here); others on first run.
+        // query that does not bind fails here); so is an INSERT, UPDATE or
+        // DELETE that binds (as SQLite compiles a statement when it is
+        // prepared: its first run only runs), but one that does not is
+        // planned again, and fails, on its first run; others run from the
+        // syntax tree.
         let plan = match &parsed.statement {
             ast::Statement::Select(_) => {
                 Some(self.with_read_kv(|kv, cat| statement::prepare(kv, cat, &parsed.statement))?)
+            }
+            ast::Statement::Insert(_) | ast::Statement::Update(_) | ast::Statement::Delete(_) => {
+                self.with_read_kv(|kv, cat| statement::prepare(kv, cat, &parsed.statement))
+                    .ok()
             }
             _ => None,
         };

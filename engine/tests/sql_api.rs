@@ -182,6 +182,43 @@ fn parameters_and_prepared_statements() {
     assert_eq!(r.changes, 2);
 }
 
+/// An INSERT, UPDATE or DELETE is planned when prepared if it binds then;
+/// one that does not yet (its table is created later) still prepares, and
+/// runs once the table exists; a planned one follows schema changes.
+#[test]
+fn writes_prepare_before_and_after_their_table_exists() {
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    let mut early = c.prepare("INSERT INTO t(a, b) VALUES (?, ?)").unwrap();
+    let two = |a: i64, b: &str| Params::Positional(vec![int(a), Value::Text(b.into())]);
+    assert!(
+        early.execute(&mut c, &two(1, "x")).is_err(),
+        "no table t yet"
+    );
+    c.execute_batch("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)")
+        .unwrap();
+    assert_eq!(early.execute(&mut c, &two(1, "x")).unwrap().changes, 1);
+    let mut upd = c.prepare("UPDATE t SET b = ? WHERE a = ?").unwrap();
+    let mut del = c.prepare("DELETE FROM t WHERE a = ?").unwrap();
+    let set = |b: &str, a: i64| Params::Positional(vec![Value::Text(b.into()), int(a)]);
+    assert_eq!(upd.execute(&mut c, &set("y", 1)).unwrap().changes, 1);
+    // A schema change between prepare and run: planned again.
+    c.execute_batch("CREATE UNIQUE INDEX t_b ON t(b); INSERT INTO t VALUES (2, 'z')")
+        .unwrap();
+    assert!(upd.execute(&mut c, &set("z", 1)).is_err(), "UNIQUE(b) now");
+    assert_eq!(upd.execute(&mut c, &set("w", 1)).unwrap().changes, 1);
+    assert_eq!(
+        del.execute(&mut c, &Params::Positional(vec![int(2)]))
+            .unwrap()
+            .changes,
+        1
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT a, b FROM t"),
+        vec![vec![int(1), Value::Text("w".into())]]
+    );
+}
+
 /// Every shape of parameters binds the same through a prepared statement
 /// (`execute`, which uses a full positional list where it is, and
 /// `execute_owned`) and through SQL text: missing trailing values are NULL,

@@ -78,15 +78,13 @@ async function child(step, image) {
     return;
   }
   if (step === "mixed") {
-    const { mixedOps, payload64 } = await import(web("common.js"));
-    const { mixedSql } = await import(web("workloads.js"));
+    const { mixedOps } = await import(web("common.js"));
+    const { mixedSetup, mixedSql } = await import(web("workloads.js"));
+    // As the comparison's mixedInWorker: the table loaded, then the statements prepared.
     const n = 25;
     const q = mixedSql("m25");
-    await db.exec(q.create);
+    await mixedSetup(adapter(db), "m25", n);
     const stmt = { insert: await db.prepare(q.insert), update: await db.prepare(q.update), delete: await db.prepare(q.delete) };
-    await db.transaction(async (tx) => {
-      for (let i = 1; i <= n; i++) await tx.runPrepared(stmt.insert, [i, `t${i}`, payload64(i)]);
-    });
     const seen = new Set();
     let t = 0;
     await db.transaction(async (tx) => {
@@ -125,22 +123,30 @@ function runStep(step, image) {
     { encoding: "utf8", maxBuffer: 1 << 28 },
   );
   if (r.status !== 0) throw new Error(`step ${step} failed: ${r.stderr || r.error}`);
-  return r.stdout.split("\n");
+  return r.stdout;
 }
 
-/** The compiles between each `@@ begin X` and `@@ end X ms`. */
-function sections(lines) {
+/**
+ * The Liftoff compiles between each `@@ begin X` and `@@ end X ms`. V8's
+ * optimizing compiles print from background threads and may cut into a
+ * line (a marker can land mid-line), so markers are found anywhere and only
+ * whole Liftoff lines (compiled on the thread that prints the markers) count.
+ */
+function sections(text) {
   const out = [];
+  const marker = /@@ (begin|end) ([^\n]*?)(?: ([\d.]+))?\n/g;
+  const liftoff = /#(\d+) using Liftoff, took \d+ ms and \d+ bytes; bodysize (\d+)/g;
   let open = null;
-  for (const line of lines) {
-    const m = /^@@ (begin|end) (.*?)(?: ([\d.]+))?$/.exec(line);
-    if (m && m[1] === "begin") open = { name: m[2], fns: [] };
-    else if (m && open) {
+  let from = 0;
+  for (const m of text.matchAll(marker)) {
+    if (open) {
+      for (const c of text.slice(from, m.index).matchAll(liftoff)) open.fns.push({ index: Number(c[1]), size: Number(c[2]) });
+    }
+    from = m.index + m[0].length;
+    if (m[1] === "begin") open = { name: m[2], fns: [] };
+    else if (open) {
       out.push({ ...open, ms: Number(m[3]) });
       open = null;
-    } else if (open) {
-      const c = /#(\d+) using Liftoff.*bodysize (\d+)/.exec(line);
-      if (c) open.fns.push({ index: Number(c[1]), size: Number(c[2]) });
     }
   }
   return out;

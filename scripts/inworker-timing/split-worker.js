@@ -33,18 +33,21 @@ onmessage = async (ev) => {
     const ops = mixedOps(n, n);
     let slow = 0;
     let slowMs = 0;
+    const slowList = [];
     let staged = 0;
     let stagedWasm = 0;
     inWasm = 0;
     const t0 = performance.now();
     await db.transaction(async (tx) => {
-      for (const op of ops) {
+      for (const [i, op] of ops.entries()) {
         const at = performance.now();
+        const wasmAt = inWasm;
         await tx.runPrepared(stmt[op.kind], op.params);
         const ms = performance.now() - at;
         if (ms > 1) {
           slow++;
           slowMs += ms;
+          slowList.push(`#${i} ${op.kind} ${ms.toFixed(1)} (wasm ${(inWasm - wasmAt).toFixed(1)})`);
         }
       }
       staged = performance.now() - t0;
@@ -54,7 +57,7 @@ onmessage = async (ev) => {
     lines.push(
       `mixed ${n}: ${total.toFixed(1)} ms; staging ${staged.toFixed(1)} (wasm ${stagedWasm.toFixed(1)}, ` +
         `JavaScript ${(staged - stagedWasm).toFixed(1)}); commit ${(total - staged).toFixed(1)}; ` +
-        `statements over 1 ms: ${slow} (${slowMs.toFixed(1)} ms)`,
+        `statements over 1 ms: ${slow} (${slowMs.toFixed(1)} ms)${slowList.length ? ": " + slowList.join(", ") : ""}`,
     );
   }
   await db.close();

@@ -1076,16 +1076,14 @@ impl UpdatePlan {
         // their results carry from row to row in `cache`.
         let (planned, mut cache) = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
             let rows = matching_rows(ctx, &self.scan)?;
-            let planned: Vec<(Row, Option<Row>)> = rows
-                .into_iter()
-                .map(|old| {
-                    let new = match self.sets_read_tables {
-                        true => None,
-                        false => Some(apply_sets(ctx, &self.sets, table, &old, &old)?),
-                    };
-                    Ok((old, new))
-                })
-                .collect::<Result<_>>()?;
+            let mut planned: Vec<(Row, Option<Row>)> = Vec::with_capacity(rows.len());
+            for old in rows {
+                let new = match self.sets_read_tables {
+                    true => None,
+                    false => Some(apply_sets(ctx, &self.sets, table, &old, &old)?),
+                };
+                planned.push((old, new));
+            }
             Ok::<_, Error>((planned, ctx.cache.take()))
         })?;
         let or = up.or;
@@ -1132,12 +1130,7 @@ impl UpdatePlan {
             };
             let new = match new {
                 Some(new) => new,
-                None => ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
-                    *ctx.cache.borrow_mut() = std::mem::take(&mut cache);
-                    let new = apply_sets(ctx, &self.sets, table, &old, &old);
-                    cache = ctx.cache.take();
-                    new
-                })?,
+                None => self.sets_now(&*kv, params, opts, &old, &mut cache)?,
             };
             let q = if defer { Some(&mut queue) } else { None };
             let written = match write_update(
@@ -1161,10 +1154,7 @@ impl UpdatePlan {
             if let Some(row) = written {
                 out.changes += 1;
                 if !self.returning.is_empty() {
-                    let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
-                        eval_row(ctx, &self.returning, &row)
-                    })?;
-                    out.returning.push(r);
+                    out.returning.push(self.returned(&*kv, params, opts, &row)?);
                 }
             }
         }
@@ -1173,6 +1163,41 @@ impl UpdatePlan {
             self.writer.apply_queued(kv, &mut queue)?;
         }
         Ok(out)
+    }
+
+    /// Row `old`'s new values computed as it is written (SET reads tables),
+    /// the statement's subquery results carried in `cache`. Out of line, as
+    /// the other rare paths of `run`: a function's first call compiles all
+    /// of it in V8's baseline tier.
+    #[inline(never)]
+    fn sets_now(
+        &self,
+        kv: &dyn Kv,
+        params: &[Value],
+        opts: DmlOptions,
+        old: &[Value],
+        cache: &mut crate::storage::fasthash::FastMap<usize, Rc<Vec<Vec<Value>>>>,
+    ) -> Result<Row> {
+        ExecCtx::scoped(kv, params, opts.batch_limit, |ctx| {
+            *ctx.cache.borrow_mut() = std::mem::take(cache);
+            let new = apply_sets(ctx, &self.sets, &self.writer.table, old, old);
+            *cache = ctx.cache.take();
+            new
+        })
+    }
+
+    /// The RETURNING row of written row `row`.
+    #[inline(never)]
+    fn returned(
+        &self,
+        kv: &dyn Kv,
+        params: &[Value],
+        opts: DmlOptions,
+        row: &[Value],
+    ) -> Result<Row> {
+        ExecCtx::scoped(kv, params, opts.batch_limit, |ctx| {
+            eval_row(ctx, &self.returning, row)
+        })
     }
 }
 
