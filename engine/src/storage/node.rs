@@ -1241,17 +1241,21 @@ mod tests {
         }
     }
 
-    /// A leaf decoded in page form (trusted) behaves exactly like one
-    /// decoded slot by slot, before and after changes.
-    #[test]
-    fn page_form_leaves_match_decoded_ones() {
-        let mut seed = 7u64;
-        let mut next = move || {
+    /// A small deterministic generator for the randomized tests here.
+    fn lcg(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             seed >> 33
-        };
+        }
+    }
+
+    /// A leaf decoded in page form (trusted) behaves exactly like one
+    /// decoded slot by slot, before and after changes.
+    #[test]
+    fn page_form_leaves_match_decoded_ones() {
+        let mut next = lcg(7u64);
         for round in 0..200 {
             let n = (next() % 60) as usize;
             let mut keys: Vec<Vec<u8>> = (0..n)
@@ -1350,13 +1354,7 @@ mod tests {
     /// never makes reading or changing its leaf panic.
     #[test]
     fn damaged_trusted_pages_never_panic() {
-        let mut seed = 11u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            seed >> 33
-        };
+        let mut next = lcg(11u64);
         let entries: Vec<(Vec<u8>, LeafValue)> = (0..40u8)
             .map(|i| {
                 let v = match i % 7 {
