@@ -245,10 +245,10 @@ impl Leaf {
         page_slot(&self.data, at)
     }
 
-    /// Key `i` of a page-form leaf: read straight from the record, without
-    /// building its [`Slot`] (a search reads a few keys of a leaf once;
-    /// in wasm's baseline tier the call and the slot's stores cost more
-    /// than the comparisons).
+    /// Key `i` of a page-form leaf, read straight from the page: its slot
+    /// made inline ([`page_slot`], checked) and only its key taken (a search
+    /// reads a few keys of a leaf once; in wasm's baseline tier a call per
+    /// probe costs more than the comparisons).
     #[inline(always)]
     fn raw_key(&self, i: usize) -> &[u8] {
         let d = &self.data;
@@ -1266,7 +1266,7 @@ mod tests {
             let entries: Vec<(Vec<u8>, LeafValue)> = keys
                 .iter()
                 .map(|k| {
-                    let v = if next() % 5 == 0 {
+                    let v = if next().is_multiple_of(5) {
                         LeafValue::Overflow {
                             len: 5000 + next() % 100,
                             first: PageId(2 + next() % 50),
