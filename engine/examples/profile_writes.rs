@@ -343,11 +343,16 @@ const JOIN_TABLES: &str = "CREATE TABLE s(id INTEGER PRIMARY KEY, cat INTEGER NO
 
 fn j2(c: &mut Connection) {
     j2_tables(c);
-    let sql = std::env::var("J2_SQL").unwrap_or_else(|_| J2.to_string());
+    let sql = j2_sql();
     let first = run_query(c, &sql);
     let again = measured("J2 repeat", || run_query(c, &sql));
     assert_eq!(first, again);
     println!("{again:?}");
+}
+
+/// J2's text, or `J2_SQL` in its place.
+fn j2_sql() -> String {
+    std::env::var("J2_SQL").unwrap_or_else(|_| J2.to_string())
 }
 
 /// The join tables s and f, loaded, and the index on f(s_id).
@@ -374,7 +379,7 @@ fn j2_cold() {
     )
     .unwrap();
     let mut c = db.connect();
-    let sql = std::env::var("J2_SQL").unwrap_or_else(|_| J2.to_string());
+    let sql = j2_sql();
     let first = measured("J2 first run", || run_query(&mut c, &sql));
     println!("{first:?}");
 }

@@ -16,30 +16,24 @@
 //              setup, statement by statement (the Worker's first
 //              transaction), then its commit
 // Prints, per step: functions and kilobytes compiled, and the time; with
-// --names=FILE.wat (wasm-dis of a build that kept its names: wasm-opt -g)
-// the largest functions by name. Function bodies are counted as V8 reports
+// --names=FILE.wasm (a build of the same module that kept its name section:
+// wasm-opt with -g instead of --strip-debug, as for tiering.mjs) the largest
+// functions by name. Function bodies are counted as V8 reports
 // them (`bodysize`). Needs scripts/build-wasm and coreutils' stdbuf.
 //
 // Usage: node scripts/inworker-timing/first-use.mjs [--dist=client-ts/dist]
-//          [--steps=mixed,query:J3,...] [--names=FILE.wat] [--top=12]
+//          [--steps=mixed,query:J3,...] [--names=FILE.wasm] [--top=12]
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { COMPARE_DIR, ROOT, parseArgs } from "../compare/lib/harness.mjs";
+import { functionNames, openPackageInNode } from "./node-tools.mjs";
 
 const { flags } = parseArgs(process.argv.slice(2), ["dist", "steps", "names", "top", "child", "image"]);
 const dist = resolve(ROOT, String(flags.dist ?? "client-ts/dist"));
-const url = (p) => pathToFileURL(resolve(dist, p)).href;
 const web = (p) => pathToFileURL(resolve(COMPARE_DIR, "web", p)).href;
-
-async function openPackage() {
-  const { default: init } = await import(url("wasm/tinyjoin_worker.js"));
-  await init({ module_or_path: readFileSync(resolve(dist, "wasm/tinyjoin_worker_bg.wasm")) });
-  const { openInWorker } = await import(url("worker.js"));
-  return openInWorker;
-}
 
 /** The comparison's adapter shape (scripts/compare/web/engines.js) over a client. */
 function adapter(db) {
@@ -57,7 +51,7 @@ function adapter(db) {
 const mark = (text) => process.stdout.write(`@@ ${text}\n`);
 
 async function child(step, image) {
-  const openInWorker = await openPackage();
+  const openInWorker = await openPackageInNode(dist);
   const db = await openInWorker("first-use", { storage: "memory" });
   if (step === "image") {
     const { SCALES, WORKLOADS } = await import(web("workloads.js"));
@@ -106,16 +100,6 @@ async function child(step, image) {
   throw new Error(`unknown step ${step}`);
 }
 
-/** Function names by index from a wasm-dis listing (imports first, as V8 numbers them). */
-function namesFrom(file) {
-  const names = [];
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    const m = /^\s*\((?:import "[^"]*" "[^"]*" \()?func \$("[^"]+"|\S+)/.exec(line);
-    if (m) names.push(m[1].replace(/^"|"$/g, ""));
-  }
-  return names;
-}
-
 function runStep(step, image) {
   const r = spawnSync(
     "stdbuf",
@@ -156,7 +140,7 @@ if (flags.child) {
   await child(String(flags.child), String(flags.image));
 } else {
   const steps = String(flags.steps ?? "mixed,query:A1,query:A3,query:J2,query:J3,query:J5").split(",");
-  const names = flags.names ? namesFrom(String(flags.names)) : null;
+  const names = flags.names ? functionNames(readFileSync(String(flags.names))) : null;
   const top = Number(flags.top ?? 12);
   const dir = mkdtempSync(join(tmpdir(), "tinyjoin-first-use-"));
   try {
@@ -170,7 +154,7 @@ if (flags.child) {
         console.log(`${`${step} ${s.name}`.padEnd(28)} ${String(s.fns.length).padStart(4)} functions ${(bytes / 1024).toFixed(1).padStart(6)} KB ${s.ms.toFixed(2).padStart(7)} ms`);
         if (names) {
           for (const f of [...s.fns].sort((a, b) => b.size - a.size).slice(0, top)) {
-            console.log(`    ${String(f.size).padStart(6)} ${(names[f.index] ?? "?").slice(0, 140)}`);
+            console.log(`    ${String(f.size).padStart(6)} ${(names.get(f.index) ?? "?").slice(0, 140)}`);
           }
         }
       }

@@ -15,19 +15,15 @@
 //
 // Usage: node [v8 flags] scripts/inworker-timing/stalls.mjs [--over=0.15]
 //          [--dist=client-ts/dist]
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { COMPARE_DIR, ROOT, parseArgs } from "../compare/lib/harness.mjs";
+import { openPackageInNode } from "./node-tools.mjs";
 
 const { flags } = parseArgs(process.argv.slice(2), ["over", "dist"]);
 const over = Number(flags.over ?? 0.15);
 const dist = resolve(ROOT, String(flags.dist ?? "client-ts/dist"));
-const url = (p) => pathToFileURL(resolve(dist, p)).href;
-
-const { default: init } = await import(url("wasm/tinyjoin_worker.js"));
-await init({ module_or_path: readFileSync(resolve(dist, "wasm/tinyjoin_worker_bg.wasm")) });
-const { openInWorker } = await import(url("worker.js"));
+const openInWorker = await openPackageInNode(dist);
 const { mixedOps, payload64 } = await import(pathToFileURL(resolve(COMPARE_DIR, "web/common.js")).href);
 const { mixedSql } = await import(pathToFileURL(resolve(COMPARE_DIR, "web/workloads.js")).href);
 

@@ -18,6 +18,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { resolve } from "node:path";
+import { functionNames, openPackageInNode } from "./node-tools.mjs";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const arg = (name, dflt) => (process.argv.find((a) => a.startsWith(`--${name}=`)) ?? `--${name}=${dflt}`).slice(name.length + 3);
@@ -32,9 +33,7 @@ if (process.env.TJ_TIERING_CHILD === "1") {
 
 /** Runs the workload and prints `round <ms per op>` lines. */
 async function child() {
-  const { default: init } = await import(`${dist}wasm/tinyjoin_worker.js`);
-  await init({ module_or_path: readFileSync(`${dist}wasm/tinyjoin_worker_bg.wasm`) });
-  const { openInWorker } = await import(`${dist}worker.js`);
+  const openInWorker = await openPackageInNode(dist);
   const db = await openInWorker("tiering", { storage: "memory" });
   if (workload === "lookups") {
     await db.exec("CREATE TABLE kv(id INTEGER PRIMARY KEY, k INTEGER NOT NULL, v TEXT NOT NULL)");
@@ -107,41 +106,4 @@ function parent() {
   for (const f of optimized.sort((a, b) => b.ms - a.ms).slice(0, top)) {
     console.log(`  ${String(f.ms).padStart(5)} ms  ${String(f.body).padStart(6)} bytes  #${f.index} ${names.get(f.index) ?? ""}`);
   }
-}
-
-/** Function index -> name, from a module's "name" custom section (imports counted). */
-function functionNames(bytes) {
-  const names = new Map();
-  let p = 8;
-  const leb = () => {
-    let v = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[p++];
-      v += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (b < 0x80) return v;
-    }
-  };
-  const text = (n) => new TextDecoder().decode(bytes.subarray(p, (p += n)));
-  while (p < bytes.length) {
-    const id = bytes[p++];
-    const size = leb();
-    const end = p + size;
-    if (id === 0 && text(leb()) === "name") {
-      while (p < end) {
-        const sub = bytes[p++];
-        const subEnd = leb() + p;
-        if (sub === 1) {
-          for (let n = leb(); n > 0; n--) {
-            const index = leb();
-            names.set(index, text(leb()));
-          }
-        }
-        p = subEnd;
-      }
-    }
-    p = end;
-  }
-  return names;
 }
