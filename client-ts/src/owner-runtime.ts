@@ -123,6 +123,8 @@ export async function startOwnerRuntime(
     } else {
       owner = Owner.openMemory(clientId, options.batchLimitBytes, options.cachePages);
     }
+    // Compiles what every statement runs now, not in the first (warm_up.rs).
+    owner.warmUp(!shared);
   } catch (e) {
     handle?.close();
     temp?.close();

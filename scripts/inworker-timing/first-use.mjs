@@ -3,7 +3,9 @@
 // its baseline compiler (Liftoff), whole: a large function on a statement's
 // path costs its full size even when the statement uses a small part of it.
 // At about 20 MB/s here (the package's 1.37 MB compile eagerly in ~66 ms),
-// 40 KB of first-use code is about 2 ms of a first run.
+// 40 KB of first-use code is about 2 ms of a first run. The owner's open,
+// and an import, run a warm-up statement (worker/src/warm_up.rs) first:
+// what is counted here is what a statement compiles beyond it.
 //
 // Each step runs in a fresh Node 20 process with the package (client-ts/dist,
 // in-worker API, memory storage) under --trace-wasm-compilation-times, and

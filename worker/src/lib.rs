@@ -9,6 +9,8 @@
 //! - `direct`: the in-worker API's calls through two buffers in wasm memory.
 //! - `device_contract`: the Device contract checks, run natively against the
 //!   memory device and in a real browser Worker against OPFS.
+//! - `warm_up`: the statement an owner runs as it opens, so that V8
+//!   compiles the code every statement shares before the first one.
 //! - `allocator`: the wasm build's global allocator (size-class free lists
 //!   in front of dlmalloc), tested natively over the system allocator.
 //!
@@ -24,6 +26,7 @@ pub mod direct;
 mod opfs;
 pub mod owner;
 pub mod protocol;
+pub mod warm_up;
 
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 #[global_allocator]
@@ -158,6 +161,13 @@ mod bindings {
 
         pub fn handle(&mut self, bytes: &[u8]) -> Vec<u8> {
             crate::owner::encode_replies(&self.inner.handle(bytes))
+        }
+
+        /// Runs `warm_up::SQL` as a direct call (`direct`) or as a message
+        /// of this tab's client; true when it answered rows.
+        #[wasm_bindgen(js_name = warmUp)]
+        pub fn warm_up(&mut self, direct: bool) -> bool {
+            crate::warm_up::run(&mut self.inner, &mut self.direct, direct)
         }
 
         /// The address of the direct calls' input buffer, at least `len`

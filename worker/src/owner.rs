@@ -366,6 +366,11 @@ impl Owner {
         self.epoch
     }
 
+    /// The id of the client in this owner's own tab.
+    pub fn local(&self) -> &str {
+        &self.local
+    }
+
     /// Makes every commit durable (`CommitMode::Deferred`) and confirms the
     /// newest (one-flush or deferred): the runtime calls it shortly after a
     /// commit, and before closing. Fails as a device error does; the
@@ -753,6 +758,11 @@ impl Owner {
         self.next_seq = staged.next_seq;
         self.commits_since_prune = 0;
         self.record_stmt = None;
+        // As at open (warm_up.rs), on the database now installed: its schema
+        // reaches more of the statement code than an empty one's. A failure
+        // meets the next request too, which reports it.
+        let (local, warm_up) = (Rc::clone(&self.local), crate::warm_up::request(self));
+        let _ = self.serve(&local, &warm_up);
     }
 
     /// Announces the current epoch to every client, ours by postMessage too.

@@ -25,6 +25,8 @@ export class Owner {
   sync(): void;
   /** Whether a deferred commit waits for `sync`. */
   needsSync(): boolean;
+  /** Runs the open's warm-up statement (worker/src/warm_up.rs) as a direct call or a message; true when it answered rows. */
+  warmUp(direct: boolean): boolean;
   /** The READY announcement to broadcast. */
   ready(): Uint8Array;
   /** Handles one request message; returns a reply list (see owner-runtime.ts). */
