@@ -161,18 +161,11 @@ fn request(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::owner::OwnerOptions;
+    use crate::owner::tests::opts;
     use crate::protocol::{encode_response_body, params_tag, tag};
-    use tinyjoin_engine::storage::{CommitMode, Validation};
 
     fn owner() -> Owner {
-        let opts = OwnerOptions {
-            batch_limit_bytes: 16 << 20,
-            validation: Validation::Full,
-            cache_pages: 64,
-            commit: CommitMode::TwoFlush,
-        };
-        let mut o = Owner::open_memory("me", &opts).unwrap();
+        let mut o = Owner::open_memory("me", &opts()).unwrap();
         o.set_record_commits(false);
         o
     }

@@ -1169,4 +1169,4 @@ fn no_such_statement(id: u32, client: &str) -> WireError {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

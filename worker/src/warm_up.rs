@@ -85,33 +85,33 @@ pub fn run(owner: &mut Owner, bufs: &mut DirectBuffers, direct: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::owner::encode_replies;
-    use crate::owner::OwnerOptions;
+    use crate::owner::{encode_replies, tests::opts};
     use crate::protocol::encode_request;
-    use tinyjoin_engine::storage::{CommitMode, Validation};
 
     fn owner() -> Owner {
-        let opts = OwnerOptions {
-            batch_limit_bytes: 1 << 20,
-            validation: Validation::Full,
-            cache_pages: 64,
-            commit: CommitMode::OneFlush,
-        };
-        Owner::open_memory("local", &opts).unwrap()
+        Owner::open_memory("local", &opts()).unwrap()
     }
 
-    fn query(o: &mut Owner, sql: &str) -> Vec<u8> {
+    /// Sends `req` as this tab's client; the reply list's bytes.
+    fn send(o: &mut Owner, req: Request) -> Vec<u8> {
         let env = Envelope {
             epoch: o.epoch(),
             client: "local".to_string(),
             request: 7,
         };
-        let req = Request::Query {
-            txn: None,
-            sql: sql.to_string(),
-            params: Params::None,
-        };
         encode_replies(&o.handle(&encode_request(&env, &req)))
+    }
+
+    fn query(o: &mut Owner, sql: &str) -> Vec<u8> {
+        let params = Params::None;
+        send(
+            o,
+            Request::Query {
+                txn: None,
+                sql: sql.to_string(),
+                params,
+            },
+        )
     }
 
     #[test]
@@ -119,17 +119,14 @@ mod tests {
         for direct in [true, false] {
             let mut o = owner();
             let mut bufs = DirectBuffers::default();
-            let env = Envelope {
-                epoch: o.epoch(),
-                client: "local".to_string(),
-                request: 1,
-            };
-            let create = Request::Exec {
-                txn: None,
-                sql: "CREATE TABLE t(a); CREATE INDEX ti ON t(a); INSERT INTO t VALUES (1)"
-                    .to_string(),
-            };
-            o.handle(&encode_request(&env, &create));
+            let sql = "CREATE TABLE t(a); CREATE INDEX ti ON t(a); INSERT INTO t VALUES (1)";
+            send(
+                &mut o,
+                Request::Exec {
+                    txn: None,
+                    sql: sql.to_string(),
+                },
+            );
             let before = query(&mut o, "SELECT * FROM sqlite_schema, t");
             let epoch = o.epoch();
             assert!(run(&mut o, &mut bufs, direct), "direct: {direct}");

@@ -6,7 +6,8 @@ use tinyjoin_engine::storage::CrashMode;
 
 const LOCAL: &str = "owner-tab";
 
-fn opts() -> OwnerOptions {
+/// The options of these tests (and of other modules' owners under test).
+pub(crate) fn opts() -> OwnerOptions {
     OwnerOptions {
         batch_limit_bytes: 16 << 20,
         validation: Validation::Full,
