@@ -85,27 +85,20 @@ pub fn run(owner: &mut Owner, bufs: &mut DirectBuffers, direct: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::owner::{encode_replies, tests::opts};
-    use crate::protocol::encode_request;
+    use crate::owner::tests::{opts, send};
+    use crate::owner::Route;
+    use crate::protocol::Response;
 
     fn owner() -> Owner {
         Owner::open_memory("local", &opts()).unwrap()
     }
 
-    /// Sends `req` as this tab's client; the reply list's bytes.
-    fn send(o: &mut Owner, req: Request) -> Vec<u8> {
-        let env = Envelope {
-            epoch: o.epoch(),
-            client: "local".to_string(),
-            request: 7,
-        };
-        encode_replies(&o.handle(&encode_request(&env, &req)))
-    }
-
-    fn query(o: &mut Owner, sql: &str) -> Vec<u8> {
+    fn query(o: &mut Owner, sql: &str) -> Vec<(Route, Envelope, Response)> {
         let params = Params::None;
         send(
             o,
+            "local",
+            7,
             Request::Query {
                 txn: None,
                 sql: sql.to_string(),
@@ -122,6 +115,8 @@ mod tests {
             let sql = "CREATE TABLE t(a); CREATE INDEX ti ON t(a); INSERT INTO t VALUES (1)";
             send(
                 &mut o,
+                "local",
+                1,
                 Request::Exec {
                     txn: None,
                     sql: sql.to_string(),

@@ -16,8 +16,8 @@ pub(crate) fn opts() -> OwnerOptions {
     }
 }
 
-/// Sends `req` as `client` and decodes the replies.
-fn send(
+/// Sends `req` as `client` and decodes the replies (the warm-up's tests too).
+pub(crate) fn send(
     o: &mut Owner,
     client: &str,
     request: u32,
