@@ -421,6 +421,26 @@ export async function startOwnerRuntime(
     }
   };
 
+  /**
+   * The write warm-up (worker/src/warm_up.rs, WriteWarmUp): a group of
+   * write statements on a scratch database per timer, once the open has
+   * answered, so that the first transaction that writes does not compile
+   * the write paths. A request that arrives meanwhile waits for one group.
+   */
+  const warmWrites = (): void => {
+    if (stopped) return;
+    let more: boolean;
+    try {
+      more = owner.warmUpWrites();
+    } catch (e) {
+      stop();
+      onFatal(new TinyJoinError("WORKER_FAILED", `the owner's engine failed: ${wasmError(e).message}`));
+      return;
+    }
+    if (more) setTimeout(warmWrites, 0);
+  };
+  setTimeout(warmWrites, 0);
+
   return {
     get epoch(): number {
       return epoch;

@@ -78,6 +78,8 @@ mod bindings {
     pub struct Owner {
         inner: crate::owner::Owner,
         direct: crate::direct::DirectBuffers,
+        /// The write warm-up under way (`warmUpWrites`).
+        writes: Option<crate::warm_up::WriteWarmUp>,
     }
 
     #[wasm_bindgen]
@@ -112,6 +114,7 @@ mod bindings {
             Ok(Owner {
                 inner,
                 direct: Default::default(),
+                writes: None,
             })
         }
 
@@ -130,6 +133,7 @@ mod bindings {
             Ok(Owner {
                 inner,
                 direct: Default::default(),
+                writes: None,
             })
         }
 
@@ -168,6 +172,24 @@ mod bindings {
         #[wasm_bindgen(js_name = warmUp)]
         pub fn warm_up(&mut self, direct: bool) -> bool {
             crate::warm_up::run(&mut self.inner, &mut self.direct, direct)
+        }
+
+        /// Runs the next group of the write warm-up
+        /// (`warm_up::WriteWarmUp`), on a scratch database; true while
+        /// groups remain.
+        #[wasm_bindgen(js_name = warmUpWrites)]
+        pub fn warm_up_writes(&mut self) -> bool {
+            let more = match &mut self.writes {
+                Some(w) => w.step(),
+                None => match crate::warm_up::WriteWarmUp::new(&self.inner) {
+                    Ok(w) => self.writes.insert(w).step(),
+                    Err(_) => false,
+                },
+            };
+            if !more {
+                self.writes = None;
+            }
+            more
         }
 
         /// The address of the direct calls' input buffer, at least `len`

@@ -371,6 +371,16 @@ impl Owner {
         &self.local
     }
 
+    /// The options this owner opened with.
+    pub fn options(&self) -> &OwnerOptions {
+        &self.opts
+    }
+
+    /// Whether commits write records (`set_record_commits`).
+    pub fn records_commits(&self) -> bool {
+        self.record_commits
+    }
+
     /// Makes every commit durable (`CommitMode::Deferred`) and confirms the
     /// newest (one-flush or deferred): the runtime calls it shortly after a
     /// commit, and before closing. Fails as a device error does; the

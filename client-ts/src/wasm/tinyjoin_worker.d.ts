@@ -27,6 +27,8 @@ export class Owner {
   needsSync(): boolean;
   /** Runs the open's warm-up statement (worker/src/warm_up.rs) as a direct call or a message; true when it answered rows. */
   warmUp(direct: boolean): boolean;
+  /** Runs the next group of the write warm-up (worker/src/warm_up.rs, on a scratch database); true while groups remain. */
+  warmUpWrites(): boolean;
   /** The READY announcement to broadcast. */
   ready(): Uint8Array;
   /** Handles one request message; returns a reply list (see owner-runtime.ts). */
