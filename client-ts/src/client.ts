@@ -1,4 +1,3 @@
-//# allFunctionsCalledOnLoad
 /**
  * `Client`, the public API of a database (`open()` in index.ts returns one),
  * and the failover policy of each call, built on `Session.call`:

@@ -1,4 +1,3 @@
-//# allFunctionsCalledOnLoad
 /**
  * The owner's JavaScript side, shared by the owner Worker (owner-worker.ts)
  * and the in-worker API (worker.ts): loads the wasm, opens the file, feeds

@@ -1,4 +1,3 @@
-//# allFunctionsCalledOnLoad
 /**
  * `Session`: one client's connection to the owner of a database — election,
  * the route to the owner (this tab's own Worker, or the BroadcastChannel),

@@ -1,4 +1,3 @@
-//# allFunctionsCalledOnLoad
 /**
  * `tinyjoin/worker`: open a database directly inside a dedicated Worker the
  * application already runs — no election, no channel, exclusive access to the

@@ -456,15 +456,21 @@ impl Connection {
         // prepared: its first run only runs), but one that does not is
         // planned again, and fails, on its first run; others run from the
         // syntax tree.
-        let plan = match &parsed.statement {
-            ast::Statement::Select(_) => {
-                Some(self.with_read_kv(|kv, cat| statement::prepare(kv, cat, &parsed.statement))?)
+        let query = matches!(parsed.statement, ast::Statement::Select(_));
+        let write = matches!(
+            parsed.statement,
+            ast::Statement::Insert(_) | ast::Statement::Update(_) | ast::Statement::Delete(_)
+        );
+        let plan = if query || write {
+            let planned =
+                self.with_read_kv(|kv, cat| statement::prepare(kv, cat, &parsed.statement));
+            if query {
+                Some(planned?)
+            } else {
+                planned.ok()
             }
-            ast::Statement::Insert(_) | ast::Statement::Update(_) | ast::Statement::Delete(_) => {
-                self.with_read_kv(|kv, cat| statement::prepare(kv, cat, &parsed.statement))
-                    .ok()
-            }
-            _ => None,
+        } else {
+            None
         };
         let columns = match &plan {
             Some(p) => p.columns(),
