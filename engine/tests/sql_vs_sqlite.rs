@@ -633,12 +633,19 @@ fn sqlite_run_with(conn: &rusqlite::Connection, sql: &str, params: &[Value]) -> 
 }
 
 /// Prints how many statements were compared and fails with the first ten
-/// mismatches, if any.
+/// mismatches in full, if any; past ten, the first line of every mismatch
+/// (its seed and statement) is printed too, so a long search
+/// (`SQL_VS_SQLITE_SEEDS`) can be sorted in one run.
 fn assert_no_mismatches(what: &str, compared: usize, mismatches: &[String]) {
     println!(
         "{compared} {what} compared, {} mismatches",
         mismatches.len()
     );
+    if mismatches.len() > 10 {
+        for m in mismatches {
+            println!("{}", m.lines().next().unwrap_or_default());
+        }
+    }
     assert!(
         mismatches.is_empty(),
         "{} mismatches:\n{}",
