@@ -9,8 +9,8 @@
 //! - `direct`: the in-worker API's calls through two buffers in wasm memory.
 //! - `device_contract`: the Device contract checks, run natively against the
 //!   memory device and in a real browser Worker against OPFS.
-//! - `warm_up`: the statement an owner runs as it opens, so that V8
-//!   compiles the code every statement shares before the first one.
+//! - `warm_up`: what an owner runs so that V8 compiles common code early:
+//!   a statement as it opens, writes on a scratch database just after.
 //! - `allocator`: the wasm build's global allocator (size-class free lists
 //!   in front of dlmalloc), tested natively over the system allocator.
 //!
