@@ -250,11 +250,20 @@ export async function startOwnerRuntime(
   let epoch = owner.epoch;
 
   /**
-   * Runs one call into the wasm. A throw here is a trap (a bug: the Rust side
+   * What a throw from a call into the wasm is: a trap (a bug: the Rust side
    * answers bad input with typed errors), after which the instance cannot be
-   * trusted: the owner stops and reports, so its client fails and releases
-   * the election for another tab. Nothing throws out of an event listener.
+   * trusted. The owner stops and reports, so its client fails and releases
+   * the election for another tab; the error is returned for a caller that
+   * must throw it.
    */
+  const trapped = (e: unknown): TinyJoinError => {
+    const err = new TinyJoinError("WORKER_FAILED", `the owner's engine failed: ${wasmError(e).message}`);
+    stop();
+    onFatal(err);
+    return err;
+  };
+
+  /** Runs one call into the wasm. Nothing throws out of an event listener. */
   const guarded = (f: () => Uint8Array): void => {
     if (stopped) return;
     let list: Uint8Array;
@@ -263,9 +272,7 @@ export async function startOwnerRuntime(
       epoch = owner.epoch;
       if (lazySync) armSync();
     } catch (e) {
-      const err = wasmError(e);
-      stop();
-      onFatal(new TinyJoinError("WORKER_FAILED", `the owner's engine failed: ${err.message}`));
+      trapped(e);
       return;
     }
     dispatch(list);
@@ -412,11 +419,7 @@ export async function startOwnerRuntime(
       // the module (OwnerPort.direct).
       return m.subarray(out + 4, out + 4 + len);
     } catch (e) {
-      // A trap, as in `guarded`: the instance cannot be trusted any more.
-      const err = new TinyJoinError("WORKER_FAILED", `the owner's engine failed: ${wasmError(e).message}`);
-      stop();
-      onFatal(err);
-      throw err;
+      throw trapped(e);
     }
   };
 
@@ -432,8 +435,7 @@ export async function startOwnerRuntime(
     try {
       more = owner.warmUpWrites();
     } catch (e) {
-      stop();
-      onFatal(new TinyJoinError("WORKER_FAILED", `the owner's engine failed: ${wasmError(e).message}`));
+      trapped(e);
       return;
     }
     if (more) setTimeout(warmWrites, 0);

@@ -46,11 +46,12 @@ fn params() -> Params {
     Params::Positional(vec![WireValue::Text(String::new())])
 }
 
-/// The transaction id the warm-up runs under, as a client's autocommit
-/// statements do (they take the path that prepares first, to learn whether
-/// they only read). A client's own ids count from 1.
-fn txn(owner: &Owner) -> String {
-    format!("{}.0", owner.local())
+/// The `n`th transaction id of `owner`'s own client, as a client's
+/// autocommit statements carry (they take the path that prepares first, to
+/// learn whether they only read). The open's warm-up runs under id 0; a
+/// client's own ids count from 1.
+fn txn(owner: &Owner, n: u32) -> String {
+    format!("{}.{n}", owner.local())
 }
 
 /// [`SQL`] as a request: the owner also runs it when an import installs a
@@ -58,7 +59,7 @@ fn txn(owner: &Owner) -> String {
 /// empty one's.
 pub(crate) fn request(owner: &Owner) -> Request {
     Request::Query {
-        txn: Some(txn(owner)),
+        txn: Some(txn(owner, 0)),
         sql: SQL.to_string(),
         params: params(),
     }
@@ -68,7 +69,7 @@ pub(crate) fn request(owner: &Owner) -> Request {
 /// message from this owner's own client; true when it answered rows.
 pub fn run(owner: &mut Owner, bufs: &mut DirectBuffers, direct: bool) -> bool {
     if direct {
-        let txn = txn(owner);
+        let txn = txn(owner, 0);
         let mut w = Writer::default();
         w.params(&params());
         let p = w.finish();
@@ -129,9 +130,6 @@ impl WriteWarmUp {
     /// Runs the next group; false once every group has run (or one failed:
     /// the warm-up is only worth its time while it follows the plan).
     pub fn step(&mut self) -> bool {
-        // Autocommit statements carry ids as a client's do (`txn`).
-        let local = self.scratch.local().to_string();
-        let txn = |i: u32| Some(format!("{local}.{i}"));
         let row = |id: i64, k: &str, n: i64| {
             Params::Positional(vec![
                 WireValue::Integer(id),
@@ -142,7 +140,7 @@ impl WriteWarmUp {
         };
         let ok = match self.done {
             0 => self.call(Request::Exec {
-                txn: txn(0),
+                txn: Some(txn(&self.scratch, 0)),
                 sql: TABLE.to_string(),
             }),
             1 => {
@@ -158,7 +156,7 @@ impl WriteWarmUp {
                 let mut ok =
                     self.prepare(0, INSERT) && self.prepare(1, UPDATE) && self.prepare(2, DELETE);
                 // Autocommit, then a transaction: both commit paths.
-                ok = ok && self.run(txn(1), 0, row(1, "a", 1));
+                ok = ok && self.run(Some(txn(&self.scratch, 1)), 0, row(1, "a", 1));
                 ok = ok && self.call(Request::Begin { txn: "w".into() });
                 for id in 2..=6 {
                     ok = ok && self.run(w(), 0, row(id, &format!("k{id}"), id % 2));
@@ -273,21 +271,17 @@ mod tests {
             else {
                 panic!("no rows");
             };
-            let got: Vec<String> = rows.rows.iter().map(|r| format!("{r:?}")).collect();
-            let want: Vec<String> = [(1, "a", 1), (2, "b", 3), (3, "c", 4), (6, "k6", 0)]
+            let want: Vec<Vec<WireValue>> = [(1, "a", 1), (2, "b", 3), (3, "c", 4), (6, "k6", 0)]
                 .iter()
                 .map(|&(id, k, n)| {
-                    format!(
-                        "{:?}",
-                        vec![
-                            WireValue::Integer(id),
-                            WireValue::Text(k.into()),
-                            WireValue::Integer(n)
-                        ]
-                    )
+                    vec![
+                        WireValue::Integer(id),
+                        WireValue::Text(k.into()),
+                        WireValue::Integer(n),
+                    ]
                 })
                 .collect();
-            assert_eq!(got, want);
+            assert_eq!(rows.rows, want);
             // The real database is untouched.
             assert_eq!(query(&mut o, "SELECT * FROM sqlite_schema"), before);
         }
