@@ -489,6 +489,9 @@ impl Binder<'_> {
         agg: &mut AggCtx,
     ) -> Result<Bound> {
         if let Some(r) = scope.resolve(c.table.as_deref(), &c.column)? {
+            if let Some(e) = r.merged {
+                return self.bind_expr(&e, scope, agg);
+            }
             return Ok(Bound {
                 expr: Expr::Column {
                     level: r.level,

@@ -1,12 +1,24 @@
 //! Binding FROM clauses: tables, views, CTEs (recursive ones as a working
 //! table), subqueries, `sqlite_schema`, joins with ON / USING / NATURAL,
 //! and the flat row layout of the items.
+//!
+//! A FROM clause is flat: one item per table, each joined to everything
+//! before it (LEFT: the item's columns are NULL for a row of the left side
+//! that no row of the item matches; RIGHT: the left side's columns are
+//! NULL for a row of the item that matched no row of the left side; FULL:
+//! both). A parenthesized join on the right of an outer join, or holding
+//! a RIGHT / FULL join itself (other than first in FROM), is not
+//! associative with its neighbours, so it becomes one item: a subquery
+//! over the join whose columns are the tables' columns (and rowids),
+//! still named by the tables' names ([`Part`]).
 
+use std::ops::Range;
 use std::rc::Rc;
 
 use super::expr::AggCtx;
-use super::scope::{Scope, ScopeColumn, ScopeItem};
+use super::scope::{Merged, Scope, ScopeColumn, ScopeItem};
 use super::Binder;
+use crate::error::Position;
 use crate::sql::ast;
 use crate::sql::catalog::{Index, Table};
 use crate::sql::planner::plan::{Body, Expr, FromItem, IndexInfo, Query, Source};
@@ -16,6 +28,10 @@ use crate::{sql_err, Result};
 /// Join conditions of a FROM clause: (item index, ON/USING condition).
 pub(super) type JoinConditions = Vec<(usize, ast::Expr)>;
 
+/// The name of a composite item's placeholder for a table's rowid (no SQL
+/// name can reach it: it is hidden and holds a NUL).
+const ROWID_COLUMN: &str = "\0rowid";
+
 /// One FROM item during binding, before the scope exists.
 pub(super) struct PendingItem {
     name: String,
@@ -23,8 +39,95 @@ pub(super) struct PendingItem {
     columns: Vec<ScopeColumn>,
     has_rowid: bool,
     left_join: bool,
+    /// The right operand of a RIGHT or FULL join.
+    right_join: bool,
     rows: f64,
     indexes: Vec<Rc<Index>>,
+    /// A parenthesized join bound as one item: the tables it holds, each a
+    /// range of `columns` (empty for any other item).
+    parts: Vec<Part>,
+    /// Columns that a RIGHT / FULL join's USING or NATURAL merged (slots
+    /// are indexes in `columns`).
+    merged: Vec<Merged>,
+}
+
+/// One table of a composite item: its name, its columns' range in the
+/// item's columns and its rowid's index there.
+pub(super) struct Part {
+    name: String,
+    columns: Range<usize>,
+    rowid: Option<usize>,
+}
+
+impl PendingItem {
+    fn new(name: String, source: Source, columns: Vec<ScopeColumn>, left_join: bool) -> Self {
+        PendingItem {
+            name,
+            source,
+            columns,
+            has_rowid: false,
+            left_join,
+            right_join: false,
+            rows: 100.0,
+            indexes: Vec::new(),
+            parts: Vec::new(),
+            merged: Vec::new(),
+        }
+    }
+
+    /// The name that qualifies column `col` (a composite's table's name).
+    fn qualifier(&self, col: usize) -> &str {
+        self.parts
+            .iter()
+            .find(|p| p.columns.contains(&col))
+            .map_or(&self.name, |p| &p.name)
+    }
+
+    /// `name.column` for column `col`, or its merged expression.
+    fn column_expr(&self, col: usize, pos: Position) -> ast::Expr {
+        if let Some(m) = self.merged.iter().find(|m| m.slot == col) {
+            return m.expr.clone();
+        }
+        qualified(self.qualifier(col), &self.columns[col].name, pos)
+    }
+
+    /// The tables this item puts in scope: (name, column range, rowid index).
+    fn scope_parts(&self) -> Vec<(String, Range<usize>, Option<usize>)> {
+        if self.parts.is_empty() {
+            let n = self.columns.len();
+            return vec![(self.name.clone(), 0..n, self.has_rowid.then_some(n))];
+        }
+        self.parts
+            .iter()
+            .map(|p| (p.name.clone(), p.columns.clone(), p.rowid))
+            .collect()
+    }
+}
+
+/// `table.column` as written.
+fn qualified(table: &str, column: &str, pos: Position) -> ast::Expr {
+    ast::Expr {
+        kind: ast::ExprKind::Column(ast::ColumnRef {
+            schema: None,
+            table: Some(table.to_string()),
+            column: column.to_string(),
+            double_quoted: false,
+        }),
+        pos,
+    }
+}
+
+/// Whether a parenthesized join holds a RIGHT or FULL join, at any depth.
+fn has_right_join(from: &ast::FromClause) -> bool {
+    let nested = |t: &ast::TableOrSubquery| match t {
+        ast::TableOrSubquery::Nested { from, .. } => has_right_join(from),
+        _ => false,
+    };
+    nested(&from.first)
+        || from.joins.iter().any(|j| {
+            matches!(j.operator.kind, ast::JoinKind::Right | ast::JoinKind::Full)
+                || nested(&j.table)
+        })
 }
 
 impl Binder<'_> {
@@ -37,17 +140,20 @@ impl Binder<'_> {
     ) -> Result<(Vec<PendingItem>, JoinConditions)> {
         let mut items = Vec::new();
         let mut conds = Vec::new();
-        self.bind_from_item(&from.first, parent, false, &mut items, &mut conds)?;
+        self.bind_from_item(&from.first, parent, false, false, &mut items, &mut conds)?;
         for join in &from.joins {
-            let left = match join.operator.kind {
-                ast::JoinKind::Left => true,
-                ast::JoinKind::Right | ast::JoinKind::Full => {
-                    return Err(sql_err!("RIGHT and FULL OUTER JOINs are not supported"));
-                }
-                _ => false,
+            let (left, right) = match join.operator.kind {
+                ast::JoinKind::Left => (true, false),
+                ast::JoinKind::Right => (false, true),
+                ast::JoinKind::Full => (true, true),
+                _ => (false, false),
             };
             let first_new = items.len();
-            self.bind_from_item(&join.table, parent, left, &mut items, &mut conds)?;
+            let composite = left
+                || right
+                || matches!(&join.table, ast::TableOrSubquery::Nested { from, .. } if has_right_join(from));
+            self.bind_from_item(&join.table, parent, left, composite, &mut items, &mut conds)?;
+            items[first_new].right_join = right;
             let using: Vec<String> = match &join.constraint {
                 Some(ast::JoinConstraint::On(e)) => {
                     conds.push((first_new, e.clone()));
@@ -58,43 +164,54 @@ impl Binder<'_> {
                 None => Vec::new(),
             };
             for col in using {
-                let left_item = (0..first_new)
-                    .find(|&i| {
+                let missing = || {
+                    sql_err!("cannot join using column {col} - column not present in both tables")
+                };
+                let (left_item, left_col) = (0..first_new)
+                    .find_map(|i| {
                         items[i]
                             .columns
                             .iter()
-                            .any(|c| !c.hidden && c.name.eq_ignore_ascii_case(&col))
+                            .position(|c| c.visible() && c.name.eq_ignore_ascii_case(&col))
+                            .map(|c| (i, c))
                     })
-                    .ok_or_else(|| {
-                        sql_err!(
-                            "cannot join using column {col} - column not present in both tables"
-                        )
-                    })?;
-                let right = &mut items[first_new];
-                let rc = right
+                    .ok_or_else(missing)?;
+                let right_col = items[first_new]
                     .columns
-                    .iter_mut()
-                    .find(|c| c.name.eq_ignore_ascii_case(&col))
-                    .ok_or_else(|| {
-                        sql_err!(
-                            "cannot join using column {col} - column not present in both tables"
-                        )
-                    })?;
-                rc.hidden = true;
-                let qualified = |t: &str| ast::Expr {
-                    kind: ast::ExprKind::Column(ast::ColumnRef {
-                        schema: None,
-                        table: Some(t.to_string()),
-                        column: col.clone(),
-                        double_quoted: false,
-                    }),
-                    pos: join.pos,
-                };
+                    .iter()
+                    .position(|c| !c.shadowed && c.name.eq_ignore_ascii_case(&col))
+                    .ok_or_else(missing)?;
+                items[first_new].columns[right_col].hidden = true;
+                let left_expr = items[left_item].column_expr(left_col, join.pos);
+                let right_expr = items[first_new].column_expr(right_col, join.pos);
+                if right {
+                    // The merged column is the left side's value when there
+                    // is one, else the right side's.
+                    let merged = ast::Expr {
+                        kind: ast::ExprKind::Function(Box::new(ast::FunctionCall {
+                            name: "coalesce".to_string(),
+                            distinct: false,
+                            star: false,
+                            args: vec![left_expr.clone(), right_expr.clone()],
+                            order_by: Vec::new(),
+                            filter: None,
+                            over: None,
+                        })),
+                        pos: join.pos,
+                    };
+                    let m = &mut items[left_item].merged;
+                    m.retain(|m| m.slot != left_col);
+                    m.push(Merged {
+                        slot: left_col,
+                        expr: merged,
+                        bare: true,
+                    });
+                }
                 let cond = ast::Expr {
                     kind: ast::ExprKind::Binary {
                         op: ast::BinaryOp::Eq,
-                        left: Box::new(qualified(&items[left_item].name)),
-                        right: Box::new(qualified(&items[first_new].name)),
+                        left: Box::new(left_expr),
+                        right: Box::new(right_expr),
                     },
                     pos: join.pos,
                 };
@@ -104,11 +221,14 @@ impl Binder<'_> {
         Ok((items, conds))
     }
 
+    /// Binds one FROM item (a parenthesized join flattened into its items,
+    /// or, when `composite`, bound as one).
     fn bind_from_item(
         &mut self,
         t: &ast::TableOrSubquery,
         parent: &Scope,
         left_join: bool,
+        composite: bool,
         items: &mut Vec<PendingItem>,
         conds: &mut Vec<(usize, ast::Expr)>,
     ) -> Result<()> {
@@ -127,15 +247,16 @@ impl Binder<'_> {
                     correlated,
                 });
                 let name = alias.clone().unwrap_or_else(|| format!("(subquery-{id})"));
-                items.push(PendingItem {
+                items.push(PendingItem::new(
                     name,
-                    source: Source::Query { query: sub },
+                    Source::Query { query: sub },
                     columns,
-                    has_rowid: false,
                     left_join,
-                    rows: 100.0,
-                    indexes: Vec::new(),
-                });
+                ));
+            }
+            ast::TableOrSubquery::Nested { from, pos } if composite => {
+                let item = self.bind_composite(from, *pos, parent, left_join)?;
+                items.push(item);
             }
             ast::TableOrSubquery::Nested { from, .. } => {
                 let (inner, inner_conds) = self.bind_from(from, parent)?;
@@ -153,6 +274,126 @@ impl Binder<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A parenthesized join as one item: `SELECT` of every column (hidden
+    /// ones too) and rowid of its tables, in order, over the join; each
+    /// table stays in scope under its name, over its range of the columns.
+    fn bind_composite(
+        &mut self,
+        from: &ast::FromClause,
+        pos: Position,
+        parent: &Scope,
+        left_join: bool,
+    ) -> Result<PendingItem> {
+        let (inner, _) = self.bind_from(from, parent)?;
+        let mut columns: Vec<ScopeColumn> = Vec::new();
+        let mut parts = Vec::new();
+        let mut merged = Vec::new();
+        let mut select_list = Vec::new();
+        let hidden = |name: String, affinity| ScopeColumn {
+            name,
+            affinity,
+            collation: Collation::Binary,
+            decl_type: String::new(),
+            hidden: true,
+            shadowed: false,
+        };
+        for it in &inner {
+            for (name, range, rowid) in it.scope_parts() {
+                let start = columns.len();
+                let first = range.start;
+                for c in range.clone() {
+                    let col = &it.columns[c];
+                    select_list.push(ast::ResultColumn::Expr {
+                        expr: qualified(&name, &col.name, pos),
+                        alias: None,
+                        text: col.name.clone(),
+                    });
+                    columns.push(col.clone());
+                }
+                // A column an inner RIGHT / FULL join merged: its merged
+                // value too, in a hidden column of the same table.
+                for c in range {
+                    if let Some(m) = it.merged.iter().find(|m| m.slot == c) {
+                        let hidden_name = format!("\0merged{}", merged.len());
+                        merged.push(Merged {
+                            slot: start + c - first,
+                            expr: qualified(&name, &hidden_name, pos),
+                            bare: false,
+                        });
+                        select_list.push(ast::ResultColumn::Expr {
+                            expr: m.expr.clone(),
+                            alias: None,
+                            text: hidden_name.clone(),
+                        });
+                        columns.push(hidden(hidden_name, None));
+                    }
+                }
+                let end = columns.len();
+                let rowid = rowid.map(|_| {
+                    select_list.push(ast::ResultColumn::Expr {
+                        expr: qualified(&name, "rowid", pos),
+                        alias: None,
+                        text: "rowid".to_string(),
+                    });
+                    columns.push(ScopeColumn {
+                        decl_type: "INTEGER".to_string(),
+                        ..hidden(ROWID_COLUMN.to_string(), Some(Affinity::Integer))
+                    });
+                    end
+                });
+                parts.push(Part {
+                    name,
+                    columns: start..end,
+                    rowid,
+                });
+            }
+        }
+        // As in SQLite's subquery for a parenthesized join, a name that
+        // several of its tables have means the first one's column when
+        // not qualified (the others are reached by table name).
+        for i in 0..columns.len() {
+            let (before, rest) = columns.split_at_mut(i);
+            let c = &mut rest[0];
+            c.shadowed = !c.hidden
+                && before
+                    .iter()
+                    .any(|b| !b.hidden && b.name.eq_ignore_ascii_case(&c.name));
+        }
+        let select = ast::Select {
+            with: None,
+            first: ast::SelectCore::Select(Box::new(ast::SelectClause {
+                distinct: false,
+                columns: select_list,
+                from: Some(from.clone()),
+                where_clause: None,
+                group_by: Vec::new(),
+                having: None,
+                windows: Vec::new(),
+                pos,
+            })),
+            compounds: Vec::new(),
+            order_by: Vec::new(),
+            limit: None,
+            pos,
+        };
+        let (query, _, correlated) = self.bind_query_in(&select, Some(parent))?;
+        let id = super::next_plan_id();
+        let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
+            id,
+            query,
+            correlated,
+        });
+        let mut item = PendingItem::new(
+            format!("(join-{id})"),
+            Source::Query { query: sub },
+            columns,
+            left_join,
+        );
+        item.parts = parts;
+        item.merged = merged;
+        Ok(item)
     }
 
     /// A table, view or CTE named in FROM.
@@ -189,19 +430,17 @@ impl Binder<'_> {
                     collation: c.collation,
                     decl_type: c.decl_type.clone(),
                     hidden: false,
+                    shadowed: false,
                 })
                 .collect();
             let rows = self.stats.map_or(1000.0, |f| f(&table.tree) as f64);
             let indexes = self.catalog.table_indexes(&table.name);
-            return Ok(PendingItem {
-                name: shown,
-                source: Source::Table(table.clone()),
-                columns,
-                has_rowid: true,
-                left_join,
-                rows,
-                indexes,
-            });
+            let mut item =
+                PendingItem::new(shown, Source::Table(table.clone()), columns, left_join);
+            item.has_rowid = true;
+            item.rows = rows;
+            item.indexes = indexes;
+            return Ok(item);
         }
         if let Some(view) = self
             .catalog
@@ -228,15 +467,12 @@ impl Binder<'_> {
                 query,
                 correlated: false,
             });
-            return Ok(PendingItem {
-                name: shown,
-                source: Source::Query { query: sub },
+            return Ok(PendingItem::new(
+                shown,
+                Source::Query { query: sub },
                 columns,
-                has_rowid: false,
                 left_join,
-                rows: 100.0,
-                indexes: Vec::new(),
-            });
+            ));
         }
         Err(sql_err!("no such table: {name}"))
     }
@@ -320,13 +556,8 @@ impl Binder<'_> {
             correlated: false,
         });
         PendingItem {
-            name: shown,
-            source: Source::Query { query: sub },
-            columns,
-            has_rowid: false,
-            left_join,
             rows: 10.0,
-            indexes: Vec::new(),
+            ..PendingItem::new(shown, Source::Query { query: sub }, columns, left_join)
         }
     }
 
@@ -334,15 +565,12 @@ impl Binder<'_> {
         let cte = self.ctes[pos].clone();
         if let Some(columns) = &cte.working {
             // A reference from inside the recursive step.
-            return Ok(PendingItem {
-                name: shown,
-                source: Source::CteWorking(cte.id),
-                columns: columns.clone(),
-                has_rowid: false,
+            return Ok(PendingItem::new(
+                shown,
+                Source::CteWorking(cte.id),
+                columns.clone(),
                 left_join,
-                rows: 100.0,
-                indexes: Vec::new(),
-            });
+            ));
         }
         // Bind with only the CTEs defined before (and including, if
         // recursive) this one visible.
@@ -377,15 +605,12 @@ impl Binder<'_> {
             query,
             correlated,
         });
-        Ok(PendingItem {
-            name: shown,
-            source: Source::Query { query: sub },
+        Ok(PendingItem::new(
+            shown,
+            Source::Query { query: sub },
             columns,
-            has_rowid: false,
             left_join,
-            rows: 100.0,
-            indexes: Vec::new(),
-        })
+        ))
     }
 
     /// `WITH RECURSIVE name AS (initial UNION [ALL] step)`.
@@ -472,42 +697,46 @@ pub(super) fn query_columns(query: &Query, affs: &[Option<Affinity>]) -> Vec<Sco
             collation: Collation::Binary,
             decl_type: query.decl_types.get(i).cloned().unwrap_or_default(),
             hidden: false,
+            shadowed: false,
         })
         .collect()
 }
 
-/// Assigns slots: each item's columns, then (tables) the rowid; binds each
-/// table's index expressions at its slots.
-pub(super) fn layout(
-    binder: &mut Binder,
-    pending: Vec<PendingItem>,
-) -> (Vec<FromItem>, Vec<ScopeItem>, usize) {
+/// Assigns slots: each item's columns, then (tables) the rowid, then (the
+/// right operand of a RIGHT / FULL join that is not a table) a row number
+/// the join tells its rows apart by; binds each table's index expressions
+/// at its slots. Also returns the merged columns' slots and expressions.
+pub(super) fn layout(binder: &mut Binder, pending: Vec<PendingItem>) -> Layout {
     let mut offset = 0;
     let mut items = Vec::with_capacity(pending.len());
     let mut scope_items = Vec::with_capacity(pending.len());
+    let mut merged = Vec::new();
     for p in pending {
-        let width = p.columns.len() + usize::from(p.has_rowid);
-        let rowid = if p.has_rowid {
-            Some(offset + p.columns.len())
-        } else {
-            None
-        };
+        let identity = p.right_join && !p.has_rowid;
+        let width = p.columns.len() + usize::from(p.has_rowid) + usize::from(identity);
         let indexes = match &p.source {
             Source::Table(t) => index_infos(binder, t, &p.indexes, offset),
             _ => Vec::new(),
         };
-        scope_items.push(ScopeItem {
-            name: p.name.clone(),
-            columns: p.columns,
-            offset,
-            rowid,
-        });
+        for (name, range, rowid) in p.scope_parts() {
+            scope_items.push(ScopeItem {
+                name,
+                columns: p.columns[range.clone()].to_vec(),
+                offset: offset + range.start,
+                rowid: rowid.map(|r| offset + r),
+            });
+        }
+        merged.extend(p.merged.into_iter().map(|m| Merged {
+            slot: offset + m.slot,
+            ..m
+        }));
         items.push(FromItem {
             name: p.name,
             source: p.source,
             offset,
             width,
             left_join: p.left_join,
+            right_join: p.right_join,
             rows: p.rows,
             indexes,
             used: vec![true; width],
@@ -515,7 +744,21 @@ pub(super) fn layout(
         });
         offset += width;
     }
-    (items, scope_items, offset)
+    Layout {
+        items,
+        scope_items,
+        width: offset,
+        merged,
+    }
+}
+
+/// A FROM clause's slots: see [`layout`].
+pub(super) struct Layout {
+    pub items: Vec<FromItem>,
+    pub scope_items: Vec<ScopeItem>,
+    pub width: usize,
+    /// The columns RIGHT / FULL joins merged, at their slots.
+    pub merged: Vec<Merged>,
 }
 
 /// Binds the key expressions and predicates of `table`'s indexes as if the
@@ -579,11 +822,12 @@ fn natural_columns(items: &[PendingItem], right: usize) -> Vec<String> {
         .columns
         .iter()
         .filter(|c| {
-            items[..right].iter().any(|it| {
-                it.columns
-                    .iter()
-                    .any(|l| !l.hidden && l.name.eq_ignore_ascii_case(&c.name))
-            })
+            c.visible()
+                && items[..right].iter().any(|it| {
+                    it.columns
+                        .iter()
+                        .any(|l| l.visible() && l.name.eq_ignore_ascii_case(&c.name))
+                })
         })
         .map(|c| c.name.clone())
         .collect()

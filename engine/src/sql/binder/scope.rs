@@ -22,6 +22,16 @@ pub(crate) struct ScopeColumn {
     pub decl_type: String,
     /// Merged away by USING/NATURAL: skipped by `*` and unqualified names.
     pub hidden: bool,
+    /// A parenthesized join's column whose name an earlier table of that
+    /// join has: skipped by unqualified names (not by `*`).
+    pub shadowed: bool,
+}
+
+impl ScopeColumn {
+    /// Whether an unqualified name (or USING / NATURAL) can mean it.
+    pub(crate) fn visible(&self) -> bool {
+        !self.hidden && !self.shadowed
+    }
 }
 
 /// One FROM item in scope.
@@ -45,6 +55,9 @@ pub(crate) struct Resolved {
     pub affinity: Option<Affinity>,
     pub collation: Collation,
     pub decl_type: String,
+    /// A RIGHT / FULL join's merged column, named unqualified: the
+    /// expression it stands for.
+    pub merged: Option<ast::Expr>,
 }
 
 /// One query level's names.
@@ -60,6 +73,24 @@ pub(crate) struct Scope<'p> {
     /// A query-level scope with no row of its own (it holds a compound
     /// query's cores): crossing it does not count as a level.
     pub transparent: bool,
+    /// Columns a RIGHT / FULL join's USING or NATURAL merged, which an
+    /// unqualified name resolving to their slot stands for.
+    pub merged: Vec<Merged>,
+}
+
+/// A column a RIGHT / FULL join's USING or NATURAL merged.
+#[derive(Clone, Debug)]
+pub(crate) struct Merged {
+    /// The left column's slot (its index among its item's columns, before
+    /// the layout).
+    pub slot: usize,
+    /// What it stands for: `coalesce(left, right)`, or (merged inside a
+    /// parenthesized join bound as one item) that item's column of it.
+    pub expr: ast::Expr,
+    /// `*` expands it as its bare name, as SQLite does for a join of this
+    /// FROM clause (ambiguous when another table has the name); inside a
+    /// parenthesized join, as `expr`.
+    pub bare: bool,
 }
 
 const ROWID_NAMES: [&str; 3] = ["rowid", "oid", "_rowid_"];
@@ -72,6 +103,7 @@ impl<'p> Scope<'p> {
             correlated: Cell::new(false),
             aliases: RefCell::new(Vec::new()),
             transparent: false,
+            merged: Vec::new(),
         }
     }
 
@@ -85,7 +117,7 @@ impl<'p> Scope<'p> {
                 }
             }
             let hit = item.columns.iter().enumerate().find(|(_, c)| {
-                c.name.eq_ignore_ascii_case(column) && (table.is_some() || !c.hidden)
+                c.name.eq_ignore_ascii_case(column) && (table.is_some() || c.visible())
             });
             if let Some((i, c)) = hit {
                 if found.is_some() {
@@ -94,12 +126,18 @@ impl<'p> Scope<'p> {
                         display_name(table, column)
                     ));
                 }
+                let slot = item.offset + i;
                 found = Some(Resolved {
                     level: 0,
-                    slot: item.offset + i,
+                    slot,
                     affinity: c.affinity,
                     collation: c.collation,
                     decl_type: c.decl_type.clone(),
+                    merged: table
+                        .is_none()
+                        .then(|| self.merged.iter().find(|m| m.slot == slot))
+                        .flatten()
+                        .map(|m| m.expr.clone()),
                 });
             }
         }
@@ -122,6 +160,7 @@ impl<'p> Scope<'p> {
                     affinity: Some(Affinity::Integer),
                     collation: Collation::Binary,
                     decl_type: "INTEGER".to_string(),
+                    merged: None,
                 });
             }
         }

@@ -5,7 +5,7 @@
 
 use super::expr::{contains_aggregate, AggCtx, Bound, CollSource};
 use super::from::layout;
-use super::scope::{Scope, ScopeItem};
+use super::scope::{Merged, Scope, ScopeItem};
 use super::{Binder, CteDef};
 use crate::sql::ast;
 use crate::sql::planner::join::{plan_from, Conjunct};
@@ -62,6 +62,13 @@ fn mark_used(
             if i < outside {
                 item.used_outside[s - item.offset] = true;
             }
+        }
+    }
+    // A RIGHT / FULL join's operand is told apart by its last slot (the
+    // rowid, or a row number).
+    for item in items.iter_mut().filter(|it| it.right_join) {
+        if let (Some(u), Some(o)) = (item.used.last_mut(), item.used_outside.last_mut()) {
+            (*u, *o) = (true, true);
         }
     }
 }
@@ -316,8 +323,14 @@ impl Binder<'_> {
             Some(from) => self.bind_from(from, parent)?,
             None => (Vec::new(), Vec::new()),
         };
-        let (mut items, scope_items, width) = layout(self, pending);
-        let scope = Scope::new(scope_items, Some(parent));
+        let super::from::Layout {
+            mut items,
+            scope_items,
+            width,
+            merged,
+        } = layout(self, pending);
+        let mut scope = Scope::new(scope_items, Some(parent));
+        scope.merged = merged;
         let results = expand_columns(&clause.columns, &scope)?;
         let is_agg = !clause.group_by.is_empty()
             || results.iter().any(|(e, _)| contains_aggregate(e))
@@ -341,21 +354,37 @@ impl Binder<'_> {
         // WHERE and join conditions.
         let mut conjuncts = Vec::new();
         let mut no_agg = AggCtx::default();
+        // A RIGHT / FULL join adds its rows once every row before it is
+        // joined: a condition on the join's result (WHERE, the ON of an
+        // inner join after it) must not filter the rows before it first,
+        // so it is evaluated no earlier than that join's operand is bound
+        // (for WHERE, the last such operand).
+        let last_right = |upto: usize| items[..upto].iter().rposition(|i| i.right_join);
+        let not_before = |c: &mut Conjunct, k: Option<usize>| {
+            if let Some(k) = k.filter(|_| !c.items.is_empty()) {
+                if !c.items.contains(&k) {
+                    c.items.push(k);
+                    c.items.sort_unstable();
+                }
+            }
+        };
         if let Some(w) = &clause.where_clause {
             for c in split_and(w) {
                 let e = self.bind_plain(c, &scope, &mut no_agg)?;
-                conjuncts.push(Conjunct::new(e, None, &items));
+                let mut c = Conjunct::new(e, None, &items);
+                not_before(&mut c, last_right(items.len()));
+                conjuncts.push(c);
             }
         }
         for (item, cond) in &joins {
+            let outer = items[*item].left_join || items[*item].right_join;
             for c in split_and(cond) {
                 let e = self.bind_plain(c, &scope, &mut no_agg)?;
-                let on = if items[*item].left_join {
-                    Some(*item)
-                } else {
-                    None
-                };
-                conjuncts.push(Conjunct::new(e, on, &items));
+                let mut c = Conjunct::new(e, outer.then_some(*item), &items);
+                if !outer {
+                    not_before(&mut c, last_right(*item + 1));
+                }
+                conjuncts.push(c);
             }
         }
         let mut agg = AggCtx {
@@ -544,7 +573,7 @@ fn expand_columns(
                     return Err(sql_err!("no tables specified"));
                 }
                 for item in &scope.items {
-                    push_item_columns(item, *pos, &mut out);
+                    push_item_columns(item, &scope.merged, *pos, &mut out);
                 }
             }
             ast::ResultColumn::TableStar { table, pos } => {
@@ -553,7 +582,7 @@ fn expand_columns(
                     .iter()
                     .find(|i| i.name.eq_ignore_ascii_case(table))
                     .ok_or_else(|| sql_err!("no such table: {table}"))?;
-                push_item_columns(item, *pos, &mut out);
+                push_item_columns(item, &[], *pos, &mut out);
             }
             ast::ResultColumn::Expr { expr, alias, text } => {
                 let name = match (alias, &expr.kind) {
@@ -568,8 +597,35 @@ fn expand_columns(
     Ok(out)
 }
 
-fn push_item_columns(item: &ScopeItem, pos: usize, out: &mut Vec<(ast::Expr, String)>) {
-    for col in item.columns.iter().filter(|c| !c.hidden) {
+/// `item`'s visible columns as `item.column`; for `*`, a column a RIGHT /
+/// FULL join merged as its bare name (which resolves to the merged value)
+/// or, merged inside a parenthesized join, as that join's merged column.
+fn push_item_columns(
+    item: &ScopeItem,
+    merged: &[Merged],
+    pos: usize,
+    out: &mut Vec<(ast::Expr, String)>,
+) {
+    for (i, col) in item.columns.iter().enumerate().filter(|(_, c)| !c.hidden) {
+        if let Some(m) = merged.iter().find(|m| m.slot == item.offset + i && !m.bare) {
+            out.push((m.expr.clone(), col.name.clone()));
+            continue;
+        }
+        if merged.iter().any(|m| m.slot == item.offset + i) {
+            // SQLite's expansion: the unqualified name (ambiguous when
+            // another table in FROM has the column too).
+            let e = ast::Expr {
+                kind: ast::ExprKind::Column(ast::ColumnRef {
+                    schema: None,
+                    table: None,
+                    column: col.name.clone(),
+                    double_quoted: false,
+                }),
+                pos,
+            };
+            out.push((e, col.name.clone()));
+            continue;
+        }
         let e = ast::Expr {
             kind: ast::ExprKind::Column(ast::ColumnRef {
                 schema: None,

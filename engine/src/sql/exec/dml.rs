@@ -141,6 +141,7 @@ fn plan_matching(
         offset: 0,
         width,
         left_join: false,
+        right_join: false,
         rows: stats(&table.tree) as f64,
         indexes: crate::sql::binder::from::index_infos(
             &mut binder,

@@ -104,6 +104,14 @@ fn core(out: &mut Out, c: &Core, parent: i64) {
             subqueries(out, e, parent);
         }
     }
+    // A RIGHT / FULL join's second pass: the rows nothing matched.
+    for level in &c.from.levels {
+        let item = &c.from.items[level.item];
+        if item.right_join {
+            let id = out.push(parent, format!("RIGHT-JOIN {}", item.name));
+            out.push(id, format!("SCAN {}", item.name));
+        }
+    }
     for e in c.filter.iter().chain(c.output.iter()) {
         subqueries(out, e, parent);
     }

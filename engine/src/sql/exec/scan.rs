@@ -27,7 +27,7 @@ use crate::sql::keycode::{self, KeyColumn};
 use crate::sql::planner::plan::{Access, Expr, From, FromItem, Level, Source};
 use crate::sql::record::{self, FieldRef};
 use crate::sql::value::{apply_affinity, Affinity, BinaryOp as ArithOp, Collation, Value};
-use crate::storage::fasthash::FastMap;
+use crate::storage::fasthash::{FastMap, FastSet};
 use crate::{corrupt, Error, Result};
 
 /// A row of values.
@@ -624,7 +624,7 @@ impl ExecCtx<'_> {
     /// Every row of a level's source, cached for the statement (tables,
     /// uncorrelated subqueries) or per outer row (correlated subqueries).
     #[inline(never)]
-    fn source_rows(
+    pub(crate) fn source_rows(
         &self,
         item: &FromItem,
         env: &Env,
@@ -641,6 +641,21 @@ impl ExecCtx<'_> {
             }
             Source::Query { query } => Rc::new(self.run_query(&query.query, env.outer)?),
             Source::CteWorking(id) => self.working.borrow().get(id).cloned().unwrap_or_default(),
+        };
+        let rows = match &item.source {
+            // A RIGHT / FULL join's operand: each row numbered in its last
+            // slot, which tells the join's rows apart.
+            Source::Query { .. } | Source::CteWorking(_) if item.right_join => Rc::new(
+                rows.iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        let mut r = r[..item.width - 1].to_vec();
+                        r.push(Value::Integer(i as i64));
+                        r
+                    })
+                    .collect(),
+            ),
+            _ => rows,
         };
         *cache = Some(rows.clone());
         Ok(rows)
@@ -815,6 +830,9 @@ pub(crate) struct LevelCache {
     pub fallen_back: bool,
     /// A table scan's filters read from the stored rows, built once.
     pub checks: Option<IntChecks>,
+    /// A RIGHT / FULL join's operand: the rows (by their last slot) an ON
+    /// condition matched so far.
+    pub matched: Option<FastSet<i64>>,
 }
 
 /// The filters of a scanned level that compare integer expressions of its

@@ -23,7 +23,9 @@ use super::spill::{SortOrder, SortedRows};
 use super::{row_size, ExecCtx};
 use crate::sql::ast::CompoundOperator;
 use crate::sql::keycode::{self, KeyColumn};
-use crate::sql::planner::plan::{local_slots, Body, Core, Query, SortKey};
+use crate::sql::planner::plan::{
+    local_slots, Access, Body, Core, From, FromItem, Level, Query, SortKey, Source,
+};
 use crate::sql::value::{compare, Value};
 use crate::storage::fasthash::{FastMap, FastSet};
 use crate::{sql_err, Result};
@@ -395,7 +397,9 @@ impl ExecCtx<'_> {
     }
 
     /// The nested-loop join: calls `sink` with each row of the FROM clause
-    /// that passes every conjunct.
+    /// that passes every conjunct. Then, for each RIGHT / FULL join in
+    /// order, the rows of its operand that nothing matched, joined with
+    /// NULLs for the items before it ([`Self::unmatched_rows`]).
     pub(crate) fn join(&self, core: &Core, outer: Option<&Env>, sink: &mut Sink) -> Result<()> {
         let mut row = vec![Value::Null; core.from.width];
         {
@@ -405,7 +409,17 @@ impl ExecCtx<'_> {
             }
         }
         let mut caches = vec![LevelCache::default(); core.from.levels.len()];
-        self.join_level(core, 0, &mut row, outer, &mut caches, sink)?;
+        if !self.join_level(core, 0, &mut row, outer, &mut caches, sink)? {
+            return Ok(());
+        }
+        for depth in 1..core.from.levels.len() {
+            let item = &core.from.items[core.from.levels[depth].item];
+            if item.right_join
+                && !self.unmatched_rows(core, depth, &mut row, outer, &mut caches, sink)?
+            {
+                break;
+            }
+        }
         Ok(())
     }
 
@@ -429,12 +443,22 @@ impl ExecCtx<'_> {
             return Err(sql_err!("internal: no cache for join level {depth}"));
         };
         let mut matched = false;
+        // A RIGHT / FULL join's operand: the rows an ON condition matched.
+        let mut seen = item
+            .right_join
+            .then(|| cache.matched.take().unwrap_or_default());
+        let id_slot = item.offset + item.width - 1;
         let go = self.for_each_candidate(&core.from, depth, row, outer, cache, &mut |row| {
             let env = Env::new(row, outer);
             if !self.all_true(&level.on, &env)? {
                 return Ok(true);
             }
             matched = true;
+            if let (Some(seen), Value::Integer(id)) = (seen.as_mut(), &row[id_slot]) {
+                if seen.insert(*id) {
+                    self.charge(16)?;
+                }
+            }
             if self.all_true(&level.filters, &env)? {
                 if depth + 1 == core.from.levels.len() {
                     // The innermost level: the row is complete.
@@ -444,6 +468,9 @@ impl ExecCtx<'_> {
             }
             Ok(true)
         })?;
+        if seen.is_some() {
+            cache.matched = seen;
+        }
         if !go {
             return Ok(false);
         }
@@ -455,6 +482,80 @@ impl ExecCtx<'_> {
             if self.all_true(&level.filters, &env)?
                 && !self.join_level(core, depth + 1, row, outer, rest, sink)?
             {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// A RIGHT / FULL join's second pass: each row of level `depth`'s item
+    /// that no row of the items before it matched, with those items'
+    /// columns NULL, through the level's filters and the levels after it
+    /// (which a later RIGHT join's pass then counts as matches too).
+    /// Returns false when the sink stopped the join.
+    fn unmatched_rows(
+        &self,
+        core: &Core,
+        depth: usize,
+        row: &mut Vec<Value>,
+        outer: Option<&Env>,
+        caches: &mut [LevelCache],
+        sink: &mut Sink,
+    ) -> Result<bool> {
+        let level = &core.from.levels[depth];
+        let item = &core.from.items[level.item];
+        let Some((cache, rest)) = caches[depth..].split_first_mut() else {
+            return Err(sql_err!("internal: no cache for join level {depth}"));
+        };
+        let seen = cache.matched.take().unwrap_or_default();
+        let (off, w) = (item.offset, item.width);
+        // The items before are bound in FROM order, at the slots before.
+        for v in &mut row[..off] {
+            *v = Value::Null;
+        }
+        let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
+            if let Value::Integer(id) = &row[off + w - 1] {
+                if seen.contains(id) {
+                    return Ok(true);
+                }
+            }
+            let env = Env::new(row, outer);
+            if !self.all_true(&level.filters, &env)? {
+                return Ok(true);
+            }
+            self.join_level(core, depth + 1, row, outer, rest, sink)
+        };
+        if let Source::Table(_) = item.source {
+            // One pass over the table, as the first level of a join.
+            let scan = From {
+                items: vec![FromItem {
+                    indexes: Vec::new(),
+                    ..item.clone()
+                }],
+                levels: vec![Level {
+                    item: 0,
+                    access: Access::Scan,
+                    on: Vec::new(),
+                    filters: Vec::new(),
+                }],
+                width: core.from.width,
+            };
+            return self.for_each_candidate(
+                &scan,
+                0,
+                row,
+                outer,
+                &mut LevelCache::default(),
+                &mut emit,
+            );
+        }
+        let rows = {
+            let env = Env::new(row, outer);
+            self.source_rows(item, &env, &mut cache.rows)?
+        };
+        for r in rows.iter() {
+            row[off..off + w].clone_from_slice(&r[..w]);
+            if !emit(row)? {
                 return Ok(false);
             }
         }

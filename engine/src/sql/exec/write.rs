@@ -58,6 +58,7 @@ pub(crate) fn table_scope_item(table: &Table, name: &str) -> ScopeItem {
                 collation: c.collation,
                 decl_type: c.decl_type.clone(),
                 hidden: false,
+                shadowed: false,
             })
             .collect(),
         offset: 0,

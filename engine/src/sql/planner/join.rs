@@ -89,7 +89,7 @@ pub(crate) fn plan_from(
             pending.push(c);
         }
     }
-    let fixed_order = items.iter().any(|i| i.left_join);
+    let fixed_order = items.iter().any(|i| i.left_join || i.right_join);
     let n = items.len();
     let (order, mut hashed) = if fixed_order {
         ((0..n).collect(), Vec::new())
@@ -113,15 +113,18 @@ pub(crate) fn plan_from(
             pending = rest;
             here.into_iter().partition(|c| c.on == Some(next))
         };
-        let usable: Vec<&Expr> = if items[next].left_join {
+        // An outer join's operand is found by its ON conditions alone:
+        // its candidates are every row that can match (a RIGHT join counts
+        // them as matched), and WHERE filters them afterwards.
+        let outer = items[next].left_join || items[next].right_join;
+        let usable: Vec<&Expr> = if outer {
             on.iter().map(|c| &c.expr).collect()
         } else {
             filters.iter().map(|c| &c.expr).collect()
         };
         let access = match hashed.iter().position(|(h, _)| *h == next) {
             Some(i) => hashed.swap_remove(i).1,
-            None => items[next]
-                .left_join
+            None => outer
                 .then(|| hash_left_side(catalog, &items, next, &usable, &bound, &levels))
                 .flatten()
                 .unwrap_or_else(|| choose_access(catalog, &items, next, &usable, &bound)),
@@ -130,7 +133,7 @@ pub(crate) fn plan_from(
             on.into_iter().map(|c| c.expr).collect(),
             filters.into_iter().map(|c| c.expr).collect(),
         );
-        if !items[next].left_join {
+        if !outer {
             // An ON conjunct of an inner join is an ordinary filter.
             filter_exprs.extend(on_exprs.iter().cloned());
             levels.push(Level {
@@ -348,7 +351,7 @@ fn stream_big_side(
     Some((small, hash))
 }
 
-/// A LEFT JOIN's right side that a full scan of the left side would probe
+/// A LEFT (or RIGHT / FULL) JOIN's right side that a full scan of the left side would probe
 /// through a non-covering index: when the probes together are expected to
 /// fetch at least a quarter of the right table, one random table lookup
 /// per fetched row loses to one pass that hashes the right side's rows
@@ -411,7 +414,7 @@ fn cover_by_exact_seek(items: &mut [FromItem], levels: &mut [Level], l: usize) {
     let Source::Table(table) = &items[item].source else {
         return;
     };
-    if exact.is_empty() || items[item].left_join {
+    if exact.is_empty() || items[item].left_join || items[item].right_join {
         return;
     }
     let kept: Vec<Expr> = levels[l]

@@ -273,8 +273,15 @@ pub(crate) struct FromItem {
     pub offset: usize,
     /// Number of slots (for a table: columns + 1 for the rowid).
     pub width: usize,
-    /// Joined with LEFT JOIN semantics.
+    /// Joined with LEFT JOIN semantics (a LEFT or FULL join's right
+    /// operand).
     pub left_join: bool,
+    /// A RIGHT or FULL join's right operand: once every row of the items
+    /// before it is joined, each of its rows that no such row matched
+    /// (by the ON conditions) is joined with NULLs for them. Its rows are
+    /// told apart by its last slot: the rowid, or (a subquery) a row
+    /// number the executor appends.
+    pub right_join: bool,
     /// Estimated number of rows (the planner's statistics).
     pub rows: f64,
     /// The table's indexes (empty for other sources), with their key
