@@ -21,7 +21,8 @@ use super::Binder;
 use crate::error::Position;
 use crate::sql::ast;
 use crate::sql::catalog::{Index, Table};
-use crate::sql::planner::plan::{Body, Expr, FromItem, IndexInfo, Query, Source};
+use crate::sql::planner::join::plan_from;
+use crate::sql::planner::plan::{Body, Core, Expr, FromItem, IndexInfo, Query, Source};
 use crate::sql::value::{Affinity, Collation, Value};
 use crate::{sql_err, Result};
 
@@ -396,6 +397,76 @@ impl Binder<'_> {
         Ok(item)
     }
 
+    /// A table of the catalog as a FROM item named `shown`.
+    fn table_item(&self, table: &Rc<Table>, shown: String, left_join: bool) -> PendingItem {
+        let columns = table
+            .columns
+            .iter()
+            .map(|c| ScopeColumn {
+                name: c.name.clone(),
+                affinity: Some(c.affinity),
+                collation: c.collation,
+                decl_type: c.decl_type.clone(),
+                hidden: false,
+                shadowed: false,
+            })
+            .collect();
+        let rows = self.stats.map_or(1000.0, |f| f(&table.tree) as f64);
+        let indexes = self.catalog.table_indexes(&table.name);
+        let mut item = PendingItem::new(shown, Source::Table(table.clone()), columns, left_join);
+        item.has_rowid = true;
+        item.rows = rows;
+        item.indexes = indexes;
+        item
+    }
+
+    /// UPDATE ... FROM: the target table (every column, then the rowid, at
+    /// slots 0..=n) joined with the FROM clause's tables by WHERE, planned
+    /// as a SELECT's join; and the scope SET binds in. A FROM clause holding
+    /// a RIGHT / FULL join is joined as one item (the target is not on its
+    /// left).
+    pub(crate) fn bind_update_join(
+        &mut self,
+        table: &Rc<Table>,
+        name: &str,
+        from: &ast::FromClause,
+        where_clause: Option<&ast::Expr>,
+        pos: Position,
+    ) -> Result<(Core, Scope<'static>)> {
+        let outside = Scope::new(Vec::new(), None);
+        let (joined, conds) = match has_right_join(from) {
+            true => (
+                vec![self.bind_composite(from, pos, &outside, false)?],
+                Vec::new(),
+            ),
+            false => self.bind_from(from, &outside)?,
+        };
+        let mut pending = vec![self.table_item(table, name.to_string(), false)];
+        pending.extend(joined);
+        let conds: JoinConditions = conds.into_iter().map(|(i, c)| (i + 1, c)).collect();
+        let Layout {
+            items,
+            scope_items,
+            width,
+            merged,
+        } = layout(self, pending);
+        let mut scope = Scope::new(scope_items, None);
+        scope.merged = merged;
+        let conjuncts = self.bind_conjuncts(&items, where_clause, &conds, &scope)?;
+        let (from, filter) = plan_from(self.catalog, items, conjuncts, width)?;
+        let core = Core {
+            from,
+            filter,
+            aggregate: None,
+            windows: Vec::new(),
+            output: Vec::new(),
+            visible: 0,
+            distinct: false,
+            collations: Vec::new(),
+        };
+        Ok((core, scope))
+    }
+
     /// A table, view or CTE named in FROM.
     fn bind_named_source(
         &mut self,
@@ -421,26 +492,7 @@ impl Binder<'_> {
             return Ok(self.stat1_source(shown, left_join));
         }
         if let Some(table) = self.catalog.table(name) {
-            let columns = table
-                .columns
-                .iter()
-                .map(|c| ScopeColumn {
-                    name: c.name.clone(),
-                    affinity: Some(c.affinity),
-                    collation: c.collation,
-                    decl_type: c.decl_type.clone(),
-                    hidden: false,
-                    shadowed: false,
-                })
-                .collect();
-            let rows = self.stats.map_or(1000.0, |f| f(&table.tree) as f64);
-            let indexes = self.catalog.table_indexes(&table.name);
-            let mut item =
-                PendingItem::new(shown, Source::Table(table.clone()), columns, left_join);
-            item.has_rowid = true;
-            item.rows = rows;
-            item.indexes = indexes;
-            return Ok(item);
+            return Ok(self.table_item(table, shown, left_join));
         }
         if let Some(view) = self
             .catalog

@@ -136,7 +136,9 @@ impl Binder<'_> {
         result
     }
 
-    fn push_ctes(&mut self, with: &ast::With) -> Result<usize> {
+    /// Puts `with`'s CTEs in scope for what is bound next; returns how
+    /// many.
+    pub(crate) fn push_ctes(&mut self, with: &ast::With) -> Result<usize> {
         for cte in &with.ctes {
             let id = super::next_plan_id();
             let recursive = with.recursive && select_mentions(&cte.select, &cte.name);
@@ -352,41 +354,8 @@ impl Binder<'_> {
             })
             .collect();
         // WHERE and join conditions.
-        let mut conjuncts = Vec::new();
-        let mut no_agg = AggCtx::default();
-        // A RIGHT / FULL join adds its rows once every row before it is
-        // joined: a condition on the join's result (WHERE, the ON of an
-        // inner join after it) must not filter the rows before it first,
-        // so it is evaluated no earlier than that join's operand is bound
-        // (for WHERE, the last such operand).
-        let last_right = |upto: usize| items[..upto].iter().rposition(|i| i.right_join);
-        let not_before = |c: &mut Conjunct, k: Option<usize>| {
-            if let Some(k) = k.filter(|_| !c.items.is_empty()) {
-                if !c.items.contains(&k) {
-                    c.items.push(k);
-                    c.items.sort_unstable();
-                }
-            }
-        };
-        if let Some(w) = &clause.where_clause {
-            for c in split_and(w) {
-                let e = self.bind_plain(c, &scope, &mut no_agg)?;
-                let mut c = Conjunct::new(e, None, &items);
-                not_before(&mut c, last_right(items.len()));
-                conjuncts.push(c);
-            }
-        }
-        for (item, cond) in &joins {
-            let outer = items[*item].left_join || items[*item].right_join;
-            for c in split_and(cond) {
-                let e = self.bind_plain(c, &scope, &mut no_agg)?;
-                let mut c = Conjunct::new(e, outer.then_some(*item), &items);
-                if !outer {
-                    not_before(&mut c, last_right(*item + 1));
-                }
-                conjuncts.push(c);
-            }
-        }
+        let conjuncts =
+            self.bind_conjuncts(&items, clause.where_clause.as_ref(), &joins, &scope)?;
         let mut agg = AggCtx {
             allowed: is_agg,
             windows_allowed: true,
@@ -467,6 +436,53 @@ impl Binder<'_> {
             result_exprs: results.iter().map(|(e, _)| Some(e.clone())).collect(),
             order: keys,
         })
+    }
+
+    /// A FROM clause's WHERE and join conditions, split into conjuncts
+    /// (an outer join's ON conditions marked with its item).
+    pub(super) fn bind_conjuncts(
+        &mut self,
+        items: &[FromItem],
+        where_clause: Option<&ast::Expr>,
+        joins: &super::from::JoinConditions,
+        scope: &Scope,
+    ) -> Result<Vec<Conjunct>> {
+        let mut conjuncts = Vec::new();
+        let mut no_agg = AggCtx::default();
+        // A RIGHT / FULL join adds its rows once every row before it is
+        // joined: a condition on the join's result (WHERE, the ON of an
+        // inner join after it) must not filter the rows before it first,
+        // so it is evaluated no earlier than that join's operand is bound
+        // (for WHERE, the last such operand).
+        let last_right = |upto: usize| items[..upto].iter().rposition(|i| i.right_join);
+        let not_before = |c: &mut Conjunct, k: Option<usize>| {
+            if let Some(k) = k.filter(|_| !c.items.is_empty()) {
+                if !c.items.contains(&k) {
+                    c.items.push(k);
+                    c.items.sort_unstable();
+                }
+            }
+        };
+        if let Some(w) = where_clause {
+            for c in split_and(w) {
+                let e = self.bind_plain(c, scope, &mut no_agg)?;
+                let mut c = Conjunct::new(e, None, items);
+                not_before(&mut c, last_right(items.len()));
+                conjuncts.push(c);
+            }
+        }
+        for (item, cond) in joins {
+            let outer = items[*item].left_join || items[*item].right_join;
+            for c in split_and(cond) {
+                let e = self.bind_plain(c, scope, &mut no_agg)?;
+                let mut c = Conjunct::new(e, outer.then_some(*item), items);
+                if !outer {
+                    not_before(&mut c, last_right(*item + 1));
+                }
+                conjuncts.push(c);
+            }
+        }
+        Ok(conjuncts)
     }
 
     fn bind_group_by(

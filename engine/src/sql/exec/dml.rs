@@ -125,15 +125,14 @@ fn eval_row(ctx: &ExecCtx, exprs: &[Expr], row: &[Value]) -> Result<Row> {
 /// Plans the scan for the rows of `table` matching `where_clause` (every
 /// column, then the rowid), with the planner's access path.
 fn plan_matching(
-    cat: &Catalog,
+    binder: &mut Binder,
     table: &Rc<Table>,
     name: &str,
     where_clause: Option<&ast::Expr>,
     stats: &dyn Fn(&str) -> u64,
 ) -> Result<Core> {
+    let cat = binder.catalog;
     let scope = Scope::new(vec![table_scope_item(table, name)], None);
-    let mut binder = Binder::new(cat);
-    binder.stats = Some(stats);
     let width = table.columns.len() + 1;
     let item = FromItem {
         name: name.to_string(),
@@ -144,7 +143,7 @@ fn plan_matching(
         right_join: false,
         rows: stats(&table.tree) as f64,
         indexes: crate::sql::binder::from::index_infos(
-            &mut binder,
+            binder,
             table,
             &cat.table_indexes(&table.name),
             0,
@@ -905,6 +904,15 @@ fn apply_sets(
     Ok(row)
 }
 
+/// The row SET evaluates in: the target's row `old`, then (UPDATE ...
+/// FROM) the joined tables' columns.
+fn env_row<'a>(old: &'a [Value], joined: &[Value]) -> std::borrow::Cow<'a, [Value]> {
+    match joined {
+        [] => std::borrow::Cow::Borrowed(old),
+        _ => std::borrow::Cow::Owned([old, joined].concat()),
+    }
+}
+
 /// Stores assigned value `v` in slot `i` of `row` (`n` columns, then the
 /// rowid) with the column's affinity, keeping a rowid alias and the rowid
 /// slot equal.
@@ -1039,16 +1047,24 @@ impl UpdatePlan {
         up: &ast::Update,
         stats: &dyn Fn(&str) -> u64,
     ) -> Result<UpdatePlan> {
-        if up.from.is_some() {
-            return Err(sql_err!("UPDATE ... FROM is not supported"));
-        }
         let table = writable_table(cat, &up.table.name)?;
         let name = up.alias.clone().unwrap_or_else(|| table.name.clone());
         let writer = TableWriter::new(cat, &table)?;
         let (returning, returning_columns) = bind_returning(cat, &table, &name, &up.returning)?;
-        let scan = plan_matching(cat, &table, &name, up.where_clause.as_ref(), stats)?;
-        let scope = Scope::new(vec![table_scope_item(&table, &name)], None);
         let mut binder = Binder::new(cat);
+        binder.stats = Some(stats);
+        if let Some(with) = &up.with {
+            binder.push_ctes(with)?;
+        }
+        let (scan, scope) = match &up.from {
+            Some(from) => {
+                binder.bind_update_join(&table, &name, from, up.where_clause.as_ref(), up.pos)?
+            }
+            None => (
+                plan_matching(&mut binder, &table, &name, up.where_clause.as_ref(), stats)?,
+                Scope::new(vec![table_scope_item(&table, &name)], None),
+            ),
+        };
         let sets = bind_sets(&mut binder, &scope, &table, &up.sets)?;
         Ok(UpdatePlan {
             writer,
@@ -1075,21 +1091,35 @@ impl UpdatePlan {
         // new values unless a SET subquery must see earlier rows' changes.
         // Uncorrelated subqueries run once per statement, as in SQLite:
         // their results carry from row to row in `cache`.
+        // With FROM, a row of the target is followed by the FROM tables'
+        // columns (what SET reads besides the row): the first row of the
+        // join for each target row counts, as in SQLite one of them does.
+        let n = table.columns.len();
         let (planned, mut cache) = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
             let rows = matching_rows(ctx, &self.scan)?;
-            let mut planned: Vec<(Row, Option<Row>)> = Vec::with_capacity(rows.len());
-            for old in rows {
+            let mut seen = crate::storage::fasthash::FastSet::default();
+            let mut planned: Vec<(Row, Option<Row>, Row)> = Vec::with_capacity(rows.len());
+            for mut old in rows {
+                let joined = old.split_off(n + 1);
+                if !joined.is_empty() && !seen.insert(old[n].to_i64_opt().unwrap_or_default()) {
+                    continue;
+                }
                 let new = match self.sets_read_tables {
                     true => None,
-                    false => Some(apply_sets(ctx, &self.sets, table, &old, &old)?),
+                    false => Some(apply_sets(
+                        ctx,
+                        &self.sets,
+                        table,
+                        &old,
+                        &env_row(&old, &joined),
+                    )?),
                 };
-                planned.push((old, new));
+                planned.push((old, new, joined));
             }
             Ok::<_, Error>((planned, ctx.cache.take()))
         })?;
         let or = up.or;
         let mut out = DmlOutcome::new(&self.returning_columns);
-        let n = table.columns.len();
         // Only a REPLACE or a foreign key action can change a row this
         // statement has yet to update; without them no row is read again.
         let may_change =
@@ -1113,7 +1143,7 @@ impl UpdatePlan {
             && (!opts.foreign_keys || table.foreign_keys.is_empty());
         let mut queue = IndexQueue::default();
         let mut vals = ChangedValues::default();
-        for (old, planned_new) in planned {
+        for (old, planned_new, joined) in planned {
             // The row may have been removed or changed by an earlier
             // REPLACE or cascade: update what is there now, with new
             // values computed from it.
@@ -1131,7 +1161,7 @@ impl UpdatePlan {
             };
             let new = match new {
                 Some(new) => new,
-                None => self.sets_now(&*kv, params, opts, &old, &mut cache)?,
+                None => self.sets_now(&*kv, params, opts, &old, &joined, &mut cache)?,
             };
             let q = if defer { Some(&mut queue) } else { None };
             let written = match write_update(
@@ -1167,9 +1197,10 @@ impl UpdatePlan {
     }
 
     /// Row `old`'s new values computed as it is written (SET reads tables),
-    /// the statement's subquery results carried in `cache`. Out of line, as
-    /// the other rare paths of `run`: a function's first call compiles all
-    /// of it in V8's baseline tier.
+    /// with the FROM tables' columns `joined`, the statement's subquery
+    /// results carried in `cache`. Out of line, as the other rare paths of
+    /// `run`: a function's first call compiles all of it in V8's baseline
+    /// tier.
     #[inline(never)]
     fn sets_now(
         &self,
@@ -1177,11 +1208,18 @@ impl UpdatePlan {
         params: &[Value],
         opts: DmlOptions,
         old: &[Value],
+        joined: &[Value],
         cache: &mut crate::storage::fasthash::FastMap<usize, Rc<Vec<Vec<Value>>>>,
     ) -> Result<Row> {
         ExecCtx::scoped(kv, params, opts.batch_limit, |ctx| {
             *ctx.cache.borrow_mut() = std::mem::take(cache);
-            let new = apply_sets(ctx, &self.sets, &self.writer.table, old, old);
+            let new = apply_sets(
+                ctx,
+                &self.sets,
+                &self.writer.table,
+                old,
+                &env_row(old, joined),
+            );
             *cache = ctx.cache.take();
             new
         })
@@ -1220,7 +1258,12 @@ impl DeletePlan {
         let name = del.alias.clone().unwrap_or_else(|| table.name.clone());
         let writer = TableWriter::new(cat, &table)?;
         let (returning, returning_columns) = bind_returning(cat, &table, &name, &del.returning)?;
-        let scan = plan_matching(cat, &table, &name, del.where_clause.as_ref(), stats)?;
+        let mut binder = Binder::new(cat);
+        binder.stats = Some(stats);
+        if let Some(with) = &del.with {
+            binder.push_ctes(with)?;
+        }
+        let scan = plan_matching(&mut binder, &table, &name, del.where_clause.as_ref(), stats)?;
         Ok(DeletePlan {
             writer,
             returning,
