@@ -11,7 +11,7 @@
 //!
 //! Reproduce a failure with its printed seed: `OUTER_JOIN_SEEDS=n..n+1`;
 //! run more with `OUTER_JOIN_SEEDS=a..b`; `OUTER_JOIN_VERBOSE=1` prints
-//! each seed's schema, SQLite's errors and the queries skipped.
+//! each seed's schema and queries, SQLite's errors and the queries skipped.
 
 mod common;
 
@@ -332,6 +332,9 @@ fn random_outer_joins() {
         }
         for _ in 0..25 {
             let (sql, ordered) = g.query();
+            if verbose {
+                eprintln!("QUERY {seed}: {sql}");
+            }
             let a = tinyjoin_run(&mut tj, &sql);
             let b = sqlite_run(&lite, &sql);
             if let (Err(e), Ok(_)) = (&a, &b) {

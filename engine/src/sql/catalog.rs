@@ -79,6 +79,9 @@ pub(crate) struct Column {
 pub(crate) struct ForeignKey {
     /// Child columns (indexes into the table's columns).
     pub columns: Vec<usize>,
+    /// Written in the child column's definition (`REFERENCES`), not as a
+    /// table constraint.
+    pub column_constraint: bool,
     pub parent: String,
     /// Parent column names; empty means the parent's primary key.
     pub parent_columns: Vec<String>,
@@ -97,8 +100,9 @@ pub(crate) struct Table {
     /// names none.
     pub rowid_conflict: Option<ast::ConflictResolution>,
     pub autoincrement: bool,
-    /// CHECK constraints: (constraint name, expression).
-    pub checks: Vec<(Option<String>, ast::Expr)>,
+    /// CHECK constraints: (constraint name, expression, the column whose
+    /// constraint it is when written in that column's definition).
+    pub checks: Vec<(Option<String>, ast::Expr, Option<usize>)>,
     pub foreign_keys: Vec<ForeignKey>,
     pub tree: String,
     pub sql: String,
@@ -443,11 +447,14 @@ fn column_from_ast(
             ast::ColumnConstraintKind::Unique { conflict } => {
                 unique_sets.push((vec![(col_no, false, None)], IndexOrigin::Unique, *conflict));
             }
-            ast::ColumnConstraintKind::Check(e) => table.checks.push((c.name.clone(), e.clone())),
+            ast::ColumnConstraintKind::Check(e) => {
+                table.checks.push((c.name.clone(), e.clone(), Some(col_no)))
+            }
             ast::ColumnConstraintKind::Default(e) => column.default = Some(e.clone()),
             ast::ColumnConstraintKind::Collate(n) => column.collation = collation_by_name(n)?,
             ast::ColumnConstraintKind::References(fk) => table.foreign_keys.push(ForeignKey {
                 columns: vec![col_no],
+                column_constraint: true,
                 parent: fk.table.clone(),
                 parent_columns: fk.columns.clone(),
                 on_delete: fk.on_delete.unwrap_or(ast::ForeignKeyAction::NoAction),
@@ -505,7 +512,7 @@ fn table_constraint(
             let cols = resolve(table, columns)?;
             unique_sets.push((cols, IndexOrigin::Unique, *conflict));
         }
-        ast::TableConstraintKind::Check(e) => table.checks.push((c.name.clone(), e.clone())),
+        ast::TableConstraintKind::Check(e) => table.checks.push((c.name.clone(), e.clone(), None)),
         ast::TableConstraintKind::ForeignKey { columns, clause } => {
             let cols = columns
                 .iter()
@@ -517,6 +524,7 @@ fn table_constraint(
                 .collect::<Result<Vec<_>>>()?;
             table.foreign_keys.push(ForeignKey {
                 columns: cols,
+                column_constraint: false,
                 parent: clause.table.clone(),
                 parent_columns: clause.columns.clone(),
                 on_delete: clause.on_delete.unwrap_or(ast::ForeignKeyAction::NoAction),

@@ -191,8 +191,10 @@ fn table_from_stored(
                 )?);
             }
             ast::Statement::AlterTable(at) => {
-                let (t, _) = table.as_mut().ok_or_else(|| bad("ALTER before CREATE"))?;
-                apply_alter_to_def(t, &at.action)?;
+                let (t, autos) = table.as_mut().ok_or_else(|| bad("ALTER before CREATE"))?;
+                if let Some(i) = apply_alter_to_def(t, &at.action)? {
+                    autos.iter_mut().for_each(|ix| shift_index_columns(ix, i));
+                }
             }
             _ => return Err(bad("unexpected statement")),
         }
@@ -277,7 +279,7 @@ pub(crate) fn create_table(
         table_from_ast(cat, name, columns, constraints, sql.to_string(), tree, true)?;
     // As in SQLite: a row's checks depend on the row alone (a statement
     // may then maintain its indexes in any order).
-    if table.checks.iter().any(|(_, e)| contains_subquery(e)) {
+    if table.checks.iter().any(|(_, e, _)| contains_subquery(e)) {
         return Err(sql_err!("subqueries prohibited in CHECK constraints"));
     }
     install_table(kv, cat, table, autos)?;
@@ -605,8 +607,8 @@ pub(crate) fn drop(
 }
 
 /// Applies an ALTER TABLE action to a table definition (also used when
-/// replaying stored ALTERs at load).
-fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<()> {
+/// replaying stored ALTERs at load); returns the index of a dropped column.
+fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option<usize>> {
     match action {
         ast::AlterAction::RenameTable(new) => t.name = new.clone(),
         ast::AlterAction::RenameColumn { old, new } => {
@@ -642,8 +644,12 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<()> {
                 ));
             }
             t.columns.push(col);
-            t.checks.extend(one.checks);
             let n = t.columns.len() - 1;
+            t.checks.extend(
+                one.checks
+                    .into_iter()
+                    .map(|(name, e, _)| (name, e, Some(n))),
+            );
             t.foreign_keys
                 .extend(one.foreign_keys.into_iter().map(|mut fk| {
                     fk.columns = vec![n];
@@ -651,10 +657,138 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<()> {
                 }));
         }
         ast::AlterAction::DropColumn(name) => {
+            let i = t
+                .column_index(name)
+                .ok_or_else(|| sql_err!("no such column: \"{name}\""))?;
+            if t.columns[i].primary_key || t.rowid_alias == Some(i) {
+                return Err(sql_err!("cannot drop PRIMARY KEY column: \"{name}\""));
+            }
+            if t.columns.len() == 1 {
+                return Err(sql_err!(
+                    "cannot drop column \"{name}\": no other columns exist"
+                ));
+            }
+            // The column's own CHECK and REFERENCES constraints go with it,
+            // as in SQLite; a table constraint that reads it, or another
+            // column's CHECK that does, refuses the drop.
+            if t.checks
+                .iter()
+                .any(|(_, e, own)| *own != Some(i) && mentions_column(e, name))
+            {
+                return Err(sql_err!(
+                    "error in table {} after drop column: no such column: {name}",
+                    t.name
+                ));
+            }
+            if t.foreign_keys
+                .iter()
+                .any(|fk| fk.columns.contains(&i) && !fk.column_constraint)
+            {
+                return Err(sql_err!(
+                    "cannot drop column \"{name}\": a foreign key uses it"
+                ));
+            }
+            t.checks.retain(|(_, _, own)| *own != Some(i));
+            t.foreign_keys.retain(|fk| fk.columns != [i]);
+            t.columns.remove(i);
+            let shift = |c: &mut usize| *c -= usize::from(*c > i);
+            if let Some(a) = t.rowid_alias.as_mut() {
+                shift(a);
+            }
+            for fk in &mut t.foreign_keys {
+                fk.columns.iter_mut().for_each(shift);
+            }
+            for own in t.checks.iter_mut().filter_map(|(_, _, own)| own.as_mut()) {
+                shift(own);
+            }
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
+}
+
+/// Whether `e` reads column `name` (a CHECK or an index reads only its
+/// own table's columns).
+fn mentions_column(e: &ast::Expr, name: &str) -> bool {
+    let mut found = false;
+    crate::sql::binder::expr::visit(e, &mut |x| {
+        if let ast::ExprKind::Column(c) = &x.kind {
+            found |= c.column.eq_ignore_ascii_case(name);
+        }
+    });
+    found
+}
+
+/// An index of a table whose column `dropped` was dropped (the index does
+/// not use it): the columns after it move one place down.
+fn shift_index_columns(ix: &mut Index, dropped: usize) {
+    for c in ix.columns.iter_mut().filter_map(|c| c.column.as_mut()) {
+        *c -= usize::from(*c > dropped);
+    }
+}
+
+/// Removes value `i` from every row of table tree `tree` (rows written
+/// before a later ADD COLUMN may be shorter), a batch of rows at a time.
+fn drop_column_values(kv: &mut dyn Kv, tree: &str, i: usize) -> Result<()> {
+    let mut from = Bound::Unbounded;
+    loop {
+        let batch = kv.scan(tree, from, Bound::Unbounded, false, Some(256))?;
+        let Some((last, _)) = batch.last() else {
+            return Ok(());
+        };
+        from = Bound::Excluded(last.clone());
+        for (k, v) in batch {
+            let mut values = crate::sql::record::decode(&v)?;
+            if values.len() > i {
+                values.remove(i);
+                kv.insert_vec(tree, &k, crate::sql::record::encode(&values))?;
+            }
+        }
+    }
+}
+
+/// DROP COLUMN's checks that need the catalog: SQLite refuses a column
+/// an index uses (a UNIQUE constraint's, or a CREATE INDEX's key or
+/// WHERE), or another table's foreign key names as its parent key.
+fn refuse_drop_in_use(cat: &Catalog, table: &Table, column: &str) -> Result<()> {
+    let Some(i) = table
+        .column_index(column)
+        .filter(|&i| !table.columns[i].primary_key)
+    else {
+        // "no such column" or "cannot drop PRIMARY KEY column", from
+        // apply_alter_to_def.
+        return Ok(());
+    };
+    for ix in cat.table_indexes(&table.name) {
+        let uses = ix.columns.iter().any(|c| {
+            c.column == Some(i) || (c.column.is_none() && mentions_column(&c.expr, column))
+        }) || ix
+            .predicate
+            .as_ref()
+            .is_some_and(|p| mentions_column(p, column));
+        if uses && ix.sql.is_none() {
+            return Err(sql_err!("cannot drop UNIQUE column: \"{column}\""));
+        }
+        if uses {
             return Err(sql_err!(
-                "cannot drop column \"{name}\": DROP COLUMN is not supported"
+                "error in index {} after drop column: no such column: {column}",
+                ix.name
             ));
         }
+    }
+    let parent_key = cat.tables.values().any(|other| {
+        other.foreign_keys.iter().any(|fk| {
+            fk.parent.eq_ignore_ascii_case(&table.name)
+                && fk
+                    .parent_columns
+                    .iter()
+                    .any(|p| p.eq_ignore_ascii_case(column))
+        })
+    });
+    if parent_key {
+        return Err(sql_err!(
+            "cannot drop column \"{column}\": a foreign key refers to it"
+        ));
     }
     Ok(())
 }
@@ -670,10 +804,13 @@ pub(crate) fn alter_table(
     let old = cat.table_or_err(name)?.clone();
     let mut t = (*old).clone();
     let checks_before = t.checks.len();
-    apply_alter_to_def(&mut t, &at.action)?;
+    if let ast::AlterAction::DropColumn(c) = &at.action {
+        refuse_drop_in_use(cat, &old, c)?;
+    }
+    let dropped = apply_alter_to_def(&mut t, &at.action)?;
     // Refused here, not while a stored schema is read back.
     let added = t.checks.get(checks_before..).unwrap_or_default();
-    if added.iter().any(|(_, e)| contains_subquery(e)) {
+    if added.iter().any(|(_, e, _)| contains_subquery(e)) {
         return Err(sql_err!("subqueries prohibited in CHECK constraints"));
     }
     if let ast::AlterAction::RenameTable(new) = &at.action {
@@ -695,6 +832,9 @@ pub(crate) fn alter_table(
             return Err(sql_err!("cannot rename column {o}: an index uses it"));
         }
     }
+    if let Some(i) = dropped {
+        drop_column_values(kv, &t.tree, i)?;
+    }
     t.sql = format!("{};\n{}", old.sql, sql.trim().trim_end_matches(';'));
     kv.remove(SCHEMA_TREE, key(name).as_bytes())?;
     save_object(kv, "table", &t.name, &t.name, &t.tree, Some(&t.sql))?;
@@ -703,6 +843,9 @@ pub(crate) fn alter_table(
     for ix in cat.table_indexes(name) {
         let mut ix2 = (*ix).clone();
         ix2.table = new_key.clone();
+        if let Some(i) = dropped {
+            shift_index_columns(&mut ix2, i);
+        }
         if ix2.sql.is_none() {
             // Automatic indexes are named after their table (and found
             // by that name when the table is loaded).

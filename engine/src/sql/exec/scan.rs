@@ -885,10 +885,13 @@ impl IntChecks {
         } else {
             &level.filters
         };
-        let stored = item.offset..item.offset + table.columns.len();
+        // A slot of this item's stored columns (not the rowid alias, which
+        // the record holds as NULL): its record position. Slots of the
+        // items bound before it lie below its offset.
         let field = |index: usize| {
-            (stored.contains(&index) && table.rowid_alias != Some(index - item.offset))
-                .then_some(index - item.offset)
+            index
+                .checked_sub(item.offset)
+                .filter(|&f| f < table.columns.len() && table.rowid_alias != Some(f))
         };
         let mut checks: Vec<IntCheck> = terms
             .iter()

@@ -245,7 +245,7 @@ impl TableWriter {
         let mut binder = Binder::new(cat);
         let mut agg = AggCtx::default();
         let mut checks = Vec::new();
-        for (name, e) in &table.checks {
+        for (name, e, _) in &table.checks {
             let bound = binder.bind_plain(e, &scope, &mut agg)?;
             let label = name.clone().unwrap_or_else(|| check_text(e));
             checks.push((label, bound));
@@ -255,7 +255,7 @@ impl TableWriter {
                 .iter()
                 .any(|fk| fk.parent.eq_ignore_ascii_case(&table.name))
         });
-        let checks_read_tables = table.checks.iter().any(|(_, e)| contains_subquery(e));
+        let checks_read_tables = table.checks.iter().any(|(_, e, _)| contains_subquery(e));
         let no_scope = Scope::new(Vec::new(), None);
         let defaults = table
             .columns
