@@ -114,27 +114,12 @@ fn tinyjoin_rows(c: &mut Connection, sql: &str) -> Result<Vec<Vec<Value>>, Strin
         .map_err(|e| e.to_string())
 }
 
-fn sqlite_rows(lite: &rusqlite::Connection, sql: &str) -> Result<Vec<Vec<Value>>, String> {
-    let mut stmt = lite.prepare(sql).map_err(|e| e.to_string())?;
-    let n = stmt.column_count();
-    let mut rows = stmt.query([]).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(|e| e.to_string())? {
-        out.push(
-            (0..n)
-                .map(|i| common::from_sqlite(row.get_ref(i).expect("column")))
-                .collect(),
-        );
-    }
-    Ok(out)
-}
-
 /// Every table's rows, in rowid order, the same in both engines (or the
 /// table missing in both).
 fn same_tables(tj: &mut Connection, lite: &rusqlite::Connection, context: &str) {
     for table in ["t", "ch"] {
         let q = format!("SELECT * FROM {table} ORDER BY rowid");
-        match (tinyjoin_rows(tj, &q), sqlite_rows(lite, &q)) {
+        match (tinyjoin_rows(tj, &q), common::sqlite_outcome(lite, &q)) {
             (Ok(a), Ok(b)) => assert_eq!(a, b, "{context}: {table}"),
             (Err(_), Err(_)) => {}
             (a, b) => panic!("{context}: {table}\n  tinyjoin: {a:?}\n  sqlite:   {b:?}"),

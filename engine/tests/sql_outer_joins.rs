@@ -260,21 +260,6 @@ fn tinyjoin_run(conn: &mut Connection, sql: &str) -> Outcome {
         .map_err(|e| e.to_string())
 }
 
-fn sqlite_run(lite: &rusqlite::Connection, sql: &str) -> Outcome {
-    let mut stmt = lite.prepare(sql).map_err(|e| e.to_string())?;
-    let n = stmt.column_count();
-    let mut rows = stmt.query([]).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(|e| e.to_string())? {
-        out.push(
-            (0..n)
-                .map(|i| common::from_sqlite(row.get_ref(i).expect("column")))
-                .collect(),
-        );
-    }
-    Ok(out)
-}
-
 /// A row as text, numbers by value: which of several equal values (`1`,
 /// `1.0`) a group or `max` shows depends on row order, which differs.
 fn row_key(row: &[Value]) -> String {
@@ -336,7 +321,7 @@ fn random_outer_joins() {
                 eprintln!("QUERY {seed}: {sql}");
             }
             let a = tinyjoin_run(&mut tj, &sql);
-            let b = sqlite_run(&lite, &sql);
+            let b = common::sqlite_outcome(&lite, &sql);
             if let (Err(e), Ok(_)) = (&a, &b) {
                 if e.contains("over the batch limit") {
                     // A cross product of every table past the memory a

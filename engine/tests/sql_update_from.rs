@@ -120,21 +120,6 @@ fn bag(rows: &[Vec<Value>]) -> Vec<String> {
     keys
 }
 
-fn sqlite_run(lite: &rusqlite::Connection, sql: &str) -> Outcome {
-    let mut stmt = lite.prepare(sql).map_err(|e| e.to_string())?;
-    let n = stmt.column_count();
-    let mut rows = stmt.query([]).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(|e| e.to_string())? {
-        out.push(
-            (0..n)
-                .map(|i| common::from_sqlite(row.get_ref(i).expect("column")))
-                .collect(),
-        );
-    }
-    Ok(out)
-}
-
 #[test]
 fn update_from_and_with_agree_with_sqlite() {
     let mut statements = 0;
@@ -186,7 +171,7 @@ fn update_from_and_with_agree_with_sqlite() {
                 .execute(&sql, &Params::None)
                 .map(|r| r.rows)
                 .map_err(|e| e.to_string());
-            let b = sqlite_run(&lite, &sql);
+            let b = common::sqlite_outcome(&lite, &sql);
             match (&a, &b) {
                 (Ok(x), Ok(y)) => assert_eq!(bag(x), bag(y), "seed {seed}: {sql}"),
                 (Err(e), Err(_)) => {

@@ -35,6 +35,23 @@ pub fn sqlite_rows(lite: &rusqlite::Connection, sql: &str) -> Vec<Vec<Value>> {
     out
 }
 
+/// Every row `sql` returns in SQLite, or its error's text.
+#[allow(dead_code)] // for the differential tests that expect errors too
+pub fn sqlite_outcome(lite: &rusqlite::Connection, sql: &str) -> Result<Vec<Vec<Value>>, String> {
+    let mut stmt = lite.prepare(sql).map_err(|e| e.to_string())?;
+    let n = stmt.column_count();
+    let mut rows = stmt.query([]).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(|e| e.to_string())? {
+        out.push(
+            (0..n)
+                .map(|i| from_sqlite(row.get_ref(i).expect("column exists")))
+                .collect(),
+        );
+    }
+    Ok(out)
+}
+
 /// Every row `sql` returns in TinyJoin; panics naming the SQL on an error.
 #[allow(dead_code)] // not every test crate runs SQL through a Connection
 pub fn rows(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {

@@ -362,23 +362,7 @@ impl Binder<'_> {
                     .iter()
                     .any(|b| !b.hidden && b.name.eq_ignore_ascii_case(&c.name));
         }
-        let select = ast::Select {
-            with: None,
-            first: ast::SelectCore::Select(Box::new(ast::SelectClause {
-                distinct: false,
-                columns: select_list,
-                from: Some(from.clone()),
-                where_clause: None,
-                group_by: Vec::new(),
-                having: None,
-                windows: Vec::new(),
-                pos,
-            })),
-            compounds: Vec::new(),
-            order_by: Vec::new(),
-            limit: None,
-            pos,
-        };
+        let select = super::select::select_from(select_list, from.clone(), pos);
         let (query, _, correlated) = self.bind_query_in(&select, Some(parent))?;
         let id = super::next_plan_id();
         let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
@@ -399,18 +383,7 @@ impl Binder<'_> {
 
     /// A table of the catalog as a FROM item named `shown`.
     fn table_item(&self, table: &Rc<Table>, shown: String, left_join: bool) -> PendingItem {
-        let columns = table
-            .columns
-            .iter()
-            .map(|c| ScopeColumn {
-                name: c.name.clone(),
-                affinity: Some(c.affinity),
-                collation: c.collation,
-                decl_type: c.decl_type.clone(),
-                hidden: false,
-                shadowed: false,
-            })
-            .collect();
+        let columns = crate::sql::exec::write::table_scope_item(table, &shown).columns;
         let rows = self.stats.map_or(1000.0, |f| f(&table.tree) as f64);
         let indexes = self.catalog.table_indexes(&table.name);
         let mut item = PendingItem::new(shown, Source::Table(table.clone()), columns, left_join);
@@ -454,17 +427,7 @@ impl Binder<'_> {
         scope.merged = merged;
         let conjuncts = self.bind_conjuncts(&items, where_clause, &conds, &scope)?;
         let (from, filter) = plan_from(self.catalog, items, conjuncts, width)?;
-        let core = Core {
-            from,
-            filter,
-            aggregate: None,
-            windows: Vec::new(),
-            output: Vec::new(),
-            visible: 0,
-            distinct: false,
-            collations: Vec::new(),
-        };
-        Ok((core, scope))
+        Ok((Core::rows_of(from, filter), scope))
     }
 
     /// A table, view or CTE named in FROM.

@@ -75,23 +75,33 @@ fn mark_used(
 
 /// `SELECT * FROM name` (for `x IN table`).
 pub(crate) fn select_star_from(name: &str, pos: usize) -> ast::Select {
+    let from = ast::FromClause {
+        first: ast::TableOrSubquery::Table {
+            name: ast::QualifiedName {
+                schema: None,
+                name: name.to_string(),
+                pos,
+            },
+            alias: None,
+            indexed: None,
+        },
+        joins: Vec::new(),
+    };
+    select_from(vec![ast::ResultColumn::Star { pos }], from, pos)
+}
+
+/// `SELECT columns FROM from`, nothing else.
+pub(crate) fn select_from(
+    columns: Vec<ast::ResultColumn>,
+    from: ast::FromClause,
+    pos: usize,
+) -> ast::Select {
     ast::Select {
         with: None,
         first: ast::SelectCore::Select(Box::new(ast::SelectClause {
             distinct: false,
-            columns: vec![ast::ResultColumn::Star { pos }],
-            from: Some(ast::FromClause {
-                first: ast::TableOrSubquery::Table {
-                    name: ast::QualifiedName {
-                        schema: None,
-                        name: name.to_string(),
-                        pos,
-                    },
-                    alias: None,
-                    indexed: None,
-                },
-                joins: Vec::new(),
-            }),
+            columns,
+            from: Some(from),
             where_clause: None,
             group_by: Vec::new(),
             having: None,

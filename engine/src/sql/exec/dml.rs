@@ -164,16 +164,7 @@ fn plan_matching(
         }
     }
     let (from, filter) = plan_from(cat, items, conjuncts, width)?;
-    Ok(Core {
-        from,
-        filter,
-        aggregate: None,
-        windows: Vec::new(),
-        output: Vec::new(),
-        visible: 0,
-        distinct: false,
-        collations: Vec::new(),
-    })
+    Ok(Core::rows_of(from, filter))
 }
 
 /// Runs a scan planned by [`plan_matching`], collecting its rows.

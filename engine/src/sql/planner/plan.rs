@@ -197,6 +197,23 @@ pub(crate) struct Core {
     pub collations: Vec<Collation>,
 }
 
+impl Core {
+    /// A core that only finds the FROM clause's rows (an UPDATE's or a
+    /// DELETE's scan): no output, aggregate or window.
+    pub(crate) fn rows_of(from: From, filter: Vec<Expr>) -> Core {
+        Core {
+            from,
+            filter,
+            aggregate: None,
+            windows: Vec::new(),
+            output: Vec::new(),
+            visible: 0,
+            distinct: false,
+            collations: Vec::new(),
+        }
+    }
+}
+
 /// GROUP BY, aggregates and HAVING of a core.
 #[derive(Clone, Debug)]
 pub(crate) struct Aggregation {
