@@ -186,19 +186,23 @@ impl Binder<'_> {
                 let left_expr = items[left_item].column_expr(left_col, join.pos);
                 let right_expr = items[first_new].column_expr(right_col, join.pos);
                 if right {
-                    // The merged column is the left side's value when there
-                    // is one, else the right side's.
-                    let merged = ast::Expr {
-                        kind: ast::ExprKind::Function(Box::new(ast::FunctionCall {
-                            name: "coalesce".to_string(),
-                            distinct: false,
-                            star: false,
-                            args: vec![left_expr.clone(), right_expr.clone()],
-                            order_by: Vec::new(),
-                            filter: None,
-                            over: None,
-                        })),
-                        pos: join.pos,
+                    // As in SQLite: a RIGHT join's merged column is the
+                    // right side's value (every row has one), a FULL join's
+                    // the left side's when there is one, else the right's.
+                    let merged = match left {
+                        false => right_expr.clone(),
+                        true => ast::Expr {
+                            kind: ast::ExprKind::Function(Box::new(ast::FunctionCall {
+                                name: "coalesce".to_string(),
+                                distinct: false,
+                                star: false,
+                                args: vec![left_expr.clone(), right_expr.clone()],
+                                order_by: Vec::new(),
+                                filter: None,
+                                over: None,
+                            })),
+                            pos: join.pos,
+                        },
                     };
                     let m = &mut items[left_item].merged;
                     m.retain(|m| m.slot != left_col);
