@@ -397,26 +397,28 @@ impl Binder<'_> {
         item
     }
 
-    /// UPDATE ... FROM: the target table (every column, then the rowid, at
-    /// slots 0..=n) joined with the FROM clause's tables by WHERE, planned
-    /// as a SELECT's join; and the scope SET binds in. A FROM clause holding
-    /// a RIGHT / FULL join is joined as one item (the target is not on its
+    /// An UPDATE's or DELETE's scan: the rows of the target table (every
+    /// column, then the rowid, at slots 0..=n) that WHERE keeps, joined
+    /// (UPDATE ... FROM) with the FROM clause's tables, planned as a
+    /// SELECT's join; and the scope SET binds in. A FROM clause holding a
+    /// RIGHT / FULL join is joined as one item (the target is not on its
     /// left).
-    pub(crate) fn bind_update_join(
+    pub(crate) fn bind_write_scan(
         &mut self,
         table: &Rc<Table>,
         name: &str,
-        from: &ast::FromClause,
+        from: Option<&ast::FromClause>,
         where_clause: Option<&ast::Expr>,
         pos: Position,
     ) -> Result<(Core, Scope<'static>)> {
         let outside = Scope::new(Vec::new(), None);
-        let (joined, conds) = match has_right_join(from) {
-            true => (
+        let (joined, conds) = match from {
+            None => (Vec::new(), Vec::new()),
+            Some(from) if has_right_join(from) => (
                 vec![self.bind_composite(from, pos, &outside, false)?],
                 Vec::new(),
             ),
-            false => self.bind_from(from, &outside)?,
+            Some(from) => self.bind_from(from, &outside)?,
         };
         let mut pending = vec![self.table_item(table, name.to_string(), false)];
         pending.extend(joined);

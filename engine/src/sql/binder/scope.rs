@@ -84,8 +84,9 @@ pub(crate) struct Merged {
     /// The left column's slot (its index among its item's columns, before
     /// the layout).
     pub slot: usize,
-    /// What it stands for: `coalesce(left, right)`, or (merged inside a
-    /// parenthesized join bound as one item) that item's column of it.
+    /// What it stands for: the right column (RIGHT), `coalesce(left,
+    /// right)` (FULL), or (merged inside a parenthesized join bound as one
+    /// item) that item's column of it.
     pub expr: ast::Expr,
     /// `*` expands it as its bare name, as SQLite does for a join of this
     /// FROM clause (ambiguous when another table has the name); inside a

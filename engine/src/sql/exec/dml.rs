@@ -35,11 +35,9 @@ use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::binder::expr::{contains_subquery, AggCtx};
 use crate::sql::binder::scope::Scope;
-use crate::sql::binder::select::split_and;
 use crate::sql::binder::Binder;
 use crate::sql::catalog::{Catalog, Table};
-use crate::sql::planner::join::{plan_from, Conjunct};
-use crate::sql::planner::plan::{Access, Core, Expr, FromItem, Query, Source};
+use crate::sql::planner::plan::{Access, Core, Expr, Query, Source};
 use crate::sql::value::{apply_affinity, Affinity, Collation, Value};
 use crate::{sql_err, Error, Result};
 
@@ -122,52 +120,7 @@ fn eval_row(ctx: &ExecCtx, exprs: &[Expr], row: &[Value]) -> Result<Row> {
     exprs.iter().map(|e| ctx.eval(e, &env)).collect()
 }
 
-/// Plans the scan for the rows of `table` matching `where_clause` (every
-/// column, then the rowid), with the planner's access path.
-fn plan_matching(
-    binder: &mut Binder,
-    table: &Rc<Table>,
-    name: &str,
-    where_clause: Option<&ast::Expr>,
-    stats: &dyn Fn(&str) -> u64,
-) -> Result<Core> {
-    let cat = binder.catalog;
-    let scope = Scope::new(vec![table_scope_item(table, name)], None);
-    let width = table.columns.len() + 1;
-    let item = FromItem {
-        name: name.to_string(),
-        source: Source::Table(table.clone()),
-        offset: 0,
-        width,
-        left_join: false,
-        right_join: false,
-        rows: stats(&table.tree) as f64,
-        indexes: crate::sql::binder::from::index_infos(
-            binder,
-            table,
-            &cat.table_indexes(&table.name),
-            0,
-        ),
-        used: vec![true; width],
-        used_outside: vec![true; width],
-    };
-    let items = vec![item];
-    let mut conjuncts = Vec::new();
-    if let Some(w) = where_clause {
-        let mut agg = AggCtx::default();
-        for c in split_and(w) {
-            conjuncts.push(Conjunct::new(
-                binder.bind_plain(c, &scope, &mut agg)?,
-                None,
-                &items,
-            ));
-        }
-    }
-    let (from, filter) = plan_from(cat, items, conjuncts, width)?;
-    Ok(Core::rows_of(from, filter))
-}
-
-/// Runs a scan planned by [`plan_matching`], collecting its rows.
+/// Runs a scan planned by [`Binder::bind_write_scan`], collecting its rows.
 #[inline(never)]
 fn matching_rows(ctx: &ExecCtx, core: &Core) -> Result<Vec<Row>> {
     if let Some(rows) = rowid_row(ctx, core)? {
@@ -1047,15 +1000,13 @@ impl UpdatePlan {
         if let Some(with) = &up.with {
             binder.push_ctes(with)?;
         }
-        let (scan, scope) = match &up.from {
-            Some(from) => {
-                binder.bind_update_join(&table, &name, from, up.where_clause.as_ref(), up.pos)?
-            }
-            None => (
-                plan_matching(&mut binder, &table, &name, up.where_clause.as_ref(), stats)?,
-                Scope::new(vec![table_scope_item(&table, &name)], None),
-            ),
-        };
+        let (scan, scope) = binder.bind_write_scan(
+            &table,
+            &name,
+            up.from.as_ref(),
+            up.where_clause.as_ref(),
+            up.pos,
+        )?;
         let sets = bind_sets(&mut binder, &scope, &table, &up.sets)?;
         Ok(UpdatePlan {
             writer,
@@ -1254,7 +1205,8 @@ impl DeletePlan {
         if let Some(with) = &del.with {
             binder.push_ctes(with)?;
         }
-        let scan = plan_matching(&mut binder, &table, &name, del.where_clause.as_ref(), stats)?;
+        let (scan, _) =
+            binder.bind_write_scan(&table, &name, None, del.where_clause.as_ref(), del.pos)?;
         Ok(DeletePlan {
             writer,
             returning,
