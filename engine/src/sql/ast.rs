@@ -871,6 +871,20 @@ pub(crate) enum BinaryOp {
     JsonArrow2,
 }
 
+impl BinaryOp {
+    /// The operator with its operands swapped (`a < b` is `b > a`); other
+    /// operators are their own.
+    pub(crate) fn flipped(self) -> BinaryOp {
+        match self {
+            BinaryOp::Lt => BinaryOp::Gt,
+            BinaryOp::Le => BinaryOp::Ge,
+            BinaryOp::Gt => BinaryOp::Lt,
+            BinaryOp::Ge => BinaryOp::Le,
+            other => other,
+        }
+    }
+}
+
 /// The pattern-matching operators (all at equality precedence).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum LikeOp {

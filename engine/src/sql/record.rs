@@ -328,19 +328,47 @@ fn bad_length(body: usize, len: usize) -> crate::Error {
     }
 }
 
+/// [`integer_fields`] of one column (a scan's usual filter), specialized:
+/// the header's type bytes are read once, without the per-column loop.
+pub(crate) fn integer_field(bytes: &[u8], column: usize) -> Option<i64> {
+    // The usual record (see `integer_fields`): the lengths of the fields
+    // before `column` give its place; nothing after it is walked but the
+    // type bytes, whose one-byte form places the body.
+    if let Some((&count, rest)) = bytes.split_first() {
+        let n = usize::from(count);
+        if count & 0x80 == 0 && column < n {
+            if let Some(types) = rest.get(..n) {
+                if types.iter().all(|&t| t & 0x80 == 0) {
+                    let body = 1
+                        + n
+                        + types[..column]
+                            .iter()
+                            .map(|&t| body_len(u64::from(t)))
+                            .sum::<usize>();
+                    let t = u64::from(types[column]);
+                    return integer_of(bytes, body, body_len(t), t);
+                }
+            }
+        }
+    }
+    integer_field_slow(bytes, column)
+}
+
+/// [`integer_field`] of any other record (long header, many columns), out
+/// of line: the usual case's code stays small.
+#[inline(never)]
+fn integer_field_slow(bytes: &[u8], column: usize) -> Option<i64> {
+    let mut out = [None];
+    integer_fields(bytes, &[column], &mut out);
+    out[0]
+}
+
 /// The integers a record stores in `columns` (ascending), into `out` (one
 /// per column): `None` where it stores another type, has fewer columns, or
 /// is malformed up to that field (the caller then decodes the record, which
 /// reports the damage). One walk of the header up to the last of them,
 /// nothing after it: a scan uses it to reject rows by their integer
 /// filters before decoding them.
-/// [`integer_fields`] of one column (a scan's usual filter), specialized.
-pub(crate) fn integer_field(bytes: &[u8], column: usize) -> Option<i64> {
-    let mut out = [None];
-    integer_fields(bytes, &[column], &mut out);
-    out[0]
-}
-
 #[inline(always)]
 pub(crate) fn integer_fields(bytes: &[u8], columns: &[usize], out: &mut [Option<i64>]) {
     out.fill(None);

@@ -852,6 +852,10 @@ pub(crate) struct IntChecks {
     /// The record positions the checks read, ascending; an operand's
     /// field is an index into it.
     fields: Vec<usize>,
+    /// When every check compares the one field with a constant (`b < 100`,
+    /// `7 = cat`, `x > 1 AND x <= 9`): the integers they all accept,
+    /// `lo..=hi` (empty when `lo > hi`), tested in place of the checks.
+    range: Option<(i64, i64)>,
     /// Rows tried so far (up to [`TRIAL_ROWS`]), and those rejected.
     tried: u32,
     rejected: u32,
@@ -928,9 +932,15 @@ impl IntChecks {
             c.left.number_fields(&fields);
             c.right.number_fields(&fields);
         }
+        let range = if fields.len() == 1 {
+            accepted_range(&checks)
+        } else {
+            None
+        };
         IntChecks {
             checks,
             fields,
+            range,
             tried: 0,
             rejected: 0,
         }
@@ -943,7 +953,11 @@ impl IntChecks {
             return false;
         }
         let rejected = if let [column] = self.fields.as_slice() {
-            self.decide(&[record::integer_field(record, *column)])
+            let value = record::integer_field(record, *column);
+            match self.range {
+                Some((lo, hi)) => value.is_some_and(|v| v < lo || v > hi),
+                None => self.decide(&[value]),
+            }
         } else {
             let mut values = [None; MAX_CHECKED_FIELDS];
             let values = &mut values[..self.fields.len()];
@@ -968,6 +982,40 @@ impl IntChecks {
                 return false;
             };
             integer_truth(c.op, x, y) == Some(false)
+        })
+    }
+}
+
+/// The integers every one of `checks` accepts, `lo..=hi`, when each
+/// compares the one field with a constant (see [`IntCheck::accepted`]).
+fn accepted_range(checks: &[IntCheck]) -> Option<(i64, i64)> {
+    checks.iter().try_fold((i64::MIN, i64::MAX), |(lo, hi), c| {
+        let (lo2, hi2) = c.accepted()?;
+        Some((lo.max(lo2), hi.min(hi2)))
+    })
+}
+
+impl IntCheck {
+    /// The integers this check accepts, `lo..=hi`, when it compares the
+    /// (one) field with a constant by an ordering or an equality.
+    fn accepted(&self) -> Option<(i64, i64)> {
+        let (op, c) = match (&self.left, &self.right) {
+            (IntOperand::Field(_), IntOperand::Constant(c)) => (self.op, *c),
+            (IntOperand::Constant(c), IntOperand::Field(_)) => (self.op.flipped(), *c),
+            _ => return None,
+        };
+        // An empty range is (MAX, MIN): below MIN or above MAX accepts none.
+        Some(match op {
+            BinaryOp::Eq | BinaryOp::Is => (c, c),
+            BinaryOp::Lt => c
+                .checked_sub(1)
+                .map_or((i64::MAX, i64::MIN), |h| (i64::MIN, h)),
+            BinaryOp::Le => (i64::MIN, c),
+            BinaryOp::Gt => c
+                .checked_add(1)
+                .map_or((i64::MAX, i64::MIN), |l| (l, i64::MAX)),
+            BinaryOp::Ge => (c, i64::MAX),
+            _ => return None,
         })
     }
 }
@@ -1171,6 +1219,66 @@ fn range_bounds(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_field_range_rejects_exactly_what_the_checks_reject() {
+        // Every set of up to three checks of one field against constants
+        // near the edges, the constant on either side: the range stands in
+        // for `decide` on every value near those edges (and NULL).
+        let ops = [
+            BinaryOp::Eq,
+            BinaryOp::Is,
+            BinaryOp::Ne,
+            BinaryOp::Lt,
+            BinaryOp::Le,
+            BinaryOp::Gt,
+            BinaryOp::Ge,
+        ];
+        let edges = [
+            i64::MIN,
+            i64::MIN + 1,
+            -2,
+            -1,
+            0,
+            1,
+            2,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        let check = |k: usize| {
+            let (op, c, flip) = (ops[k % 7], edges[k / 7 % 9], k / 63 % 2 == 1);
+            let (f, c) = (IntOperand::Field(0), IntOperand::Constant(c));
+            let (left, right) = if flip { (c, f) } else { (f, c) };
+            IntCheck { op, left, right }
+        };
+        let mut ranged = 0;
+        for n in 1..=3u32 {
+            for mut k in 0..126usize.pow(n) {
+                let mut checks = Vec::new();
+                for _ in 0..n {
+                    checks.push(check(k % 126));
+                    k /= 126;
+                }
+                let Some((lo, hi)) = accepted_range(&checks) else {
+                    assert!(checks.iter().any(|c| matches!(c.op, BinaryOp::Ne)));
+                    continue;
+                };
+                ranged += 1;
+                let ic = IntChecks {
+                    checks,
+                    fields: vec![0],
+                    range: None,
+                    tried: 0,
+                    rejected: 0,
+                };
+                for v in edges.iter().map(|&e| Some(e)).chain([None]) {
+                    let by_range = v.is_some_and(|v| v < lo || v > hi);
+                    assert_eq!(by_range, ic.decide(&[v]), "{:?} at {v:?}", ic.checks);
+                }
+            }
+        }
+        assert!(ranged > 1_000_000, "{ranged} sets ranged");
+    }
 
     #[test]
     fn int_keys_follow_sqlite_equality() {

@@ -212,7 +212,7 @@ fn collect_terms(
         } => {
             let (col, val, op, cmp) = match (column_of(left), column_of(right)) {
                 (Some(c), _) if computable(right) => (c, right.as_ref(), *op, *cmp),
-                (_, Some(c)) if computable(left) => (c, left.as_ref(), flip(*op), swap(*cmp)),
+                (_, Some(c)) if computable(left) => (c, left.as_ref(), op.flipped(), swap(*cmp)),
                 _ => return,
             };
             let Some(conversion) = index_conversion(table, &col, &cmp) else {
@@ -294,16 +294,6 @@ fn collect_terms(
             });
         }
         _ => {}
-    }
-}
-
-fn flip(op: BinaryOp) -> BinaryOp {
-    match op {
-        BinaryOp::Lt => BinaryOp::Gt,
-        BinaryOp::Le => BinaryOp::Ge,
-        BinaryOp::Gt => BinaryOp::Lt,
-        BinaryOp::Ge => BinaryOp::Le,
-        other => other,
     }
 }
 
