@@ -83,6 +83,46 @@ fn writable_table(cat: &Catalog, name: &str) -> Result<Rc<Table>> {
     cat.table_or_err(name).cloned()
 }
 
+/// What the plans of an UPDATE and a DELETE start from: the target table
+/// (never a view), the name its columns go by, its writer, RETURNING bound
+/// over it, and a binder holding the statement's WITH and the planner's
+/// statistics, for the scan of the rows to change.
+struct WriteTarget<'c> {
+    table: Rc<Table>,
+    name: String,
+    writer: TableWriter,
+    returning: (Vec<Expr>, Vec<String>),
+    binder: Binder<'c>,
+}
+
+impl<'c> WriteTarget<'c> {
+    fn new(
+        cat: &'c Catalog,
+        target: &ast::QualifiedName,
+        alias: Option<&ast::Ident>,
+        returning: &[ast::ResultColumn],
+        with: Option<&ast::With>,
+        stats: &'c dyn Fn(&str) -> u64,
+    ) -> Result<WriteTarget<'c>> {
+        let table = writable_table(cat, &target.name)?;
+        let name = alias.cloned().unwrap_or_else(|| table.name.clone());
+        let writer = TableWriter::new(cat, &table)?;
+        let returning = bind_returning(cat, &table, &name, returning)?;
+        let mut binder = Binder::new(cat);
+        binder.stats = Some(stats);
+        if let Some(with) = with {
+            binder.push_ctes(with)?;
+        }
+        Ok(WriteTarget {
+            table,
+            name,
+            writer,
+            returning,
+            binder,
+        })
+    }
+}
+
 /// Binds RETURNING over the one-table layout.
 fn bind_returning(
     cat: &Catalog,
@@ -991,15 +1031,20 @@ impl UpdatePlan {
         up: &ast::Update,
         stats: &dyn Fn(&str) -> u64,
     ) -> Result<UpdatePlan> {
-        let table = writable_table(cat, &up.table.name)?;
-        let name = up.alias.clone().unwrap_or_else(|| table.name.clone());
-        let writer = TableWriter::new(cat, &table)?;
-        let (returning, returning_columns) = bind_returning(cat, &table, &name, &up.returning)?;
-        let mut binder = Binder::new(cat);
-        binder.stats = Some(stats);
-        if let Some(with) = &up.with {
-            binder.push_ctes(with)?;
-        }
+        let WriteTarget {
+            table,
+            name,
+            writer,
+            returning: (returning, returning_columns),
+            mut binder,
+        } = WriteTarget::new(
+            cat,
+            &up.table,
+            up.alias.as_ref(),
+            &up.returning,
+            up.with.as_ref(),
+            stats,
+        )?;
         let (scan, scope) = binder.bind_write_scan(
             &table,
             &name,
@@ -1151,7 +1196,7 @@ impl UpdatePlan {
         opts: DmlOptions,
         old: &[Value],
         joined: &[Value],
-        cache: &mut crate::storage::fasthash::FastMap<usize, Rc<Vec<Vec<Value>>>>,
+        cache: &mut super::ResultsById,
     ) -> Result<Row> {
         ExecCtx::scoped(kv, params, opts.batch_limit, |ctx| {
             *ctx.cache.borrow_mut() = std::mem::take(cache);
@@ -1196,15 +1241,20 @@ impl DeletePlan {
         del: &ast::Delete,
         stats: &dyn Fn(&str) -> u64,
     ) -> Result<DeletePlan> {
-        let table = writable_table(cat, &del.table.name)?;
-        let name = del.alias.clone().unwrap_or_else(|| table.name.clone());
-        let writer = TableWriter::new(cat, &table)?;
-        let (returning, returning_columns) = bind_returning(cat, &table, &name, &del.returning)?;
-        let mut binder = Binder::new(cat);
-        binder.stats = Some(stats);
-        if let Some(with) = &del.with {
-            binder.push_ctes(with)?;
-        }
+        let WriteTarget {
+            table,
+            name,
+            writer,
+            returning: (returning, returning_columns),
+            mut binder,
+        } = WriteTarget::new(
+            cat,
+            &del.table,
+            del.alias.as_ref(),
+            &del.returning,
+            del.with.as_ref(),
+            stats,
+        )?;
         let (scan, _) =
             binder.bind_write_scan(&table, &name, None, del.where_clause.as_ref(), del.pos)?;
         Ok(DeletePlan {

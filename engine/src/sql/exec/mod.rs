@@ -75,6 +75,10 @@ use crate::{Error, Result};
 
 use self::kv::Kv;
 
+/// Materialized results by subquery or CTE id: [`ExecCtx::cache`] and
+/// [`ExecCtx::working`].
+pub(crate) type ResultsById = FastMap<usize, Rc<Vec<Vec<Value>>>>;
+
 /// The state of one statement execution.
 pub(crate) struct ExecCtx<'a> {
     pub kv: &'a dyn Kv,
@@ -82,9 +86,9 @@ pub(crate) struct ExecCtx<'a> {
     /// Results of uncorrelated subqueries, by subquery id. (Fast-hashed:
     /// a context is made for every statement and most never use these, so
     /// making one must not seed a SipHash state.)
-    pub cache: RefCell<FastMap<usize, Rc<Vec<Vec<Value>>>>>,
+    pub cache: RefCell<ResultsById>,
     /// Working tables of recursive CTEs, by CTE id.
-    pub working: RefCell<FastMap<usize, Rc<Vec<Vec<Value>>>>>,
+    pub working: RefCell<ResultsById>,
     /// What the statement's materialized results may use: made on first
     /// use ([`ExecCtx::budget`]), as most contexts (one per row an UPDATE
     /// writes, for its index keys) never charge anything.
