@@ -16,8 +16,13 @@
 // database) in a bare module Worker that posts the reply back: the owner's
 // engine work and the messages without the client, the session and the
 // owner runtime around them (`ownerWasm`; `ownerWasmInside`, the wasm
-// call's own time measured inside that Worker). Prints µs per call
-// (median and range over the rounds).
+// call's own time measured inside that Worker). Besides the bytes
+// transferred, the echo Worker's round trip with other payloads of about
+// 100 bytes: the bytes copied rather than transferred, a string, an
+// ArrayBuffer, bytes in an object; and, last, the first bare round trips
+// again (`echoAgain`): the first ones follow the transaction and have run
+// 30-40 µs faster than the same messages later in the round. Prints µs per
+// call (median and range over the rounds).
 //
 // Usage: node scripts/inworker-timing/page-path.mjs [--n=1000] [--rounds=7]
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -31,10 +36,22 @@ const ROUNDS = Number(flags.rounds ?? 7);
 
 // Answers an object with an object; a Uint8Array with a Uint8Array of the
 // same size, transferred both ways as TinyJoin's client and owner do.
-const ECHO = `onmessage = (e) => {
-  if (e.data instanceof Uint8Array) {
+const ECHO = `let transfer = true;
+onmessage = (e) => {
+  if (e.data === "copy" || e.data === "transfer") {
+    transfer = e.data === "transfer";
+    postMessage(e.data);
+  } else if (typeof e.data === "string") {
+    postMessage("x".repeat(e.data.length));
+  } else if (e.data instanceof ArrayBuffer) {
+    const b = new ArrayBuffer(e.data.byteLength);
+    postMessage(b, [b]);
+  } else if (e.data && e.data.wrapped) {
+    postMessage({ id: e.data.id, wrapped: new Uint8Array(e.data.wrapped.length) });
+  } else if (e.data instanceof Uint8Array) {
     const b = new Uint8Array(e.data.length);
-    postMessage(b, [b.buffer]);
+    if (transfer) postMessage(b, [b.buffer]);
+    else postMessage(b);
   } else postMessage({ id: e.data.id, result: 1 });
 };
 `;
@@ -119,6 +136,34 @@ window.round = async (n) => {
     });
   }
   out.echoBytes = ((performance.now() - t0) * 1000) / n;
+  await new Promise((resolve) => { echo.onmessage = () => resolve(); echo.postMessage("copy"); });
+  t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    await new Promise((resolve) => {
+      echo.onmessage = () => resolve();
+      echo.postMessage(new Uint8Array(100));
+    });
+  }
+  out.echoBytesCopied = ((performance.now() - t0) * 1000) / n;
+  const trip = async (name, make, transfer) => {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) {
+      await new Promise((resolve) => {
+        echo.onmessage = () => resolve();
+        const m = make(i);
+        if (transfer) echo.postMessage(m, [m]);
+        else echo.postMessage(m);
+      });
+    }
+    out[name] = ((performance.now() - t) * 1000) / n;
+  };
+  await trip("echoString", (i) => "s".repeat(100) + i, false);
+  await trip("echoBuffer", () => new ArrayBuffer(100), true);
+  await trip("echoWrapped", (i) => ({ id: i, wrapped: new Uint8Array(100) }), false);
+  t0 = performance.now();
+  for (const op of ops) await rpc({ op: "runInTx", args: { stmt: 1, params: op.params } });
+  out.echoAgain = ((performance.now() - t0) * 1000) / n;
+  await new Promise((resolve) => { echo.onmessage = () => resolve(); echo.postMessage("transfer"); });
   await ownerTrip("inside");
   t0 = performance.now();
   for (let i = 0; i < n; i++) {
@@ -141,7 +186,7 @@ try {
   const page = await openPage(browser.context, `${server.origin}/h/index.html`, console.error);
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) rounds.push(await page.evaluate((n) => window.round(n), N));
-  for (const key of ["select1", "mixed", "echo", "echoBytes", "ownerWasm", "ownerWasmInside"]) {
+  for (const key of ["select1", "mixed", "echo", "echoBytes", "echoBytesCopied", "echoString", "echoBuffer", "echoWrapped", "echoAgain", "ownerWasm", "ownerWasmInside"]) {
     const s = stats(rounds.map((x) => x[key]));
     console.log(`${key.padEnd(10)} ${s.median.toFixed(1)} µs per call (${s.min.toFixed(1)}-${s.max.toFixed(1)}, ${ROUNDS} rounds of ${N})`);
   }
