@@ -3,9 +3,10 @@
 // WebAssembly compilation-hints proposal)? A diagnostic tool, not a test.
 //
 // If it did, TinyJoin could mark its statement paths for eager optimization
-// and its first statements would not run in V8's baseline tier (README,
-// "Code that has not warmed up"). The probe: a module whose one exported
-// function runs a loop of calls, loads and stores, called once (wasm has no
+// and its first statements would not run in V8's baseline tier
+// (artifacts/SLOWER.md, "Code that has not warmed up"). The probe: a
+// module whose one exported function runs a loop of calls, loads and
+// stores, called once (wasm has no
 // on-stack replacement, so the whole call runs in the tier the function had
 // when it started), 1.5 s after instantiation, in three builds: no hint, a
 // hint in the proposal's layout (function index, a list of one hint at byte

@@ -7,8 +7,8 @@
 // time, the largest compiles (function index, body bytes, ms) and the
 // workload's per-round timings. V8 compiles a hot function whole, on a
 // background thread, and uses the result from its next call on, so a large
-// hot function keeps running in the baseline tier meanwhile (README,
-// "Code that has not warmed up").
+// hot function keeps running in the baseline tier meanwhile
+// (artifacts/SLOWER.md, "Code that has not warmed up").
 //
 // Usage: node scripts/inworker-timing/tiering.mjs [--workload=lookups|mixed]
 //          [--dist=client-ts/dist] [--names=some.wasm] [--top=12]
