@@ -91,7 +91,8 @@ struct WriteTarget<'c> {
     table: Rc<Table>,
     name: String,
     writer: TableWriter,
-    returning: (Vec<Expr>, Vec<String>),
+    returning: Vec<Expr>,
+    returning_columns: Vec<String>,
     binder: Binder<'c>,
 }
 
@@ -99,15 +100,15 @@ impl<'c> WriteTarget<'c> {
     fn new(
         cat: &'c Catalog,
         target: &ast::QualifiedName,
-        alias: Option<&ast::Ident>,
+        alias: &Option<ast::Ident>,
         returning: &[ast::ResultColumn],
-        with: Option<&ast::With>,
+        with: &Option<ast::With>,
         stats: &'c dyn Fn(&str) -> u64,
     ) -> Result<WriteTarget<'c>> {
         let table = writable_table(cat, &target.name)?;
-        let name = alias.cloned().unwrap_or_else(|| table.name.clone());
+        let name = alias.clone().unwrap_or_else(|| table.name.clone());
         let writer = TableWriter::new(cat, &table)?;
-        let returning = bind_returning(cat, &table, &name, returning)?;
+        let (returning, returning_columns) = bind_returning(cat, &table, &name, returning)?;
         let mut binder = Binder::new(cat);
         binder.stats = Some(stats);
         if let Some(with) = with {
@@ -118,6 +119,7 @@ impl<'c> WriteTarget<'c> {
             name,
             writer,
             returning,
+            returning_columns,
             binder,
         })
     }
@@ -1031,32 +1033,19 @@ impl UpdatePlan {
         up: &ast::Update,
         stats: &dyn Fn(&str) -> u64,
     ) -> Result<UpdatePlan> {
-        let WriteTarget {
-            table,
-            name,
-            writer,
-            returning: (returning, returning_columns),
-            mut binder,
-        } = WriteTarget::new(
-            cat,
-            &up.table,
-            up.alias.as_ref(),
-            &up.returning,
-            up.with.as_ref(),
-            stats,
-        )?;
-        let (scan, scope) = binder.bind_write_scan(
-            &table,
-            &name,
+        let mut t = WriteTarget::new(cat, &up.table, &up.alias, &up.returning, &up.with, stats)?;
+        let (scan, scope) = t.binder.bind_write_scan(
+            &t.table,
+            &t.name,
             up.from.as_ref(),
             up.where_clause.as_ref(),
             up.pos,
         )?;
-        let sets = bind_sets(&mut binder, &scope, &table, &up.sets)?;
+        let sets = bind_sets(&mut t.binder, &scope, &t.table, &up.sets)?;
         Ok(UpdatePlan {
-            writer,
-            returning,
-            returning_columns: returning_columns.into(),
+            writer: t.writer,
+            returning: t.returning,
+            returning_columns: t.returning_columns.into(),
             scan,
             sets,
             sets_read_tables: up.sets.iter().any(|a| contains_subquery(&a.value)),
@@ -1241,26 +1230,25 @@ impl DeletePlan {
         del: &ast::Delete,
         stats: &dyn Fn(&str) -> u64,
     ) -> Result<DeletePlan> {
-        let WriteTarget {
-            table,
-            name,
-            writer,
-            returning: (returning, returning_columns),
-            mut binder,
-        } = WriteTarget::new(
+        let mut t = WriteTarget::new(
             cat,
             &del.table,
-            del.alias.as_ref(),
+            &del.alias,
             &del.returning,
-            del.with.as_ref(),
+            &del.with,
             stats,
         )?;
-        let (scan, _) =
-            binder.bind_write_scan(&table, &name, None, del.where_clause.as_ref(), del.pos)?;
+        let (scan, _) = t.binder.bind_write_scan(
+            &t.table,
+            &t.name,
+            None,
+            del.where_clause.as_ref(),
+            del.pos,
+        )?;
         Ok(DeletePlan {
-            writer,
-            returning,
-            returning_columns: returning_columns.into(),
+            writer: t.writer,
+            returning: t.returning,
+            returning_columns: t.returning_columns.into(),
             scan,
         })
     }
