@@ -12,16 +12,14 @@
 
 mod common;
 
+use common::pick;
+
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tinyjoin_engine::storage::FileDevice;
 use tinyjoin_engine::{Connection, Database, DbOptions, Params, Value};
 
 const COLUMNS: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
-
-fn pick<'a>(rng: &mut SmallRng, xs: &[&'a str]) -> &'a str {
-    xs[rng.gen_range(0..xs.len())]
-}
 
 fn value(rng: &mut SmallRng) -> String {
     match rng.gen_range(0..6) {

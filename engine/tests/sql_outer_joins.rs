@@ -38,7 +38,7 @@ type Alias = (String, &'static [&'static str]);
 
 impl Gen {
     fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.rng.gen_range(0..xs.len())]
+        common::pick(&mut self.rng, xs)
     }
 
     fn value(&mut self) -> &'static str {

@@ -17,13 +17,11 @@
 
 mod common;
 
+use common::pick;
+
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tinyjoin_engine::{DbOptions, Params, Value};
-
-fn pick<'a>(rng: &mut SmallRng, xs: &[&'a str]) -> &'a str {
-    xs[rng.gen_range(0..xs.len())]
-}
 
 fn value(rng: &mut SmallRng) -> String {
     match rng.gen_range(0..8) {

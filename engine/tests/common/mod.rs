@@ -101,3 +101,9 @@ pub fn seed_range(var: &str) -> Option<std::ops::Range<u64>> {
         .unwrap_or_else(|| panic!("{var}=a..b, got {spec:?}"));
     Some(parse(a)..parse(b))
 }
+
+/// One of `xs`, chosen by `rng`.
+#[allow(dead_code)] // for the randomized tests
+pub fn pick<'a>(rng: &mut impl rand::Rng, xs: &[&'a str]) -> &'a str {
+    xs[rng.gen_range(0..xs.len())]
+}

@@ -89,7 +89,7 @@ impl PendingItem {
         if let Some(m) = self.merged.iter().find(|m| m.slot == col) {
             return m.expr.clone();
         }
-        qualified(self.qualifier(col), &self.columns[col].name, pos)
+        column_ref(Some(self.qualifier(col)), &self.columns[col].name, pos)
     }
 
     /// The tables this item puts in scope: (name, column range, rowid index).
@@ -105,12 +105,12 @@ impl PendingItem {
     }
 }
 
-/// `table.column` as written.
-fn qualified(table: &str, column: &str, pos: Position) -> ast::Expr {
+/// `table.column` as written, or `column` alone.
+pub(super) fn column_ref(table: Option<&str>, column: &str, pos: Position) -> ast::Expr {
     ast::Expr {
         kind: ast::ExprKind::Column(ast::ColumnRef {
             schema: None,
-            table: Some(table.to_string()),
+            table: table.map(str::to_string),
             column: column.to_string(),
             double_quoted: false,
         }),
@@ -311,7 +311,7 @@ impl Binder<'_> {
                 for c in range.clone() {
                     let col = &it.columns[c];
                     select_list.push(ast::ResultColumn::Expr {
-                        expr: qualified(&name, &col.name, pos),
+                        expr: column_ref(Some(&name), &col.name, pos),
                         alias: None,
                         text: col.name.clone(),
                     });
@@ -324,7 +324,7 @@ impl Binder<'_> {
                         let hidden_name = format!("\0merged{}", merged.len());
                         merged.push(Merged {
                             slot: start + c - first,
-                            expr: qualified(&name, &hidden_name, pos),
+                            expr: column_ref(Some(&name), &hidden_name, pos),
                             bare: false,
                         });
                         select_list.push(ast::ResultColumn::Expr {
@@ -338,7 +338,7 @@ impl Binder<'_> {
                 let end = columns.len();
                 let rowid = rowid.map(|_| {
                     select_list.push(ast::ResultColumn::Expr {
-                        expr: qualified(&name, "rowid", pos),
+                        expr: column_ref(Some(&name), "rowid", pos),
                         alias: None,
                         text: "rowid".to_string(),
                     });
@@ -739,13 +739,23 @@ pub(super) fn layout(binder: &mut Binder, pending: Vec<PendingItem>) -> Layout {
             Source::Table(t) => index_infos(binder, t, &p.indexes, offset),
             _ => Vec::new(),
         };
-        for (name, range, rowid) in p.scope_parts() {
+        if p.parts.is_empty() {
+            // One table or subquery: its columns move into the scope.
             scope_items.push(ScopeItem {
-                name,
-                columns: p.columns[range.clone()].to_vec(),
-                offset: offset + range.start,
-                rowid: rowid.map(|r| offset + r),
+                name: p.name.clone(),
+                rowid: p.has_rowid.then_some(offset + p.columns.len()),
+                columns: p.columns,
+                offset,
             });
+        } else {
+            for part in &p.parts {
+                scope_items.push(ScopeItem {
+                    name: part.name.clone(),
+                    columns: p.columns[part.columns.clone()].to_vec(),
+                    offset: offset + part.columns.start,
+                    rowid: part.rowid.map(|r| offset + r),
+                });
+            }
         }
         merged.extend(p.merged.into_iter().map(|m| Merged {
             slot: offset + m.slot,

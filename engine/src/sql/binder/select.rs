@@ -4,7 +4,7 @@
 //! [`crate::sql::planner::join`].
 
 use super::expr::{contains_aggregate, AggCtx, Bound, CollSource};
-use super::from::layout;
+use super::from::{column_ref, layout};
 use super::scope::{Merged, Scope, ScopeItem};
 use super::{Binder, CteDef};
 use crate::sql::ast;
@@ -633,33 +633,12 @@ fn push_item_columns(
     out: &mut Vec<(ast::Expr, String)>,
 ) {
     for (i, col) in item.columns.iter().enumerate().filter(|(_, c)| !c.hidden) {
-        if let Some(m) = merged.iter().find(|m| m.slot == item.offset + i && !m.bare) {
-            out.push((m.expr.clone(), col.name.clone()));
-            continue;
-        }
-        if merged.iter().any(|m| m.slot == item.offset + i) {
+        let e = match merged.iter().find(|m| m.slot == item.offset + i) {
+            Some(m) if !m.bare => m.expr.clone(),
             // SQLite's expansion: the unqualified name (ambiguous when
             // another table in FROM has the column too).
-            let e = ast::Expr {
-                kind: ast::ExprKind::Column(ast::ColumnRef {
-                    schema: None,
-                    table: None,
-                    column: col.name.clone(),
-                    double_quoted: false,
-                }),
-                pos,
-            };
-            out.push((e, col.name.clone()));
-            continue;
-        }
-        let e = ast::Expr {
-            kind: ast::ExprKind::Column(ast::ColumnRef {
-                schema: None,
-                table: Some(item.name.clone()),
-                column: col.name.clone(),
-                double_quoted: false,
-            }),
-            pos,
+            Some(_) => column_ref(None, &col.name, pos),
+            None => column_ref(Some(&item.name), &col.name, pos),
         };
         out.push((e, col.name.clone()));
     }

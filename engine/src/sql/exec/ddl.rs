@@ -691,7 +691,7 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option
             t.checks.retain(|(_, _, own)| *own != Some(i));
             t.foreign_keys.retain(|fk| fk.columns != [i]);
             t.columns.remove(i);
-            let shift = |c: &mut usize| *c -= usize::from(*c > i);
+            let shift = |c: &mut usize| after_drop(c, i);
             if let Some(a) = t.rowid_alias.as_mut() {
                 shift(a);
             }
@@ -723,8 +723,13 @@ fn mentions_column(e: &ast::Expr, name: &str) -> bool {
 /// not use it): the columns after it move one place down.
 fn shift_index_columns(ix: &mut Index, dropped: usize) {
     for c in ix.columns.iter_mut().filter_map(|c| c.column.as_mut()) {
-        *c -= usize::from(*c > dropped);
+        after_drop(c, dropped);
     }
+}
+
+/// Column index `c` once column `dropped` (not `c`) is gone.
+fn after_drop(c: &mut usize, dropped: usize) {
+    *c -= usize::from(*c > dropped);
 }
 
 /// Removes value `i` from every row of table tree `tree` (rows written

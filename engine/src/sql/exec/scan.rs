@@ -645,16 +645,14 @@ impl ExecCtx<'_> {
         let rows = match &item.source {
             // A RIGHT / FULL join's operand: each row numbered in its last
             // slot, which tells the join's rows apart.
-            Source::Query { .. } | Source::CteWorking(_) if item.right_join => Rc::new(
-                rows.iter()
-                    .enumerate()
-                    .map(|(i, r)| {
-                        let mut r = r[..item.width - 1].to_vec();
-                        r.push(Value::Integer(i as i64));
-                        r
-                    })
-                    .collect(),
-            ),
+            Source::Query { .. } | Source::CteWorking(_) if item.right_join => {
+                let mut rows = Rc::unwrap_or_clone(rows);
+                for (i, r) in rows.iter_mut().enumerate() {
+                    r.truncate(item.width - 1);
+                    r.push(Value::Integer(i as i64));
+                }
+                Rc::new(rows)
+            }
             _ => rows,
         };
         *cache = Some(rows.clone());
