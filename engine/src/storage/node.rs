@@ -102,6 +102,51 @@ pub fn cmp_keys_from(a: &[u8], b: &[u8], mut at: usize) -> std::cmp::Ordering {
     a.len().cmp(&b.len())
 }
 
+/// The first eight bytes of `key` as a little-endian word, zero-padded.
+#[inline]
+fn le_word(key: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    for (d, s) in w.iter_mut().zip(key) {
+        *d = *s;
+    }
+    u64::from_le_bytes(w)
+}
+
+/// The eight bytes of `page` from where `key`, a slice of it, starts:
+/// bytes past a shorter key included, for the caller to mask. `None` near
+/// the page's end, and for an empty key read from a damaged entry, which
+/// lies outside the page.
+#[inline(always)]
+fn page_word(page: &[u8; PAGE_SIZE], key: &[u8]) -> Option<[u8; 8]> {
+    let at = (key.as_ptr() as usize).wrapping_sub(page.as_ptr() as usize);
+    page.get(at..at.wrapping_add(8))?.try_into().ok()
+}
+
+/// [`cmp_keys`] of `k`, a key on `page`, and `probe`, whose [`le_word`]
+/// is `word`: their first eight bytes compared as words, `k`'s loaded from
+/// the page whatever its length (the bytes past a shorter key masked off).
+#[inline(always)]
+fn cmp_page_key(page: &[u8; PAGE_SIZE], k: &[u8], probe: &[u8], word: u64) -> std::cmp::Ordering {
+    let Some(w) = page_word(page, k) else {
+        return cmp_keys(k, probe);
+    };
+    let n = k.len().min(probe.len());
+    let mask = match n {
+        0..=7 => (1u64 << (8 * n)) - 1,
+        _ => u64::MAX,
+    };
+    let (x, y) = (u64::from_le_bytes(w) & mask, word & mask);
+    if x != y {
+        // The lowest set bit of the XOR falls in the first differing byte.
+        let shift = (x ^ y).trailing_zeros() & !7;
+        return ((x >> shift) as u8).cmp(&((y >> shift) as u8));
+    }
+    match n {
+        0..=7 => k.len().cmp(&probe.len()),
+        _ => cmp_keys_from(k, probe, 8),
+    }
+}
+
 /// Spare capacity of page-sized arenas: with it, two arenas allocated
 /// back to back are not a multiple of 4 KiB (+8) apart, the distance at
 /// which memcpy between them collapses (see DESIGN's machine facts).
@@ -241,19 +286,22 @@ impl Leaf {
         if self.raw == 0 {
             return self.slots[i];
         }
-        let at = read_u16(&self.data, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
-        page_slot(&self.data, at)
+        let (page, at) = self.page_entry_at(i);
+        page_slot(page, at)
     }
 
-    /// Key `i` of a page-form leaf, read straight from the page: its slot
-    /// made inline ([`page_slot`], checked) and only its key taken (a search
-    /// reads a few keys of a leaf once; in wasm's baseline tier a call per
-    /// probe costs more than the comparisons).
+    /// A page-form leaf's page and where entry `i`'s record starts on it.
+    /// The page as an array: the checks of [`page_entry`] and [`page_slot`]
+    /// are against its constant length, which lets the compiler drop the
+    /// slicing's own.
     #[inline(always)]
-    fn raw_key(&self, i: usize) -> &[u8] {
-        let d = &self.data;
-        let at = read_u16(d, LEAF_SLOTS_OFFSET + SLOT_LEN * i) as usize;
-        page_slot(d, at).key(d)
+    fn page_entry_at(&self, i: usize) -> (&[u8; PAGE_SIZE], usize) {
+        let page = self
+            .data
+            .first_chunk::<PAGE_SIZE>()
+            .expect("a page-form leaf's arena holds its page");
+        let at = LEAF_SLOTS_OFFSET + SLOT_LEN * i;
+        (page, u16::from_le_bytes([page[at], page[at + 1]]) as usize)
     }
 
     /// Leaves page form: builds the slots a change needs, and that make
@@ -265,15 +313,27 @@ impl Leaf {
         }
         let mut slots = Vec::with_capacity(self.raw);
         let mut prefixes = Vec::with_capacity(self.raw);
+        let mut size = LEAF_SLOTS_OFFSET;
         for i in 0..self.raw {
-            let s = self.slot(i);
-            prefixes.push(key_prefix(s.key(&self.data)));
+            let (page, at) = self.page_entry_at(i);
+            let s = page_slot(page, at);
+            let key = s.key(page);
+            // The key's prefix from a word of the page, the bytes past a
+            // shorter key masked off: no byte loop.
+            let prefix = match page_word(page, key) {
+                Some(w) if key.len() < 8 => u64::from_be_bytes(w) & !(u64::MAX >> (8 * key.len())),
+                Some(w) => u64::from_be_bytes(w),
+                None => key_prefix(key),
+            };
+            prefixes.push(prefix);
+            size += s.entry_size();
             slots.push(s);
         }
         self.slots = slots;
         self.prefixes = prefixes;
         self.raw = 0;
-        self.size = self.recounted_size();
+        self.size = size;
+        debug_assert_eq!(self.size, self.recounted_size());
     }
 
     /// Appends an entry after every other (the caller keeps keys sorted).
@@ -290,7 +350,7 @@ impl Leaf {
         let slot = write_record(&mut self.data, key.len(), value, |d| {
             d.extend_from_slice(key)
         });
-        self.size += SLOT_LEN + LEAF_ENTRY_FIXED + key.len() + slot.value_encoded_len();
+        self.size += slot.entry_size();
         slot
     }
 
@@ -314,18 +374,22 @@ impl Leaf {
 
     /// Key `i`.
     pub fn key(&self, i: usize) -> &[u8] {
-        self.slot(i).key(&self.data)
+        self.entry(i).0
     }
 
     /// Value `i`, borrowed.
     pub fn value(&self, i: usize) -> RawValue<'_> {
-        self.slot(i).value(&self.data)
+        self.entry(i).1
     }
 
     /// Entry `i`, borrowed.
     #[inline]
     pub fn entry(&self, i: usize) -> (&[u8], RawValue<'_>) {
-        let s = self.slot(i);
+        if self.raw > 0 {
+            let (page, at) = self.page_entry_at(i);
+            return page_entry(page, at);
+        }
+        let s = self.slots[i];
         (s.key(&self.data), s.value(&self.data))
     }
 
@@ -336,19 +400,23 @@ impl Leaf {
 
     /// Encoded size of entry `i`, slot included.
     pub fn entry_size(&self, i: usize) -> usize {
-        let s = self.slot(i);
-        SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + s.value_encoded_len()
+        self.slot(i).entry_size()
     }
 
     /// Index of `key`, or where it would be inserted.
     pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
         if self.raw > 0 {
-            // Page form has no prefixes: whole keys, compared without the
-            // byte swap a prefix costs in wasm.
+            // Page form has no prefixes: each key's first eight bytes are
+            // loaded from the page as one word (past the key when it is
+            // shorter, masked off) and compared with the probe's without
+            // the byte swap a prefix costs in wasm.
+            let word = le_word(key);
             let (mut lo, mut hi) = (0, self.raw);
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
-                match cmp_keys(self.raw_key(mid), key) {
+                let (page, at) = self.page_entry_at(mid);
+                let k = page_entry(page, at).0;
+                match cmp_page_key(page, k, key, word) {
                     std::cmp::Ordering::Less => lo = mid + 1,
                     std::cmp::Ordering::Greater => hi = mid,
                     std::cmp::Ordering::Equal => return Ok(mid),
@@ -906,6 +974,13 @@ impl Slot {
         }
     }
 
+    /// The encoded size of the entry this slot addresses, its slot in the
+    /// page's slot array included.
+    #[inline]
+    fn entry_size(self) -> usize {
+        SLOT_LEN + LEAF_ENTRY_FIXED + self.key_len as usize + self.value_encoded_len()
+    }
+
     /// The value's encoded size in an entry: an inline value's length
     /// field and bytes, or an overflow reference.
     #[inline]
@@ -928,7 +1003,7 @@ impl Slot {
 /// length (u16) or an overflow value's length and first page (u64 each),
 /// the key, an inline value's bytes.
 #[inline(always)]
-fn page_slot(page: &[u8], at: usize) -> Slot {
+fn page_slot(page: &[u8; PAGE_SIZE], at: usize) -> Slot {
     // A page-form leaf's arena is its page, at least PAGE_SIZE bytes
     // (`Node::decode_owned`), and `at` < 2^16.
     if at + INLINE_HEAD as usize <= PAGE_SIZE {
@@ -953,6 +1028,49 @@ fn page_slot(page: &[u8], at: usize) -> Slot {
         }
     }
     Slot::inline(0, 0, 0)
+}
+
+/// The key and value [`page_slot`] addresses, read in one pass over the
+/// record's head: a scan of a page-form leaf reads every entry this way.
+#[inline(always)]
+fn page_entry(page: &[u8; PAGE_SIZE], at: usize) -> (&[u8], RawValue<'_>) {
+    const NONE: (&[u8], RawValue<'_>) = (&[], RawValue::Inline(&[]));
+    let Some(head) = page.get(at..at + INLINE_HEAD as usize) else {
+        return NONE;
+    };
+    let key_len = u16::from_le_bytes([head[0], head[1]]) as usize;
+    if key_len > MAX_KEY_LEN {
+        return NONE;
+    }
+    match head[2] {
+        0 => {
+            let key_at = at + INLINE_HEAD as usize;
+            let value_len = u16::from_le_bytes([head[3], head[4]]) as usize;
+            match page.get(key_at..key_at + key_len + value_len) {
+                Some(record) => {
+                    let (key, value) = record.split_at(key_len);
+                    (key, RawValue::Inline(value))
+                }
+                None => NONE,
+            }
+        }
+        1 => {
+            let key_at = at + OVERFLOW_HEAD as usize;
+            let (Some(key), Some(r)) =
+                (page.get(key_at..key_at + key_len), page.get(at + 3..key_at))
+            else {
+                return NONE;
+            };
+            let len = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
+            let first = u64::from_le_bytes(r[8..16].try_into().expect("8 bytes"));
+            if len != 0 && len <= MAX_VALUE_LEN && first >= FIRST_DATA_PAGE {
+                let first = PageId(first);
+                return (key, RawValue::Overflow { len, first });
+            }
+            NONE
+        }
+        _ => NONE,
+    }
 }
 
 /// Walks a verified leaf page's entries in key order without copying them
@@ -994,7 +1112,7 @@ fn decode_leaf(page: Vec<u8>, id: PageId, trusted: bool) -> Result<Leaf> {
     let mut prefixes = Vec::with_capacity(slots.capacity());
     let mut size = LEAF_SLOTS_OFFSET;
     parse_leaf(&page, id, |s, key| {
-        size += SLOT_LEN + LEAF_ENTRY_FIXED + s.key_len as usize + s.value_encoded_len();
+        size += s.entry_size();
         prefixes.push(key_prefix(key));
         slots.push(s);
     })?;
@@ -1351,7 +1469,9 @@ mod tests {
     }
 
     /// Random damage to a trusted page (as if its checksum had missed it)
-    /// never makes reading or changing its leaf panic.
+    /// never makes reading or changing its leaf panic, and the page form
+    /// reads it as the slots built from it do: the same entries (a bad one
+    /// empty in both) and the same search results.
     #[test]
     fn damaged_trusted_pages_never_panic() {
         let mut next = lcg(11u64);
@@ -1379,15 +1499,24 @@ mod tests {
             let Ok(Node::Leaf(mut l)) = Node::decode_owned(page_vec(&page), PageId(4), true) else {
                 continue;
             };
-            let probe = [next() as u8; 3];
-            let _ = l.search(&probe);
-            let _ = l.iter().count();
-            let _ = l.encoded_size();
+            let probes: Vec<Vec<u8>> = (0..8)
+                .map(|_| (0..next() % 12).map(|_| (next() % 42) as u8).collect())
+                .collect();
+            let found: Vec<_> = probes.iter().map(|p| l.search(p)).collect();
+            let entries: Vec<_> = l.iter().map(|(k, v)| (k.to_vec(), v.to_owned())).collect();
+            let size = l.encoded_size();
             if !l.is_empty() {
                 let _ = l.entry_size(0);
                 l.own();
-                let _ = l.search(&probe);
+                let owned: Vec<_> = l.iter().map(|(k, v)| (k.to_vec(), v.to_owned())).collect();
+                assert_eq!(owned, entries);
+                assert_eq!(l.encoded_size(), size);
                 assert_eq!(l.encoded_size(), l.recounted_size());
+                // Damage can break the key order, and a search with it.
+                if entries.windows(2).all(|w| w[0].0 < w[1].0) {
+                    let again: Vec<_> = probes.iter().map(|p| l.search(p)).collect();
+                    assert_eq!(again, found, "probes {probes:?}");
+                }
             }
         }
     }
