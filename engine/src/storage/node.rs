@@ -999,77 +999,101 @@ impl Slot {
 /// every check holds unless damage got past the checksum (a 2^-32 chance,
 /// the one trusting the key order already takes); such an entry then reads
 /// as an empty key with an empty value instead of reaching past the page.
-/// The layout: key length (u16), value kind (u8), then an inline value's
-/// length (u16) or an overflow value's length and first page (u64 each),
-/// the key, an inline value's bytes.
 #[inline(always)]
 fn page_slot(page: &[u8; PAGE_SIZE], at: usize) -> Slot {
-    // A page-form leaf's arena is its page, at least PAGE_SIZE bytes
-    // (`Node::decode_owned`), and `at` < 2^16.
-    if at + INLINE_HEAD as usize <= PAGE_SIZE {
-        let klen = read_u16(page, at);
-        let key_len = klen as usize;
-        if key_len <= MAX_KEY_LEN {
-            match page[at + 2] {
-                0 => {
-                    let vlen = read_u16(page, at + 3);
-                    if at + INLINE_HEAD as usize + key_len + vlen as usize <= PAGE_SIZE {
-                        return Slot::inline(at as u32, klen, u32::from(vlen));
-                    }
-                }
-                1 if at + OVERFLOW_HEAD as usize + key_len <= PAGE_SIZE => {
-                    let (len, first) = (read_u64(page, at + 3), read_u64(page, at + 11));
-                    if len != 0 && len <= MAX_VALUE_LEN && first >= FIRST_DATA_PAGE {
-                        return Slot::overflow(at as u32, klen);
-                    }
-                }
-                _ => {}
-            }
-        }
+    match page_head(page, at) {
+        Some(Head::Inline {
+            key_len, value_len, ..
+        }) => Slot::inline(at as u32, key_len as u16, value_len as u32),
+        Some(Head::Overflow { key_len, .. }) => Slot::overflow(at as u32, key_len as u16),
+        None => Slot::inline(0, 0, 0),
     }
-    Slot::inline(0, 0, 0)
 }
 
-/// The key and value [`page_slot`] addresses, read in one pass over the
-/// record's head: a scan of a page-form leaf reads every entry this way.
+/// An entry's head on a trusted leaf page, checked ([`page_head`]).
+enum Head {
+    Inline {
+        key_at: usize,
+        key_len: usize,
+        value_len: usize,
+    },
+    Overflow {
+        key_at: usize,
+        key_len: usize,
+        len: u64,
+        first: u64,
+    },
+}
+
+/// The head of the entry at `at` of a trusted leaf page: [`slot_at`]'s
+/// checks, without an error (`None` when one fails). The layout: key
+/// length (u16), value kind (u8), then an inline value's length (u16) or
+/// an overflow value's length and first page (u64 each), the key, an
+/// inline value's bytes.
 #[inline(always)]
-fn page_entry(page: &[u8; PAGE_SIZE], at: usize) -> (&[u8], RawValue<'_>) {
-    const NONE: (&[u8], RawValue<'_>) = (&[], RawValue::Inline(&[]));
-    let Some(head) = page.get(at..at + INLINE_HEAD as usize) else {
-        return NONE;
-    };
+fn page_head(page: &[u8; PAGE_SIZE], at: usize) -> Option<Head> {
+    let head = page.get(at..at + INLINE_HEAD as usize)?;
     let key_len = u16::from_le_bytes([head[0], head[1]]) as usize;
     if key_len > MAX_KEY_LEN {
-        return NONE;
+        return None;
     }
     match head[2] {
         0 => {
             let key_at = at + INLINE_HEAD as usize;
             let value_len = u16::from_le_bytes([head[3], head[4]]) as usize;
-            match page.get(key_at..key_at + key_len + value_len) {
-                Some(record) => {
-                    let (key, value) = record.split_at(key_len);
-                    (key, RawValue::Inline(value))
-                }
-                None => NONE,
-            }
+            (key_at + key_len + value_len <= PAGE_SIZE).then_some(Head::Inline {
+                key_at,
+                key_len,
+                value_len,
+            })
         }
         1 => {
             let key_at = at + OVERFLOW_HEAD as usize;
-            let (Some(key), Some(r)) =
-                (page.get(key_at..key_at + key_len), page.get(at + 3..key_at))
-            else {
-                return NONE;
-            };
+            let r = page.get(at + 3..key_at)?;
             let len = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
             let first = u64::from_le_bytes(r[8..16].try_into().expect("8 bytes"));
-            if len != 0 && len <= MAX_VALUE_LEN && first >= FIRST_DATA_PAGE {
-                let first = PageId(first);
-                return (key, RawValue::Overflow { len, first });
-            }
-            NONE
+            let ok = key_at + key_len <= PAGE_SIZE
+                && len != 0
+                && len <= MAX_VALUE_LEN
+                && first >= FIRST_DATA_PAGE;
+            ok.then_some(Head::Overflow {
+                key_at,
+                key_len,
+                len,
+                first,
+            })
         }
-        _ => NONE,
+        _ => None,
+    }
+}
+
+/// The key and value [`page_slot`] addresses, sliced straight from the
+/// page ([`page_head`]'s checks keep them in it): a scan of a page-form
+/// leaf reads every entry this way.
+#[inline(always)]
+fn page_entry(page: &[u8; PAGE_SIZE], at: usize) -> (&[u8], RawValue<'_>) {
+    match page_head(page, at) {
+        Some(Head::Inline {
+            key_at,
+            key_len,
+            value_len,
+        }) => {
+            let (key, value) = page[key_at..key_at + key_len + value_len].split_at(key_len);
+            (key, RawValue::Inline(value))
+        }
+        Some(Head::Overflow {
+            key_at,
+            key_len,
+            len,
+            first,
+        }) => (
+            &page[key_at..key_at + key_len],
+            RawValue::Overflow {
+                len,
+                first: PageId(first),
+            },
+        ),
+        None => (&[], RawValue::Inline(&[])),
     }
 }
 
@@ -1366,6 +1390,53 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             seed >> 33
+        }
+    }
+
+    /// A trusted page's entry head (`page_head`, no error) passes exactly
+    /// the checks of a validated one (`slot_at`), and both address its
+    /// key and value alike: heads built to sit near each check's edge (key
+    /// lengths around the limit, values running to or past the page's end,
+    /// overflow references with a zero, huge or too-low page), at offsets
+    /// near the page's end too.
+    #[test]
+    fn page_heads_check_what_slot_at_checks() {
+        let mut next = lcg(5u64);
+        let fields = |s: Slot| (s.key_at, s.key_len, s.overflow, s.value_at, s.value_len);
+        for _ in 0..50_000 {
+            let mut page = [0u8; PAGE_SIZE];
+            let at = match next() % 3 {
+                0 => PAGE_SIZE - (next() as usize) % 1200,
+                _ => LEAF_SLOTS_OFFSET + (next() as usize) % 3000,
+            };
+            let key_len = match next() % 4 {
+                0 => MAX_KEY_LEN - 2 + (next() as usize) % 5,
+                _ => (next() as usize) % 700,
+            } as u16;
+            let kind = [0u8, 0, 1, 1, 2][(next() % 5) as usize];
+            let mut head = Vec::new();
+            head.extend_from_slice(&key_len.to_le_bytes());
+            head.push(kind);
+            if kind == 1 {
+                let len = [0, 1, MAX_VALUE_LEN, MAX_VALUE_LEN + 1, next()][(next() % 5) as usize];
+                let first = [0, 1, FIRST_DATA_PAGE, 3, next()][(next() % 5) as usize];
+                head.extend_from_slice(&len.to_le_bytes());
+                head.extend_from_slice(&first.to_le_bytes());
+            } else {
+                head.extend_from_slice(&((next() % 3000) as u16).to_le_bytes());
+            }
+            for (i, b) in head.into_iter().enumerate() {
+                if let Some(x) = page.get_mut(at + i) {
+                    *x = b;
+                }
+            }
+            let strict = slot_at(&page, at, PageId(4)).ok().map(fields);
+            let trusted = page_head(&page, at).map(|_| fields(page_slot(&page, at)));
+            let bytes = &page[at.min(PAGE_SIZE)..(at + OVERFLOW_HEAD as usize).min(PAGE_SIZE)];
+            assert_eq!(strict, trusted, "head at {at}: {bytes:?}");
+            if let Ok(slot) = slot_at(&page, at, PageId(4)) {
+                assert_eq!(page_entry(&page, at), (slot.key(&page), slot.value(&page)));
+            }
         }
     }
 
