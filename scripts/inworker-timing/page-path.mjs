@@ -123,47 +123,36 @@ window.round = async (n) => {
     for (const op of ops) await tx.runPrepared(stmt[op.kind], op.params);
   });
   out.mixed = ((performance.now() - t0) * 1000) / n;
-  t0 = performance.now();
-  for (const op of ops) await rpc({ op: "runInTx", args: { stmt: 1, params: op.params } });
-  out.echo = ((performance.now() - t0) * 1000) / n;
-  // The same round trips as bytes (a mixed statement's request is about 100).
-  t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    await new Promise((resolve) => {
-      echo.onmessage = () => resolve();
-      const b = new Uint8Array(100);
-      echo.postMessage(b, [b.buffer]);
-    });
-  }
-  out.echoBytes = ((performance.now() - t0) * 1000) / n;
-  await new Promise((resolve) => { echo.onmessage = () => resolve(); echo.postMessage("copy"); });
-  t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    await new Promise((resolve) => {
-      echo.onmessage = () => resolve();
-      echo.postMessage(new Uint8Array(100));
-    });
-  }
-  out.echoBytesCopied = ((performance.now() - t0) * 1000) / n;
-  const trip = async (name, make, transfer) => {
+  // The echo Worker's round trips: the statements' bare object messages,
+  // and n messages make(i), transferring what transfer(m) lists.
+  const echoOps = async (name) => {
+    const t = performance.now();
+    for (const op of ops) await rpc({ op: "runInTx", args: { stmt: 1, params: op.params } });
+    out[name] = ((performance.now() - t) * 1000) / n;
+  };
+  const trip = async (name, make, transfer = () => []) => {
     const t = performance.now();
     for (let i = 0; i < n; i++) {
       await new Promise((resolve) => {
         echo.onmessage = () => resolve();
         const m = make(i);
-        if (transfer) echo.postMessage(m, [m]);
-        else echo.postMessage(m);
+        echo.postMessage(m, transfer(m));
       });
     }
     out[name] = ((performance.now() - t) * 1000) / n;
   };
-  await trip("echoString", (i) => "s".repeat(100) + i, false);
-  await trip("echoBuffer", () => new ArrayBuffer(100), true);
-  await trip("echoWrapped", (i) => ({ id: i, wrapped: new Uint8Array(100) }), false);
-  t0 = performance.now();
-  for (const op of ops) await rpc({ op: "runInTx", args: { stmt: 1, params: op.params } });
-  out.echoAgain = ((performance.now() - t0) * 1000) / n;
-  await new Promise((resolve) => { echo.onmessage = () => resolve(); echo.postMessage("transfer"); });
+  // Whether the echo Worker transfers the bytes it answers with.
+  const echoMode = (mode) => new Promise((resolve) => { echo.onmessage = () => resolve(); echo.postMessage(mode); });
+  await echoOps("echo");
+  // The same round trips as bytes (a mixed statement's request is about 100).
+  await trip("echoBytes", () => new Uint8Array(100), (b) => [b.buffer]);
+  await echoMode("copy");
+  await trip("echoBytesCopied", () => new Uint8Array(100));
+  await trip("echoString", (i) => "s".repeat(100) + i);
+  await trip("echoBuffer", () => new ArrayBuffer(100), (b) => [b]);
+  await trip("echoWrapped", (i) => ({ id: i, wrapped: new Uint8Array(100) }));
+  await echoOps("echoAgain");
+  await echoMode("transfer");
   await ownerTrip("inside");
   t0 = performance.now();
   for (let i = 0; i < n; i++) {

@@ -328,30 +328,36 @@ fn bad_length(body: usize, len: usize) -> crate::Error {
     }
 }
 
+/// The type bytes of a record in the usual form, where the count and
+/// every type are one byte (fewer than 128 columns, fields shorter than 58
+/// bytes): the `count` bytes after the count, the body right after them.
+/// `None` for any other record.
+#[inline(always)]
+fn one_byte_types(bytes: &[u8]) -> Option<&[u8]> {
+    let (&count, rest) = bytes.split_first()?;
+    if count & 0x80 != 0 {
+        return None;
+    }
+    let types = rest.get(..usize::from(count))?;
+    types.iter().all(|t| t & 0x80 == 0).then_some(types)
+}
+
 /// [`integer_fields`] of one column (a scan's usual filter), specialized:
 /// the header's type bytes are read once, without the per-column loop.
 pub(crate) fn integer_field(bytes: &[u8], column: usize) -> Option<i64> {
-    // The usual record (see `integer_fields`): the lengths of the fields
-    // before `column` give its place; nothing after it is walked but the
-    // type bytes, whose one-byte form places the body.
-    if let Some((&count, rest)) = bytes.split_first() {
-        let n = usize::from(count);
-        if count & 0x80 == 0 && column < n {
-            if let Some(types) = rest.get(..n) {
-                if types.iter().all(|&t| t & 0x80 == 0) {
-                    let body = 1
-                        + n
-                        + types[..column]
-                            .iter()
-                            .map(|&t| body_len(u64::from(t)))
-                            .sum::<usize>();
-                    let t = u64::from(types[column]);
-                    return integer_of(bytes, body, body_len(t), t);
-                }
-            }
-        }
-    }
-    integer_field_slow(bytes, column)
+    // The usual record: the lengths of the fields before `column` give its
+    // place; nothing after it is walked but the type bytes.
+    let Some(types) = one_byte_types(bytes) else {
+        return integer_field_slow(bytes, column);
+    };
+    let &t = types.get(column)?;
+    let body = 1
+        + types.len()
+        + types[..column]
+            .iter()
+            .map(|&t| body_len(u64::from(t)))
+            .sum::<usize>();
+    integer_of(bytes, body, body_len(u64::from(t)), u64::from(t))
 }
 
 /// [`integer_field`] of any other record (long header, many columns), out
@@ -372,31 +378,22 @@ fn integer_field_slow(bytes: &[u8], column: usize) -> Option<i64> {
 #[inline(always)]
 pub(crate) fn integer_fields(bytes: &[u8], columns: &[usize], out: &mut [Option<i64>]) {
     out.fill(None);
-    let Some((&count, rest)) = bytes.split_first() else {
-        return;
-    };
-    // Usually the count and every type are one byte (fewer than 128
-    // columns, fields shorter than 58 bytes): the types are the `count`
-    // bytes after the count, and the body follows them.
-    if count & 0x80 == 0 {
-        if let Some(types) = rest.get(..usize::from(count)) {
-            if types.iter().all(|t| t & 0x80 == 0) {
-                let mut body = 1 + types.len();
-                let mut next = 0;
-                for (column, &t) in types.iter().enumerate() {
-                    let Some(&want) = columns.get(next) else {
-                        return;
-                    };
-                    let len = body_len(u64::from(t));
-                    if column == want {
-                        out[next] = integer_of(bytes, body, len, u64::from(t));
-                        next += 1;
-                    }
-                    body += len;
-                }
+    // Usually the types are one byte each ([`one_byte_types`]).
+    if let Some(types) = one_byte_types(bytes) {
+        let mut body = 1 + types.len();
+        let mut next = 0;
+        for (column, &t) in types.iter().enumerate() {
+            let Some(&want) = columns.get(next) else {
                 return;
+            };
+            let len = body_len(u64::from(t));
+            if column == want {
+                out[next] = integer_of(bytes, body, len, u64::from(t));
+                next += 1;
             }
+            body += len;
         }
+        return;
     }
     let mut pos = 0;
     let Ok(count) = get_varint(bytes, &mut pos) else {
