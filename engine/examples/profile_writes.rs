@@ -429,6 +429,88 @@ fn j2_sqlite() {
     println!("{again:?}");
 }
 
+const J4: &str = "SELECT s.cat, count(*), sum(u.qty) FROM u JOIN f ON u.f_id = f.id JOIN s ON f.s_id = s.id GROUP BY s.cat";
+
+/// The comparison's table u (402,000 rows: id, f_id, qty), shaped like its.
+fn u_rows() -> Vec<Vec<Value>> {
+    let mut r = prng(5);
+    (1..=402_000i64)
+        .map(|i| {
+            let mut n = |k: u32| i64::from(r() % k);
+            vec![
+                Value::Integer(i),
+                Value::Integer(1 + n(200_000)),
+                Value::Integer(n(100)),
+            ]
+        })
+        .collect()
+}
+
+const U_TABLE: &str =
+    "CREATE TABLE u(id INTEGER PRIMARY KEY, f_id INTEGER NOT NULL, qty INTEGER NOT NULL)";
+
+/// J4: s, f and u loaded, the indexes on f(s_id) and u(f_id); J4 once
+/// unmeasured, then its repeat measured.
+fn j4(c: &mut Connection) {
+    j2_tables(c);
+    c.execute_batch(U_TABLE).unwrap();
+    let mut st = c.prepare("INSERT INTO u VALUES (?, ?, ?)").unwrap();
+    load(c, &mut st, u_rows());
+    c.execute_batch("CREATE INDEX u_f ON u(f_id)").unwrap();
+    for row in run_query(c, &format!("EXPLAIN QUERY PLAN {J4}")) {
+        println!("{row:?}");
+    }
+    let first = run_query(c, J4);
+    let again = measured("J4 repeat", || run_query(c, J4));
+    assert_eq!(first, again);
+    println!("{} groups, first {:?}", again.len(), again.first());
+}
+
+/// [`j4`] on SQLite, in memory.
+fn j4_sqlite() {
+    let c = rusqlite::Connection::open_in_memory().unwrap();
+    c.execute_batch(JOIN_TABLES).unwrap();
+    c.execute_batch(U_TABLE).unwrap();
+    let (s, f) = join_rows();
+    let sql = |v: &Value| match v {
+        Value::Integer(i) => rusqlite::types::Value::Integer(*i),
+        Value::Text(t) => rusqlite::types::Value::Text(t.clone()),
+        _ => unreachable!(),
+    };
+    c.execute_batch("BEGIN").unwrap();
+    for (table, rows) in [("s", s), ("f", f), ("u", u_rows())] {
+        let marks = vec!["?"; rows[0].len()].join(", ");
+        let mut st = c
+            .prepare(&format!("INSERT INTO {table} VALUES ({marks})"))
+            .unwrap();
+        for row in rows {
+            st.execute(rusqlite::params_from_iter(row.iter().map(sql)))
+                .unwrap();
+        }
+    }
+    c.execute_batch("COMMIT; CREATE INDEX f_s ON f(s_id); CREATE INDEX u_f ON u(f_id)")
+        .unwrap();
+    let q = |c: &rusqlite::Connection| {
+        let mut st = c.prepare(J4).unwrap();
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
+            })
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        rows
+    };
+    let first = q(&c);
+    let again = measured("J4 repeat (SQLite)", || q(&c));
+    assert_eq!(first, again);
+    println!("{} groups, first {:?}", again.len(), again.first());
+}
+
 /// The comparison's durable row: 200 autocommit single-row INSERTs.
 fn durable(c: &mut Connection) {
     run(c, DURABLE_TABLE, vec![]);
@@ -489,9 +571,11 @@ fn main() {
         "j2-cold" => j2_reopened(false),
         "j2-reopened" => j2_reopened(true),
         "j2-sqlite" => j2_sqlite(),
+        "j4" => j4(&mut c),
+        "j4-sqlite" => j4_sqlite(),
         "durable-sqlite" => durable_sqlite(),
         _ => {
-            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|index-lower|mixed|mixed-sqlite|lookups|j2|j2-cold|j2-reopened|j2-sqlite|durable|durable-sqlite");
+            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|index-lower|mixed|mixed-sqlite|lookups|j2|j2-cold|j2-reopened|j2-sqlite|j4|j4-sqlite|durable|durable-sqlite");
             std::process::exit(2);
         }
     }

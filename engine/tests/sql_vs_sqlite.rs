@@ -476,6 +476,98 @@ fn integer_filters_on_edge_values() {
     assert_no_mismatches("filters", compared, &mismatches);
 }
 
+/// A rowid lookup (`id = v`, a join on the rowid) answers for the
+/// comparison it comes from, which the planner no longer tests again on
+/// the row found: checked against SQLite with probe values of every kind
+/// (integers at the edges, reals whole and not, numeric and other text,
+/// text with spaces, blobs, NULL) from columns of each affinity, from
+/// expressions without one, and as literals, from either side of `=`.
+#[test]
+fn rowid_lookups_on_edge_values() {
+    let (mut tj, lite) = open_pair();
+    let edges = [
+        "0",
+        "3",
+        "-1",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "3.0",
+        "2.5",
+        "-0.0",
+        "1e0",
+        "'3'",
+        "'3.0'",
+        "' 7'",
+        "'7 '",
+        "'0x7'",
+        "'x'",
+        "NULL",
+        "x'07'",
+        "'9223372036854775808'",
+    ];
+    let mut setup = vec![
+        "CREATE TABLE e(id INTEGER PRIMARY KEY, a, b INTEGER, c TEXT, d REAL)".to_string(),
+        "CREATE TABLE r(x)".to_string(),
+    ];
+    for (i, a) in edges.iter().enumerate() {
+        let b = edges[(i * 5 + 3) % edges.len()];
+        let c = edges[(i * 3 + 1) % edges.len()];
+        let d = edges[(i * 7 + 2) % edges.len()];
+        setup.push(format!("INSERT INTO e VALUES ({i}, {a}, {b}, {c}, {d})"));
+        setup.push(format!("INSERT INTO r VALUES ({a})"));
+    }
+    for stmt in &setup {
+        let (x, y) = (tinyjoin_run(&mut tj, stmt), sqlite_run(&lite, stmt));
+        assert!(same_outcome(&x, &y, true, false), "{stmt}: {x:?} vs {y:?}");
+    }
+    let mut queries = Vec::new();
+    let probes = [
+        "x.a",
+        "x.b",
+        "x.c",
+        "x.d",
+        "x.a + 0",
+        "x.c || ''",
+        "CAST(x.a AS TEXT)",
+    ];
+    for p in probes {
+        for rowid in ["y.id", "y.rowid"] {
+            queries.push(format!(
+                "SELECT x.id, y.id, y.c FROM e x JOIN e y ON {rowid} = {p} ORDER BY 1, 2"
+            ));
+            queries.push(format!(
+                "SELECT x.id, y.id FROM e x, e y WHERE {p} = {rowid} ORDER BY 1, 2"
+            ));
+        }
+    }
+    for p in ["x.x", "x.x + 0", "x.x || ''", "CAST(x.x AS TEXT)", "-x.x"] {
+        queries.push(format!(
+            "SELECT count(*), sum(y.id) FROM r x JOIN e y ON y.id = {p}"
+        ));
+    }
+    for v in edges {
+        queries.push(format!("SELECT id, a FROM e WHERE id = {v}"));
+        queries.push(format!("SELECT id, a FROM e WHERE {v} = rowid"));
+        queries.push(format!("SELECT id FROM e WHERE id = {v} AND id = 3"));
+        queries.push(format!(
+            "SELECT count(*) FROM r JOIN e ON e.id = r.x WHERE r.x IS NOT {v}"
+        ));
+    }
+    let mut mismatches = Vec::new();
+    for sql in &queries {
+        let plan = tinyjoin_run(&mut tj, &format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        assert!(
+            format!("{plan:?}").contains("INTEGER PRIMARY KEY (rowid=?)"),
+            "{sql}: not a rowid lookup: {plan:?}"
+        );
+        let (x, y) = (tinyjoin_run(&mut tj, sql), sqlite_run(&lite, sql));
+        if !same_outcome(&x, &y, true, false) {
+            mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
+        }
+    }
+    assert_no_mismatches("rowid lookups", queries.len(), &mismatches);
+}
+
 /// Filters a scan decides from the stored rows before decoding them (a
 /// column compared with an integer literal or parameter), in the places
 /// where skipping a row means different things: a plain scan, a rowid

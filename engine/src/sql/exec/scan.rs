@@ -439,6 +439,17 @@ impl ExecCtx<'_> {
         let ranges: Vec<KeyRange> = {
             let env = Env::new(row, outer);
             match access {
+                Access::RowidEq(values) if values.len() == 1 => {
+                    // The common case (`id = ?`, a join on the rowid): one
+                    // lookup, and no list of ids to drop repeats from.
+                    let Value::Integer(id) =
+                        convert(self.eval(&values[0], &env)?, Affinity::Numeric)
+                    else {
+                        return Ok(true);
+                    };
+                    let found = self.row_by_id_into(table, &wanted, id, &mut row[off..off + w])?;
+                    return Ok(!found || f(row)?);
+                }
                 Access::RowidEq(values) => {
                     let mut ids: Vec<i64> = Vec::with_capacity(values.len());
                     for v in values {

@@ -38,6 +38,7 @@ use std::rc::Rc;
 
 use super::access::{choose_access, covers, estimate_rows, hash_instead};
 use super::plan::{expr_key, local_slots, Access, Expr, From, FromItem, Level, Source};
+use crate::sql::ast::BinaryOp;
 use crate::sql::catalog::Catalog;
 use crate::Result;
 
@@ -136,6 +137,7 @@ pub(crate) fn plan_from(
         if !outer {
             // An ON conjunct of an inner join is an ordinary filter.
             filter_exprs.extend(on_exprs.iter().cloned());
+            drop_rowid_eq(&items[next], &access, &mut filter_exprs);
             levels.push(Level {
                 item: next,
                 access,
@@ -392,6 +394,40 @@ fn hash_left_side(
     // equality on a column without statistics is.
     let kept = (right.rows * 0.1f64.powi(filters.len() as i32)).max(1.0);
     build_fits(kept, used_columns(right)).then_some(hash)
+}
+
+/// Drops from an inner join level's filters the conjunct `rowid = v` (or
+/// `v = rowid`) that its `Access::RowidEq([v])` enforces exactly: the
+/// lookup converts `v` as that comparison does (numeric affinity, the
+/// rowid's affinity being INTEGER), and finds the one row whose rowid
+/// equals it, or none; the comparison holds for every row found. SQLite
+/// does not test such a term again either, and `v` is evaluated once per
+/// lookup instead of twice.
+fn drop_rowid_eq(item: &FromItem, access: &Access, filters: &mut Vec<Expr>) {
+    let (Access::RowidEq(values), Source::Table(table)) = (access, &item.source) else {
+        return;
+    };
+    let [value] = values.as_slice() else { return };
+    let is_rowid = |e: &Expr| match e {
+        Expr::Column { level: 0, index } if *index >= item.offset => {
+            let c = index - item.offset;
+            c == table.columns.len() || Some(c) == table.rowid_alias
+        }
+        _ => false,
+    };
+    let mut key = None;
+    let mut same_value = |e: &Expr| *key.get_or_insert_with(|| expr_key(value)) == expr_key(e);
+    if let Some(at) = filters.iter().position(|f| match f {
+        Expr::Compare {
+            op: BinaryOp::Eq,
+            left,
+            right,
+            ..
+        } => (is_rowid(left) && same_value(right)) || (is_rowid(right) && same_value(left)),
+        _ => false,
+    }) {
+        filters.remove(at);
+    }
 }
 
 /// Lets level `l`'s index cover its item by dropping the conjuncts its
