@@ -131,7 +131,7 @@ impl ExecCtx<'_> {
     /// Inlined for the plain operands; arithmetic recurses through
     /// [`Self::integer_arith`].
     #[inline(always)]
-    fn integer(&self, e: &Expr, env: &Env) -> Option<i64> {
+    pub(crate) fn integer(&self, e: &Expr, env: &Env) -> Option<i64> {
         let v = match e {
             Expr::Column { level: 0, index } => env.row.get(*index)?,
             Expr::Literal(v) => v,

@@ -442,10 +442,14 @@ impl ExecCtx<'_> {
                 Access::RowidEq(values) if values.len() == 1 => {
                     // The common case (`id = ?`, a join on the rowid): one
                     // lookup, and no list of ids to drop repeats from.
-                    let Value::Integer(id) =
-                        convert(self.eval(&values[0], &env)?, Affinity::Numeric)
-                    else {
-                        return Ok(true);
+                    // An integer operand (a column, a parameter) is read
+                    // in place; numeric affinity leaves it as it is.
+                    let id = match self.integer(&values[0], &env) {
+                        Some(id) => id,
+                        None => match convert(self.eval(&values[0], &env)?, Affinity::Numeric) {
+                            Value::Integer(id) => id,
+                            _ => return Ok(true),
+                        },
                     };
                     let found = self.row_by_id_into(table, &wanted, id, &mut row[off..off + w])?;
                     return Ok(!found || f(row)?);
@@ -592,8 +596,17 @@ impl ExecCtx<'_> {
         let hits: &[usize] = match &lc.hash {
             Some(JoinHash::Ints { spans, rows }) => {
                 let env = Env::new(row, outer);
-                let v = convert(self.eval(&probe[0], &env)?, affinities[0]);
-                match int_key(&v).and_then(|k| spans.get(&k)) {
+                // An integer operand is read in place: no conversion, a
+                // numeric one and an integer one leave it as it is.
+                let as_is = matches!(
+                    affinities[0],
+                    Affinity::Blob | Affinity::Numeric | Affinity::Integer
+                );
+                let key = match self.integer(&probe[0], &env) {
+                    Some(k) if as_is => Some(k),
+                    _ => int_key(&convert(self.eval(&probe[0], &env)?, affinities[0])),
+                };
+                match key.and_then(|k| spans.get(&k)) {
                     Some(&(at, n)) => &rows[at as usize..(at + n) as usize],
                     None => return Ok(true),
                 }
