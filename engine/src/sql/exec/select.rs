@@ -33,6 +33,18 @@ use crate::{sql_err, Result};
 /// Where the join loop sends each complete row; `Ok(false)` stops it.
 type Sink<'s> = dyn FnMut(&[Value]) -> Result<bool> + 's;
 
+/// A GROUP BY value's group as an integer: an integer, or a real equal to
+/// one, of magnitude below 2^53, where numbers' key encodings are exact
+/// (`keycode::append_value` gives such a real and its integer one key).
+fn small_int_key(v: &Value) -> Option<i64> {
+    const LIMIT: i64 = 1 << 53;
+    match *v {
+        Value::Integer(i) if i > -LIMIT && i < LIMIT => Some(i),
+        Value::Real(r) if r.fract() == 0.0 && r.abs() < LIMIT as f64 => Some(r as i64),
+        _ => None,
+    }
+}
+
 impl ExecCtx<'_> {
     /// Runs a query to its visible result rows, held as an intermediate
     /// result (a subquery, a CTE, an INSERT's source): every row is
@@ -613,26 +625,51 @@ impl ExecCtx<'_> {
         repr_slots.sort_unstable();
         repr_slots.dedup();
         repr_slots.retain(|&s| s < core.from.width);
+        // One GROUP BY value that is a number equal to an integer of fewer
+        // than 54 bits (the usual group key) is looked up as that integer,
+        // without encoding it: such numbers, and only they, have the key
+        // encoding of that integer, so the two maps never hold one group
+        // twice. The group keeps the encoding for the final order.
+        let mut small_index: FastMap<i64, usize> = FastMap::default();
+        let key_col = |i: usize| agg_keys.get(i).copied().unwrap_or_default();
         let mut key = Vec::new();
         self.join(core, outer, &mut |row| {
             let env = Env::new(row, outer);
+            let mut small = None;
             key.clear();
-            for (i, g) in agg.group_by.iter().enumerate() {
+            if let [g] = agg.group_by.as_slice() {
                 let v = self.operand(g, &env)?;
-                keycode::append_value(&mut key, &v, agg_keys.get(i).copied().unwrap_or_default());
+                small = small_int_key(&v);
+                if small.is_none() {
+                    keycode::append_value(&mut key, &v, key_col(0));
+                }
+            } else {
+                for (i, g) in agg.group_by.iter().enumerate() {
+                    let v = self.operand(g, &env)?;
+                    keycode::append_value(&mut key, &v, key_col(i));
+                }
             }
             let slot = if agg.group_by.is_empty() && !groups.is_empty() {
                 0
-            } else if let Some(&i) = index.get(key.as_slice()) {
+            } else if let Some(&i) = match small {
+                Some(k) => small_index.get(&k),
+                None => index.get(key.as_slice()),
+            } {
                 i
             } else {
+                if let Some(k) = small {
+                    keycode::append_value(&mut key, &Value::Integer(k), key_col(0));
+                }
                 self.charge(row_size(row) + key.len() as u64)?;
                 groups.push(Group {
                     key: key.clone(),
                     repr: row.to_vec(),
                     accs: new_accs()?,
                 });
-                index.insert(key.clone(), groups.len() - 1);
+                match small {
+                    Some(k) => small_index.insert(k, groups.len() - 1),
+                    None => index.insert(key.clone(), groups.len() - 1),
+                };
                 groups.len() - 1
             };
             let group = &mut groups[slot];
@@ -648,6 +685,7 @@ impl ExecCtx<'_> {
             Ok(true)
         })?;
         drop(index);
+        drop(small_index);
         if groups.is_empty() && agg.group_by.is_empty() {
             groups.push(Group {
                 key: Vec::new(),
