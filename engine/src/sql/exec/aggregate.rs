@@ -6,7 +6,7 @@
 
 use super::eval::Env;
 use super::ExecCtx;
-use crate::sql::aggregate::{self as agg, AggregateKind};
+use crate::sql::aggregate as agg;
 use crate::sql::planner::plan::AggCall;
 use crate::sql::value::Value;
 use crate::{sql_err, Result};
@@ -15,8 +15,6 @@ use crate::{sql_err, Result};
 #[derive(Debug)]
 pub(crate) struct Accumulator {
     inner: agg::Accumulator,
-    /// `min`/`max`: report when the value changes.
-    extreme: bool,
     /// The argument values of the current row (a buffer reused per row).
     args: Vec<Value>,
 }
@@ -29,7 +27,6 @@ impl Accumulator {
             .ok_or_else(|| sql_err!("no such aggregate function: {}", call.name))?;
         Ok(Accumulator {
             inner: agg::Accumulator::new(kind, call.distinct, call.collation),
-            extreme: matches!(kind, AggregateKind::Min | AggregateKind::Max),
             args: Vec::with_capacity(call.args.len()),
         })
     }
@@ -55,12 +52,6 @@ impl Accumulator {
             self.args.push(ctx.eval(a, env)?);
         }
         self.inner.step_reporting(&self.args)
-    }
-
-    /// Whether this is `min` or `max` (whose changes pick the row that
-    /// supplies a group's bare columns).
-    pub(crate) fn is_extreme(&self) -> bool {
-        self.extreme
     }
 
     /// The aggregate's value for the group.

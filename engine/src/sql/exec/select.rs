@@ -586,8 +586,8 @@ impl ExecCtx<'_> {
     ) -> Result<Vec<Row>> {
         struct Group {
             key: Vec<u8>,
-            /// The row that supplies bare columns: the last one, or the
-            /// one that last changed a min/max.
+            /// The row that supplies bare columns: the group's first, or
+            /// the one that last changed a min/max (SQLite's choices).
             repr: Row,
             accs: Vec<Accumulator>,
         }
@@ -607,7 +607,6 @@ impl ExecCtx<'_> {
                 collation: *c,
             })
             .collect();
-        let has_extreme = new_accs()?.iter().any(Accumulator::is_extreme);
         // The row slots anything evaluated per group reads: only those of
         // the representative row need to follow it (none, often).
         let mut repr_slots = Vec::new();
@@ -677,7 +676,7 @@ impl ExecCtx<'_> {
             for (acc, call) in group.accs.iter_mut().zip(&agg.calls) {
                 changed_extreme |= acc.step(self, call, &env)?;
             }
-            if changed_extreme || !has_extreme {
+            if changed_extreme {
                 for &s in &repr_slots {
                     copy_value(&mut group.repr[s], &row[s]);
                 }
