@@ -26,6 +26,10 @@
 //! fresh Worker opens), and J2's first run measured: every page it reads
 //! comes from the device. `j2-reopened`: the same, J2's second run there
 //! measured (the comparison's repeat: its leaves still as read, in page form).
+//! `j4`: the tables s, f and u (402,000 rows, an index on u(f_id)), then
+//! J4 (u JOIN f by rowid JOIN s, GROUP BY s.cat) once unmeasured and its
+//! repeat measured; `j4-reopened` the same on the database reopened from
+//! its bytes (the comparison's repeat); `j4-sqlite` on SQLite (in memory).
 //! `durable`: the comparison's 200 single-row autocommit INSERTs (each its
 //! own commit, default one-flush commits on a memory device); `durable-sqlite`
 //! the same on SQLite in a temporary file, WAL with synchronous=NORMAL and
@@ -449,14 +453,18 @@ fn u_rows() -> Vec<Vec<Value>> {
 const U_TABLE: &str =
     "CREATE TABLE u(id INTEGER PRIMARY KEY, f_id INTEGER NOT NULL, qty INTEGER NOT NULL)";
 
-/// J4: s, f and u loaded, the indexes on f(s_id) and u(f_id); J4 once
-/// unmeasured, then its repeat measured.
-fn j4(c: &mut Connection) {
+/// The join tables s, f and u, loaded, and the indexes on f(s_id) and
+/// u(f_id).
+fn j4_tables(c: &mut Connection) {
     j2_tables(c);
     c.execute_batch(U_TABLE).unwrap();
     let mut st = c.prepare("INSERT INTO u VALUES (?, ?, ?)").unwrap();
     load(c, &mut st, u_rows());
     c.execute_batch("CREATE INDEX u_f ON u(f_id)").unwrap();
+}
+
+/// J4 over [`j4_tables`]: once unmeasured, then its repeat measured.
+fn j4(c: &mut Connection) {
     for row in run_query(c, &format!("EXPLAIN QUERY PLAN {J4}")) {
         println!("{row:?}");
     }
@@ -464,6 +472,27 @@ fn j4(c: &mut Connection) {
     let again = measured("J4 repeat", || run_query(c, J4));
     assert_eq!(first, again);
     println!("{} groups, first {:?}", again.len(), again.first());
+}
+
+/// [`j4`] on the database reopened from its bytes: its leaves in page
+/// form, as a fresh Worker reads them (the comparison's repeat).
+fn j4_reopened() {
+    let device = MemoryDevice::new();
+    let db = Database::open_with_temp(
+        Box::new(device.clone()),
+        Box::new(MemoryDevice::new()),
+        DbOptions::default(),
+    )
+    .unwrap();
+    j4_tables(&mut db.connect());
+    db.sync().unwrap();
+    drop(db);
+    let db = Database::open(
+        Box::new(MemoryDevice::from_bytes(device.to_bytes())),
+        DbOptions::default(),
+    )
+    .unwrap();
+    j4(&mut db.connect());
 }
 
 /// [`j4`] on SQLite, in memory.
@@ -571,11 +600,15 @@ fn main() {
         "j2-cold" => j2_reopened(false),
         "j2-reopened" => j2_reopened(true),
         "j2-sqlite" => j2_sqlite(),
-        "j4" => j4(&mut c),
+        "j4" => {
+            j4_tables(&mut c);
+            j4(&mut c)
+        }
+        "j4-reopened" => j4_reopened(),
         "j4-sqlite" => j4_sqlite(),
         "durable-sqlite" => durable_sqlite(),
         _ => {
-            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|index-lower|mixed|mixed-sqlite|lookups|j2|j2-cold|j2-reopened|j2-sqlite|j4|j4-sqlite|durable|durable-sqlite");
+            eprintln!("usage: profile_writes i8|i8-sqlite|i4|i10|index-lower|mixed|mixed-sqlite|lookups|j2|j2-cold|j2-reopened|j2-sqlite|j4|j4-reopened|j4-sqlite|durable|durable-sqlite");
             std::process::exit(2);
         }
     }
