@@ -375,16 +375,7 @@ fn j2_tables(c: &mut Connection) {
 /// `repeat`, its second run there (the comparison's repeat: the pages
 /// cached as they were read, in page form).
 fn j2_reopened(repeat: bool) {
-    let device = MemoryDevice::new();
-    let db = Database::open(Box::new(device.clone()), DbOptions::default()).unwrap();
-    j2_tables(&mut db.connect());
-    db.sync().unwrap();
-    drop(db);
-    let db = Database::open(
-        Box::new(MemoryDevice::from_bytes(device.to_bytes())),
-        DbOptions::default(),
-    )
-    .unwrap();
+    let db = reopened(j2_tables);
     let mut c = db.connect();
     let sql = j2_sql();
     let rows = if repeat {
@@ -400,18 +391,24 @@ fn run_query(c: &mut Connection, sql: &str) -> Vec<Vec<Value>> {
     c.execute(sql, &Params::Positional(vec![])).unwrap().rows
 }
 
-/// [`j2`] on SQLite, in memory.
-fn j2_sqlite() {
+/// The join tables s and f (and with `u`, u) on SQLite, in memory, loaded
+/// in one transaction, with the indexes on f(s_id) (and u(f_id)).
+fn sqlite_join_tables(u: bool) -> rusqlite::Connection {
     let c = rusqlite::Connection::open_in_memory().unwrap();
     c.execute_batch(JOIN_TABLES).unwrap();
     let (s, f) = join_rows();
+    let mut tables = vec![("s", s), ("f", f)];
+    if u {
+        c.execute_batch(U_TABLE).unwrap();
+        tables.push(("u", u_rows()));
+    }
     let sql = |v: &Value| match v {
         Value::Integer(i) => rusqlite::types::Value::Integer(*i),
         Value::Text(t) => rusqlite::types::Value::Text(t.clone()),
         _ => unreachable!(),
     };
     c.execute_batch("BEGIN").unwrap();
-    for (table, rows) in [("s", s), ("f", f)] {
+    for (table, rows) in tables {
         let marks = vec!["?"; rows[0].len()].join(", ");
         let mut st = c
             .prepare(&format!("INSERT INTO {table} VALUES ({marks})"))
@@ -423,6 +420,15 @@ fn j2_sqlite() {
     }
     c.execute_batch("COMMIT; CREATE INDEX f_s ON f(s_id)")
         .unwrap();
+    if u {
+        c.execute_batch("CREATE INDEX u_f ON u(f_id)").unwrap();
+    }
+    c
+}
+
+/// [`j2`] on SQLite, in memory.
+fn j2_sqlite() {
+    let c = sqlite_join_tables(false);
     let q = |c: &rusqlite::Connection| {
         c.query_row(J2, [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
             .unwrap()
@@ -477,6 +483,13 @@ fn j4(c: &mut Connection) {
 /// [`j4`] on the database reopened from its bytes: its leaves in page
 /// form, as a fresh Worker reads them (the comparison's repeat).
 fn j4_reopened() {
+    j4(&mut reopened(j4_tables).connect());
+}
+
+/// A database that `build` filled on a memory device, synced and opened
+/// again from a copy of the device's bytes (full validation, as a fresh
+/// Worker opens its file; every page then comes from the device).
+fn reopened(build: fn(&mut Connection)) -> Database {
     let device = MemoryDevice::new();
     let db = Database::open_with_temp(
         Box::new(device.clone()),
@@ -484,41 +497,19 @@ fn j4_reopened() {
         DbOptions::default(),
     )
     .unwrap();
-    j4_tables(&mut db.connect());
+    build(&mut db.connect());
     db.sync().unwrap();
     drop(db);
-    let db = Database::open(
+    Database::open(
         Box::new(MemoryDevice::from_bytes(device.to_bytes())),
         DbOptions::default(),
     )
-    .unwrap();
-    j4(&mut db.connect());
+    .unwrap()
 }
 
 /// [`j4`] on SQLite, in memory.
 fn j4_sqlite() {
-    let c = rusqlite::Connection::open_in_memory().unwrap();
-    c.execute_batch(JOIN_TABLES).unwrap();
-    c.execute_batch(U_TABLE).unwrap();
-    let (s, f) = join_rows();
-    let sql = |v: &Value| match v {
-        Value::Integer(i) => rusqlite::types::Value::Integer(*i),
-        Value::Text(t) => rusqlite::types::Value::Text(t.clone()),
-        _ => unreachable!(),
-    };
-    c.execute_batch("BEGIN").unwrap();
-    for (table, rows) in [("s", s), ("f", f), ("u", u_rows())] {
-        let marks = vec!["?"; rows[0].len()].join(", ");
-        let mut st = c
-            .prepare(&format!("INSERT INTO {table} VALUES ({marks})"))
-            .unwrap();
-        for row in rows {
-            st.execute(rusqlite::params_from_iter(row.iter().map(sql)))
-                .unwrap();
-        }
-    }
-    c.execute_batch("COMMIT; CREATE INDEX f_s ON f(s_id); CREATE INDEX u_f ON u(f_id)")
-        .unwrap();
+    let c = sqlite_join_tables(true);
     let q = |c: &rusqlite::Connection| {
         let mut st = c.prepare(J4).unwrap();
         let rows = st

@@ -436,10 +436,7 @@ fn integer_filters_on_edge_values() {
         let c = edges[(i * 3 + 1) % edges.len()];
         setup.push(format!("INSERT INTO e VALUES ({i}, {a}, {b}, {c})"));
     }
-    for stmt in &setup {
-        let (x, y) = (tinyjoin_run(&mut tj, stmt), sqlite_run(&lite, stmt));
-        assert!(same_outcome(&x, &y, true, false), "{stmt}: {x:?} vs {y:?}");
-    }
+    run_on_both(&mut tj, &lite, &setup);
     let cmps = ["=", "<>", "<", "<=", ">", ">=", "IS", "IS NOT"];
     let ops = ["+", "-", "*", "/", "%"];
     let mut lefts: Vec<String> = vec!["a".into(), "b".into(), "c".into(), "id".into()];
@@ -516,10 +513,7 @@ fn rowid_lookups_on_edge_values() {
         setup.push(format!("INSERT INTO e VALUES ({i}, {a}, {b}, {c}, {d})"));
         setup.push(format!("INSERT INTO r VALUES ({a})"));
     }
-    for stmt in &setup {
-        let (x, y) = (tinyjoin_run(&mut tj, stmt), sqlite_run(&lite, stmt));
-        assert!(same_outcome(&x, &y, true, false), "{stmt}: {x:?} vs {y:?}");
-    }
+    run_on_both(&mut tj, &lite, &setup);
     let mut queries = Vec::new();
     let probes = [
         "x.a",
@@ -553,18 +547,14 @@ fn rowid_lookups_on_edge_values() {
             "SELECT count(*) FROM r JOIN e ON e.id = r.x WHERE r.x IS NOT {v}"
         ));
     }
-    let mut mismatches = Vec::new();
     for sql in &queries {
         let plan = tinyjoin_run(&mut tj, &format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
         assert!(
             format!("{plan:?}").contains("INTEGER PRIMARY KEY (rowid=?)"),
             "{sql}: not a rowid lookup: {plan:?}"
         );
-        let (x, y) = (tinyjoin_run(&mut tj, sql), sqlite_run(&lite, sql));
-        if !same_outcome(&x, &y, true, false) {
-            mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
-        }
     }
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("rowid lookups", queries.len(), &mismatches);
 }
 
@@ -613,10 +603,7 @@ fn group_by_on_edge_values() {
             setup.push(format!("INSERT INTO g VALUES ({id}, {v}, {id}, {v})"));
         }
     }
-    for stmt in &setup {
-        let (x, y) = (tinyjoin_run(&mut tj, stmt), sqlite_run(&lite, stmt));
-        assert!(same_outcome(&x, &y, true, false), "{stmt}: {x:?} vs {y:?}");
-    }
+    run_on_both(&mut tj, &lite, &setup);
     let queries = [
         "SELECT v, count(*), sum(n) FROM g GROUP BY v",
         "SELECT count(*), max(n) FROM g GROUP BY v",
@@ -637,15 +624,9 @@ fn group_by_on_edge_values() {
         "SELECT v, min(-n), n FROM g GROUP BY v",
         "SELECT t, n, sum(n) FROM g GROUP BY t",
     ];
-    let mut mismatches = Vec::new();
-    for sql in queries {
-        let (x, y) = (tinyjoin_run(&mut tj, sql), sqlite_run(&lite, sql));
-        // Groups come out in key order in both engines, and their values
-        // (an integer or a real when both share a group) from the same row.
-        if !same_outcome(&x, &y, true, false) {
-            mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
-        }
-    }
+    // Groups come out in key order in both engines, and their values (an
+    // integer or a real when both share a group) from the same row.
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("GROUP BY queries", queries.len(), &mismatches);
 }
 
@@ -753,10 +734,7 @@ fn filters_read_from_stored_rows_past_the_trial() {
             .collect();
         setup.push(format!("INSERT INTO big VALUES {}", rows.join(", ")));
     }
-    for stmt in &setup {
-        let (x, y) = (tinyjoin_run(&mut tj, stmt), sqlite_run(&lite, stmt));
-        assert!(same_outcome(&x, &y, true, false), "{stmt}: {x:?} vs {y:?}");
-    }
+    run_on_both(&mut tj, &lite, &setup);
     let queries = [
         "SELECT count(*), sum(id) FROM big WHERE w < 5",
         "SELECT count(*), sum(id) FROM big WHERE w = 1",
@@ -774,6 +752,32 @@ fn filters_read_from_stored_rows_past_the_trial() {
         }
     }
     assert_no_mismatches("long scans", queries.len(), &mismatches);
+}
+
+/// Runs each statement on both engines, which must give the same outcome.
+fn run_on_both(tj: &mut Connection, lite: &rusqlite::Connection, stmts: &[String]) {
+    for stmt in stmts {
+        let (x, y) = (tinyjoin_run(tj, stmt), sqlite_run(lite, stmt));
+        assert!(same_outcome(&x, &y, true, false), "{stmt}: {x:?} vs {y:?}");
+    }
+}
+
+/// Runs each query on both engines and lists those whose rows differ
+/// (compared in order, values strictly).
+fn ordered_mismatches(
+    tj: &mut Connection,
+    lite: &rusqlite::Connection,
+    queries: &[impl AsRef<str>],
+) -> Vec<String> {
+    let mut mismatches = Vec::new();
+    for sql in queries {
+        let sql = sql.as_ref();
+        let (x, y) = (tinyjoin_run(tj, sql), sqlite_run(lite, sql));
+        if !same_outcome(&x, &y, true, false) {
+            mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
+        }
+    }
+    mismatches
 }
 
 fn sqlite_run_with(conn: &rusqlite::Connection, sql: &str, params: &[Value]) -> Outcome {
