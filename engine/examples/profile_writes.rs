@@ -441,7 +441,7 @@ fn j2_sqlite() {
 
 const J4: &str = "SELECT s.cat, count(*), sum(u.qty) FROM u JOIN f ON u.f_id = f.id JOIN s ON f.s_id = s.id GROUP BY s.cat";
 
-/// The comparison's table u (402,000 rows: id, f_id, qty), shaped like its.
+/// The rows of the comparison's table u (402,000: id, f_id, qty).
 fn u_rows() -> Vec<Vec<Value>> {
     let mut r = prng(5);
     (1..=402_000i64)

@@ -109,6 +109,13 @@ pub(crate) struct Table {
 }
 
 impl Table {
+    /// Whether slot `c` of a row of this table (its columns, then the
+    /// rowid) holds the rowid: the rowid's own slot or the INTEGER PRIMARY
+    /// KEY column that aliases it.
+    pub(crate) fn is_rowid_slot(&self, c: usize) -> bool {
+        c == self.columns.len() || Some(c) == self.rowid_alias
+    }
+
     /// The index of the column named `name` (case-insensitive).
     pub(crate) fn column_index(&self, name: &str) -> Option<usize> {
         self.columns

@@ -227,6 +227,12 @@ pub(crate) fn visit_fields(
     wanted: impl Fn(usize) -> bool,
     f: impl FnMut(usize, FieldRef<'_>) -> Result<()>,
 ) -> Result<usize> {
+    // Usually the count and every type are one byte ([`one_byte_types`]):
+    // the body follows the types.
+    if let Some(types) = one_byte_types(bytes) {
+        let type_of = |c: usize| Ok(u64::from(types[c]));
+        return visit_body(bytes, 1 + types.len(), types.len(), type_of, wanted, f);
+    }
     let mut pos = 0;
     let count = get_varint(bytes, &mut pos)?;
     if count > (bytes.len() - pos) as u64 {
@@ -237,14 +243,6 @@ pub(crate) fn visit_fields(
         ));
     }
     let count = count as usize;
-    // Usually every type is one byte (fields shorter than 58 bytes): the
-    // types are the `count` bytes after the count and the body follows.
-    if let Some(types) = bytes.get(pos..pos + count) {
-        if types.iter().all(|b| b & 0x80 == 0) {
-            let type_of = |c: usize| Ok(u64::from(types[c]));
-            return visit_body(bytes, pos + count, count, type_of, wanted, f);
-        }
-    }
     // The body starts after the header: find its end by counting varint
     // terminators (bytes without the continuation bit); the types are
     // decoded, and checked, as the body is walked.

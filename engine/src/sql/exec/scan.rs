@@ -354,6 +354,21 @@ impl ExecCtx<'_> {
         })
     }
 
+    /// The rowid a lookup's value `e` names: `e` converted with numeric
+    /// affinity (the rowid's comparison), if that gives an integer. An
+    /// integer operand (a column, a parameter) is read in place: numeric
+    /// affinity leaves it as it is.
+    #[inline]
+    fn rowid_probe(&self, e: &Expr, env: &Env) -> Result<Option<i64>> {
+        if let Some(id) = self.integer(e, env) {
+            return Ok(Some(id));
+        }
+        Ok(match convert(self.eval(e, env)?, Affinity::Numeric) {
+            Value::Integer(id) => Some(id),
+            _ => None,
+        })
+    }
+
     /// Writes each candidate row of a join level into the level's slots of
     /// `row` (given the rows bound so far) and calls `f`. Returns false when
     /// `f` stopped it.
@@ -442,14 +457,8 @@ impl ExecCtx<'_> {
                 Access::RowidEq(values) if values.len() == 1 => {
                     // The common case (`id = ?`, a join on the rowid): one
                     // lookup, and no list of ids to drop repeats from.
-                    // An integer operand (a column, a parameter) is read
-                    // in place; numeric affinity leaves it as it is.
-                    let id = match self.integer(&values[0], &env) {
-                        Some(id) => id,
-                        None => match convert(self.eval(&values[0], &env)?, Affinity::Numeric) {
-                            Value::Integer(id) => id,
-                            _ => return Ok(true),
-                        },
+                    let Some(id) = self.rowid_probe(&values[0], &env)? else {
+                        return Ok(true);
                     };
                     let found = self.row_by_id_into(table, &wanted, id, &mut row[off..off + w])?;
                     return Ok(!found || f(row)?);
@@ -457,8 +466,7 @@ impl ExecCtx<'_> {
                 Access::RowidEq(values) => {
                     let mut ids: Vec<i64> = Vec::with_capacity(values.len());
                     for v in values {
-                        if let Value::Integer(id) = convert(self.eval(v, &env)?, Affinity::Numeric)
-                        {
+                        if let Some(id) = self.rowid_probe(v, &env)? {
                             if !ids.contains(&id) {
                                 ids.push(id);
                             }

@@ -159,7 +159,7 @@ fn item_terms<'i>(
                 if *index >= it.offset && *index < it.offset + it.width =>
             {
                 let c = index - it.offset;
-                if c == table.columns.len() || Some(c) == table.rowid_alias {
+                if table.is_rowid_slot(c) {
                     Some(Target::Rowid)
                 } else {
                     Some(Target::Column(c))

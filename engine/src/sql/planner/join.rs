@@ -410,8 +410,7 @@ fn drop_rowid_eq(item: &FromItem, access: &Access, filters: &mut Vec<Expr>) {
     let [value] = values.as_slice() else { return };
     let is_rowid = |e: &Expr| match e {
         Expr::Column { level: 0, index } if *index >= item.offset => {
-            let c = index - item.offset;
-            c == table.columns.len() || Some(c) == table.rowid_alias
+            table.is_rowid_slot(index - item.offset)
         }
         _ => false,
     };
