@@ -205,6 +205,16 @@ pub(crate) fn scalar(name: &str) -> Option<ScalarFn> {
     FUNCTIONS.iter().find(|f| f.name == lower).copied()
 }
 
+/// `like(pattern, string[, escape])`, for the LIKE operator.
+pub(crate) fn like(args: &[Value]) -> Result<Value> {
+    pattern::like(args, Collation::Binary)
+}
+
+/// `glob(pattern, string)`, for the GLOB operator.
+pub(crate) fn glob(args: &[Value]) -> Result<Value> {
+    pattern::glob(args, Collation::Binary)
+}
+
 /// SQLite's `sqlite3_value_int`: the integer view truncated to 32 bits, as
 /// SQLite's C code reads some arguments (substr positions, round digits).
 fn arg_i32(v: &Value) -> i64 {

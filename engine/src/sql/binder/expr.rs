@@ -8,6 +8,7 @@ use super::scope::Scope;
 use super::Binder;
 use crate::sql::ast::{self, BinaryOp, ExprKind};
 use crate::sql::catalog::collation_by_name;
+use crate::sql::exec::builtin::Callee;
 use crate::sql::planner::plan::{AggCall, CmpInfo, Expr, SubqueryPlan, WindowCall};
 use crate::sql::value::{Affinity, BinaryOp as ArithOp, Collation, Value};
 use crate::{sql_err, Error, Result};
@@ -208,8 +209,9 @@ fn current_time_call(l: &ast::Literal) -> Option<Expr> {
         ast::Literal::CurrentTimestamp => ("datetime", "now"),
         _ => return None,
     };
+    let callee = Callee::resolve(name, 1).ok()?;
     Some(Expr::Function {
-        name: name.to_string(),
+        callee,
         args: vec![Expr::Literal(Value::Text(fmt.to_string()))],
     })
 }
@@ -535,11 +537,7 @@ impl Binder<'_> {
                 let x = self.bind_plain(left, scope, agg)?;
                 let want = b == (op == BinaryOp::Is);
                 return Ok(Bound::plain(Expr::Function {
-                    name: if want {
-                        "$is_true".into()
-                    } else {
-                        "$is_not_true".into()
-                    },
+                    callee: Callee::IsTrue(want),
                     args: vec![x],
                 }));
             }
@@ -668,9 +666,9 @@ impl Binder<'_> {
             }
             args.push(b.expr);
         }
-        crate::sql::exec::builtin::check_function(&name, args.len())?;
+        let callee = Callee::resolve(&name, args.len())?;
         Ok(Bound {
-            expr: Expr::Function { name, args },
+            expr: Expr::Function { callee, args },
             aff: None,
             coll,
             decl_type: None,

@@ -1,55 +1,56 @@
 //! The executor's bridge to the scalar function library
-//! ([`crate::sql::functions`]): arity checks at bind time
-//! ([`check_function`]), calls at run time ([`call`]), and LIKE/GLOB as
+//! ([`crate::sql::functions`]): a call's function resolved once, when it is
+//! bound ([`Callee::resolve`], with its arity check), and LIKE/GLOB as
 //! operators ([`pattern_match`]). The truth tests `x IS [NOT] TRUE` are
-//! bound as the internal functions `$is_true` / `$is_not_true`, evaluated
-//! in `eval`.
+//! bound as calls of [`Callee::IsTrue`], evaluated in `eval`.
 
-use super::ExecCtx;
-use crate::sql::functions;
-use crate::sql::value::{Collation, Value};
+use crate::sql::functions::{self, ScalarFn};
+use crate::sql::value::Value;
 use crate::{sql_err, Result};
 
-/// Errors unless `name` is a scalar function taking `nargs` arguments.
-pub(crate) fn check_function(name: &str, nargs: usize) -> Result<()> {
-    if name == "$is_true" || name == "$is_not_true" {
-        return Ok(());
-    }
-    match functions::scalar(name) {
-        None => Err(sql_err!("no such function: {name}")),
-        Some(f) => f.check_arity(nargs),
-    }
+/// What a bound function call runs: resolved from its name when the call
+/// is bound, so that evaluating it looks nothing up.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Callee {
+    /// `coalesce` / `ifnull`: arguments evaluated lazily, up to the first
+    /// that is not NULL.
+    Coalesce,
+    /// `iif(c, a, b)`: only the branch taken is evaluated.
+    Iif,
+    /// `x IS TRUE` (true) or `x IS NOT TRUE` (false), as the binder
+    /// writes those tests.
+    IsTrue(bool),
+    /// Any other scalar function, its arguments evaluated first.
+    Scalar(ScalarFn),
 }
 
-/// Calls scalar function `name` on evaluated arguments.
-pub(crate) fn call(_ctx: &ExecCtx, name: &str, args: &[Value]) -> Result<Value> {
-    match functions::scalar(name) {
-        Some(f) => f.call(args, Collation::Binary),
-        None => Err(sql_err!("no such function: {name}")),
+impl Callee {
+    /// The function `name` (lower case) called with `nargs` arguments;
+    /// errors as SQLite does for an unknown name or a wrong count.
+    pub(crate) fn resolve(name: &str, nargs: usize) -> Result<Callee> {
+        let Some(f) = functions::scalar(name) else {
+            return Err(sql_err!("no such function: {name}"));
+        };
+        f.check_arity(nargs)?;
+        Ok(match name {
+            "coalesce" | "ifnull" => Callee::Coalesce,
+            "iif" => Callee::Iif,
+            _ => Callee::Scalar(f),
+        })
     }
 }
 
 /// `x LIKE pattern [ESCAPE e]` or `x GLOB pattern`; `None` for NULL.
 pub(crate) fn pattern_match(
     glob: bool,
-    pattern: &Value,
-    x: &Value,
-    escape: Option<&Value>,
+    pattern: Value,
+    x: Value,
+    escape: Option<Value>,
 ) -> Result<Option<bool>> {
-    let mut args = vec![pattern.clone(), x.clone()];
-    if let Some(e) = escape {
-        args.push(e.clone());
-    }
-    let r = if glob {
-        call_named("glob", &args)?
-    } else {
-        call_named("like", &args)?
-    };
+    let r = match (glob, escape) {
+        (true, _) => functions::glob(&[pattern, x]),
+        (false, None) => functions::like(&[pattern, x]),
+        (false, Some(e)) => functions::like(&[pattern, x, e]),
+    }?;
     Ok(r.is_true())
-}
-
-fn call_named(name: &str, args: &[Value]) -> Result<Value> {
-    functions::scalar(name)
-        .ok_or_else(|| sql_err!("no such function: {name}"))?
-        .call(args, Collation::Binary)
 }

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use super::keysort::{KeySorter, SortedKeys};
 use super::kv::Kv;
-use super::scan::{decode_into, index_key, Wanted};
+use super::scan::{decode_into, push_index_key, Wanted};
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::binder::expr::contains_subquery;
@@ -405,6 +405,9 @@ pub(crate) fn create_index(
         }
         let mut row = vec![Value::Null; n + 1];
         let wanted = Wanted::new(&table, Some(&used));
+        // The key's values and bytes, reused from row to row.
+        let mut vals = Vec::with_capacity(plan.exprs.len());
+        let mut key = Vec::new();
         kv.visit(
             &table.tree,
             Bound::Unbounded,
@@ -415,9 +418,12 @@ pub(crate) fn create_index(
                 let Value::Integer(rowid) = row[n] else {
                     return Ok(true);
                 };
-                if let Some(vals) = super::write::index_values(&ctx, &plan, &row)? {
-                    let key = index_key(&vals, &plan.cols, rowid);
-                    sorter.push(&key, !vals.iter().any(Value::is_null))?;
+                let taken = std::mem::take(&mut vals);
+                if let Some(got) = super::write::index_values_in(&ctx, &plan, &row, taken)? {
+                    key.clear();
+                    push_index_key(&mut key, &got, &plan.cols, rowid);
+                    sorter.push(&key, !got.iter().any(Value::is_null))?;
+                    vals = got;
                 }
                 Ok(true)
             },

@@ -8,8 +8,9 @@ use std::rc::Rc;
 
 use super::ExecCtx;
 use crate::sql::ast::{BinaryOp, LikeOp, UnaryOp};
+use crate::sql::exec::builtin::Callee;
 use crate::sql::planner::plan::{CmpInfo, Expr, SubqueryPlan};
-use crate::sql::value::{self, compare_with_affinity, Value};
+use crate::sql::value::{self, compare_with_affinity, Collation, Value};
 use crate::{sql_err, Result};
 
 /// The rows an expression can read: the current row, its aggregate and
@@ -274,7 +275,7 @@ impl ExecCtx<'_> {
                     Some(e) => Some(self.eval(e, env)?),
                     None => None,
                 };
-                let r = super::builtin::pattern_match(*op == LikeOp::Glob, &p, &x, esc.as_ref())?;
+                let r = super::builtin::pattern_match(*op == LikeOp::Glob, p, x, esc)?;
                 bool_value(r.map(|b| b != *negated))
             }
             Expr::Between {
@@ -361,7 +362,7 @@ impl ExecCtx<'_> {
                 }
             }
             Expr::Cast { expr, affinity } => value::cast(&self.eval(expr, env)?, *affinity),
-            Expr::Function { name, args } => return self.call_function(name, args, env),
+            Expr::Function { callee, args, .. } => return self.call_function(*callee, args, env),
             Expr::Aggregate(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Window(i) => env.windows.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Row(_) => return Err(sql_err!("row value misused")),
@@ -430,10 +431,10 @@ impl ExecCtx<'_> {
         }
     }
 
-    fn call_function(&self, name: &str, args: &[Expr], env: &Env) -> Result<Value> {
-        // Short-circuit functions evaluate lazily.
-        match name {
-            "coalesce" | "ifnull" => {
+    fn call_function(&self, callee: Callee, args: &[Expr], env: &Env) -> Result<Value> {
+        let f = match callee {
+            // Short-circuit functions evaluate lazily.
+            Callee::Coalesce => {
                 for a in args {
                     let v = self.eval(a, env)?;
                     if !v.is_null() {
@@ -442,21 +443,34 @@ impl ExecCtx<'_> {
                 }
                 return Ok(Value::Null);
             }
-            "iif" if args.len() == 3 => {
-                let c = truth(&self.eval(&args[0], env)?) == Some(true);
-                return self.eval(if c { &args[1] } else { &args[2] }, env);
+            Callee::Iif => {
+                let [c, yes, no] = args else {
+                    return Err(sql_err!("wrong number of arguments to function iif()"));
+                };
+                let c = truth(&self.eval(c, env)?) == Some(true);
+                return self.eval(if c { yes } else { no }, env);
             }
-            "$is_true" | "$is_not_true" => {
+            Callee::IsTrue(want) => {
                 let v = truth(&self.eval(&args[0], env)?) == Some(true);
-                return Ok(Value::Integer(i64::from(v == (name == "$is_true"))));
+                return Ok(Value::Integer(i64::from(v == want)));
             }
-            _ => {}
+            Callee::Scalar(f) => f,
+        };
+        // Most calls take a few arguments: those are evaluated into an
+        // array on the stack rather than a new vector.
+        const FEW: usize = 4;
+        if args.len() <= FEW {
+            let mut values = [const { Value::Null }; FEW];
+            for (slot, a) in values.iter_mut().zip(args) {
+                *slot = self.eval(a, env)?;
+            }
+            return f.call(&values[..args.len()], Collation::Binary);
         }
         let mut values = Vec::with_capacity(args.len());
         for a in args {
             values.push(self.eval(a, env)?);
         }
-        super::builtin::call(self, name, &values)
+        f.call(&values, Collation::Binary)
     }
 
     fn compare_rows(&self, op: BinaryOp, left: &Expr, right: &Expr, env: &Env) -> Result<Value> {

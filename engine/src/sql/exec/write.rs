@@ -782,7 +782,7 @@ pub(crate) fn index_values(
 }
 
 /// [`index_values`] in `vals` (emptied first).
-fn index_values_in(
+pub(crate) fn index_values_in(
     ctx: &ExecCtx,
     plan: &IndexPlan,
     row: &[Value],

@@ -27,11 +27,18 @@ pub(super) fn octet_length(args: &[Value], _: Collation) -> Result<Value> {
 }
 
 pub(super) fn lower(args: &[Value], _: Collation) -> Result<Value> {
-    Ok(arg_text(&args[0]).map_or(Value::Null, |b| text_result(b.to_ascii_lowercase())))
+    Ok(match &args[0] {
+        // ASCII case mapping keeps text valid UTF-8: no copy to check.
+        Value::Text(s) => Value::Text(s.to_ascii_lowercase()),
+        other => arg_text(other).map_or(Value::Null, |b| text_result(b.to_ascii_lowercase())),
+    })
 }
 
 pub(super) fn upper(args: &[Value], _: Collation) -> Result<Value> {
-    Ok(arg_text(&args[0]).map_or(Value::Null, |b| text_result(b.to_ascii_uppercase())))
+    Ok(match &args[0] {
+        Value::Text(s) => Value::Text(s.to_ascii_uppercase()),
+        other => arg_text(other).map_or(Value::Null, |b| text_result(b.to_ascii_uppercase())),
+    })
 }
 
 /// `substr(x, start[, len])` with SQLite's rules for zero and negative

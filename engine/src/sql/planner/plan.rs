@@ -93,9 +93,10 @@ pub(crate) enum Expr {
         expr: Box<Expr>,
         affinity: Affinity,
     },
-    /// A scalar function call, by lowercase name.
+    /// A scalar function call: what it runs, resolved from its name when
+    /// it was bound.
     Function {
-        name: String,
+        callee: crate::sql::exec::builtin::Callee,
         args: Vec<Expr>,
     },
     /// The value of aggregate number `n` of the current core.
