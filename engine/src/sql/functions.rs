@@ -200,9 +200,9 @@ static FUNCTIONS: &[ScalarFn] = &[
 ];
 
 /// Looks a scalar function up by name (any case).
-pub(crate) fn scalar(name: &str) -> Option<ScalarFn> {
+pub(crate) fn scalar(name: &str) -> Option<&'static ScalarFn> {
     let lower = name.to_ascii_lowercase();
-    FUNCTIONS.iter().find(|f| f.name == lower).copied()
+    FUNCTIONS.iter().find(|f| f.name == lower)
 }
 
 /// `like(pattern, string[, escape])`, for the LIKE operator.

@@ -21,7 +21,7 @@ pub(crate) enum Callee {
     /// writes those tests.
     IsTrue(bool),
     /// Any other scalar function, its arguments evaluated first.
-    Scalar(ScalarFn),
+    Scalar(&'static ScalarFn),
 }
 
 impl Callee {
