@@ -630,6 +630,49 @@ fn group_by_on_edge_values() {
     assert_no_mismatches("GROUP BY queries", queries.len(), &mismatches);
 }
 
+/// Scalar function calls, which are resolved when they are bound: names
+/// in any case, an unknown name or a wrong argument count refused, the
+/// short-circuit forms (coalesce, ifnull, iif) leaving unneeded arguments
+/// unevaluated (an argument that would overflow is never reached), calls
+/// with many arguments, `IS [NOT] TRUE`, LIKE and GLOB as operators (with
+/// ESCAPE), and lower/upper on text, non-ASCII text, blobs and numbers.
+#[test]
+fn function_calls_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let setup = [
+        "CREATE TABLE f(id INTEGER PRIMARY KEY, t, n, b)".to_string(),
+        "INSERT INTO f VALUES (1, 'abc', 1, x'41'), (2, 'ABC', -9223372036854775808, NULL), \
+         (3, 'a%c', -9223372036854775808, x'c3'), (4, NULL, 2.5, x''), \
+         (5, 'Ünïcode É', 7, 'x'), (6, 'a_b', NULL, 3)"
+            .to_string(),
+    ];
+    run_on_both(&mut tj, &lite, &setup);
+    let queries = [
+        "SELECT id, LOWER(t), Upper(t), lower(b), upper(n), lower(NULL) FROM f ORDER BY id",
+        "SELECT id, coalesce(t, abs(n)) FROM f WHERE t IS NOT NULL ORDER BY id",
+        "SELECT id, ifnull(t, 'none'), IFNULL(n, t) FROM f ORDER BY id",
+        "SELECT id, iif(id > 1, 'big', abs(n)) FROM f WHERE id > 1 ORDER BY id",
+        "SELECT id, iif(n IS NULL, abs(n), 'set') FROM f ORDER BY id",
+        "SELECT id, coalesce(NULL, NULL, NULL, NULL, NULL, t, 'end') FROM f ORDER BY id",
+        "SELECT char(72, 105, 33, 9786, 65, 66), printf('%d-%s-%d-%s-%d', 1, 'a', 2, 'b', 3), \
+         max(1, 2, 3, 4, 5, 6), min(6, 5, 4, 3, 2, 1.5)",
+        "SELECT id, substr(t, 2), length(t), replace(t, 'a', 'b'), instr(t, 'b') FROM f ORDER BY id",
+        "SELECT id FROM f WHERE (t LIKE 'a%') IS TRUE ORDER BY id",
+        "SELECT id FROM f WHERE (t LIKE 'a%') IS NOT TRUE ORDER BY id",
+        "SELECT id, t LIKE 'A_c', t GLOB 'a*', t LIKE 'a!%c' ESCAPE '!', t NOT LIKE '%c', \
+         t LIKE NULL, NULL GLOB t FROM f ORDER BY id",
+        "SELECT id, like('a%', t), glob('*c', t), like('a$_b', t, '$') FROM f ORDER BY id",
+        "SELECT typeof(CURRENT_TIMESTAMP), length(CURRENT_DATE), length(current_time)",
+        "SELECT no_such_function(1)",
+        "SELECT lower(1, 2)",
+        "SELECT iif(1, 2)",
+        "SELECT coalesce(1)",
+        "SELECT id, abs(n) FROM f ORDER BY id",
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("function calls", queries.len(), &mismatches);
+}
+
 /// Filters a scan decides from the stored rows before decoding them (a
 /// column compared with an integer literal or parameter), in the places
 /// where skipping a row means different things: a plain scan, a rowid
