@@ -673,6 +673,78 @@ fn function_calls_as_sqlite() {
     assert_no_mismatches("function calls", queries.len(), &mismatches);
 }
 
+/// LIKE and GLOB on text of one- to four-byte characters: `_` and `?`
+/// take one character whatever its length, sets and ranges compare
+/// characters, ESCAPE may be any character, and a NUL ends both operands.
+#[test]
+fn like_and_glob_on_multibyte_text() {
+    let (mut tj, lite) = open_pair();
+    let strings = [
+        "",
+        "a",
+        "é",
+        "aé",
+        "éa",
+        "日本語",
+        "a日b",
+        "ab_c",
+        "a%c",
+        "ÀÉ",
+        "àé",
+        "x\u{10348}y",
+        "É",
+        "a\0b",
+        "éb",
+    ];
+    let patterns = [
+        "_",
+        "__",
+        "%",
+        "a_",
+        "_a",
+        "%é%",
+        "é_",
+        "日_語",
+        "a%b",
+        "[é-ü]*",
+        "*[日]*",
+        "?",
+        "??",
+        "*?",
+        "a\\_c",
+        "[^a]*",
+        "x_y",
+        "x?y",
+        "%\u{10348}%",
+        "é",
+        "É",
+        "a",
+        "a\0c",
+        "%_b",
+        "*?b",
+        "_%a",
+        "%_y",
+        "*?y",
+    ];
+    let lit = |s: &str| {
+        format!(
+            "'{}'",
+            s.replace('\'', "''").replace('\0', "' || char(0) || '")
+        )
+    };
+    let mut queries = Vec::new();
+    for p in patterns {
+        for s in strings {
+            let (p, s) = (lit(p), lit(s));
+            queries.push(format!(
+                "SELECT {s} LIKE {p}, {s} GLOB {p}, {s} LIKE {p} ESCAPE '\\', {s} LIKE {p} ESCAPE 'é'"
+            ));
+        }
+    }
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("LIKE / GLOB pairs", queries.len(), &mismatches);
+}
+
 /// Filters a scan decides from the stored rows before decoding them (a
 /// column compared with an integer literal or parameter), in the places
 /// where skipping a row means different things: a plain scan, a rowid

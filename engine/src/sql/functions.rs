@@ -205,15 +205,7 @@ pub(crate) fn scalar(name: &str) -> Option<&'static ScalarFn> {
     FUNCTIONS.iter().find(|f| f.name == lower)
 }
 
-/// `like(pattern, string[, escape])`, for the LIKE operator.
-pub(crate) fn like(args: &[Value]) -> Result<Value> {
-    pattern::like(args, Collation::Binary)
-}
-
-/// `glob(pattern, string)`, for the GLOB operator.
-pub(crate) fn glob(args: &[Value]) -> Result<Value> {
-    pattern::glob(args, Collation::Binary)
-}
+pub(crate) use pattern::{glob_values, like_values};
 
 /// SQLite's `sqlite3_value_int`: the integer view truncated to 32 bits, as
 /// SQLite's C code reads some arguments (substr positions, round digits).

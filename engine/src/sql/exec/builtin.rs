@@ -43,14 +43,13 @@ impl Callee {
 /// `x LIKE pattern [ESCAPE e]` or `x GLOB pattern`; `None` for NULL.
 pub(crate) fn pattern_match(
     glob: bool,
-    pattern: Value,
-    x: Value,
-    escape: Option<Value>,
+    pattern: &Value,
+    x: &Value,
+    escape: Option<&Value>,
 ) -> Result<Option<bool>> {
-    let r = match (glob, escape) {
-        (true, _) => functions::glob(&[pattern, x]),
-        (false, None) => functions::like(&[pattern, x]),
-        (false, Some(e)) => functions::like(&[pattern, x, e]),
+    let r = match glob {
+        true => functions::glob_values(pattern, x),
+        false => functions::like_values(pattern, x, escape),
     }?;
     Ok(r.is_true())
 }

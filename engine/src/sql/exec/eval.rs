@@ -269,13 +269,13 @@ impl ExecCtx<'_> {
                 pattern,
                 escape,
             } => {
-                let x = self.eval(expr, env)?;
-                let p = self.eval(pattern, env)?;
+                let x = self.operand(expr, env)?;
+                let p = self.operand(pattern, env)?;
                 let esc = match escape {
-                    Some(e) => Some(self.eval(e, env)?),
+                    Some(e) => Some(self.operand(e, env)?),
                     None => None,
                 };
-                let r = super::builtin::pattern_match(*op == LikeOp::Glob, p, x, esc)?;
+                let r = super::builtin::pattern_match(*op == LikeOp::Glob, &p, &x, esc.as_deref())?;
                 bool_value(r.map(|b| b != *negated))
             }
             Expr::Between {

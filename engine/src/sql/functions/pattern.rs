@@ -30,12 +30,40 @@ enum Outcome {
     NoWildcardMatch,
 }
 
-fn until_nul(s: &str) -> Vec<char> {
-    s.chars().take_while(|&c| c != '\0').collect()
+/// `s` up to its first NUL.
+fn until_nul(s: &str) -> &str {
+    &s[..s.find('\0').unwrap_or(s.len())]
+}
+
+/// The character at byte offset `at` of `s` (a character boundary), if any.
+fn char_at(s: &str, at: usize) -> Option<char> {
+    s.get(at..)?.chars().next()
+}
+
+/// A value as the text LIKE and GLOB read: borrowed when it is text.
+fn text_of(v: &Value) -> Option<std::borrow::Cow<'_, str>> {
+    match v {
+        Value::Text(s) => Some(std::borrow::Cow::Borrowed(s)),
+        other => other.to_text().map(std::borrow::Cow::Owned),
+    }
 }
 
 /// `like(pattern, string[, escape])`.
 pub(super) fn like(args: &[Value], _: Collation) -> Result<Value> {
+    like_values(&args[0], &args[1], args.get(2))
+}
+
+/// `glob(pattern, string)`.
+pub(super) fn glob(args: &[Value], _: Collation) -> Result<Value> {
+    glob_values(&args[0], &args[1])
+}
+
+/// `string LIKE pattern [ESCAPE escape]`, on borrowed operands.
+pub(crate) fn like_values(
+    pattern: &Value,
+    string: &Value,
+    escape: Option<&Value>,
+) -> Result<Value> {
     let mut rules = Rules {
         match_all: Some('%'),
         match_one: Some('_'),
@@ -43,8 +71,8 @@ pub(super) fn like(args: &[Value], _: Collation) -> Result<Value> {
         is_glob: false,
         no_case: true,
     };
-    if let Some(esc) = args.get(2) {
-        let Some(esc) = esc.to_text() else {
+    if let Some(esc) = escape {
+        let Some(esc) = text_of(esc) else {
             return Ok(Value::Null);
         };
         let mut chars = esc.chars();
@@ -60,11 +88,11 @@ pub(super) fn like(args: &[Value], _: Collation) -> Result<Value> {
         }
         rules.match_other = Some(escape);
     }
-    matches(args, rules)
+    matches(pattern, string, rules)
 }
 
-/// `glob(pattern, string)`.
-pub(super) fn glob(args: &[Value], _: Collation) -> Result<Value> {
+/// `string GLOB pattern`, on borrowed operands.
+pub(crate) fn glob_values(pattern: &Value, string: &Value) -> Result<Value> {
     let rules = Rules {
         match_all: Some('*'),
         match_one: Some('?'),
@@ -72,18 +100,23 @@ pub(super) fn glob(args: &[Value], _: Collation) -> Result<Value> {
         is_glob: true,
         no_case: false,
     };
-    matches(args, rules)
+    matches(pattern, string, rules)
 }
 
-fn matches(args: &[Value], rules: Rules) -> Result<Value> {
-    let pattern_bytes = args[0].to_bytes().map_or(0, |b| b.len());
+fn matches(pattern: &Value, string: &Value, rules: Rules) -> Result<Value> {
+    let pattern_bytes = match pattern {
+        Value::Null => 0,
+        Value::Text(t) => t.len(),
+        Value::Blob(b) => b.len(),
+        other => other.to_text().map_or(0, |t| t.len()),
+    };
     if pattern_bytes > MAX_PATTERN_LEN {
         return Err(sql_err!("LIKE or GLOB pattern too complex"));
     }
-    let (Some(pattern), Some(string)) = (args[0].to_text(), args[1].to_text()) else {
+    let (Some(pattern), Some(string)) = (text_of(pattern), text_of(string)) else {
         return Ok(Value::Null);
     };
-    let outcome = compare(&until_nul(&pattern), &until_nul(&string), &rules);
+    let outcome = compare(until_nul(&pattern), until_nul(&string), &rules);
     Ok(Value::Integer(i64::from(outcome == Outcome::Match)))
 }
 
@@ -91,40 +124,40 @@ fn lower(c: char) -> char {
     c.to_ascii_lowercase()
 }
 
-/// `patternCompare`: index-based over chars; `p` and `s` are positions.
-fn compare(pat: &[char], s: &[char], rules: &Rules) -> Outcome {
+/// `patternCompare`, over the characters of `pat` and `s`; `p` and `i`
+/// are byte offsets, always at character boundaries.
+fn compare(pat: &str, s: &str, rules: &Rules) -> Outcome {
     let (mut p, mut i) = (0usize, 0usize);
     // One past the last escaped pattern character (LIKE's ESCAPE).
     let mut escaped_end: Option<usize> = None;
-    while p < pat.len() {
-        let c = pat[p];
-        p += 1;
+    while let Some(c) = char_at(pat, p) {
+        p += c.len_utf8();
         if Some(c) == rules.match_all {
             return match_wildcard(pat, p, s, i, rules);
         }
         let mut c = c;
         if Some(c) == rules.match_other {
             if !rules.is_glob {
-                let Some(&next) = pat.get(p) else {
+                let Some(next) = char_at(pat, p) else {
                     return Outcome::NoMatch;
                 };
-                p += 1;
+                p += next.len_utf8();
                 c = next;
                 escaped_end = Some(p);
             } else {
-                let Some(&sc) = s.get(i) else {
+                let Some(sc) = char_at(s, i) else {
                     return Outcome::NoMatch;
                 };
-                i += 1;
+                i += sc.len_utf8();
                 match match_set(pat, &mut p, sc) {
                     Some(true) => continue,
                     _ => return Outcome::NoMatch,
                 }
             }
         }
-        let c2 = s.get(i).copied();
-        if c2.is_some() {
-            i += 1;
+        let c2 = char_at(s, i);
+        if let Some(c2) = c2 {
+            i += c2.len_utf8();
         }
         if Some(c) == c2 {
             continue;
@@ -146,21 +179,21 @@ fn compare(pat: &[char], s: &[char], rules: &Rules) -> Outcome {
     }
 }
 
-/// The pattern had a match-all at `p - 1`; `i` is the string position.
-fn match_wildcard(pat: &[char], mut p: usize, s: &[char], mut i: usize, rules: &Rules) -> Outcome {
+/// The pattern had a match-all just before byte `p`; `i` is the string's
+/// byte offset.
+fn match_wildcard(pat: &str, mut p: usize, s: &str, mut i: usize, rules: &Rules) -> Outcome {
     // Skip further match-alls and match-ones (each of which eats a char).
     let mut c = None;
-    while p < pat.len() {
-        let pc = pat[p];
-        p += 1;
+    while let Some(pc) = char_at(pat, p) {
+        p += pc.len_utf8();
         if Some(pc) == rules.match_all {
             continue;
         }
         if Some(pc) == rules.match_one {
-            if i >= s.len() {
+            let Some(sc) = char_at(s, i) else {
                 return Outcome::NoWildcardMatch;
-            }
-            i += 1;
+            };
+            i += sc.len_utf8();
             continue;
         }
         c = Some(pc);
@@ -171,27 +204,27 @@ fn match_wildcard(pat: &[char], mut p: usize, s: &[char], mut i: usize, rules: &
     };
     if Some(c) == rules.match_other {
         if !rules.is_glob {
-            let Some(&next) = pat.get(p) else {
+            let Some(next) = char_at(pat, p) else {
                 return Outcome::NoWildcardMatch;
             };
-            p += 1;
+            p += next.len_utf8();
             c = next;
         } else {
-            // "[...]" right after "*": try every starting point.
-            while i < s.len() {
+            // "[...]" right after "*": try every starting point. The '['
+            // is one byte, just before `p`.
+            while let Some(sc) = char_at(s, i) {
                 let outcome = compare(&pat[p - 1..], &s[i..], rules);
                 if outcome != Outcome::NoMatch {
                     return outcome;
                 }
-                i += 1;
+                i += sc.len_utf8();
             }
             return Outcome::NoWildcardMatch;
         }
     }
     // c is a literal: try each later position where it occurs.
-    while i < s.len() {
-        let sc = s[i];
-        i += 1;
+    while let Some(sc) = char_at(s, i) {
+        i += sc.len_utf8();
         let same = if rules.no_case && c.is_ascii() {
             lower(sc) == lower(c)
         } else {
@@ -210,11 +243,11 @@ fn match_wildcard(pat: &[char], mut p: usize, s: &[char], mut i: usize, rules: &
 
 /// Matches `c` against the GLOB set starting at `pat[*p]` (just after the
 /// '['), advancing `p` past the ']'. `None` if the set is unterminated.
-fn match_set(pat: &[char], p: &mut usize, c: char) -> Option<bool> {
+fn match_set(pat: &str, p: &mut usize, c: char) -> Option<bool> {
     let next = |p: &mut usize| {
-        let ch = pat.get(*p).copied();
-        if ch.is_some() {
-            *p += 1;
+        let ch = char_at(pat, *p);
+        if let Some(ch) = ch {
+            *p += ch.len_utf8();
         }
         ch
     };
@@ -236,7 +269,7 @@ fn match_set(pat: &[char], p: &mut usize, c: char) -> Option<bool> {
         if ch == ']' {
             break;
         }
-        let following = pat.get(*p).copied();
+        let following = char_at(pat, *p);
         if ch == '-' && following.is_some_and(|f| f != ']') && prior.is_some() {
             let hi = next(p)?;
             if prior.is_some_and(|lo| c >= lo && c <= hi) {
