@@ -362,7 +362,7 @@ impl ExecCtx<'_> {
                 }
             }
             Expr::Cast { expr, affinity } => value::cast(&self.eval(expr, env)?, *affinity),
-            Expr::Function { callee, args, .. } => return self.call_function(*callee, args, env),
+            Expr::Function { callee, args } => return self.call_function(*callee, args, env),
             Expr::Aggregate(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Window(i) => env.windows.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Row(_) => return Err(sql_err!("row value misused")),
@@ -459,18 +459,19 @@ impl ExecCtx<'_> {
         // Most calls take a few arguments: those are evaluated into an
         // array on the stack rather than a new vector.
         const FEW: usize = 4;
-        if args.len() <= FEW {
-            let mut values = [const { Value::Null }; FEW];
-            for (slot, a) in values.iter_mut().zip(args) {
-                *slot = self.eval(a, env)?;
+        let mut few = [const { Value::Null }; FEW];
+        let mut many = Vec::new();
+        let values = match few.get_mut(..args.len()) {
+            Some(values) => values,
+            None => {
+                many.resize(args.len(), Value::Null);
+                &mut many[..]
             }
-            return f.call(&values[..args.len()], Collation::Binary);
+        };
+        for (slot, a) in values.iter_mut().zip(args) {
+            *slot = self.eval(a, env)?;
         }
-        let mut values = Vec::with_capacity(args.len());
-        for a in args {
-            values.push(self.eval(a, env)?);
-        }
-        f.call(&values, Collation::Binary)
+        f.call(values, Collation::Binary)
     }
 
     fn compare_rows(&self, op: BinaryOp, left: &Expr, right: &Expr, env: &Env) -> Result<Value> {

@@ -104,16 +104,16 @@ pub(crate) fn glob_values(pattern: &Value, string: &Value) -> Result<Value> {
 }
 
 fn matches(pattern: &Value, string: &Value, rules: Rules) -> Result<Value> {
+    let text = text_of(pattern);
+    // The limit counts a blob's own bytes, not its text's.
     let pattern_bytes = match pattern {
-        Value::Null => 0,
-        Value::Text(t) => t.len(),
         Value::Blob(b) => b.len(),
-        other => other.to_text().map_or(0, |t| t.len()),
+        _ => text.as_ref().map_or(0, |t| t.len()),
     };
     if pattern_bytes > MAX_PATTERN_LEN {
         return Err(sql_err!("LIKE or GLOB pattern too complex"));
     }
-    let (Some(pattern), Some(string)) = (text_of(pattern), text_of(string)) else {
+    let (Some(pattern), Some(string)) = (text, text_of(string)) else {
         return Ok(Value::Null);
     };
     let outcome = compare(until_nul(&pattern), until_nul(&string), &rules);
