@@ -4,6 +4,9 @@
 //! persistence across reopen, the batch limit, and index consistency
 //! (`Database::check` after every kind of write).
 
+mod common;
+
+use common::TempDir;
 use tinyjoin_engine::storage::{DeviceCall, FaultDevice, FileDevice, MemoryDevice};
 use tinyjoin_engine::{ConstraintKind, Database, DbOptions, Error, Params, Value};
 
@@ -331,13 +334,11 @@ fn constraint_kinds_and_messages() {
     assert_eq!(rows(&mut c, "PRAGMA foreign_keys"), vec![vec![int(0)]]);
 }
 
-/// A path for a new database file `name` in this process's temp directory.
-fn fresh_path(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("tinyjoin-sql-api-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
+/// A new database file `name` in a temp directory of its own (one per
+/// test, as tests run at once), removed with the returned guard.
+fn fresh_path(name: &str) -> (std::path::PathBuf, TempDir) {
+    let tmp = TempDir::new(&format!("sql-api-{}", name.trim_end_matches(".db")));
+    (tmp.0.join(name), tmp)
 }
 
 /// The database in the file at `path`, with the default options.
@@ -351,7 +352,7 @@ fn open_file(path: &std::path::Path) -> Database {
 
 #[test]
 fn schema_and_data_survive_reopen() {
-    let path = fresh_path("reopen.db");
+    let (path, _tmp) = fresh_path("reopen.db");
     {
         let db = open_file(&path);
         let mut c = db.connect();
@@ -395,8 +396,6 @@ fn schema_and_data_survive_reopen() {
         "{dup:?}"
     );
     assert!(db.check().unwrap().problems.is_empty());
-    // Only this test's file: other tests of this process use the directory.
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -645,7 +644,7 @@ fn a_statement_that_cannot_be_undone_ends_its_transaction() {
 /// automatic indexes tell a merged table from one made before merging).
 #[test]
 fn identical_constraints_share_one_index_across_reopen() {
-    let path = fresh_path("merged.db");
+    let (path, _tmp) = fresh_path("merged.db");
     {
         let db = open_file(&path);
         let mut c = db.connect();

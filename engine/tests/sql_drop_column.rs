@@ -127,8 +127,8 @@ fn same_tables(tj: &mut Connection, lite: &rusqlite::Connection, context: &str) 
 
 #[test]
 fn drop_column_agrees_with_sqlite_and_survives_reopen() {
-    let dir = std::env::temp_dir().join(format!("tinyjoin-drop-column-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let tmp = common::TempDir::new("drop-column");
+    let dir = &tmp.0;
     let (mut drops, mut refused) = (0, 0);
     for seed in common::seed_range("DROP_COLUMN_SEEDS").unwrap_or(0..300) {
         let mut rng = SmallRng::seed_from_u64(seed);

@@ -107,3 +107,23 @@ pub fn seed_range(var: &str) -> Option<std::ops::Range<u64>> {
 pub fn pick<'a>(rng: &mut impl rand::Rng, xs: &[&'a str]) -> &'a str {
     xs[rng.gen_range(0..xs.len())]
 }
+
+/// A directory of its own under the temp directory, removed with what it
+/// holds when dropped, whether the test passed or panicked.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    /// `tinyjoin-<label>-<pid>` under the temp directory, made empty.
+    pub fn new(label: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("tinyjoin-{label}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
