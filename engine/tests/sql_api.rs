@@ -678,5 +678,4 @@ fn identical_constraints_share_one_index_across_reopen() {
         rows(&mut c, "PRAGMA integrity_check"),
         vec![vec![Value::Text("ok".into())]]
     );
-    let _ = std::fs::remove_file(&path);
 }
