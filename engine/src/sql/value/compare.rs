@@ -7,9 +7,10 @@
 //! holds every i64): 9007199254740993 > 9007199254740992.0 although the
 //! integer rounds to that double.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use super::{numeric_affinity, Affinity, Value};
+use super::{text_as_number, Affinity, Value};
 
 /// A collating sequence for TEXT comparisons.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -142,23 +143,39 @@ pub fn compare_with_affinity(
     let any_text = matches!(a, Value::Text(_)) || matches!(b, Value::Text(_));
     match affinity {
         Some(aff) if aff.is_numeric() && any_text => {
-            let a = numeric_affinity(a.clone(), false);
-            let b = numeric_affinity(b.clone(), false);
+            let a = numeric_operand(a);
+            let b = numeric_operand(b);
             Some(compare(&a, &b, collation))
         }
         Some(Affinity::Text) if any_text => {
-            let a = text_affinity(a);
-            let b = text_affinity(b);
+            let a = text_operand(a);
+            let b = text_operand(b);
             Some(compare(&a, &b, collation))
         }
         _ => Some(compare(a, b, collation)),
     }
 }
 
-fn text_affinity(v: &Value) -> Value {
+/// `v` under numeric affinity: a copy only for text that converts (numeric
+/// affinity changes nothing else), so a text column compared with text
+/// allocates nothing per row.
+fn numeric_operand(v: &Value) -> Cow<'_, Value> {
     match v {
-        Value::Integer(_) | Value::Real(_) => Value::Text(v.to_text().unwrap_or_default()),
-        other => other.clone(),
+        Value::Text(s) => match text_as_number(s, false) {
+            Some(n) => Cow::Owned(n),
+            None => Cow::Borrowed(v),
+        },
+        _ => Cow::Borrowed(v),
+    }
+}
+
+/// `v` under text affinity: numbers rendered as text, anything else borrowed.
+fn text_operand(v: &Value) -> Cow<'_, Value> {
+    match v {
+        Value::Integer(_) | Value::Real(_) => {
+            Cow::Owned(Value::Text(v.to_text().unwrap_or_default()))
+        }
+        other => Cow::Borrowed(other),
     }
 }
 
