@@ -436,6 +436,60 @@ fn body_start(bytes: &[u8], types: usize, count: u64) -> Option<usize> {
     Some(at)
 }
 
+/// A stored field as a scan's text filters read it, in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextField<'a> {
+    /// Not decided from the bytes: another type, a column the record does
+    /// not store (added since: its default applies), a malformed header.
+    Other,
+    Null,
+    /// The text's bytes, not yet checked as UTF-8 (decoding checks them).
+    Text(&'a [u8]),
+}
+
+/// The field a record stores in `column`, as [`TextField`]: one walk of the
+/// header up to it, as [`integer_field`].
+pub(crate) fn text_field(bytes: &[u8], column: usize) -> TextField<'_> {
+    let Some((t, at, len)) = locate(bytes, column) else {
+        return TextField::Other;
+    };
+    match t {
+        TYPE_NULL => TextField::Null,
+        t if t >= TYPE_TEXT_BASE && t % 2 == 1 => at
+            .checked_add(len)
+            .and_then(|end| bytes.get(at..end))
+            .map_or(TextField::Other, TextField::Text),
+        _ => TextField::Other,
+    }
+}
+
+/// Field `column`'s type, body offset and length, when the header reaches it.
+#[inline]
+fn locate(bytes: &[u8], column: usize) -> Option<(u64, usize, usize)> {
+    if let Some(types) = one_byte_types(bytes) {
+        let &t = types.get(column)?;
+        let body = 1
+            + types.len()
+            + types[..column]
+                .iter()
+                .map(|&t| body_len(u64::from(t)))
+                .sum::<usize>();
+        return Some((u64::from(t), body, body_len(u64::from(t))));
+    }
+    let mut pos = 0;
+    let count = get_varint(bytes, &mut pos).ok()?;
+    if column as u64 >= count {
+        return None;
+    }
+    let mut body = body_start(bytes, pos, count)?;
+    for _ in 0..column {
+        let t = get_varint(bytes, &mut pos).ok()?;
+        body = body.checked_add(field_len(t).ok()?)?;
+    }
+    let t = get_varint(bytes, &mut pos).ok()?;
+    Some((t, body, field_len(t).ok()?))
+}
+
 /// The integer a field of type `t` and `len` bytes at `at` holds, if it
 /// is an integer and lies within `bytes`.
 #[inline(always)]
@@ -684,9 +738,38 @@ mod tests {
         }
 
         #[test]
+        fn text_fields_are_what_decode_reads(
+            values in proptest::collection::vec(value_strategy(), 0..12),
+            column in 0usize..14,
+        ) {
+            let bytes = encode(&values);
+            prop_assert_eq!(text_field(&bytes, column), text_at(&values, column));
+        }
+
+        #[test]
+        fn text_fields_of_garbage_never_contradict_decode(
+            bytes in proptest::collection::vec(any::<u8>(), 0..40),
+            column in 0usize..8,
+        ) {
+            let got = text_field(&bytes, column);
+            if let Ok(values) = decode(&bytes) {
+                prop_assert_eq!(got, text_at(&values, column));
+            }
+        }
+
+        #[test]
         fn garbage_is_an_error_or_a_value_never_a_panic(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
             // Either outcome is fine; a panic fails the test.
             let _ = decode(&bytes);
+        }
+    }
+
+    /// What `text_field` should read from a record of `values`.
+    fn text_at(values: &[Value], column: usize) -> TextField<'_> {
+        match values.get(column) {
+            Some(Value::Null) => TextField::Null,
+            Some(Value::Text(s)) => TextField::Text(s.as_bytes()),
+            _ => TextField::Other,
         }
     }
 

@@ -63,6 +63,7 @@ pub(crate) mod statement;
 pub(crate) mod store_kv;
 #[cfg(test)]
 mod tests;
+pub(crate) mod text_checks;
 pub(crate) mod window;
 pub(crate) mod write;
 

@@ -20,6 +20,7 @@ use std::ops::Bound;
 use std::rc::Rc;
 
 use super::eval::{integer_truth, is_comparison, Env};
+use super::text_checks::TextChecks;
 use super::{row_size, ExecCtx, Kv};
 use crate::sql::ast::BinaryOp;
 use crate::sql::catalog::{Index, Table};
@@ -536,10 +537,13 @@ impl ExecCtx<'_> {
         let checks = lc
             .checks
             .get_or_insert_with(|| IntChecks::new(self, level, item, table));
+        let text_checks = lc
+            .text_checks
+            .get_or_insert_with(|| TextChecks::new(self, level, item, table));
         for (lo, hi) in ranges {
             let mut go = true;
             self.kv.visit(&table.tree, lo, hi, false, &mut |k, v| {
-                if checks.reject(v) {
+                if checks.reject(v) || text_checks.reject(v) {
                     return Ok(true);
                 }
                 decode_into(table, &wanted, k, v, &mut row[off..off + w])?;
@@ -860,6 +864,8 @@ pub(crate) struct LevelCache {
     pub fallen_back: bool,
     /// A table scan's filters read from the stored rows, built once.
     pub checks: Option<IntChecks>,
+    /// Its filters comparing a text column with a text constant, the same way.
+    pub text_checks: Option<TextChecks>,
     /// A RIGHT / FULL join's operand: the rows (by their last slot) an ON
     /// condition matched so far.
     pub matched: Option<FastSet<i64>>,
@@ -886,12 +892,56 @@ pub(crate) struct IntChecks {
     /// `7 = cat`, `x > 1 AND x <= 9`): the integers they all accept,
     /// `lo..=hi` (empty when `lo > hi`), tested in place of the checks.
     range: Option<(i64, i64)>,
-    /// Rows tried so far (up to [`TRIAL_ROWS`]), and those rejected.
+    trial: Trial,
+}
+
+/// The first rows of a scan that try a level's record checks.
+const TRIAL_ROWS: u32 = 256;
+
+/// A scan's trial of its record checks ([`IntChecks`], [`TextChecks`]):
+/// rows tried so far (up to [`TRIAL_ROWS`]) and those rejected.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Trial {
     tried: u32,
     rejected: u32,
 }
 
-const TRIAL_ROWS: u32 = 256;
+impl Trial {
+    /// Counts a tried row; false once the trial is over and its checks
+    /// rejected fewer than a quarter of the rows: they cost more than
+    /// they save, and are dropped.
+    #[inline]
+    pub(crate) fn keep(&mut self, rejected: bool) -> bool {
+        if self.tried < TRIAL_ROWS {
+            self.tried += 1;
+            self.rejected += u32::from(rejected);
+            if self.tried == TRIAL_ROWS && self.rejected * 4 < TRIAL_ROWS {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// The terms a scanned level's record checks may use: a LEFT JOIN's
+/// candidate that fails a filter still matched (its NULL row is not
+/// produced), so only its ON terms may skip it.
+pub(crate) fn checked_terms<'a>(level: &'a Level, item: &FromItem) -> &'a [Expr] {
+    if item.left_join {
+        &level.on
+    } else {
+        &level.filters
+    }
+}
+
+/// The record position of row slot `index` when it is one of `item`'s
+/// stored columns (not the rowid alias, which the record holds as NULL).
+/// Slots of the items bound before it lie below its offset.
+pub(crate) fn stored_field(item: &FromItem, table: &Table, index: usize) -> Option<usize> {
+    index
+        .checked_sub(item.offset)
+        .filter(|&f| f < table.columns.len() && table.rowid_alias != Some(f))
+}
 
 #[derive(Clone, Debug)]
 struct IntCheck {
@@ -912,22 +962,8 @@ const MAX_CHECKED_FIELDS: usize = 8;
 
 impl IntChecks {
     fn new(cx: &ExecCtx, level: &Level, item: &FromItem, table: &Table) -> IntChecks {
-        // A LEFT JOIN's candidate that fails a filter still matched (its
-        // NULL row is not produced): only its ON terms may skip it.
-        let terms = if item.left_join {
-            &level.on
-        } else {
-            &level.filters
-        };
-        // A slot of this item's stored columns (not the rowid alias, which
-        // the record holds as NULL): its record position. Slots of the
-        // items bound before it lie below its offset.
-        let field = |index: usize| {
-            index
-                .checked_sub(item.offset)
-                .filter(|&f| f < table.columns.len() && table.rowid_alias != Some(f))
-        };
-        let mut checks: Vec<IntCheck> = terms
+        let field = |index: usize| stored_field(item, table, index);
+        let mut checks: Vec<IntCheck> = checked_terms(level, item)
             .iter()
             .filter_map(|t| {
                 let Expr::Compare {
@@ -971,8 +1007,7 @@ impl IntChecks {
             checks,
             fields,
             range,
-            tried: 0,
-            rejected: 0,
+            trial: Trial::default(),
         }
     }
 
@@ -994,12 +1029,8 @@ impl IntChecks {
             record::integer_fields(record, &self.fields, values);
             self.decide(values)
         };
-        if self.tried < TRIAL_ROWS {
-            self.tried += 1;
-            self.rejected += u32::from(rejected);
-            if self.tried == TRIAL_ROWS && self.rejected * 4 < TRIAL_ROWS {
-                self.checks.clear();
-            }
+        if !self.trial.keep(rejected) {
+            self.checks.clear();
         }
         rejected
     }
@@ -1298,8 +1329,7 @@ mod tests {
                     checks,
                     fields: vec![0],
                     range: None,
-                    tried: 0,
-                    rejected: 0,
+                    trial: Trial::default(),
                 };
                 for v in edges.iter().map(|&e| Some(e)).chain([None]) {
                     let by_range = v.is_some_and(|v| v < lo || v > hi);
