@@ -874,13 +874,14 @@ fn filters_read_from_stored_rows_past_the_trial() {
 /// no numeric affinity): every declared type's affinity, collations on the
 /// column and on the comparison, stored NULLs, numbers, blobs and text in
 /// one column, a column added with a default, constants on either side,
-/// parameters, IN and NOT IN lists, in WHERE and in a LEFT JOIN's ON.
+/// parameters, IN and NOT IN lists, LIKE (with ESCAPE, valid or not) and
+/// GLOB, in WHERE and in a LEFT JOIN's ON.
 #[test]
 fn text_filters_read_from_stored_rows() {
     let (mut tj, lite) = open_pair();
     let values = [
         "'a'", "'B'", "'ab'", "'abc'", "''", "'é'", "'5'", "' 5'", "'5.0'", "'x y'", "NULL", "5",
-        "5.5", "x'61'", "'b'",
+        "5.5", "x'61'", "'b'", "'a%'", "'a!b'",
     ];
     let mut setup = vec![
         "CREATE TABLE a(id INTEGER PRIMARY KEY, lo INTEGER, hi INTEGER)".to_string(),
@@ -933,6 +934,28 @@ fn text_filters_read_from_stored_rows() {
         }
         filters.push((format!("{column} IN ('a', 5)"), None));
         filters.push((format!("{column} NOT IN ('a', NULL)"), None));
+        for pattern in [
+            "'a%'",
+            "'_b%'",
+            "'5'",
+            "'%'",
+            "'A'",
+            "'é'",
+            "'a!%' ESCAPE '!'",
+            "'a' ESCAPE 'xy'",
+            "'a' ESCAPE NULL",
+            "NULL",
+        ] {
+            filters.push((format!("{column} LIKE {pattern}"), None));
+            filters.push((format!("{column} NOT LIKE {pattern}"), None));
+        }
+        for pattern in ["'[a-b]*'", "'a*'", "'A*'", "'?'", "'*5*'"] {
+            filters.push((format!("{column} GLOB {pattern}"), None));
+            filters.push((format!("{column} NOT GLOB {pattern}"), None));
+        }
+        filters.push((format!("{column} LIKE ?"), Some(Value::Text("a%".into()))));
+        filters.push((format!("{column} GLOB ?"), Some(Value::Text("*b".into()))));
+        filters.push((format!("{column} LIKE ?"), Some(Value::Integer(5))));
     }
     let mut compared = 0;
     let mut mismatches = Vec::new();
@@ -991,6 +1014,8 @@ fn text_filters_read_from_stored_rows_past_the_trial() {
         "SELECT count(*), sum(id) FROM big WHERE s = 'k' AND u = 'u1'",
         "SELECT count(*), sum(id) FROM big WHERE u >= 'u1'",
         "SELECT count(*), sum(id) FROM big WHERE u NOT IN ('u0')",
+        "SELECT count(*), sum(id) FROM big WHERE s LIKE 'K_'",
+        "SELECT count(*), sum(id) FROM big WHERE s NOT GLOB 'k'",
     ];
     assert_no_mismatches(
         "long text scans",

@@ -476,6 +476,12 @@ fn locate(bytes: &[u8], column: usize) -> Option<(u64, usize, usize)> {
                 .sum::<usize>();
         return Some((u64::from(t), body, body_len(u64::from(t))));
     }
+    locate_slow(bytes, column)
+}
+
+/// [`locate`] in a record whose header is not one byte per type, out of line.
+#[inline(never)]
+fn locate_slow(bytes: &[u8], column: usize) -> Option<(u64, usize, usize)> {
     let mut pos = 0;
     let count = get_varint(bytes, &mut pos).ok()?;
     if column as u64 >= count {

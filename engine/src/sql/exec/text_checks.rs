@@ -1,6 +1,6 @@
 //! A scanned level's filters that compare one of its stored columns with
 //! text constants (literals or parameters): `c = 'x'`, `c > ?`, `'a' <= c`,
-//! `c IN ('x', 'y')`, `c NOT IN (...)`. Each row is tested on its record's
+//! `c IN ('x', 'y')`, `c NOT IN (...)`, `c LIKE 'ab%'`, `c GLOB ?`. Each row is tested on its record's
 //! bytes before it is decoded, and a row a check rejects is skipped, as
 //! [`super::scan::IntChecks`] does for integers: a rejected row's text is
 //! never copied out of the page nor checked as UTF-8.
@@ -10,7 +10,9 @@
 //! collation is BINARY and no numeric affinity applies (numeric affinity
 //! may turn a text operand into a number): then a stored text compares with
 //! the constant as their UTF-8 bytes do. A stored NULL makes the comparison
-//! NULL, which no filter accepts: rejected. Any other stored type, or a
+//! NULL, which no filter accepts: rejected. LIKE and GLOB read a stored
+//! text as it is, whatever the collation and affinity, as they read a
+//! value. Any other stored type, or a
 //! column the record does not store (added since, its default applies),
 //! passes to the filters as usual.
 
@@ -19,8 +21,9 @@ use std::cmp::Ordering;
 use super::eval::{integer_truth, is_comparison};
 use super::scan::{checked_terms, stored_field, Trial};
 use super::ExecCtx;
-use crate::sql::ast::BinaryOp;
+use crate::sql::ast::{BinaryOp, LikeOp};
 use crate::sql::catalog::Table;
+use crate::sql::functions::TextPattern;
 use crate::sql::planner::plan::{CmpInfo, Expr, FromItem, Level};
 use crate::sql::record::{self, TextField};
 use crate::sql::value::{Affinity, Collation, Value};
@@ -44,9 +47,13 @@ enum Test {
     Compare(BinaryOp, Box<[u8]>),
     /// `field IN (constants)`, or with `negated` `NOT IN`.
     In { negated: bool, set: Vec<Box<[u8]>> },
+    /// `field LIKE pattern` or GLOB, or with `negated` `NOT LIKE` / `NOT GLOB`.
+    Pattern { negated: bool, pattern: TextPattern },
 }
 
 impl TextChecks {
+    /// The checks of `level`'s terms on `item` (a table scan), built once per scan.
+    #[inline(never)]
     pub(crate) fn new(cx: &ExecCtx, level: &Level, item: &FromItem, table: &Table) -> TextChecks {
         let field = |e: &Expr| match e {
             Expr::Column { level: 0, index } => stored_field(item, table, *index),
@@ -89,6 +96,37 @@ impl TextChecks {
                             .collect::<Option<_>>()?,
                     },
                 }),
+                Expr::Like {
+                    op,
+                    negated,
+                    expr,
+                    pattern,
+                    escape,
+                } => {
+                    let glob = match op {
+                        LikeOp::Like => false,
+                        LikeOp::Glob => true,
+                        _ => return None,
+                    };
+                    let escape = match escape {
+                        Some(e) => Some(text_constant(e, cx)?),
+                        None => None,
+                    };
+                    let escape = match &escape {
+                        Some(e) => Some(std::str::from_utf8(e).ok()?),
+                        None => None,
+                    };
+                    let pattern = text_constant(pattern, cx)?;
+                    let pattern =
+                        TextPattern::new(glob, std::str::from_utf8(&pattern).ok()?, escape)?;
+                    Some(TextCheck {
+                        field: field(expr)?,
+                        test: Test::Pattern {
+                            negated: *negated,
+                            pattern,
+                        },
+                    })
+                }
                 _ => None,
             })
             .collect();
@@ -125,6 +163,10 @@ impl TextCheck {
                 integer_truth(*op, ord as i64, Ordering::Equal as i64) == Some(false)
             }
             Test::In { negated, set } => set.iter().any(|s| **s == *text) == *negated,
+            // Text that is not UTF-8 passes: decoding the row reports it.
+            Test::Pattern { negated, pattern } => {
+                std::str::from_utf8(text).is_ok_and(|s| pattern.matches(s) == *negated)
+            }
         }
     }
 }

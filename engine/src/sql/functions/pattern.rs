@@ -12,7 +12,7 @@ use crate::{sql_err, Result};
 /// SQLite's SQLITE_MAX_LIKE_PATTERN_LENGTH.
 const MAX_PATTERN_LEN: usize = 50_000;
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Rules {
     match_all: Option<char>,
     match_one: Option<char>,
@@ -64,6 +64,16 @@ pub(crate) fn like_values(
     string: &Value,
     escape: Option<&Value>,
 ) -> Result<Value> {
+    let escape = match escape.map(text_of) {
+        Some(None) => return Ok(Value::Null),
+        Some(Some(e)) => Some(e),
+        None => None,
+    };
+    matches(pattern, string, like_rules(escape.as_deref())?)
+}
+
+/// LIKE's rules, with `escape` (the ESCAPE operand's text) if any.
+fn like_rules(escape: Option<&str>) -> Result<Rules> {
     let mut rules = Rules {
         match_all: Some('%'),
         match_one: Some('_'),
@@ -72,9 +82,6 @@ pub(crate) fn like_values(
         no_case: true,
     };
     if let Some(esc) = escape {
-        let Some(esc) = text_of(esc) else {
-            return Ok(Value::Null);
-        };
         let mut chars = esc.chars();
         let escape = match (chars.next(), chars.next()) {
             (Some(c), None) => c,
@@ -88,19 +95,20 @@ pub(crate) fn like_values(
         }
         rules.match_other = Some(escape);
     }
-    matches(pattern, string, rules)
+    Ok(rules)
 }
+
+const GLOB_RULES: Rules = Rules {
+    match_all: Some('*'),
+    match_one: Some('?'),
+    match_other: Some('['),
+    is_glob: true,
+    no_case: false,
+};
 
 /// `string GLOB pattern`, on borrowed operands.
 pub(crate) fn glob_values(pattern: &Value, string: &Value) -> Result<Value> {
-    let rules = Rules {
-        match_all: Some('*'),
-        match_one: Some('?'),
-        match_other: Some('['),
-        is_glob: true,
-        no_case: false,
-    };
-    matches(pattern, string, rules)
+    matches(pattern, string, GLOB_RULES)
 }
 
 fn matches(pattern: &Value, string: &Value, rules: Rules) -> Result<Value> {
@@ -118,6 +126,38 @@ fn matches(pattern: &Value, string: &Value, rules: Rules) -> Result<Value> {
     };
     let outcome = compare(until_nul(&pattern), until_nul(&string), &rules);
     Ok(Value::Integer(i64::from(outcome == Outcome::Match)))
+}
+
+/// A LIKE or GLOB whose pattern (and escape) are text constants, prepared
+/// once to test many strings: a scan's filter on its stored text.
+#[derive(Clone, Debug)]
+pub(crate) struct TextPattern {
+    pattern: Box<str>,
+    rules: Rules,
+}
+
+impl TextPattern {
+    /// The pattern, when LIKE / GLOB accept it: `None` where they would
+    /// fail (a pattern too long, an escape of more than one character).
+    pub(crate) fn new(glob: bool, pattern: &str, escape: Option<&str>) -> Option<TextPattern> {
+        if pattern.len() > MAX_PATTERN_LEN {
+            return None;
+        }
+        let rules = if glob {
+            GLOB_RULES
+        } else {
+            like_rules(escape).ok()?
+        };
+        Some(TextPattern {
+            pattern: until_nul(pattern).into(),
+            rules,
+        })
+    }
+
+    /// Whether `s LIKE pattern` (or GLOB) is true.
+    pub(crate) fn matches(&self, s: &str) -> bool {
+        compare(&self.pattern, until_nul(s), &self.rules) == Outcome::Match
+    }
 }
 
 fn lower(c: char) -> char {
