@@ -491,9 +491,10 @@ fn int(v: u64) -> Value {
 }
 
 /// Analytic workloads on `t` (200k rows): filter + sum, GROUP BY with 100
-/// groups, arithmetic filter + aggregate.
+/// groups, arithmetic filter + aggregate, a text equality filter and a
+/// LIKE prefix filter.
 fn analytic(b: &mut Bench, dir: &Path) {
-    let names = ["A1", "A2", "A3"];
+    let names = ["A1", "A2", "A3", "A4", "A5"];
     if !names.iter().any(|n| b.cfg.wanted(n)) {
         return;
     }
@@ -535,6 +536,20 @@ fn analytic(b: &mut Bench, dir: &Path) {
         &mut f,
         &format!("A3 arithmetic filter + aggregate over {n} rows"),
         "SELECT count(*), sum(x * y), avg(r) FROM t WHERE x * 3 + y / 2 > 2500 AND r < 500.0",
+        one(),
+        false,
+    );
+    b.read(
+        &mut f,
+        &format!("A4 text equality filter over {n} rows"),
+        "SELECT count(*), sum(x) FROM t WHERE s = 'item4242'",
+        one(),
+        false,
+    );
+    b.read(
+        &mut f,
+        &format!("A5 LIKE prefix filter over {n} rows"),
+        "SELECT count(*), sum(x) FROM t WHERE s LIKE 'item12%'",
         one(),
         false,
     );

@@ -110,10 +110,12 @@ pub fn pick<'a>(rng: &mut impl rand::Rng, xs: &[&'a str]) -> &'a str {
 
 /// A directory of its own under the temp directory, removed with what it
 /// holds when dropped, whether the test passed or panicked.
+#[allow(dead_code)] // for the tests that keep files
 pub struct TempDir(pub std::path::PathBuf);
 
 impl TempDir {
     /// `tinyjoin-<label>-<pid>` under the temp directory, made empty.
+    #[allow(dead_code)]
     pub fn new(label: &str) -> TempDir {
         let dir = std::env::temp_dir().join(format!("tinyjoin-{label}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
