@@ -803,18 +803,8 @@ fn filters_read_from_stored_rows() {
                             .replace("{l}", l)
                             .replace("{cmp}", cmp)
                             .replace("{r}", r);
-                        let params: Vec<Value> = param.iter().cloned().collect();
-                        let x = tj
-                            .execute(&sql, &Params::Positional(params.clone()))
-                            .map(|r| r.rows)
-                            .map_err(|e| e.to_string());
-                        let y = sqlite_run_with(&lite, &sql, &params);
                         compared += 1;
-                        if !same_outcome(&x, &y, true, false) {
-                            mismatches.push(format!(
-                                "{sql} {params:?}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"
-                            ));
-                        }
+                        mismatches.extend(mismatch_with(&mut tj, &lite, &sql, param));
                     }
                 }
             }
@@ -962,18 +952,8 @@ fn text_filters_read_from_stored_rows() {
     for shape in shapes {
         for (f, param) in &filters {
             let sql = shape.replace("{f}", f);
-            let params: Vec<Value> = param.iter().cloned().collect();
-            let x = tj
-                .execute(&sql, &Params::Positional(params.clone()))
-                .map(|r| r.rows)
-                .map_err(|e| e.to_string());
-            let y = sqlite_run_with(&lite, &sql, &params);
             compared += 1;
-            if !same_outcome(&x, &y, true, false) {
-                mismatches.push(format!(
-                    "{sql} {params:?}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"
-                ));
-            }
+            mismatches.extend(mismatch_with(&mut tj, &lite, &sql, param));
         }
     }
     assert_no_mismatches("text filters", compared, &mismatches);
@@ -1022,6 +1002,24 @@ fn text_filters_read_from_stored_rows_past_the_trial() {
         queries.len(),
         &ordered_mismatches(&mut tj, &lite, &queries),
     );
+}
+
+/// `sql` with the parameter `param` (if any) on both engines: a description
+/// of the difference when their outcomes differ (values compared strictly).
+fn mismatch_with(
+    tj: &mut Connection,
+    lite: &rusqlite::Connection,
+    sql: &str,
+    param: &Option<Value>,
+) -> Option<String> {
+    let params: Vec<Value> = param.iter().cloned().collect();
+    let x = tj
+        .execute(sql, &Params::Positional(params.clone()))
+        .map(|r| r.rows)
+        .map_err(|e| e.to_string());
+    let y = sqlite_run_with(lite, sql, &params);
+    (!same_outcome(&x, &y, true, false))
+        .then(|| format!("{sql} {params:?}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"))
 }
 
 /// Runs each statement on both engines, which must give the same outcome.
