@@ -864,8 +864,8 @@ fn filters_read_from_stored_rows_past_the_trial() {
 /// no numeric affinity): every declared type's affinity, collations on the
 /// column and on the comparison, stored NULLs, numbers, blobs and text in
 /// one column, a column added with a default, constants on either side,
-/// parameters, IN and NOT IN lists, LIKE (with ESCAPE, valid or not) and
-/// GLOB, in WHERE and in a LEFT JOIN's ON.
+/// parameters, BETWEEN, IN and NOT IN lists, LIKE (with ESCAPE, valid or
+/// not) and GLOB, in WHERE and in a LEFT JOIN's ON.
 #[test]
 fn text_filters_read_from_stored_rows() {
     let (mut tj, lite) = open_pair();
@@ -921,6 +921,14 @@ fn text_filters_read_from_stored_rows() {
                 param.clone(),
             ));
             filters.push((format!("{column} NOT IN ({constant}, 'b')"), param.clone()));
+            filters.push((
+                format!("{column} BETWEEN {constant} AND 'b'"),
+                param.clone(),
+            ));
+            filters.push((
+                format!("{column} NOT BETWEEN 'B' AND {constant}"),
+                param.clone(),
+            ));
         }
         filters.push((format!("{column} IN ('a', 5)"), None));
         filters.push((format!("{column} NOT IN ('a', NULL)"), None));
@@ -996,6 +1004,7 @@ fn text_filters_read_from_stored_rows_past_the_trial() {
         "SELECT count(*), sum(id) FROM big WHERE u NOT IN ('u0')",
         "SELECT count(*), sum(id) FROM big WHERE s LIKE 'K_'",
         "SELECT count(*), sum(id) FROM big WHERE s NOT GLOB 'k'",
+        "SELECT count(*), sum(id) FROM big WHERE s BETWEEN 'k' AND 'k3'",
     ];
     assert_no_mismatches(
         "long text scans",

@@ -343,28 +343,8 @@ fn one_byte_types(bytes: &[u8]) -> Option<&[u8]> {
 /// [`integer_fields`] of one column (a scan's usual filter), specialized:
 /// the header's type bytes are read once, without the per-column loop.
 pub(crate) fn integer_field(bytes: &[u8], column: usize) -> Option<i64> {
-    // The usual record: the lengths of the fields before `column` give its
-    // place; nothing after it is walked but the type bytes.
-    let Some(types) = one_byte_types(bytes) else {
-        return integer_field_slow(bytes, column);
-    };
-    let &t = types.get(column)?;
-    let body = 1
-        + types.len()
-        + types[..column]
-            .iter()
-            .map(|&t| body_len(u64::from(t)))
-            .sum::<usize>();
-    integer_of(bytes, body, body_len(u64::from(t)), u64::from(t))
-}
-
-/// [`integer_field`] of any other record (long header, many columns), out
-/// of line: the usual case's code stays small.
-#[inline(never)]
-fn integer_field_slow(bytes: &[u8], column: usize) -> Option<i64> {
-    let mut out = [None];
-    integer_fields(bytes, &[column], &mut out);
-    out[0]
+    let (t, at, len) = locate(bytes, column)?;
+    integer_of(bytes, at, len, t)
 }
 
 /// The integers a record stores in `columns` (ascending), into `out` (one
@@ -463,7 +443,9 @@ pub(crate) fn text_field(bytes: &[u8], column: usize) -> TextField<'_> {
     }
 }
 
-/// Field `column`'s type, body offset and length, when the header reaches it.
+/// Field `column`'s type, body offset and length, when the header reaches
+/// it. In the usual record the lengths of the fields before `column` give
+/// its place; nothing after it is walked but the type bytes.
 #[inline]
 fn locate(bytes: &[u8], column: usize) -> Option<(u64, usize, usize)> {
     if let Some(types) = one_byte_types(bytes) {
@@ -479,7 +461,8 @@ fn locate(bytes: &[u8], column: usize) -> Option<(u64, usize, usize)> {
     locate_slow(bytes, column)
 }
 
-/// [`locate`] in a record whose header is not one byte per type, out of line.
+/// [`locate`] in any other record (long header, many columns), out of
+/// line: the usual case's code stays small.
 #[inline(never)]
 fn locate_slow(bytes: &[u8], column: usize) -> Option<(u64, usize, usize)> {
     let mut pos = 0;

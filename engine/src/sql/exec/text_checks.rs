@@ -1,6 +1,7 @@
 //! A scanned level's filters that compare one of its stored columns with
 //! text constants (literals or parameters): `c = 'x'`, `c > ?`, `'a' <= c`,
-//! `c IN ('x', 'y')`, `c NOT IN (...)`, `c LIKE 'ab%'`, `c GLOB ?`. Each row is tested on its record's
+//! `c BETWEEN 'a' AND 'm'`, `c IN ('x', 'y')`, `c NOT IN (...)`, `c LIKE
+//! 'ab%'`, `c GLOB ?`. Each row is tested on its record's
 //! bytes before it is decoded, and a row a check rejects is skipped, as
 //! [`super::scan::IntChecks`] does for integers: a rejected row's text is
 //! never copied out of the page nor checked as UTF-8.
@@ -45,6 +46,12 @@ struct TextCheck {
 enum Test {
     /// `field op constant` (a constant on the left is flipped over).
     Compare(BinaryOp, Box<[u8]>),
+    /// `field BETWEEN low AND high`, or with `negated` `NOT BETWEEN`.
+    Between {
+        negated: bool,
+        low: Box<[u8]>,
+        high: Box<[u8]>,
+    },
     /// `field IN (constants)`, or with `negated` `NOT IN`.
     In { negated: bool, set: Vec<Box<[u8]>> },
     /// `field LIKE pattern` or GLOB, or with `negated` `NOT LIKE` / `NOT GLOB`.
@@ -81,6 +88,21 @@ impl TextChecks {
                         test: Test::Compare(op, constant),
                     })
                 }
+                Expr::Between {
+                    negated,
+                    expr,
+                    low,
+                    high,
+                    low_cmp,
+                    high_cmp,
+                } if bytewise(low_cmp) && bytewise(high_cmp) => Some(TextCheck {
+                    field: field(expr)?,
+                    test: Test::Between {
+                        negated: *negated,
+                        low: text_constant(low, cx)?,
+                        high: text_constant(high, cx)?,
+                    },
+                }),
                 Expr::InList {
                     negated,
                     expr,
@@ -162,6 +184,7 @@ impl TextCheck {
                 let ord = text.cmp(constant);
                 integer_truth(*op, ord as i64, Ordering::Equal as i64) == Some(false)
             }
+            Test::Between { negated, low, high } => (**low <= *text && *text <= **high) == *negated,
             Test::In { negated, set } => set.iter().any(|s| **s == *text) == *negated,
             // Text that is not UTF-8 passes: decoding the row reports it.
             Test::Pattern { negated, pattern } => {
