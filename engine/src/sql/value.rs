@@ -29,6 +29,7 @@ mod numeric;
 mod render;
 
 pub use arith::{bit_not, cast, negate, BinaryOp, CastType};
+pub(crate) use compare::comparison_affinity;
 pub use compare::{compare, compare_with_affinity, Collation};
 pub(crate) use numeric::{is_space, parse_int, parse_real, IntSyntax, RealSyntax};
 pub use render::real_to_text;

@@ -27,7 +27,7 @@ use crate::sql::catalog::Table;
 use crate::sql::functions::TextPattern;
 use crate::sql::planner::plan::{CmpInfo, Expr, FromItem, Level};
 use crate::sql::record::{self, TextField};
-use crate::sql::value::{Affinity, Collation, Value};
+use crate::sql::value::{comparison_affinity, Collation, Value};
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TextChecks {
@@ -79,8 +79,8 @@ impl TextChecks {
                         return None;
                     }
                     let (field, op, constant) = match (field(left), field(right)) {
-                        (Some(f), None) => (f, *op, text_constant(right, cx)?),
-                        (None, Some(f)) => (f, op.flipped(), text_constant(left, cx)?),
+                        (Some(f), None) => (f, *op, text_bytes(right, cx)?),
+                        (None, Some(f)) => (f, op.flipped(), text_bytes(left, cx)?),
                         _ => return None,
                     };
                     Some(TextCheck {
@@ -99,8 +99,8 @@ impl TextChecks {
                     field: field(expr)?,
                     test: Test::Between {
                         negated: *negated,
-                        low: text_constant(low, cx)?,
-                        high: text_constant(high, cx)?,
+                        low: text_bytes(low, cx)?,
+                        high: text_bytes(high, cx)?,
                     },
                 }),
                 Expr::InList {
@@ -114,7 +114,7 @@ impl TextChecks {
                         negated: *negated,
                         set: list
                             .iter()
-                            .map(|e| text_constant(e, cx))
+                            .map(|e| text_bytes(e, cx))
                             .collect::<Option<_>>()?,
                     },
                 }),
@@ -134,13 +134,7 @@ impl TextChecks {
                         Some(e) => Some(text_constant(e, cx)?),
                         None => None,
                     };
-                    let escape = match &escape {
-                        Some(e) => Some(std::str::from_utf8(e).ok()?),
-                        None => None,
-                    };
-                    let pattern = text_constant(pattern, cx)?;
-                    let pattern =
-                        TextPattern::new(glob, std::str::from_utf8(&pattern).ok()?, escape)?;
+                    let pattern = TextPattern::new(glob, text_constant(pattern, cx)?, escape)?;
                     Some(TextCheck {
                         field: field(expr)?,
                         test: Test::Pattern {
@@ -196,24 +190,27 @@ impl TextCheck {
 
 /// Whether a comparison under `cmp` of a stored text with a text constant
 /// is the comparison of their bytes: BINARY collation, and no numeric
-/// affinity (which `compare_with_affinity` applies when either side has
-/// one and both have affinities, or the one side that has one has it).
+/// affinity applied (which may turn a text operand into a number).
 fn bytewise(cmp: &CmpInfo) -> bool {
-    let numeric = |a: Option<Affinity>| a.is_some_and(|a| a.is_numeric());
     cmp.collation == Collation::Binary
-        && !numeric(cmp.left_affinity)
-        && !numeric(cmp.right_affinity)
+        && !comparison_affinity(cmp.left_affinity, cmp.right_affinity)
+            .is_some_and(|a| a.is_numeric())
 }
 
-/// The bytes of `e` when it is a text constant: a literal or a bound parameter.
-fn text_constant(e: &Expr, cx: &ExecCtx) -> Option<Box<[u8]>> {
+/// The text of `e` when it is a text constant: a literal or a bound parameter.
+fn text_constant<'a>(e: &'a Expr, cx: &'a ExecCtx) -> Option<&'a str> {
     let v = match e {
         Expr::Literal(v) => v,
         Expr::Param(p) => cx.params.get(*p)?,
         _ => return None,
     };
     match v {
-        Value::Text(s) => Some(s.as_bytes().into()),
+        Value::Text(s) => Some(s),
         _ => None,
     }
+}
+
+/// [`text_constant`]'s bytes, kept by a check.
+fn text_bytes(e: &Expr, cx: &ExecCtx) -> Option<Box<[u8]>> {
+    text_constant(e, cx).map(|s| s.as_bytes().into())
 }

@@ -134,12 +134,7 @@ pub fn compare_with_affinity(
     if a.is_null() || b.is_null() {
         return None;
     }
-    let affinity = match (aff_a, aff_b) {
-        (Some(x), Some(y)) if x.is_numeric() || y.is_numeric() => Some(Affinity::Numeric),
-        (Some(_), Some(_)) => None,
-        (Some(x), None) | (None, Some(x)) => Some(x),
-        (None, None) => None,
-    };
+    let affinity = comparison_affinity(aff_a, aff_b);
     let any_text = matches!(a, Value::Text(_)) || matches!(b, Value::Text(_));
     match affinity {
         Some(aff) if aff.is_numeric() && any_text => {
@@ -153,6 +148,17 @@ pub fn compare_with_affinity(
             Some(compare(&a, &b, collation))
         }
         _ => Some(compare(a, b, collation)),
+    }
+}
+
+/// The affinity a comparison applies to both operands, given theirs (the
+/// rules above [`compare_with_affinity`]).
+pub(crate) fn comparison_affinity(a: Option<Affinity>, b: Option<Affinity>) -> Option<Affinity> {
+    match (a, b) {
+        (Some(x), Some(y)) if x.is_numeric() || y.is_numeric() => Some(Affinity::Numeric),
+        (Some(_), Some(_)) => None,
+        (Some(x), None) | (None, Some(x)) => Some(x),
+        (None, None) => None,
     }
 }
 
