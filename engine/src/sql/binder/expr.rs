@@ -263,10 +263,16 @@ impl Binder<'_> {
         Ok(self.bind_expr(e, scope, agg)?.expr)
     }
 
-    // One arm per expression kind (about 200 lines): the arms are short and
-    // independent, and keeping the whole AST-to-plan mapping in one match
-    // lets the compiler check it is exhaustive; longer cases (binary
-    // operators, CASE, calls, columns) have their own functions.
+    // One arm per expression kind: keeping the whole AST-to-plan mapping in
+    // one match lets the compiler check it is exhaustive; the longer cases
+    // (columns, binary operators, LIKE, IN, CASE, calls) have functions of
+    // their own, kept out of line. Inlined, they made this one function
+    // 19.8 KB of wasm; V8 counts a baseline function's budget for its
+    // optimizing tier in bytes of code passed through, so a call through
+    // so large a body used it up after a few hundred expressions, and the
+    // optimizing compile (16-46 ms in Node 20) then ran on the second core
+    // while the statements after it ran, in Node during the mixed
+    // transactions (`scripts/inworker-timing/tiering.mjs --workload=mixed`).
     fn bind_kind(&mut self, e: &ast::Expr, scope: &Scope, agg: &mut AggCtx) -> Result<Bound> {
         Ok(match &e.kind {
             ExprKind::Literal(l) => match current_time_call(l) {
@@ -293,29 +299,7 @@ impl Binder<'_> {
                 pattern,
                 escape,
             } => {
-                let x = self.bind_plain(expr, scope, agg)?;
-                let p = self.bind_plain(pattern, scope, agg)?;
-                let esc = match escape {
-                    Some(x) => Some(Box::new(self.bind_plain(x, scope, agg)?)),
-                    None => None,
-                };
-                if matches!(op, ast::LikeOp::Match | ast::LikeOp::Regexp) {
-                    return Err(sql_err!(
-                        "no such function: {}",
-                        if *op == ast::LikeOp::Match {
-                            "match"
-                        } else {
-                            "regexp"
-                        }
-                    ));
-                }
-                Bound::plain(Expr::Like {
-                    op: *op,
-                    negated: *negated,
-                    expr: Box::new(x),
-                    pattern: Box::new(p),
-                    escape: esc,
-                })
+                return self.bind_like(*op, *negated, expr, pattern, escape.as_deref(), scope, agg)
             }
             ExprKind::Between {
                 negated,
@@ -339,64 +323,12 @@ impl Binder<'_> {
                 negated,
                 expr,
                 list,
-            } => {
-                let x = self.bind_expr(expr, scope, agg)?;
-                let mut items = Vec::with_capacity(list.len());
-                let mut cmps = Vec::with_capacity(list.len());
-                for item in list {
-                    let b = self.bind_expr(item, scope, agg)?;
-                    // SQLite compares an IN list with the left operand's
-                    // affinity only (exprINAffinity).
-                    cmps.push(CmpInfo {
-                        left_affinity: x.aff,
-                        right_affinity: None,
-                        collation: comparison_collation(x.coll, b.coll),
-                    });
-                    items.push(b.expr);
-                }
-                Bound::plain(Expr::InList {
-                    negated: *negated,
-                    expr: Box::new(x.expr),
-                    list: items,
-                    cmp: cmps,
-                })
-            }
+            } => return self.bind_in_list(*negated, expr, list, scope, agg),
             ExprKind::InSelect {
                 negated,
                 expr,
                 select,
-            } => {
-                let x = self.bind_expr(expr, scope, agg)?;
-                let width = match &x.expr {
-                    Expr::Row(v) => v.len(),
-                    _ => 1,
-                };
-                let (sub, affs) = self.bind_subquery(select, scope)?;
-                if sub.query.columns.len() != width {
-                    return Err(sql_err!(
-                        "sub-select returns {} columns - expected {}",
-                        sub.query.columns.len(),
-                        width
-                    ));
-                }
-                let left_affs: Vec<Option<Affinity>> = match &x.expr {
-                    Expr::Row(_) => vec![None; width],
-                    _ => vec![x.aff],
-                };
-                let cmp = (0..width)
-                    .map(|i| CmpInfo {
-                        left_affinity: left_affs[i],
-                        right_affinity: affs.get(i).copied().flatten(),
-                        collation: comparison_collation(x.coll, CollSource::None),
-                    })
-                    .collect();
-                Bound::plain(Expr::InQuery {
-                    negated: *negated,
-                    expr: Box::new(x.expr),
-                    query: sub,
-                    cmp,
-                })
-            }
+            } => return self.bind_in_select(*negated, expr, select, scope, agg),
             ExprKind::InTable {
                 negated,
                 expr,
@@ -484,6 +416,116 @@ impl Binder<'_> {
         })
     }
 
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn bind_like(
+        &mut self,
+        op: ast::LikeOp,
+        negated: bool,
+        expr: &ast::Expr,
+        pattern: &ast::Expr,
+        escape: Option<&ast::Expr>,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        let x = self.bind_plain(expr, scope, agg)?;
+        let p = self.bind_plain(pattern, scope, agg)?;
+        let esc = match escape {
+            Some(x) => Some(Box::new(self.bind_plain(x, scope, agg)?)),
+            None => None,
+        };
+        if matches!(op, ast::LikeOp::Match | ast::LikeOp::Regexp) {
+            return Err(sql_err!(
+                "no such function: {}",
+                if op == ast::LikeOp::Match {
+                    "match"
+                } else {
+                    "regexp"
+                }
+            ));
+        }
+        Ok(Bound::plain(Expr::Like {
+            op,
+            negated,
+            expr: Box::new(x),
+            pattern: Box::new(p),
+            escape: esc,
+        }))
+    }
+
+    #[inline(never)]
+    fn bind_in_list(
+        &mut self,
+        negated: bool,
+        expr: &ast::Expr,
+        list: &[ast::Expr],
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        let x = self.bind_expr(expr, scope, agg)?;
+        let mut items = Vec::with_capacity(list.len());
+        let mut cmps = Vec::with_capacity(list.len());
+        for item in list {
+            let b = self.bind_expr(item, scope, agg)?;
+            // SQLite compares an IN list with the left operand's
+            // affinity only (exprINAffinity).
+            cmps.push(CmpInfo {
+                left_affinity: x.aff,
+                right_affinity: None,
+                collation: comparison_collation(x.coll, b.coll),
+            });
+            items.push(b.expr);
+        }
+        Ok(Bound::plain(Expr::InList {
+            negated,
+            expr: Box::new(x.expr),
+            list: items,
+            cmp: cmps,
+        }))
+    }
+
+    #[inline(never)]
+    fn bind_in_select(
+        &mut self,
+        negated: bool,
+        expr: &ast::Expr,
+        select: &ast::Select,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        let x = self.bind_expr(expr, scope, agg)?;
+        let width = match &x.expr {
+            Expr::Row(v) => v.len(),
+            _ => 1,
+        };
+        let (sub, affs) = self.bind_subquery(select, scope)?;
+        if sub.query.columns.len() != width {
+            return Err(sql_err!(
+                "sub-select returns {} columns - expected {}",
+                sub.query.columns.len(),
+                width
+            ));
+        }
+        let left_affs: Vec<Option<Affinity>> = match &x.expr {
+            Expr::Row(_) => vec![None; width],
+            _ => vec![x.aff],
+        };
+        let cmp = (0..width)
+            .map(|i| CmpInfo {
+                left_affinity: left_affs[i],
+                right_affinity: affs.get(i).copied().flatten(),
+                collation: comparison_collation(x.coll, CollSource::None),
+            })
+            .collect();
+        Ok(Bound::plain(Expr::InQuery {
+            negated,
+            expr: Box::new(x.expr),
+            query: sub,
+            cmp,
+        }))
+    }
+
+    #[inline(never)]
     fn bind_column(
         &mut self,
         c: &ast::ColumnRef,
@@ -523,6 +565,7 @@ impl Binder<'_> {
         Err(sql_err!("no such column: {}.{}", t, c.column))
     }
 
+    #[inline(never)]
     fn bind_binary(
         &mut self,
         op: BinaryOp,
@@ -591,6 +634,7 @@ impl Binder<'_> {
         })
     }
 
+    #[inline(never)]
     fn bind_case(
         &mut self,
         operand: Option<&ast::Expr>,
@@ -625,6 +669,7 @@ impl Binder<'_> {
         }))
     }
 
+    #[inline(never)]
     fn bind_function(
         &mut self,
         call: &ast::FunctionCall,
@@ -675,6 +720,7 @@ impl Binder<'_> {
         })
     }
 
+    #[inline(never)]
     fn bind_aggregate(
         &mut self,
         call: &ast::FunctionCall,
