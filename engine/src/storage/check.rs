@@ -124,6 +124,11 @@ fn scan(snap: &ReadTxn) -> Result<Vec<Seen>> {
     Ok(seen)
 }
 
+/// One page's summary: a function of its own, out of line, so that V8
+/// optimizes this per-page work once its first pages have run (a wasm
+/// function switches tiers only between calls; inlined, the whole pass was
+/// one function called once per open, whose optimized code nothing ran).
+#[inline(never)]
 fn summarize(page: &[u8], id: PageId) -> Seen {
     if let Err(e) = verify_page(page, id) {
         return Seen::Bad(e.to_string());
@@ -166,17 +171,22 @@ impl Walker<'_> {
     }
 
     /// Marks a page as referenced; false (and a problem) if out of range or
-    /// referenced before.
-    fn claim(&mut self, page: u64, what: &str) -> bool {
-        if page < FIRST_DATA_PAGE || page >= self.report.pages {
-            self.problem(page, format!("{what} points outside the file"));
-            return false;
-        }
-        if std::mem::replace(&mut self.used[page as usize], true) {
-            self.problem(page, format!("{what} is referenced twice"));
-            return false;
-        }
-        true
+    /// referenced before. `what` names the referrer (`a page of tree {tree}`
+    /// when `tree` is given), formatted only for a problem.
+    fn claim(&mut self, page: u64, what: &str, tree: Option<&str>) -> bool {
+        let fault = if page < FIRST_DATA_PAGE || page >= self.report.pages {
+            "points outside the file"
+        } else if std::mem::replace(&mut self.used[page as usize], true) {
+            "is referenced twice"
+        } else {
+            return true;
+        };
+        let detail = match tree {
+            Some(t) => format!("{what} {t} {fault}"),
+            None => format!("{what} {fault}"),
+        };
+        self.problem(page, detail);
+        false
     }
 
     fn read_node(&mut self, id: PageId) -> Option<Node> {
@@ -272,66 +282,93 @@ impl Walker<'_> {
             lo: None,
             hi: None,
         }];
-        while let Some(Visit { id, depth, lo, hi }) = stack.pop() {
-            if depth > MAX_TREE_DEPTH {
-                self.problem(
-                    id.0,
-                    format!("tree {name} is deeper than {MAX_TREE_DEPTH} levels"),
-                );
-                continue;
-            }
-            if !self.claim(id.0, &format!("a page of tree {name}")) {
-                continue;
-            }
-            let Some(facts) = self.facts(id, collect) else {
-                continue;
-            };
-            let below = lo
-                .as_deref()
-                .is_some_and(|lo| facts.first.as_deref().is_some_and(|k| k < lo));
-            let above = hi
-                .as_deref()
-                .is_some_and(|hi| facts.last.as_deref().is_some_and(|k| k >= hi));
-            if below || above {
-                self.problem(
-                    id.0,
-                    format!("keys of tree {name} outside the range its parent gives"),
-                );
-            }
-            if let Some(b) = &facts.branch {
-                for (i, &child) in b.children().iter().enumerate().rev() {
-                    let clo = if i == 0 {
-                        lo.clone()
-                    } else {
-                        Some(b.keys()[i - 1].clone())
-                    };
-                    let chi = if i == b.keys().len() {
-                        hi.clone()
-                    } else {
-                        Some(b.keys()[i].clone())
-                    };
-                    stack.push(Visit {
-                        id: child,
-                        depth: depth + 1,
-                        lo: clo,
-                        hi: chi,
-                    });
-                }
-                continue;
-            }
-            if *leaf_depth.get_or_insert(depth) != depth {
-                self.problem(id.0, format!("leaves of tree {name} at different depths"));
-            }
-            if facts.count == 0 && depth > 0 {
-                self.problem(id.0, format!("empty non-root leaf in tree {name}"));
-            }
-            count += facts.count;
-            for (first, len) in facts.overflow {
-                self.overflow(first, len);
-            }
-            out.extend(facts.inline);
+        while let Some(v) = stack.pop() {
+            self.visit(
+                name,
+                v,
+                collect,
+                &mut stack,
+                &mut leaf_depth,
+                &mut count,
+                &mut out,
+            );
         }
         (out, count)
+    }
+
+    /// One node of [`Walker::tree`]'s walk: checked, its children pushed on
+    /// `stack`, a leaf's entries counted (and collected into `out` when
+    /// `collect`). Out of line for the same reason as [`summarize`]: the
+    /// per-node work is what V8 should optimize, not the whole walk.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn visit(
+        &mut self,
+        name: &str,
+        Visit { id, depth, lo, hi }: Visit,
+        collect: bool,
+        stack: &mut Vec<Visit>,
+        leaf_depth: &mut Option<usize>,
+        count: &mut u64,
+        out: &mut Entries,
+    ) {
+        if depth > MAX_TREE_DEPTH {
+            self.problem(
+                id.0,
+                format!("tree {name} is deeper than {MAX_TREE_DEPTH} levels"),
+            );
+            return;
+        }
+        if !self.claim(id.0, "a page of tree", Some(name)) {
+            return;
+        }
+        let Some(facts) = self.facts(id, collect) else {
+            return;
+        };
+        let below = lo
+            .as_deref()
+            .is_some_and(|lo| facts.first.as_deref().is_some_and(|k| k < lo));
+        let above = hi
+            .as_deref()
+            .is_some_and(|hi| facts.last.as_deref().is_some_and(|k| k >= hi));
+        if below || above {
+            self.problem(
+                id.0,
+                format!("keys of tree {name} outside the range its parent gives"),
+            );
+        }
+        if let Some(b) = &facts.branch {
+            for (i, &child) in b.children().iter().enumerate().rev() {
+                let clo = if i == 0 {
+                    lo.clone()
+                } else {
+                    Some(b.keys()[i - 1].clone())
+                };
+                let chi = if i == b.keys().len() {
+                    hi.clone()
+                } else {
+                    Some(b.keys()[i].clone())
+                };
+                stack.push(Visit {
+                    id: child,
+                    depth: depth + 1,
+                    lo: clo,
+                    hi: chi,
+                });
+            }
+            return;
+        }
+        if *leaf_depth.get_or_insert(depth) != depth {
+            self.problem(id.0, format!("leaves of tree {name} at different depths"));
+        }
+        if facts.count == 0 && depth > 0 {
+            self.problem(id.0, format!("empty non-root leaf in tree {name}"));
+        }
+        *count += facts.count;
+        for (first, len) in facts.overflow {
+            self.overflow(first, len);
+        }
+        out.extend(facts.inline);
     }
 
     fn overflow(&mut self, first: PageId, len: u64) {
@@ -339,7 +376,7 @@ impl Walker<'_> {
         let mut buf = Vec::new();
         for i in 0..n {
             let p = first.0 + i;
-            if !self.claim(p, "an overflow value") {
+            if !self.claim(p, "an overflow value", None) {
                 return;
             }
         }
@@ -433,11 +470,11 @@ pub(crate) fn full(snap: &ReadTxn) -> Result<CheckReport> {
     match freelist {
         Ok((free, chain)) => {
             for p in chain {
-                w.claim(p.0, "a free-list page");
+                w.claim(p.0, "a free-list page", None);
             }
             for e in free.extents() {
                 for p in e.start..e.start + u64::from(e.len) {
-                    w.claim(p, "a free page");
+                    w.claim(p, "a free page", None);
                 }
             }
             w.report.free_pages = free.len();
