@@ -153,7 +153,8 @@ impl Drop for KeySorter {
 
 /// Byte keys kept back to back in one buffer, with no allocation per key,
 /// and visited in byte order by [`KeyBatch::for_each_sorted`]: the index
-/// entries a statement or a run of INSERTs writes at the end, in key order.
+/// entries a statement or a run of INSERTs writes at the end, in key order,
+/// and those a full check expects of an index (`exec::integrity`).
 /// Equal keys are visited once each, in no particular order.
 #[derive(Debug, Default)]
 pub(crate) struct KeyBatch {
@@ -228,10 +229,13 @@ impl KeyBatch {
 
     /// Calls `f` with every key in byte order (stopping at its first
     /// error).
-    pub(crate) fn for_each_sorted(&self, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        self.sorted()
-            .into_iter()
-            .try_for_each(|(_, i)| f(self.key(i as usize)))
+    pub(crate) fn for_each_sorted(&self, f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        self.iter_sorted().try_for_each(f)
+    }
+
+    /// Every key, in byte order.
+    pub(crate) fn iter_sorted(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.sorted().into_iter().map(|(_, i)| self.key(i as usize))
     }
 }
 
