@@ -55,9 +55,22 @@ impl Hasher for FastHasher {
         self.add(i as u64);
     }
 
+    /// The state mixed down: hashbrown
+    /// places an entry by the hash's low bits (and tells entries apart by
+    /// its top seven), and a multiply carries a word's differences only
+    /// upwards, so keys that differ only in the high bytes of their last
+    /// word (a fixed-length code's last characters, a big-endian number's
+    /// low digits) had equal low bits and shared one probe sequence: a
+    /// GROUP BY over 100,000 distinct 8-character texts took 364 ms, 141
+    /// with this finish (natively).
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        // SplitMix64's finalizer: every bit of the state reaches every bit
+        // of the hash.
+        let mut x = self.0;
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
     }
 }
 
@@ -87,5 +100,41 @@ mod tests {
         }
         assert_eq!(s.get("table:t"), Some(&2));
         assert!(!s.contains_key("table:u"));
+    }
+
+    /// Keys that differ only in their last bytes, whatever their length,
+    /// spread over a table's buckets: of 1,000 such keys (256 of one byte),
+    /// at least half land in distinct buckets of 1,024 (about 63% would,
+    /// by chance alone). Without `finish`'s rotation, keys whose last word
+    /// is full fell into one bucket.
+    #[test]
+    fn keys_differing_in_their_last_bytes_spread_over_the_low_bits() {
+        use std::hash::BuildHasher;
+        let hasher = BuildHasherDefault::<FastHasher>::default();
+        for len in 1..=24usize {
+            let n = if len == 1 { 256 } else { 1000 };
+            let buckets: FastSet<u64> = (0..n as u32)
+                .map(|i| {
+                    let mut key = vec![b'A'; len];
+                    let tail = len.min(2);
+                    key[len - tail..].copy_from_slice(&i.to_be_bytes()[4 - tail..]);
+                    hasher.hash_one(&key) & 1023
+                })
+                .collect();
+            assert!(
+                buckets.len() >= n / 2,
+                "{len}-byte keys: {} buckets",
+                buckets.len()
+            );
+            let ints: FastSet<u64> = (0..n as i64)
+                .map(|i| hasher.hash_one(i << (8 * (len % 7))) & 1023)
+                .collect();
+            assert!(
+                ints.len() >= n / 2,
+                "integers << {}: {} buckets",
+                8 * (len % 7),
+                ints.len()
+            );
+        }
     }
 }
