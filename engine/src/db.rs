@@ -180,17 +180,33 @@ impl Database {
     /// Full validation: pages, trees and free space (storage), then every
     /// index against its table (each holds exactly the entries the rows
     /// imply). Problems are reported, not returned as errors.
+    ///
+    /// The index check holds one table's index keys at a time, within the
+    /// batch limit and past it in temp space (as CREATE INDEX does); without
+    /// temp space a check that needs more fails with
+    /// [`Error::BatchLimitExceeded`]. That error and the devices' failures
+    /// say nothing of the file: they are returned, not reported.
     pub fn check(&self) -> Result<CheckReport> {
         let mut report = self.shared.store.check()?;
         if report.problems.is_empty() {
             let snapshot = self.shared.store.read()?;
             let cat = self.catalog();
+            // PRAGMA integrity_check runs inside its statement, whose temp
+            // space is installed already.
+            let _scratch = spill::current()
+                .is_none()
+                .then(|| spill::install(self.shared.temp.clone()));
             match crate::sql::exec::integrity::check_catalog(
                 &snapshot,
                 &cat,
                 self.shared.opts.batch_limit_bytes,
             ) {
                 Ok(p) => report.problems.extend(p),
+                // The device's failures and the limit say nothing of the
+                // file: they are errors, not problems.
+                Err(e @ (Error::BatchLimitExceeded { .. } | Error::Io(_) | Error::DiskFull)) => {
+                    return Err(e)
+                }
                 Err(e) => report.problems.push(crate::storage::Problem {
                     page: 0,
                     detail: e.to_string(),

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use super::keysort::{KeySorter, SortedKeys};
 use super::kv::Kv;
-use super::scan::{decode_into, push_index_key, Wanted};
+use super::write::{visit_index_keys, RowDecode};
 use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::binder::expr::contains_subquery;
@@ -392,41 +392,15 @@ pub(crate) fn create_index(
         let params: Vec<Value> = Vec::new();
         let ctx = ExecCtx::new(&*kv, &params, limit);
         let mut sorter = KeySorter::new(ctx.budget().clone(), ctx.temp.clone());
-        let n = table.columns.len();
-        // Only the columns the key and predicate read are decoded, into
-        // one reused row.
-        let mut used = vec![false; n];
-        for e in plan.exprs.iter().chain(plan.predicate.iter()) {
-            crate::sql::planner::plan::local_slots(e, &mut |slot| {
-                if let Some(u) = used.get_mut(slot) {
-                    *u = true;
-                }
-            });
-        }
-        let mut row = vec![Value::Null; n + 1];
-        let wanted = Wanted::new(&table, Some(&used));
-        // The key's values and bytes, reused from row to row.
-        let mut vals = Vec::with_capacity(plan.exprs.len());
-        let mut key = Vec::new();
-        kv.visit(
-            &table.tree,
-            Bound::Unbounded,
-            Bound::Unbounded,
-            false,
-            &mut |k, v| {
-                decode_into(&table, &wanted, k, v, &mut row)?;
-                let Value::Integer(rowid) = row[n] else {
-                    return Ok(true);
-                };
-                let taken = std::mem::take(&mut vals);
-                if let Some(got) = super::write::index_values_in(&ctx, &plan, &row, taken)? {
-                    key.clear();
-                    push_index_key(&mut key, &got, &plan.cols, rowid);
-                    sorter.push(&key, !got.iter().any(Value::is_null))?;
-                    vals = got;
-                }
-                Ok(true)
-            },
+        // Only the columns the key and predicate read are decoded.
+        visit_index_keys(
+            &ctx,
+            &table,
+            std::slice::from_ref(&plan),
+            RowDecode::Read,
+            &|_, _| {},
+            &mut Err,
+            &mut |_, key, counts| sorter.push(key, counts),
         )?;
         sorter.finish()?
     };

@@ -153,8 +153,7 @@ impl Drop for KeySorter {
 
 /// Byte keys kept back to back in one buffer, with no allocation per key,
 /// and visited in byte order by [`KeyBatch::for_each_sorted`]: the index
-/// entries a statement or a run of INSERTs writes at the end, in key order,
-/// and those a full check expects of an index (`exec::integrity`).
+/// entries a statement or a run of INSERTs writes at the end, in key order.
 /// Equal keys are visited once each, in no particular order.
 #[derive(Debug, Default)]
 pub(crate) struct KeyBatch {

@@ -18,8 +18,8 @@ use super::keysort::KeyBatch;
 use super::kv::Kv;
 use super::pending::PendingInserts;
 use super::scan::{
-    index_key, index_key_rowid, index_prefix_range, key_columns, push_index_key, read_table_row,
-    Row,
+    decode_into, index_key, index_key_rowid, index_prefix_range, key_columns, push_index_key,
+    read_table_row, Row, Wanted,
 };
 use super::ExecCtx;
 use crate::sql::ast::ConflictResolution;
@@ -799,6 +799,71 @@ pub(crate) fn index_values_in(
         vals.push(ctx.eval(e, &env)?);
     }
     Ok(Some(vals))
+}
+
+/// How [`visit_index_keys`] decodes a table's rows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RowDecode {
+    /// Only the columns the plans read: an index build.
+    Read,
+    /// Every column, so that a record that does not decode is found: a
+    /// full check.
+    All,
+}
+
+/// One pass over `ctx`'s table `table` in key order, making the key of
+/// every entry of `plans` each row implies (in the row's order, plan by
+/// plan): the bytes `prefix` writes for the plan's number, then the key.
+/// One row and one key buffer are reused from row to row. `each` gets
+/// the plan's number, the key and whether the entry counts for UNIQUE (no
+/// NULL value); a row that does not decode goes to `bad_row`, whose error
+/// ends the pass.
+pub(crate) fn visit_index_keys(
+    ctx: &ExecCtx,
+    table: &Table,
+    plans: &[IndexPlan],
+    decode: RowDecode,
+    prefix: &dyn Fn(usize, &mut Vec<u8>),
+    bad_row: &mut dyn FnMut(Error) -> Result<()>,
+    each: &mut dyn FnMut(usize, &[u8], bool) -> Result<()>,
+) -> Result<()> {
+    let n = table.columns.len();
+    let mut used = vec![decode == RowDecode::All; n];
+    for slot in plans.iter().flat_map(|p| &p.reads) {
+        if let Some(u) = used.get_mut(*slot) {
+            *u = true;
+        }
+    }
+    let wanted = Wanted::new(table, Some(&used));
+    let mut row = vec![Value::Null; n + 1];
+    let mut vals = Vec::new();
+    let mut key = Vec::new();
+    ctx.kv.visit(
+        &table.tree,
+        Bound::Unbounded,
+        Bound::Unbounded,
+        false,
+        &mut |k, v| {
+            if let Err(e) = decode_into(table, &wanted, k, v, &mut row) {
+                bad_row(e)?;
+                return Ok(true);
+            }
+            let Value::Integer(rowid) = row[n] else {
+                return Ok(true);
+            };
+            for (i, plan) in plans.iter().enumerate() {
+                let taken = std::mem::take(&mut vals);
+                if let Some(got) = index_values_in(ctx, plan, &row, taken)? {
+                    key.clear();
+                    prefix(i, &mut key);
+                    push_index_key(&mut key, &got, &plan.cols, rowid);
+                    each(i, &key, !got.iter().any(Value::is_null))?;
+                    vals = got;
+                }
+            }
+            Ok(true)
+        },
+    )
 }
 
 /// The index values before and after one row's update
