@@ -825,7 +825,7 @@ pub(crate) fn visit_index_keys(
     decode: RowDecode,
     prefix: &dyn Fn(usize, &mut Vec<u8>),
     bad_row: &mut dyn FnMut(Error) -> Result<()>,
-    each: &mut dyn FnMut(usize, &[u8], bool) -> Result<()>,
+    each: &mut KeySink<'_>,
 ) -> Result<()> {
     let n = table.columns.len();
     let mut used = vec![decode == RowDecode::All; n];
@@ -901,3 +901,7 @@ fn identical(a: &Value, b: &Value) -> bool {
         _ => a == b,
     }
 }
+
+/// What [`visit_index_keys`] hands each key to: the plan's number, the
+/// key, and whether the entry counts for UNIQUE.
+pub(crate) type KeySink<'a> = dyn FnMut(usize, &[u8], bool) -> Result<()> + 'a;
