@@ -823,3 +823,70 @@ fn check_reports_index_entries_that_disagree_with_the_table() {
     let err = db.check().unwrap_err();
     assert!(matches!(err, Error::BatchLimitExceeded { .. }), "{err:?}");
 }
+
+/// A temp device that fails while the full check spills its index keys
+/// (each of its calls in turn, with an I/O error and a full disk): the
+/// check returns that error, never a report of problems in the file, and
+/// the database is unchanged: the next check, with the device working
+/// again, finds nothing, and the rows are all there.
+#[test]
+fn a_failing_temp_device_fails_the_check_and_leaves_the_database_whole() {
+    use tinyjoin_engine::storage::FaultKind;
+    let main = MemoryDevice::new();
+    {
+        let db = Database::open(Box::new(main.clone()), DbOptions::default()).unwrap();
+        let mut c = db.connect();
+        c.execute_batch(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT);
+             CREATE INDEX ta ON t(a);
+             CREATE INDEX tb ON t(b, a);
+             WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 3000)
+             INSERT INTO t SELECT i, i * 7 % 1000, 'b' || (i % 31) FROM k;",
+        )
+        .unwrap();
+    }
+    let small = DbOptions {
+        batch_limit_bytes: 16 * 1024,
+        ..DbOptions::default()
+    };
+    let open = |fail: Option<(u64, FaultKind)>| {
+        let (temp, handle) = FaultDevice::new(Vec::new());
+        let db = Database::open_with_temp(Box::new(main.clone()), Box::new(temp), small.clone())
+            .unwrap();
+        let opened = handle.calls();
+        if let Some((n, kind)) = fail {
+            handle.fail_at(opened + n, kind);
+        }
+        (db, handle, opened)
+    };
+    // The calls a clean check makes on the temp device.
+    let (db, handle, opened) = open(None);
+    assert!(db.check().unwrap().problems.is_empty());
+    let calls = handle.calls() - opened;
+    assert!(calls > 10, "the check spilled: {calls} temp calls");
+    drop(db);
+    for n in 1..=calls {
+        for kind in [FaultKind::Io, FaultKind::DiskFull] {
+            let (db, _handle, _) = open(Some((n, kind)));
+            match db.check() {
+                Err(Error::Io(_)) if kind == FaultKind::Io => {}
+                Err(Error::DiskFull) if kind == FaultKind::DiskFull => {}
+                // A failed call the check does not depend on (emptying the
+                // temp space afterwards) leaves a clean report.
+                Ok(report) => assert!(report.problems.is_empty(), "call {n}: {report:?}"),
+                Err(e) => panic!("call {n} ({kind:?}): {e:?}"),
+            }
+            let report = db.check().unwrap();
+            assert!(report.problems.is_empty(), "call {n}, again: {report:?}");
+            let rows = db
+                .connect()
+                .execute("SELECT count(*), sum(a) FROM t", &Params::None)
+                .unwrap()
+                .rows;
+            assert_eq!(
+                rows,
+                vec![vec![Value::Integer(3000), Value::Integer(1_498_500)]]
+            );
+        }
+    }
+}
