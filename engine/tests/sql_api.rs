@@ -16,6 +16,14 @@ fn rows(conn: &mut tinyjoin_engine::Connection, sql: &str) -> Vec<Vec<Value>> {
         .rows
 }
 
+/// A database on `dev` (default options) after `sql`, and a connection.
+fn memory_db_with(dev: &MemoryDevice, sql: &str) -> (Database, tinyjoin_engine::Connection) {
+    let db = Database::open(Box::new(dev.clone()), DbOptions::default()).unwrap();
+    let mut c = db.connect();
+    c.execute_batch(sql).unwrap();
+    (db, c)
+}
+
 fn int(i: i64) -> Value {
     Value::Integer(i)
 }
@@ -689,15 +697,13 @@ fn check_reports_index_entries_that_disagree_with_the_table() {
     use std::ops::Bound;
     use tinyjoin_engine::storage::{Store, StoreOptions, TreeRead};
     let dev = MemoryDevice::new();
-    let db = Database::open(Box::new(dev.clone()), DbOptions::default()).unwrap();
-    let mut c = db.connect();
-    c.execute_batch(
+    let (db, mut c) = memory_db_with(
+        &dev,
         "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT);
          CREATE INDEX ta ON t(a);
          CREATE INDEX tb ON t(lower(b)) WHERE a > 10;
          CREATE TABLE u(x);",
-    )
-    .unwrap();
+    );
     let mut ins = c.prepare("INSERT INTO t(a, b) VALUES (?, ?)").unwrap();
     for i in 0..3000i64 {
         let p = Params::Positional(vec![Value::Integer(i % 97), Value::Text(format!("B{i}"))]);
@@ -833,18 +839,14 @@ fn check_reports_index_entries_that_disagree_with_the_table() {
 fn a_failing_temp_device_fails_the_check_and_leaves_the_database_whole() {
     use tinyjoin_engine::storage::FaultKind;
     let main = MemoryDevice::new();
-    {
-        let db = Database::open(Box::new(main.clone()), DbOptions::default()).unwrap();
-        let mut c = db.connect();
-        c.execute_batch(
-            "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT);
-             CREATE INDEX ta ON t(a);
-             CREATE INDEX tb ON t(b, a);
-             WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 3000)
-             INSERT INTO t SELECT i, i * 7 % 1000, 'b' || (i % 31) FROM k;",
-        )
-        .unwrap();
-    }
+    drop(memory_db_with(
+        &main,
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT);
+         CREATE INDEX ta ON t(a);
+         CREATE INDEX tb ON t(b, a);
+         WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 3000)
+         INSERT INTO t SELECT i, i * 7 % 1000, 'b' || (i % 31) FROM k;",
+    ));
     let small = DbOptions {
         batch_limit_bytes: 16 * 1024,
         ..DbOptions::default()
