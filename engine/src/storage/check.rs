@@ -8,6 +8,8 @@
 //! sees what is on disk. Its loops are bounded by the file's page count and
 //! `MAX_TREE_DEPTH`, whatever the bytes say.
 
+use std::fmt;
+
 use super::commit::load_freelist;
 use super::format::*;
 use super::node::{for_each_leaf_entry, overflow_pages, Branch, Node, RawValue};
@@ -171,9 +173,9 @@ impl Walker<'_> {
     }
 
     /// Marks a page as referenced; false (and a problem) if out of range or
-    /// referenced before. `what` names the referrer (`a page of tree {tree}`
-    /// when `tree` is given), formatted only for a problem.
-    fn claim(&mut self, page: u64, what: &str, tree: Option<&str>) -> bool {
+    /// referenced before. `what` names the referrer, formatted only for a
+    /// problem.
+    fn claim(&mut self, page: u64, what: fmt::Arguments<'_>) -> bool {
         let fault = if page < FIRST_DATA_PAGE || page >= self.report.pages {
             "points outside the file"
         } else if std::mem::replace(&mut self.used[page as usize], true) {
@@ -181,11 +183,7 @@ impl Walker<'_> {
         } else {
             return true;
         };
-        let detail = match tree {
-            Some(t) => format!("{what} {t} {fault}"),
-            None => format!("{what} {fault}"),
-        };
-        self.problem(page, detail);
+        self.problem(page, format!("{what} {fault}"));
         false
     }
 
@@ -319,7 +317,7 @@ impl Walker<'_> {
             );
             return;
         }
-        if !self.claim(id.0, "a page of tree", Some(name)) {
+        if !self.claim(id.0, format_args!("a page of tree {name}")) {
             return;
         }
         let Some(facts) = self.facts(id, collect) else {
@@ -376,7 +374,7 @@ impl Walker<'_> {
         let mut buf = Vec::new();
         for i in 0..n {
             let p = first.0 + i;
-            if !self.claim(p, "an overflow value", None) {
+            if !self.claim(p, format_args!("an overflow value")) {
                 return;
             }
         }
@@ -470,11 +468,11 @@ pub(crate) fn full(snap: &ReadTxn) -> Result<CheckReport> {
     match freelist {
         Ok((free, chain)) => {
             for p in chain {
-                w.claim(p.0, "a free-list page", None);
+                w.claim(p.0, format_args!("a free-list page"));
             }
             for e in free.extents() {
                 for p in e.start..e.start + u64::from(e.len) {
-                    w.claim(p, "a free page", None);
+                    w.claim(p, format_args!("a free page"));
                 }
             }
             w.report.free_pages = free.len();

@@ -105,8 +105,8 @@ mod tests {
     /// Keys that differ only in their last bytes, whatever their length,
     /// spread over a table's buckets: of 1,000 such keys (256 of one byte),
     /// at least half land in distinct buckets of 1,024 (about 63% would,
-    /// by chance alone). Without `finish`'s rotation, keys whose last word
-    /// is full fell into one bucket.
+    /// by chance alone). Without `finish`'s mix, keys whose last word is
+    /// full fell into one bucket.
     #[test]
     fn keys_differing_in_their_last_bytes_spread_over_the_low_bits() {
         use std::hash::BuildHasher;

@@ -146,27 +146,21 @@ struct Expected {
 }
 
 impl Expected {
-    /// Moves to the next distinct key (a key pushed twice counts once).
+    /// Moves to the next key (each is distinct: an index key ends in its
+    /// row's rowid).
     fn advance(&mut self) -> Result<()> {
-        loop {
-            let Some((tagged, _)) = self.sorted.next()? else {
-                self.current = None;
-                return Ok(());
-            };
-            let Some((number, key)) = self.tag.split(tagged) else {
-                return Err(Error::Io("temp space: an index key without its tag".into()));
-            };
-            match &mut self.current {
-                Some((n, k)) if *n == number && k.as_slice() == key => continue,
-                Some((n, k)) => {
-                    *n = number;
-                    k.clear();
-                    k.extend_from_slice(key);
-                }
-                None => self.current = Some((number, key.to_vec())),
-            }
+        let Some((tagged, _)) = self.sorted.next()? else {
+            self.current = None;
             return Ok(());
-        }
+        };
+        let Some((number, key)) = self.tag.split(tagged) else {
+            return Err(Error::Io("temp space: an index key without its tag".into()));
+        };
+        let (n, k) = self.current.get_or_insert_with(|| (number, Vec::new()));
+        *n = number;
+        k.clear();
+        k.extend_from_slice(key);
+        Ok(())
     }
 
     /// The next key if it belongs to index `number`.

@@ -228,13 +228,10 @@ impl KeyBatch {
 
     /// Calls `f` with every key in byte order (stopping at its first
     /// error).
-    pub(crate) fn for_each_sorted(&self, f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        self.iter_sorted().try_for_each(f)
-    }
-
-    /// Every key, in byte order.
-    pub(crate) fn iter_sorted(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.sorted().into_iter().map(|(_, i)| self.key(i as usize))
+    pub(crate) fn for_each_sorted(&self, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        self.sorted()
+            .into_iter()
+            .try_for_each(|(_, i)| f(self.key(i as usize)))
     }
 }
 
