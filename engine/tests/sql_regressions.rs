@@ -532,3 +532,41 @@ fn script_as_in_sqlite(setup: &str, script: &[&str]) {
         "{setup}; {script:?}"
     );
 }
+
+/// Bug: an index seek that enforced its `lower(b.name) = ?` conjunct made
+/// the index cover `b` when no filter or result column read b's other
+/// columns, but the next level's rowid lookup `c.id = b.cid` (its conjunct
+/// gone from the filters into the lookup) read `b.cid`: left unread, NULL,
+/// it found no row, and the join returned nothing. The covering decision
+/// now counts what every level's access path reads. Since the seeks on
+/// plain columns (`b.code = ?`) enforce their conjuncts too, these are the
+/// same plans with and without an expression; each query against SQLite.
+#[test]
+fn an_index_covers_an_item_only_when_no_later_lookup_reads_its_other_columns() {
+    use common::{memory_pair, rows, sqlite_rows};
+    use tinyjoin_engine::db::DbOptions;
+    let setup =
+        "CREATE TABLE b(id INTEGER PRIMARY KEY, name TEXT, code INTEGER, cid INTEGER, lo INTEGER);
+         CREATE INDEX b_lower ON b(lower(name)); CREATE INDEX b_code ON b(code);
+         CREATE TABLE c(id INTEGER PRIMARY KEY, label TEXT, k INTEGER); CREATE INDEX c_k ON c(k);
+         INSERT INTO b VALUES (1, 'X', 7, 2, 10), (2, 'y', 8, 3, 20), (3, 'x', 7, 9, 30);
+         INSERT INTO c VALUES (2, 'two', 10), (3, 'three', 20), (9, 'nine', 30);";
+    let (db, lite) = memory_pair(DbOptions::default());
+    let mut tj = db.connect();
+    tj.execute_batch(setup).unwrap();
+    lite.execute_batch(setup).unwrap();
+    for sql in [
+        "SELECT c.label FROM b, c WHERE lower(b.name) = 'x' AND c.id = b.cid ORDER BY 1",
+        "SELECT c.label FROM c, b WHERE lower(b.name) = 'x' AND c.id = b.cid ORDER BY 1",
+        "SELECT c.label FROM b, c WHERE b.code = 7 AND c.id = b.cid ORDER BY 1",
+        "SELECT c.label FROM b JOIN c ON c.k = b.lo WHERE b.code = 7 ORDER BY 1",
+        "SELECT c.label FROM b, c WHERE b.code = 7 AND c.id > b.cid ORDER BY 1",
+        "SELECT b.id FROM b WHERE b.code = 7 AND EXISTS (SELECT 1 FROM c WHERE c.id = b.cid) ORDER BY 1",
+        "SELECT count(*) FROM b, c WHERE b.code = 7 AND c.k = b.lo",
+        "SELECT c.label FROM b, c WHERE b.code IN (7, NULL, '8') AND c.id = b.cid ORDER BY 1",
+        "SELECT c.label FROM b, c WHERE lower(b.name) IN ('x', 'y') AND c.id = b.cid ORDER BY 1",
+    ] {
+        assert_eq!(rows(&mut tj, sql), sqlite_rows(&lite, sql), "{sql}");
+        assert!(!rows(&mut tj, sql).is_empty(), "{sql}");
+    }
+}

@@ -18,7 +18,9 @@
 //! unchanged (numeric conversion on a numeric column, text on a text column,
 //! none at all). The probe value is converted the way the comparison
 //! converts it. Access paths only narrow: the level still evaluates every
-//! conjunct, so a path may return extra rows, never miss one.
+//! conjunct, so a path may return extra rows, never miss one; except that
+//! an index seek's `column = value` or `expression = value` conjuncts are
+//! exact (see `Access::Index::exact`), and the planner drops those.
 
 use std::collections::HashSet;
 
@@ -38,8 +40,9 @@ struct Term {
     conversion: Option<Affinity>,
     cmp: CmpInfo,
     /// The conjunct's [`expr_key`] when the term is the whole conjunct
-    /// `target = value` on an indexed expression (so an index seek on the
-    /// expression enforces the conjunct); `None` otherwise.
+    /// `target = value` or `target IN (values)` on a column or an indexed
+    /// expression (so an index seek on the target enforces the conjunct:
+    /// a row it finds equals one of the values); `None` otherwise.
     whole: Option<String>,
 }
 
@@ -228,8 +231,9 @@ fn collect_terms(
             };
             out.push(Term {
                 target: col.clone(),
-                // Read only for an indexed expression (`index_access`).
-                whole: (matches!(kind, TermKind::Eq(_)) && matches!(col, Target::Expr(_)))
+                // Read by `index_access` (a rowid equality has its own rule:
+                // `join::drop_rowid_eq`).
+                whole: (matches!(kind, TermKind::Eq(_)) && !matches!(col, Target::Rowid))
                     .then(|| expr_key(e)),
                 kind,
                 conversion,
@@ -286,11 +290,11 @@ fn collect_terms(
                 return;
             };
             out.push(Term {
-                target: col.clone(),
+                whole: (!matches!(col, Target::Rowid)).then(|| expr_key(e)),
+                target: col,
                 kind: TermKind::In(list.clone()),
                 conversion,
                 cmp: *first,
-                whole: None,
             });
         }
         _ => {}
@@ -568,10 +572,8 @@ fn index_access(
                 TermKind::In(list) => list.clone(),
                 _ => Vec::new(),
             };
-            // An indexed expression is compared unconverted
-            // (`index_conversion`), under the key's collation, and a NULL
-            // value seeks nothing: a key found satisfies the conjunct.
-            if let (Target::Expr(_), Some(key)) = (&t.target, &t.whole) {
+            // A key found satisfies the conjunct (`Access::Index::exact`).
+            if let Some(key) = &t.whole {
                 exact.push(key.clone());
             }
             eq.push(values);

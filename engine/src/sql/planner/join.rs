@@ -30,9 +30,10 @@
 //! Each hash keeps the path it replaces as its fallback for a build past
 //! a quarter of the batch limit.
 //!
-//! Last, [`cover_by_exact_seek`]: an index seek on an indexed expression
-//! enforces its `expression = value` conjunct exactly; dropping it can let
-//! the index cover the item (no row fetched), as SQLite does.
+//! Last, [`drop_exact_conjuncts`]: an index seek enforces its `column =
+//! value` and `expression = value` conjuncts exactly; they are dropped
+//! from the level's filters, which can let the index cover the item (no
+//! row fetched), as SQLite does.
 
 use std::rc::Rc;
 
@@ -161,7 +162,7 @@ pub(crate) fn plan_from(
     }
     let mut items = items;
     for l in 0..levels.len() {
-        cover_by_exact_seek(&mut items, &mut levels, l);
+        drop_exact_conjuncts(&mut items, &mut levels, l);
     }
     Ok((
         From {
@@ -429,17 +430,19 @@ fn drop_rowid_eq(item: &FromItem, access: &Access, filters: &mut Vec<Expr>) {
     }
 }
 
-/// Lets level `l`'s index cover its item by dropping the conjuncts its
-/// seek enforces exactly (`Access::Index::exact`, `lower(e) = ?` on an
-/// index of `lower(e)`): when no other expression of the query reads the
-/// columns those conjuncts read, the key alone answers, and no row is
-/// fetched. Otherwise the level stays as planned. Only an inner join's
-/// filters are dropped: a LEFT JOIN's ON conjuncts decide its NULL row.
-fn cover_by_exact_seek(items: &mut [FromItem], levels: &mut [Level], l: usize) {
+/// Drops from level `l`'s filters the conjuncts its index seek enforces
+/// exactly (`Access::Index::exact`: `b = ?` on an index of `b`, `lower(e)
+/// = ?` on one of `lower(e)`): every row the seek finds satisfies them, so
+/// the level no longer evaluates them per row, as SQLite does not. Then,
+/// when no other expression of the query reads the columns they read, the
+/// key alone answers and no row is fetched (the index covers the item).
+/// Only an inner join's filters are dropped: a LEFT JOIN's ON conjuncts
+/// decide its NULL row.
+fn drop_exact_conjuncts(items: &mut [FromItem], levels: &mut [Level], l: usize) {
     let item = levels[l].item;
     let Access::Index {
         index,
-        covering: false,
+        covering,
         exact,
         ..
     } = &levels[l].access
@@ -461,8 +464,14 @@ fn cover_by_exact_seek(items: &mut [FromItem], levels: &mut [Level], l: usize) {
     if kept.len() == levels[l].filters.len() {
         return;
     }
-    // What the query still reads of the item: outside the conjuncts, and
-    // in every conjunct that stays (at this level or any other).
+    if *covering {
+        levels[l].filters = kept;
+        return;
+    }
+    // What the query still reads of the item: outside the conjuncts, in
+    // every conjunct that stays (at this level or any other), and in the
+    // other levels' access paths (`c.id = b.cid` left c's filters for
+    // its rowid lookup, which reads b.cid).
     let (off, w) = (items[item].offset, items[item].width);
     let mut used = items[item].used_outside.clone();
     let mut mark = |e: &Expr| {
@@ -476,20 +485,19 @@ fn cover_by_exact_seek(items: &mut [FromItem], levels: &mut [Level], l: usize) {
     for (i, level) in levels.iter().enumerate() {
         if i != l {
             level.filters.iter().chain(&level.on).for_each(&mut mark);
+            level.access.for_each_expr(&mut mark);
         }
     }
-    let Some(info) = items[item]
+    let covers_now = items[item]
         .indexes
         .iter()
         .find(|info| Rc::ptr_eq(&info.index, index))
-    else {
-        return;
-    };
-    if !covers(info, &used, table) {
+        .is_some_and(|info| covers(info, &used, table));
+    levels[l].filters = kept;
+    if !covers_now {
         return;
     }
     items[item].used = used;
-    levels[l].filters = kept;
     if let Access::Index { covering, .. } = &mut levels[l].access {
         *covering = true;
     }

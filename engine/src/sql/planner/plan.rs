@@ -383,14 +383,29 @@ pub(crate) enum Access {
         hi: Option<(Expr, bool)>,
         /// Every column the query needs is in the index.
         covering: bool,
-        /// The [`expr_key`]s of the conjuncts `expression = value` on an
-        /// indexed expression that this access's equality prefix enforces
-        /// exactly: same collation, no affinity conversion, and a NULL
-        /// value finds no key, so a key found satisfies the conjunct.
+        /// The [`expr_key`]s of the conjuncts `target = value` and `target
+        /// IN (values)` (a column, or an indexed expression) that this
+        /// access's equality prefix enforces exactly: every key it finds
+        /// satisfies them, so an inner join level drops them from its
+        /// filters ([`super::join::plan_from`]). Why a key found for a
+        /// value satisfies `target = value` (and so the IN list holding it):
+        /// - the seek compares under the conjunct's collation and converts
+        ///   the value as the comparison does (`value::compare_with_affinity`),
+        ///   and it is used only when that conversion leaves the stored
+        ///   values as they are (`access::index_conversion`): numeric
+        ///   affinity on a numeric column (whose text values are never
+        ///   numbers: storing converts those), text affinity on a text
+        ///   column (which stores no numbers), or none at all; an indexed
+        ///   expression's values have no affinity, so only an unconverted
+        ///   comparison qualifies;
+        /// - keys are equal exactly when their values compare equal under
+        ///   the key column's collation (`keycode`: 1 and 1.0 encode
+        ///   alike, distinct numbers never do, text is encoded in its
+        ///   collation's sort form);
+        /// - a NULL value seeks nothing, and `=` with NULL is never true.
+        ///
         /// Every other access path is only a superset (the level's
-        /// filters decide); these conjuncts may be dropped from the
-        /// filters when that lets the index cover the item
-        /// ([`super::join::plan_from`]).
+        /// filters decide).
         exact: Vec<String>,
     },
     /// Hash join: the item's rows are hashed once by their `build` columns
@@ -415,6 +430,39 @@ pub(crate) enum Access {
         filters: Vec<Expr>,
         fallback: Option<Box<Access>>,
     },
+}
+
+impl Access {
+    /// Calls `f` for every expression the access path evaluates: probe
+    /// values and bounds, a hash's probe values and build filters, and its
+    /// fallback's. They read the slots of the items bound before (a hash's
+    /// build filters, its own item's).
+    pub(crate) fn for_each_expr(&self, f: &mut dyn FnMut(&Expr)) {
+        let bounds =
+            |lo: &Option<(Expr, bool)>, hi: &Option<(Expr, bool)>, f: &mut dyn FnMut(&Expr)| {
+                lo.iter().chain(hi).for_each(|(e, _)| f(e));
+            };
+        match self {
+            Access::Scan => {}
+            Access::RowidEq(values) => values.iter().for_each(f),
+            Access::RowidRange { lo, hi } => bounds(lo, hi, f),
+            Access::Index { eq, lo, hi, .. } => {
+                eq.iter().flatten().for_each(&mut *f);
+                bounds(lo, hi, f);
+            }
+            Access::Hash {
+                probe,
+                filters,
+                fallback,
+                ..
+            } => {
+                probe.iter().chain(filters).for_each(&mut *f);
+                if let Some(fb) = fallback {
+                    fb.for_each_expr(f);
+                }
+            }
+        }
+    }
 }
 
 /// Calls `f(slot)` for every column reference of `e` to the current
