@@ -287,7 +287,16 @@ impl Binder<'_> {
             ExprKind::Column(c) => return self.bind_column(c, scope, agg),
             ExprKind::Unary { op, expr } => {
                 let inner = self.bind_expr(expr, scope, agg)?;
-                Bound::plain(Expr::Unary(*op, Box::new(inner.expr)))
+                // SQLite looks through `+x` for x's collation; through the
+                // other operators only an explicit COLLATE carries.
+                let coll = match (op, inner.coll) {
+                    (ast::UnaryOp::Plus, c) | (_, c @ CollSource::Explicit(_)) => c,
+                    _ => CollSource::None,
+                };
+                Bound {
+                    coll,
+                    ..Bound::plain(Expr::Unary(*op, Box::new(inner.expr)))
+                }
             }
             ExprKind::Binary { op, left, right } => {
                 return self.bind_binary(*op, left, right, scope, agg)
@@ -357,15 +366,17 @@ impl Binder<'_> {
                 })
             }
             ExprKind::Cast { expr, type_name } => {
-                let x = self.bind_plain(expr, scope, agg)?;
+                let x = self.bind_expr(expr, scope, agg)?;
                 let affinity = Affinity::from_declared_type(&type_name.name);
                 Bound {
                     expr: Expr::Cast {
-                        expr: Box::new(x),
+                        expr: Box::new(x.expr),
                         affinity,
                     },
                     aff: Some(affinity),
-                    coll: CollSource::None,
+                    // A CAST keeps its operand's collation, as in SQLite:
+                    // `CAST(a AS TEXT) = t` compares under a's, not t's.
+                    coll: x.coll,
                     decl_type: None,
                 }
             }
