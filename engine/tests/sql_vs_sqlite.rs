@@ -693,6 +693,17 @@ fn collations_carry_through_cast_and_unary_plus() {
         "-($b COLLATE NOCASE)",
         "+($b COLLATE RTRIM)",
         "$b",
+        "$t || ''",
+        "($b COLLATE NOCASE) || ''",
+        "coalesce($b COLLATE NOCASE, '')",
+        "coalesce($t, '')",
+        "CASE WHEN $id > 0 THEN $t END",
+        "CASE WHEN $id > 0 THEN $b COLLATE NOCASE END",
+        "CASE WHEN $b COLLATE RTRIM = 'a' THEN $b ELSE $b END",
+        "CASE $b COLLATE NOCASE WHEN 'a' THEN $b ELSE $t END",
+        "CASE WHEN $id > 9 THEN 'x' ELSE $b COLLATE NOCASE END",
+        "lower($b COLLATE RTRIM)",
+        "substr($t, 1)",
     ];
     let mut queries = Vec::new();
     for e in exprs {

@@ -658,6 +658,18 @@ impl Binder<'_> {
             Some(x) => Some(self.bind_expr(x, scope, agg)?),
             None => None,
         };
+        // The first explicit COLLATE among the operand, the WHEN and THEN
+        // expressions in order and the ELSE is the CASE's (SQLite's
+        // `sqlite3ExprCollSeq`); a column's collation does not carry.
+        let mut coll = CollSource::None;
+        let mut carry = |c: CollSource| {
+            if let (CollSource::None, CollSource::Explicit(_)) = (coll, c) {
+                coll = c;
+            }
+        };
+        if let Some(o) = &op {
+            carry(o.coll);
+        }
         let mut pairs = Vec::with_capacity(when_then.len());
         let mut cmp = CmpInfo::PLAIN;
         for (w, t) in when_then {
@@ -665,19 +677,28 @@ impl Binder<'_> {
             if let Some(o) = &op {
                 cmp = cmp_info(o, &wb);
             }
-            let tb = self.bind_plain(t, scope, agg)?;
-            pairs.push((wb.expr, tb));
+            let tb = self.bind_expr(t, scope, agg)?;
+            carry(wb.coll);
+            carry(tb.coll);
+            pairs.push((wb.expr, tb.expr));
         }
         let else_b = match else_expr {
-            Some(x) => Some(Box::new(self.bind_plain(x, scope, agg)?)),
+            Some(x) => {
+                let b = self.bind_expr(x, scope, agg)?;
+                carry(b.coll);
+                Some(Box::new(b.expr))
+            }
             None => None,
         };
-        Ok(Bound::plain(Expr::Case {
-            operand: op.map(|o| Box::new(o.expr)),
-            when_then: pairs,
-            else_expr: else_b,
-            cmp,
-        }))
+        Ok(Bound {
+            coll,
+            ..Bound::plain(Expr::Case {
+                operand: op.map(|o| Box::new(o.expr)),
+                when_then: pairs,
+                else_expr: else_b,
+                cmp,
+            })
+        })
     }
 
     #[inline(never)]
