@@ -22,6 +22,21 @@ pub(crate) enum CollSource {
     Explicit(Collation),
 }
 
+impl CollSource {
+    /// `self` if it is an explicit COLLATE, else `next` if that is one,
+    /// else none. Folded over an expression's operands in order, from
+    /// `None`, it gives the first explicit COLLATE among them: SQLite's
+    /// `sqlite3ExprCollSeq` carries an explicit COLLATE up through every
+    /// operator, and a column's collation only through CAST and unary `+`.
+    fn explicit_or(self, next: CollSource) -> CollSource {
+        match (self, next) {
+            (CollSource::Explicit(_), _) => self,
+            (_, CollSource::Explicit(_)) => next,
+            _ => CollSource::None,
+        }
+    }
+}
+
 /// A bound expression with its affinity and collation.
 #[derive(Clone, Debug)]
 pub(crate) struct Bound {
@@ -287,11 +302,9 @@ impl Binder<'_> {
             ExprKind::Column(c) => return self.bind_column(c, scope, agg),
             ExprKind::Unary { op, expr } => {
                 let inner = self.bind_expr(expr, scope, agg)?;
-                // SQLite looks through `+x` for x's collation; through the
-                // other operators only an explicit COLLATE carries.
-                let coll = match (op, inner.coll) {
-                    (ast::UnaryOp::Plus, c) | (_, c @ CollSource::Explicit(_)) => c,
-                    _ => CollSource::None,
+                let coll = match op {
+                    ast::UnaryOp::Plus => inner.coll,
+                    _ => inner.coll.explicit_or(CollSource::None),
                 };
                 Bound {
                     coll,
@@ -632,15 +645,11 @@ impl Binder<'_> {
                 }
             }
         };
-        // `||` keeps no affinity; a collation carries through from operands.
-        let coll = match (l.coll, r.coll) {
-            (CollSource::Explicit(c), _) | (_, CollSource::Explicit(c)) => CollSource::Explicit(c),
-            _ => CollSource::None,
-        };
+        // `||` keeps no affinity; an explicit collation carries through.
         Ok(Bound {
             expr,
             aff: None,
-            coll,
+            coll: l.coll.explicit_or(r.coll),
             decl_type: None,
         })
     }
@@ -659,17 +668,10 @@ impl Binder<'_> {
             None => None,
         };
         // The first explicit COLLATE among the operand, the WHEN and THEN
-        // expressions in order and the ELSE is the CASE's (SQLite's
-        // `sqlite3ExprCollSeq`); a column's collation does not carry.
-        let mut coll = CollSource::None;
-        let mut carry = |c: CollSource| {
-            if let (CollSource::None, CollSource::Explicit(_)) = (coll, c) {
-                coll = c;
-            }
-        };
-        if let Some(o) = &op {
-            carry(o.coll);
-        }
+        // expressions in order and the ELSE is the CASE's.
+        let mut coll = op
+            .as_ref()
+            .map_or(CollSource::None, |o| o.coll.explicit_or(CollSource::None));
         let mut pairs = Vec::with_capacity(when_then.len());
         let mut cmp = CmpInfo::PLAIN;
         for (w, t) in when_then {
@@ -678,14 +680,13 @@ impl Binder<'_> {
                 cmp = cmp_info(o, &wb);
             }
             let tb = self.bind_expr(t, scope, agg)?;
-            carry(wb.coll);
-            carry(tb.coll);
+            coll = coll.explicit_or(wb.coll).explicit_or(tb.coll);
             pairs.push((wb.expr, tb.expr));
         }
         let else_b = match else_expr {
             Some(x) => {
                 let b = self.bind_expr(x, scope, agg)?;
-                carry(b.coll);
+                coll = coll.explicit_or(b.coll);
                 Some(Box::new(b.expr))
             }
             None => None,
@@ -736,11 +737,7 @@ impl Binder<'_> {
         let mut coll = CollSource::None;
         for a in &call.args {
             let b = self.bind_expr(a, scope, agg)?;
-            if coll == CollSource::None {
-                if let CollSource::Explicit(_) = b.coll {
-                    coll = b.coll;
-                }
-            }
+            coll = coll.explicit_or(b.coll);
             args.push(b.expr);
         }
         let callee = Callee::resolve(&name, args.len())?;

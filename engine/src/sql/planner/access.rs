@@ -39,11 +39,13 @@ struct Term {
     /// The conversion the comparison applies to the value.
     conversion: Option<Affinity>,
     cmp: CmpInfo,
-    /// The conjunct's [`expr_key`] when the term is the whole conjunct
-    /// `target = value` or `target IN (values)` on a column or an indexed
-    /// expression (so an index seek on the target enforces the conjunct:
-    /// a row it finds equals one of the values); `None` otherwise.
-    whole: Option<String>,
+    /// The conjunct's position among the usable ones when the term is the
+    /// whole conjunct `target = value` or `target IN (values)` on a column
+    /// or an indexed expression (so an index seek on the target enforces
+    /// the conjunct: a row it finds equals one of the values); `None`
+    /// otherwise. Its key is formatted only if an index's equality prefix
+    /// uses the term (`index_access`).
+    whole: Option<usize>,
 }
 
 /// The left side of a usable comparison.
@@ -80,7 +82,7 @@ pub(crate) fn choose_access(
     // The outermost level runs once: hashing it would only hold the whole
     // table in memory to look up one constant key. It streams instead,
     // with the terms as filters.
-    match best_access(cat, &items[item], table, &terms, &keys) {
+    match best_access(cat, &items[item], table, &terms, &keys, conjuncts) {
         Access::Scan if !outermost(item, bound) => {
             let filters = build_filters(&items[item], conjuncts);
             hash_access(table, &items[item], &terms, filters, None)
@@ -110,7 +112,7 @@ pub(crate) fn hash_instead(
     if items[item].rows < HASH_MIN_ROWS {
         return None;
     }
-    let per_probe = best_access(cat, &items[item], table, &terms, &keys);
+    let per_probe = best_access(cat, &items[item], table, &terms, &keys, conjuncts);
     let fallback = (!matches!(per_probe, Access::Scan)).then(|| Box::new(per_probe));
     let filters = build_filters(&items[item], conjuncts);
     match hash_access(table, &items[item], &terms, filters, fallback) {
@@ -183,8 +185,8 @@ fn item_terms<'i>(
         }
     };
     let mut terms = Vec::new();
-    for e in conjuncts {
-        collect_terms(e, table, &column_of, &computable, &mut terms);
+    for (at, e) in conjuncts.iter().enumerate() {
+        collect_terms(e, at, table, &column_of, &computable, &mut terms);
     }
     // Only a partial index's predicate is matched against the conjuncts'
     // keys (`index_access`): formatting keys costs about as much as the
@@ -201,6 +203,7 @@ type ColumnOf<'a> = dyn Fn(&Expr) -> Option<Target> + 'a;
 
 fn collect_terms(
     e: &Expr,
+    at: usize,
     table: &Table,
     column_of: &ColumnOf,
     computable: &dyn Fn(&Expr) -> bool,
@@ -234,7 +237,7 @@ fn collect_terms(
                 // Read by `index_access` (a rowid equality has its own rule:
                 // `join::drop_rowid_eq`).
                 whole: (matches!(kind, TermKind::Eq(_)) && !matches!(col, Target::Rowid))
-                    .then(|| expr_key(e)),
+                    .then_some(at),
                 kind,
                 conversion,
                 cmp,
@@ -290,7 +293,7 @@ fn collect_terms(
                 return;
             };
             out.push(Term {
-                whole: (!matches!(col, Target::Rowid)).then(|| expr_key(e)),
+                whole: (!matches!(col, Target::Rowid)).then_some(at),
                 target: col,
                 kind: TermKind::In(list.clone()),
                 conversion,
@@ -344,12 +347,15 @@ fn index_conversion(table: &Table, target: &Target, cmp: &CmpInfo) -> Option<Opt
     }
 }
 
+/// `conjuncts` are the usable conjuncts' keys, `exprs` the conjuncts
+/// themselves (as [`item_terms`] took them).
 fn best_access(
     cat: &Catalog,
     item: &FromItem,
     table: &Table,
     terms: &[Term],
     conjuncts: &HashSet<String>,
+    exprs: &[&Expr],
 ) -> Access {
     let rowid_terms: Vec<&Term> = terms.iter().filter(|t| t.target == Target::Rowid).collect();
     if let Some(t) = rowid_terms
@@ -365,7 +371,8 @@ fn best_access(
     let mut best = Access::Scan;
     let mut best_rows = item.rows;
     for info in &item.indexes {
-        if let Some((access, rows)) = index_access(cat, info, item, table, terms, conjuncts) {
+        if let Some((access, rows)) = index_access(cat, info, item, table, terms, conjuncts, exprs)
+        {
             if rows < best_rows {
                 best = access;
                 best_rows = rows;
@@ -540,6 +547,7 @@ fn index_access(
     table: &Table,
     terms: &[Term],
     conjuncts: &HashSet<String>,
+    exprs: &[&Expr],
 ) -> Option<(Access, f64)> {
     let index = &info.index;
     if !info
@@ -573,8 +581,8 @@ fn index_access(
                 _ => Vec::new(),
             };
             // A key found satisfies the conjunct (`Access::Index::exact`).
-            if let Some(key) = &t.whole {
-                exact.push(key.clone());
+            if let Some(at) = t.whole {
+                exact.push(expr_key(exprs[at]));
             }
             eq.push(values);
             affinities.push(t.conversion.unwrap_or(Affinity::Blob));

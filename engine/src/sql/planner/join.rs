@@ -464,14 +464,14 @@ fn drop_exact_conjuncts(items: &mut [FromItem], levels: &mut [Level], l: usize) 
     if kept.len() == levels[l].filters.len() {
         return;
     }
-    if *covering {
-        levels[l].filters = kept;
+    let (index, covering) = (Rc::clone(index), *covering);
+    levels[l].filters = kept;
+    if covering {
         return;
     }
     // What the query still reads of the item: outside the conjuncts, in
-    // every conjunct that stays (at this level or any other), and in the
-    // other levels' access paths (`c.id = b.cid` left c's filters for
-    // its rowid lookup, which reads b.cid).
+    // every conjunct that stays, and in the levels' access paths (`c.id =
+    // b.cid` left c's filters for its rowid lookup, which reads b.cid).
     let (off, w) = (items[item].offset, items[item].width);
     let mut used = items[item].used_outside.clone();
     let mut mark = |e: &Expr| {
@@ -481,19 +481,15 @@ fn drop_exact_conjuncts(items: &mut [FromItem], levels: &mut [Level], l: usize) 
             }
         })
     };
-    kept.iter().for_each(&mut mark);
-    for (i, level) in levels.iter().enumerate() {
-        if i != l {
-            level.filters.iter().chain(&level.on).for_each(&mut mark);
-            level.access.for_each_expr(&mut mark);
-        }
+    for level in levels.iter() {
+        level.filters.iter().chain(&level.on).for_each(&mut mark);
+        level.access.for_each_expr(&mut mark);
     }
     let covers_now = items[item]
         .indexes
         .iter()
-        .find(|info| Rc::ptr_eq(&info.index, index))
+        .find(|info| Rc::ptr_eq(&info.index, &index))
         .is_some_and(|info| covers(info, &used, table));
-    levels[l].filters = kept;
     if !covers_now {
         return;
     }

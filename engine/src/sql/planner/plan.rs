@@ -571,21 +571,7 @@ fn walk_body(b: &Body, level: usize, f: &mut dyn FnMut(usize)) {
                     .iter()
                     .chain(lv.filters.iter())
                     .for_each(|x| walk(x, level, f));
-                match &lv.access {
-                    Access::RowidEq(v) => v.iter().for_each(|x| walk(x, level, f)),
-                    Access::RowidRange { lo, hi } | Access::Index { lo, hi, .. } => {
-                        for (x, _) in lo.iter().chain(hi.iter()) {
-                            walk(x, level, f);
-                        }
-                        if let Access::Index { eq, .. } = &lv.access {
-                            eq.iter().flatten().for_each(|x| walk(x, level, f));
-                        }
-                    }
-                    Access::Hash { probe, filters, .. } => {
-                        probe.iter().chain(filters).for_each(|x| walk(x, level, f))
-                    }
-                    Access::Scan => {}
-                }
+                lv.access.for_each_expr(&mut |x| walk(x, level, f));
             }
             c.filter
                 .iter()
