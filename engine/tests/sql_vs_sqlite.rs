@@ -729,6 +729,55 @@ fn collations_carry_through_cast_and_unary_plus() {
     assert_no_mismatches("collation queries", queries.len(), &mismatches);
 }
 
+/// A simple CASE compares its operand with each WHEN value as `operand =
+/// value` would: each WHEN under its own affinities and collation, not
+/// under those of one WHEN for all.
+#[test]
+fn simple_case_compares_each_when_under_its_own_rules() {
+    let (mut tj, lite) = open_pair();
+    let setup = [
+        "CREATE TABLE k(id INTEGER PRIMARY KEY, b TEXT, t TEXT COLLATE NOCASE, n INTEGER, v)",
+        "INSERT INTO k VALUES (1, 'a', 'A', 1, '1'), (2, 'A', 'a', 2, 1), (3, 'b', 'B', 10, 'b'), \
+         (4, '1', 'b', NULL, 2.0), (5, '2', '10', 2, NULL), (6, NULL, NULL, 3, 'A')",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    let cases = [
+        "CASE t WHEN 'zz' THEN 0 WHEN 'a' THEN 1 WHEN 'b' COLLATE BINARY THEN 2 END",
+        "CASE t WHEN 'a' COLLATE BINARY THEN 1 WHEN 'b' THEN 2 END",
+        "CASE b WHEN 'A' COLLATE NOCASE THEN 1 WHEN 'b' THEN 2 END",
+        "CASE b WHEN 'b' THEN 2 WHEN 'A' COLLATE NOCASE THEN 1 END",
+        "CASE b WHEN t THEN 1 WHEN 'B' THEN 2 END",
+        "CASE b WHEN 'B' THEN 2 WHEN t THEN 1 END",
+        "CASE n WHEN '1' THEN 1 WHEN v THEN 2 WHEN '10' THEN 3 END",
+        "CASE n WHEN v THEN 2 WHEN '1' THEN 1 END",
+        "CASE v WHEN 1 THEN 1 WHEN n THEN 2 WHEN 'a' COLLATE NOCASE THEN 3 END",
+        "CASE v WHEN 'a' COLLATE NOCASE THEN 3 WHEN 1 THEN 1 WHEN n THEN 2 END",
+        "CASE b WHEN n THEN 1 WHEN 2 THEN 2 WHEN '2' THEN 3 END",
+        "CASE b WHEN 2 THEN 2 WHEN n THEN 1 END",
+        "CASE +n WHEN '2' THEN 1 WHEN n THEN 2 END",
+        "CASE n WHEN +'2' THEN 1 WHEN b THEN 2 END",
+        "CASE t COLLATE BINARY WHEN 'a' THEN 1 WHEN 'B' COLLATE NOCASE THEN 2 END",
+    ];
+    let mut queries = Vec::new();
+    for c in cases {
+        queries.push(format!("SELECT id, {c} FROM k ORDER BY id"));
+        queries.push(format!(
+            "SELECT id FROM k WHERE ({c}) IS NOT NULL ORDER BY id"
+        ));
+        queries.push(format!(
+            "SELECT x.id, y.id FROM k x, k y WHERE {} = y.id ORDER BY 1, 2",
+            c.replace("CASE ", "CASE x.")
+                .replace("WHEN t", "WHEN x.t")
+                .replace("WHEN n", "WHEN x.n")
+                .replace("WHEN v", "WHEN x.v")
+                .replace("WHEN b", "WHEN x.b")
+        ));
+    }
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("simple CASE queries", queries.len(), &mismatches);
+}
+
 /// GROUP BY on one value finds most groups by an integer (numbers equal
 /// to an integer below 2^53) and the others by their key encoding: the
 /// groups, their order and their values must be SQLite's on values of

@@ -673,11 +673,11 @@ impl Binder<'_> {
             .as_ref()
             .map_or(CollSource::None, |o| o.coll.explicit_or(CollSource::None));
         let mut pairs = Vec::with_capacity(when_then.len());
-        let mut cmp = CmpInfo::PLAIN;
+        let mut cmp = Vec::new();
         for (w, t) in when_then {
             let wb = self.bind_expr(w, scope, agg)?;
             if let Some(o) = &op {
-                cmp = cmp_info(o, &wb);
+                cmp.push(cmp_info(o, &wb));
             }
             let tb = self.bind_expr(t, scope, agg)?;
             coll = coll.explicit_or(wb.coll).explicit_or(tb.coll);

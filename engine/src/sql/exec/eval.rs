@@ -346,10 +346,13 @@ impl ExecCtx<'_> {
                     Some(o) => Some(self.eval(o, env)?),
                     None => None,
                 };
-                for (w, t) in when_then {
+                for (i, (w, t)) in when_then.iter().enumerate() {
                     let wv = self.eval(w, env)?;
                     let hit = match &base {
-                        Some(b) => compare_values(b, &wv, cmp) == Some(Ordering::Equal),
+                        Some(b) => {
+                            let c = cmp.get(i).unwrap_or(&CmpInfo::PLAIN);
+                            compare_values(b, &wv, c) == Some(Ordering::Equal)
+                        }
                         None => truth(&wv) == Some(true),
                     };
                     if hit {

@@ -87,7 +87,10 @@ pub(crate) enum Expr {
         operand: Option<Box<Expr>>,
         when_then: Vec<(Expr, Expr)>,
         else_expr: Option<Box<Expr>>,
-        cmp: CmpInfo,
+        /// With an operand, how it compares with each WHEN value (one per
+        /// pair, as `operand = value` would: each WHEN brings its own
+        /// affinity and collation); empty without one.
+        cmp: Vec<CmpInfo>,
     },
     Cast {
         expr: Box<Expr>,
