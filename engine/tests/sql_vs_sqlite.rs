@@ -778,6 +778,229 @@ fn simple_case_compares_each_when_under_its_own_rules() {
     assert_no_mismatches("simple CASE queries", queries.len(), &mismatches);
 }
 
+/// The table of the collation tests over views, subqueries and compounds:
+/// BINARY, NOCASE and RTRIM text that differs only in case or trailing
+/// spaces, and a view whose columns come from each kind of expression.
+fn open_collation_pair() -> (Connection, rusqlite::Connection) {
+    let (mut tj, lite) = open_pair();
+    let setup = [
+        "CREATE TABLE k(id INTEGER PRIMARY KEY, b TEXT, t TEXT COLLATE NOCASE, r TEXT COLLATE RTRIM, n INTEGER)",
+        "INSERT INTO k VALUES (1, 'a', 'A', 'a ', 1), (2, 'A', 'a', 'a', '2'), (3, 'b', 'B', 'b  ', 3), \
+         (4, 'B', 'b', 'B', 4), (5, 'a ', 'a ', 'A', 5), (6, NULL, NULL, NULL, NULL)",
+        "CREATE VIEW vt AS SELECT id, t, b COLLATE NOCASE AS bn, +t AS pt, t || '' AS ct, \
+         CAST(n AS TEXT) AS nt, n FROM k",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    (tj, lite)
+}
+
+/// A column of a view, a subquery in FROM or a CTE has the collation of
+/// its expression (its first SELECT's), as an implicit one like a table
+/// column's; `x IN (SELECT ...)` compares under the last SELECT's result
+/// expression's; a scalar subquery has none.
+#[test]
+fn collations_carry_into_views_subqueries_and_ctes() {
+    let (mut tj, lite) = open_collation_pair();
+    let sources = [
+        "vt",
+        "(SELECT * FROM vt)",
+        "(SELECT id, t, bn, pt, ct, nt, n FROM vt UNION ALL SELECT 0, 'zz', 'zz', 'zz', 'zz', 'zz', 0)",
+        "(SELECT id, t, bn, pt, ct, nt, n FROM vt ORDER BY id LIMIT 10)",
+    ];
+    let mut queries = Vec::new();
+    for src in sources {
+        for c in ["t", "bn", "pt", "ct"] {
+            queries.push(format!("SELECT id FROM {src} WHERE {c} = 'a' ORDER BY id"));
+            queries.push(format!("SELECT {c}, id FROM {src} ORDER BY {c}, id"));
+            queries.push(format!(
+                "SELECT count(*), min(id) FROM {src} GROUP BY {c} ORDER BY 2"
+            ));
+            queries.push(format!("SELECT count(DISTINCT {c}) FROM {src}"));
+            queries.push(format!("SELECT min({c}), max({c}) FROM {src}"));
+            queries.push(format!(
+                "SELECT x.id, k.id FROM {src} x, k WHERE x.{c} = k.b ORDER BY 1, 2"
+            ));
+            queries.push(format!(
+                "SELECT x.id, k.id FROM {src} x, k WHERE k.b = x.{c} ORDER BY 1, 2"
+            ));
+            queries.push(format!(
+                "SELECT id FROM k WHERE b IN (SELECT {c} FROM {src}) ORDER BY id"
+            ));
+            queries.push(format!(
+                "SELECT id FROM k WHERE (SELECT {c} FROM {src} WHERE id = 2) = b ORDER BY id"
+            ));
+            queries.push(format!("SELECT DISTINCT {c} FROM {src} ORDER BY 1"));
+        }
+        for c in ["nt", "n"] {
+            queries.push(format!("SELECT id FROM {src} WHERE {c} = 2 ORDER BY id"));
+            queries.push(format!("SELECT id FROM {src} WHERE {c} = '2' ORDER BY id"));
+            queries.push(format!(
+                "SELECT id FROM {src} WHERE {c} IN (2, '3') ORDER BY id"
+            ));
+            queries.push(format!(
+                "SELECT id FROM k WHERE n IN (SELECT {c} FROM {src}) ORDER BY id"
+            ));
+            queries.push(format!(
+                "SELECT x.id, k.id FROM {src} x, k WHERE x.{c} = k.b ORDER BY 1, 2"
+            ));
+        }
+    }
+    // Outside the view, a column from an explicit COLLATE is implicit: the
+    // left operand's column collation wins.
+    for c in ["t", "bn", "pt", "ct"] {
+        queries.extend([
+            format!("SELECT x.id, k.id FROM vt x, k WHERE k.r = x.{c} ORDER BY 1, 2"),
+            format!("SELECT x.id, k.id FROM vt x, k WHERE x.{c} = k.r ORDER BY 1, 2"),
+            format!("SELECT id FROM k WHERE r IN (SELECT {c} FROM vt) ORDER BY id"),
+            format!("SELECT id FROM k WHERE b || '' IN (SELECT {c} FROM vt) ORDER BY id"),
+            format!("SELECT id FROM k WHERE b || '' IN (SELECT {c} FROM vt WHERE id < 3 UNION ALL SELECT b FROM k WHERE id = 3) ORDER BY id"),
+            format!("SELECT id FROM k WHERE b || '' IN (SELECT b FROM k WHERE id = 3 UNION ALL SELECT {c} FROM vt WHERE id < 3) ORDER BY id"),
+            format!("SELECT id FROM k WHERE b || '' IN (SELECT {c} FROM (SELECT * FROM vt)) ORDER BY id"),
+            format!("SELECT id FROM k WHERE b || '' IN (SELECT {c} FROM vt WHERE id < 3 UNION SELECT 'B') ORDER BY id"),
+            format!("WITH w AS (SELECT {c} AS c, id FROM vt) SELECT id FROM w WHERE c = 'a' ORDER BY id"),
+            format!("WITH w(c, i) AS (SELECT {c}, id FROM vt) SELECT count(DISTINCT c) FROM w"),
+            format!("WITH RECURSIVE r(c, i) AS (SELECT {c}, 1 FROM vt WHERE id = 1 UNION ALL SELECT 'a', i + 1 FROM r WHERE i < 3) SELECT * FROM r WHERE c = 'a'"),
+            format!("WITH RECURSIVE r(c, i) AS (SELECT {c}, 1 FROM vt WHERE id < 5 UNION SELECT lower(c), i FROM r) SELECT * FROM r ORDER BY i, c"),
+            format!("WITH RECURSIVE r(c, i) AS (SELECT {c}, id FROM vt WHERE id < 5 UNION ALL SELECT c, i + 10 FROM r WHERE i < 10 ORDER BY 1 LIMIT 20) SELECT * FROM r"),
+            format!("SELECT id FROM k WHERE b = (SELECT {c} FROM vt WHERE id = 1) ORDER BY id"),
+            format!("SELECT id FROM k WHERE b || '' = (SELECT {c} FROM vt WHERE id = 1) ORDER BY id"),
+            format!("SELECT x.id FROM (SELECT {c} AS c, id FROM vt UNION ALL SELECT b, id FROM k) x WHERE c = 'a' ORDER BY 1"),
+            format!("SELECT x.id FROM (SELECT b AS c, id FROM k UNION ALL SELECT {c}, id FROM vt) x WHERE c = 'a' ORDER BY 1"),
+            format!("SELECT c FROM (SELECT 'a' AS c UNION ALL SELECT {c} FROM vt) GROUP BY c ORDER BY 1"),
+            format!("SELECT c FROM (SELECT {c} AS c FROM vt UNION SELECT b FROM k) ORDER BY 1"),
+            format!("SELECT {c}, count(*) FROM vt GROUP BY 1 ORDER BY 1"),
+        ]);
+    }
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches(
+        "view and subquery collation queries",
+        queries.len(),
+        &mismatches,
+    );
+}
+
+/// UNION, INTERSECT and EXCEPT find equal rows, and a compound's ORDER BY
+/// sorts, under each column's collation: the first SELECT's from the left
+/// that has one. Of equal rows, the one kept is SQLite's: with ORDER BY
+/// its merge's, without its temporary index's.
+#[test]
+fn compound_operators_find_equal_rows_under_their_collations() {
+    let (mut tj, lite) = open_collation_pair();
+    let mut queries = Vec::new();
+    let pairs = [
+        ("t", "b"),
+        ("b", "t"),
+        ("'a'", "t"),
+        ("t", "'a'"),
+        ("b COLLATE NOCASE", "t"),
+        ("b", "t COLLATE RTRIM"),
+        ("+t", "b"),
+        ("t || ''", "t"),
+        ("NULL", "r"),
+        ("'x'", "'y'"),
+    ];
+    for op in ["UNION", "UNION ALL", "INTERSECT", "EXCEPT"] {
+        for (l, r) in pairs {
+            queries.extend([
+                format!("SELECT {l} FROM k {op} SELECT {r} FROM k"),
+                format!("SELECT {l} FROM k {op} SELECT {r} FROM k ORDER BY 1"),
+                format!("SELECT {l} FROM k {op} SELECT {r} FROM k ORDER BY 1 DESC"),
+                format!("SELECT {l}, id FROM k {op} SELECT {r}, id FROM k ORDER BY 1, 2"),
+                format!("SELECT count(*) FROM (SELECT {l} FROM k {op} SELECT {r} FROM k)"),
+                format!("SELECT {l} FROM k WHERE id < 3 {op} SELECT {r} FROM k WHERE id > 1 {op} SELECT 'B' ORDER BY 1"),
+                format!("SELECT {l} FROM k WHERE id < 3 {op} SELECT {r} FROM k WHERE id > 1 {op} SELECT 'B'"),
+            ]);
+        }
+    }
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("compound collation queries", queries.len(), &mismatches);
+}
+
+/// Row values compare item by item, each pair under its own affinities
+/// and collation: `(a, b) = (x, y)`, `<` and the others, IS, and
+/// `(a, b) IN (SELECT x, y ...)`. A NULL makes `=` NULL only when no pair
+/// is unequal, and an ordering NULL only when it reaches that pair.
+#[test]
+fn row_values_compare_item_by_item() {
+    let (mut tj, lite) = open_collation_pair();
+    let mut queries: Vec<String> = [
+        "SELECT (NULL, 1) IN (SELECT 2, 2)",
+        "SELECT (NULL, 1) IN (SELECT 2, 1)",
+        "SELECT (1, 1) IN (SELECT NULL, 2)",
+        "SELECT (1, 1) IN (SELECT NULL, 1)",
+        "SELECT (1, 1) IN (SELECT NULL, 1 UNION ALL SELECT 1, 1)",
+        "SELECT (NULL, 1) IN (SELECT 2, 2 WHERE 0)",
+        "SELECT (NULL, NULL) IN (SELECT 2, 2)",
+        "SELECT (1, 2) IN (VALUES (1, 2), (3, 4))",
+        "SELECT (1, '2') IN (SELECT 1, 2)",
+        "SELECT (1, 2) NOT IN (SELECT NULL, 3)",
+        "SELECT (1, 2) NOT IN (SELECT NULL, 2)",
+        "SELECT (1, 2) IN (SELECT 1)",
+        "SELECT 1 IN (SELECT 1, 2)",
+    ]
+    .map(String::from)
+    .to_vec();
+    for (l, r) in [
+        ("b, id", "b, id"),
+        ("b, id", "t, id"),
+        ("t, id", "b, id"),
+        ("b, id", "bn, id"),
+        ("b || '', id", "t, id"),
+        ("n, b", "nt, t"),
+        ("n, b", "'2', 'A'"),
+        ("id, n", "n, id"),
+        ("r, t", "b, b"),
+    ] {
+        let from = if r.contains('\'') { "" } else { " FROM vt" };
+        queries.push(format!(
+            "SELECT id FROM k WHERE ({l}) IN (SELECT {r}{from}) ORDER BY id"
+        ));
+        queries.push(format!(
+            "SELECT id FROM k WHERE ({l}) NOT IN (SELECT {r}{from}) ORDER BY id"
+        ));
+        queries.push(format!(
+            "SELECT id, ({l}) IN (SELECT {r}{from}) FROM k ORDER BY id"
+        ));
+    }
+    queries.push(
+        "SELECT (NULL, 1) = (NULL, 2), (NULL, 1) = (NULL, 1), (NULL, 1) IS (NULL, 2), \
+         (NULL, 1) IS (NULL, 1), (NULL, 1) IS NOT (NULL, 2), (1, NULL) < (2, 1), \
+         (NULL, 1) < (2, 1), (1, NULL) < (1, 2), (1, 2) <> (NULL, 3), (1, 2) <> (NULL, 2), \
+         (1, NULL) IS (1, NULL), (2, NULL) > (1, NULL), (1, 2) <= (1, 2), (1, 2) >= (1, 3), \
+         (1, '2') = (1, 2), (1, 2) = (SELECT 1, 2), (SELECT 1, 2) < (1, 3)"
+            .into(),
+    );
+    for (l, r) in [
+        ("n, b", "'2', 'A'"),
+        ("t, id", "'a', 1"),
+        ("'a', 1", "t, id"),
+        ("t, id", "'a', 2"),
+        ("b, id", "'a', 2"),
+        ("b COLLATE NOCASE, id", "'a', 2"),
+        ("r, id", "'a', 2"),
+        ("n, id", "'2', 2"),
+        ("b, n", "(SELECT t, nt FROM vt WHERE id = 2)"),
+        ("b || '', id", "(SELECT t, id FROM vt WHERE id = 2)"),
+    ] {
+        for op in ["=", "<>", "<", "<=", ">", ">=", "IS", "IS NOT"] {
+            let r = if r.starts_with('(') {
+                r.to_string()
+            } else {
+                format!("({r})")
+            };
+            queries.push(format!("SELECT id FROM k WHERE ({l}) {op} {r} ORDER BY id"));
+        }
+    }
+    queries.push(
+        "SELECT id FROM k WHERE (t, id) > (SELECT t, id FROM k WHERE id = 1) ORDER BY t, id".into(),
+    );
+    queries.push("SELECT (1, 2) = (1, 2, 3)".into());
+    queries.push("SELECT (1, 2) = 1".into());
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("row value IN queries", queries.len(), &mismatches);
+}
+
 /// GROUP BY on one value finds most groups by an integer (numbers equal
 /// to an integer below 2^53) and the others by their key encoding: the
 /// groups, their order and their values must be SQLite's on values of

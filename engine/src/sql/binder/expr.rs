@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use super::scope::Scope;
+use super::select::ColumnTypes;
 use super::Binder;
 use crate::sql::ast::{self, BinaryOp, ExprKind};
 use crate::sql::catalog::collation_by_name;
@@ -23,6 +24,14 @@ pub(crate) enum CollSource {
 }
 
 impl CollSource {
+    /// The collation, BINARY when there is none.
+    pub(crate) fn or_binary(self) -> Collation {
+        match self {
+            CollSource::Explicit(c) | CollSource::Column(c) => c,
+            CollSource::None => Collation::Binary,
+        }
+    }
+
     /// `self` if it is an explicit COLLATE, else `next` if that is one,
     /// else none. Folded over an expression's operands in order, from
     /// `None`, it gives the first explicit COLLATE among them: SQLite's
@@ -36,6 +45,9 @@ impl CollSource {
         }
     }
 }
+
+/// What one item of a row value compares with: its affinity and collation.
+type ItemType = (Option<Affinity>, CollSource);
 
 /// A bound expression with its affinity and collation.
 #[derive(Clone, Debug)]
@@ -411,9 +423,11 @@ impl Binder<'_> {
                 Bound::plain(Expr::Exists(sub))
             }
             ExprKind::Subquery(select) => {
-                let (sub, affs) = self.bind_subquery(select, scope)?;
+                let (sub, types) = self.bind_subquery(select, scope)?;
+                // A scalar subquery keeps its column's affinity but no
+                // collation (SQLite's `sqlite3ExprCollSeq` has none for it).
                 let aff = if sub.query.columns.len() == 1 {
-                    affs.first().copied().flatten()
+                    types.affinities.first().copied().flatten()
                 } else {
                     None
                 };
@@ -517,12 +531,17 @@ impl Binder<'_> {
         scope: &Scope,
         agg: &mut AggCtx,
     ) -> Result<Bound> {
-        let x = self.bind_expr(expr, scope, agg)?;
-        let width = match &x.expr {
-            Expr::Row(v) => v.len(),
-            _ => 1,
+        // A row value's items each compare with their column under their
+        // own affinity and collation.
+        let items = match &expr.kind {
+            ExprKind::Row(list) => list
+                .iter()
+                .map(|x| self.bind_expr(x, scope, agg))
+                .collect::<Result<Vec<_>>>()?,
+            _ => vec![self.bind_expr(expr, scope, agg)?],
         };
-        let (sub, affs) = self.bind_subquery(select, scope)?;
+        let width = items.len();
+        let (sub, types) = self.bind_subquery(select, scope)?;
         if sub.query.columns.len() != width {
             return Err(sql_err!(
                 "sub-select returns {} columns - expected {}",
@@ -530,20 +549,32 @@ impl Binder<'_> {
                 width
             ));
         }
-        let left_affs: Vec<Option<Affinity>> = match &x.expr {
-            Expr::Row(_) => vec![None; width],
-            _ => vec![x.aff],
-        };
-        let cmp = (0..width)
-            .map(|i| CmpInfo {
-                left_affinity: left_affs[i],
-                right_affinity: affs.get(i).copied().flatten(),
-                collation: comparison_collation(x.coll, CollSource::None),
+        // Each column compares as `item = column` would, the column taken
+        // as the subquery's result expression.
+        let cmp = items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| CmpInfo {
+                left_affinity: x.aff,
+                right_affinity: types.affinities.get(i).copied().flatten(),
+                collation: comparison_collation(
+                    x.coll,
+                    types
+                        .in_collations
+                        .get(i)
+                        .copied()
+                        .unwrap_or(CollSource::None),
+                ),
             })
             .collect();
+        let mut items: Vec<Expr> = items.into_iter().map(|b| b.expr).collect();
+        let x = match &expr.kind {
+            ExprKind::Row(_) => Expr::Row(items),
+            _ => items.swap_remove(0),
+        };
         Ok(Bound::plain(Expr::InQuery {
             negated,
-            expr: Box::new(x.expr),
+            expr: Box::new(x),
             query: sub,
             cmp,
         }))
@@ -609,6 +640,9 @@ impl Binder<'_> {
                 }));
             }
         }
+        if crate::sql::exec::eval::is_comparison(op) {
+            return self.bind_comparison(op, left, right, scope, agg);
+        }
         let l = self.bind_expr(left, scope, agg)?;
         let r = self.bind_expr(right, scope, agg)?;
         let expr = match op {
@@ -617,22 +651,6 @@ impl Binder<'_> {
                 left: Box::new(l.expr),
                 right: Box::new(r.expr),
             },
-            BinaryOp::Eq
-            | BinaryOp::Ne
-            | BinaryOp::Is
-            | BinaryOp::IsNot
-            | BinaryOp::Lt
-            | BinaryOp::Le
-            | BinaryOp::Gt
-            | BinaryOp::Ge => {
-                let cmp = cmp_info(&l, &r);
-                Expr::Compare {
-                    op,
-                    left: Box::new(l.expr),
-                    right: Box::new(r.expr),
-                    cmp,
-                }
-            }
             BinaryOp::JsonArrow | BinaryOp::JsonArrow2 => {
                 return Err(sql_err!("JSON operators are not supported"));
             }
@@ -652,6 +670,93 @@ impl Binder<'_> {
             coll: l.coll.explicit_or(r.coll),
             decl_type: None,
         })
+    }
+
+    /// A comparison: of two values, or of two row values item by item,
+    /// each pair under its own affinities and collation.
+    #[inline(never)]
+    fn bind_comparison(
+        &mut self,
+        op: BinaryOp,
+        left: &ast::Expr,
+        right: &ast::Expr,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Bound> {
+        let (l, litems) = self.bind_row_operand(op, left, scope, agg)?;
+        let (r, ritems) = self.bind_row_operand(op, right, scope, agg)?;
+        if litems.len() != ritems.len() {
+            return Err(sql_err!("row value misused"));
+        }
+        let mut cmp: Vec<CmpInfo> = litems
+            .iter()
+            .zip(&ritems)
+            .map(|(a, b)| CmpInfo {
+                left_affinity: a.0,
+                right_affinity: b.0,
+                collation: comparison_collation(a.1, b.1),
+            })
+            .collect();
+        if cmp.len() != 1 {
+            return Ok(Bound::plain(Expr::CompareRows {
+                op,
+                left: Box::new(l),
+                right: Box::new(r),
+                cmp,
+            }));
+        }
+        Ok(Bound {
+            coll: litems[0].1.explicit_or(ritems[0].1),
+            ..Bound::plain(Expr::Compare {
+                op,
+                left: Box::new(l),
+                right: Box::new(r),
+                cmp: cmp.swap_remove(0),
+            })
+        })
+    }
+
+    /// A comparison's operand, and the affinity and collation of each item
+    /// it compares: a row value's items, a subquery's columns, or the
+    /// operand itself. A subquery of one column is a scalar one, with no
+    /// collation; the columns of a wider one have their last SELECT's
+    /// expression's, but under `=` and IS, which SQLite splits into one
+    /// comparison per column (with no collation) when they are WHERE terms.
+    fn bind_row_operand(
+        &mut self,
+        op: BinaryOp,
+        e: &ast::Expr,
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<(Expr, Vec<ItemType>)> {
+        match &e.kind {
+            ExprKind::Row(list) => {
+                let mut items = Vec::with_capacity(list.len());
+                let mut exprs = Vec::with_capacity(list.len());
+                for x in list {
+                    let b = self.bind_expr(x, scope, agg)?;
+                    items.push((b.aff, b.coll));
+                    exprs.push(b.expr);
+                }
+                Ok((Expr::Row(exprs), items))
+            }
+            ExprKind::Subquery(select) => {
+                let (sub, types) = self.bind_subquery(select, scope)?;
+                let carried =
+                    types.affinities.len() > 1 && !matches!(op, BinaryOp::Eq | BinaryOp::Is);
+                let items = types
+                    .affinities
+                    .iter()
+                    .zip(&types.in_collations)
+                    .map(|(a, c)| (*a, if carried { *c } else { CollSource::None }))
+                    .collect();
+                Ok((Expr::Scalar(sub), items))
+            }
+            _ => {
+                let b = self.bind_expr(e, scope, agg)?;
+                Ok((b.expr, vec![(b.aff, b.coll)]))
+            }
+        }
     }
 
     #[inline(never)]
@@ -803,13 +908,13 @@ impl Binder<'_> {
     }
 
     /// Binds a subquery in a child scope of `scope`; returns the plan and
-    /// the affinity of each result column.
+    /// what its result columns carry.
     pub(crate) fn bind_subquery(
         &mut self,
         select: &ast::Select,
         scope: &Scope,
-    ) -> Result<(Rc<SubqueryPlan>, Vec<Option<Affinity>>)> {
-        let (query, affs, correlated) = self.bind_query_in(select, Some(scope))?;
+    ) -> Result<(Rc<SubqueryPlan>, ColumnTypes)> {
+        let (query, types, correlated) = self.bind_query_in(select, Some(scope))?;
         let id = super::next_plan_id();
         Ok((
             Rc::new(SubqueryPlan {
@@ -817,7 +922,7 @@ impl Binder<'_> {
                 query,
                 correlated,
             }),
-            affs,
+            types,
         ))
     }
 }

@@ -17,6 +17,7 @@ use std::rc::Rc;
 
 use super::expr::AggCtx;
 use super::scope::{Merged, Scope, ScopeColumn, ScopeItem};
+use super::select::{first_collation_of_each, ColumnTypes};
 use super::Binder;
 use crate::error::Position;
 use crate::sql::ast;
@@ -243,8 +244,8 @@ impl Binder<'_> {
                 items.push(item);
             }
             ast::TableOrSubquery::Subquery { select, alias, .. } => {
-                let (query, affs, correlated) = self.bind_query_in(select, Some(parent))?;
-                let columns = query_columns(&query, &affs);
+                let (query, types, correlated) = self.bind_query_in(select, Some(parent))?;
+                let columns = query_columns(&query, &types);
                 let id = super::next_plan_id();
                 let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
                     id,
@@ -477,8 +478,8 @@ impl Binder<'_> {
             let bound = self.bind_query_in(&view.select, None);
             self.ctes = saved;
             self.view_depth -= 1;
-            let (query, affs, _) = bound?;
-            let mut columns = query_columns(&query, &affs);
+            let (query, types, _) = bound?;
+            let mut columns = query_columns(&query, &types);
             for (c, n) in columns.iter_mut().zip(view.columns.iter()) {
                 c.name = n.clone();
             }
@@ -569,7 +570,7 @@ impl Binder<'_> {
             columns: names.iter().map(|n| n.to_string()).collect(),
             decl_types: types.iter().map(|t| t.to_string()).collect(),
         };
-        let columns = query_columns(&query, &vec![None; names.len()]);
+        let columns = query_columns(&query, &ColumnTypes::plain(names.len()));
         let id = super::next_plan_id();
         let sub = Rc::new(crate::sql::planner::plan::SubqueryPlan {
             id,
@@ -605,8 +606,8 @@ impl Binder<'_> {
             r
         };
         self.ctes.extend(saved);
-        let (query, affs, correlated) = bound?;
-        let mut columns = query_columns(&query, &affs);
+        let (query, types, correlated) = bound?;
+        let mut columns = query_columns(&query, &types);
         if !cte.columns.is_empty() {
             if cte.columns.len() != columns.len() {
                 return Err(sql_err!(
@@ -635,7 +636,7 @@ impl Binder<'_> {
     }
 
     /// `WITH RECURSIVE name AS (initial UNION [ALL] step)`.
-    fn bind_recursive_cte(&mut self, pos: usize) -> Result<(Query, Vec<Option<Affinity>>, bool)> {
+    fn bind_recursive_cte(&mut self, pos: usize) -> Result<(Query, ColumnTypes, bool)> {
         let cte = self.ctes[pos].clone();
         let select = &cte.select;
         let Some((op, step_core)) = select.compounds.last() else {
@@ -654,8 +655,8 @@ impl Binder<'_> {
         let own = self.ctes.pop();
         let initial = self.bind_query_in(&initial_sel, None);
         self.ctes.extend(own);
-        let (initial, affs, _) = initial?;
-        let mut columns = query_columns(&initial, &affs);
+        let (initial, mut types, _) = initial?;
+        let mut columns = query_columns(&initial, &types);
         if !cte.columns.is_empty() {
             for (c, n) in columns.iter_mut().zip(cte.columns.iter()) {
                 c.name = n.clone();
@@ -667,18 +668,26 @@ impl Binder<'_> {
         let step = self.bind_core(step_core, None, &marker);
         self.ctes[pos].working = None;
         let step = step?;
+        first_collation_of_each(&mut types.compound_collations, &step.coll_sources);
+        types.in_collations = step.coll_sources;
+        let collations: Vec<Collation> = types
+            .compound_collations
+            .iter()
+            .map(|c| c.or_binary())
+            .collect();
+        let order_by = self.compound_order(
+            &select.order_by,
+            &initial.columns,
+            &vec![None; initial.columns.len()],
+            &collations,
+        )?;
         let body = Body::Recursive {
             cte: cte.id,
             initial: Box::new(initial.body),
             step: Box::new(step.body),
             union_all: *op == ast::CompoundOperator::UnionAll,
+            collations,
         };
-        let order_by = self.compound_order(
-            &select.order_by,
-            &initial.columns,
-            &vec![None; initial.columns.len()],
-            &vec![Collation::Binary; initial.columns.len()],
-        )?;
         let (limit, offset) = match &select.limit {
             Some(l) => {
                 let mut agg = AggCtx::default();
@@ -701,21 +710,26 @@ impl Binder<'_> {
                 columns: initial.columns,
                 decl_types: initial.decl_types,
             },
-            affs,
+            types,
             false,
         ))
     }
 }
 
-pub(super) fn query_columns(query: &Query, affs: &[Option<Affinity>]) -> Vec<ScopeColumn> {
+/// A query's result columns as the columns of a FROM item.
+pub(super) fn query_columns(query: &Query, types: &ColumnTypes) -> Vec<ScopeColumn> {
     query
         .columns
         .iter()
         .enumerate()
         .map(|(i, n)| ScopeColumn {
             name: n.clone(),
-            affinity: affs.get(i).copied().flatten(),
-            collation: Collation::Binary,
+            affinity: types.affinities.get(i).copied().flatten(),
+            collation: types
+                .collations
+                .get(i)
+                .copied()
+                .unwrap_or(Collation::Binary),
             decl_type: query.decl_types.get(i).cloned().unwrap_or_default(),
             hidden: false,
             shadowed: false,

@@ -115,6 +115,41 @@ pub(crate) fn select_from(
     }
 }
 
+/// What a query's result columns carry to the query that uses it.
+pub(crate) struct ColumnTypes {
+    /// Each column's affinity (`None`: none): its first SELECT's
+    /// expression's.
+    pub affinities: Vec<Option<Affinity>>,
+    /// Each column's collation as a column of a FROM item (a view, a
+    /// subquery, a CTE): its first SELECT's expression's, BINARY when that
+    /// has none. It is an implicit collation, like a table column's, even
+    /// when it came from an explicit COLLATE (SQLite's
+    /// `sqlite3SubqueryColumnTypes`, and its flattener, which keeps the
+    /// collation and drops the COLLATE's precedence).
+    pub collations: Vec<Collation>,
+    /// Each column's collation in the query's compound operators and its
+    /// ORDER BY: the first SELECT's from the left whose expression has one
+    /// (SQLite's `multiSelectCollSeq`; BINARY when none has).
+    pub(super) compound_collations: Vec<CollSource>,
+    /// Each column's collation as the right side of `x IN (SELECT ...)`:
+    /// its last SELECT's expression's, explicit or not, as SQLite's
+    /// `sqlite3BinaryCompareCollSeq` reads it (from the compound's last
+    /// SELECT, the one its parse tree points to).
+    pub(super) in_collations: Vec<CollSource>,
+}
+
+impl ColumnTypes {
+    /// `width` columns without affinity or collation (constant rows).
+    pub(super) fn plain(width: usize) -> ColumnTypes {
+        ColumnTypes {
+            affinities: vec![None; width],
+            collations: vec![Collation::Binary; width],
+            compound_collations: vec![CollSource::None; width],
+            in_collations: vec![CollSource::None; width],
+        }
+    }
+}
+
 /// A bound core plus what ORDER BY over a compound needs to know.
 pub(super) struct BoundCore {
     pub(super) body: Body,
@@ -122,6 +157,8 @@ pub(super) struct BoundCore {
     decl_types: Vec<String>,
     affinities: Vec<Option<Affinity>>,
     collations: Vec<Collation>,
+    /// Where each result column's collation comes from.
+    pub(super) coll_sources: Vec<CollSource>,
     /// The result expressions as written (for compound ORDER BY matching).
     result_exprs: Vec<Option<ast::Expr>>,
     /// ORDER BY keys when the core bound them itself (simple SELECT).
@@ -130,12 +167,12 @@ pub(super) struct BoundCore {
 
 impl Binder<'_> {
     /// Binds a full query with `parent` as the enclosing scope. Returns the
-    /// plan, each result column's affinity, and whether it is correlated.
+    /// plan, what its result columns carry, and whether it is correlated.
     pub(crate) fn bind_query_in(
         &mut self,
         select: &ast::Select,
         parent: Option<&Scope>,
-    ) -> Result<(Query, Vec<Option<Affinity>>, bool)> {
+    ) -> Result<(Query, ColumnTypes, bool)> {
         let pushed = match &select.with {
             Some(w) => self.push_ctes(w)?,
             None => 0,
@@ -168,7 +205,7 @@ impl Binder<'_> {
         &mut self,
         select: &ast::Select,
         parent: Option<&Scope>,
-    ) -> Result<(Query, Vec<Option<Affinity>>, bool)> {
+    ) -> Result<(Query, ColumnTypes, bool)> {
         let mut marker = Scope::new(Vec::new(), parent);
         marker.transparent = true;
         let simple = select.compounds.is_empty();
@@ -177,8 +214,10 @@ impl Binder<'_> {
         } else {
             None
         };
-        let first = self.bind_core(&select.first, order, &marker)?;
+        let mut first = self.bind_core(&select.first, order, &marker)?;
         let mut body = first.body;
+        let mut compound_collations = first.coll_sources.clone();
+        let mut in_collations = std::mem::take(&mut first.coll_sources);
         for (op, core) in &select.compounds {
             let next = self.bind_core(core, None, &marker)?;
             if next.columns.len() != first.columns.len() {
@@ -187,11 +226,15 @@ impl Binder<'_> {
                     compound_name(*op)
                 ));
             }
+            first_collation_of_each(&mut compound_collations, &next.coll_sources);
             body = Body::Compound {
                 op: *op,
                 left: Box::new(body),
                 right: Box::new(next.body),
+                collations: compound_collations.iter().map(|c| c.or_binary()).collect(),
+                sorted: !select.order_by.is_empty(),
             };
+            in_collations = next.coll_sources;
         }
         let order_by = match first.order {
             Some(keys) => keys,
@@ -199,7 +242,10 @@ impl Binder<'_> {
                 &select.order_by,
                 &first.columns,
                 &first.result_exprs,
-                &first.collations,
+                &compound_collations
+                    .iter()
+                    .map(|c| c.or_binary())
+                    .collect::<Vec<_>>(),
             )?,
         };
         let (limit, offset) = match &select.limit {
@@ -223,7 +269,13 @@ impl Binder<'_> {
             columns: first.columns.into(),
             decl_types: first.decl_types,
         };
-        Ok((query, first.affinities, correlated))
+        let types = ColumnTypes {
+            affinities: first.affinities,
+            collations: first.collations,
+            compound_collations,
+            in_collations,
+        };
+        Ok((query, types, correlated))
     }
 
     /// ORDER BY of a compound: each term must name a result column.
@@ -309,6 +361,7 @@ impl Binder<'_> {
             decl_types: vec![String::new(); width],
             affinities: vec![None; width],
             collations: vec![Collation::Binary; width],
+            coll_sources: vec![CollSource::None; width],
             result_exprs: vec![None; width],
             order: None,
             columns,
@@ -379,12 +432,14 @@ impl Binder<'_> {
         let mut decl_types = Vec::new();
         let mut affinities = Vec::new();
         let mut collations = Vec::new();
+        let mut coll_sources = Vec::new();
         for (e, name) in &results {
             let b = self.bind_expr(e, &scope, &mut agg)?;
             names.push(name.clone());
             decl_types.push(b.decl_type.clone().unwrap_or_default());
             affinities.push(b.aff);
             collations.push(coll_of(&b));
+            coll_sources.push(b.coll);
             output.push(b.expr);
         }
         let having = match &clause.having {
@@ -443,6 +498,7 @@ impl Binder<'_> {
             decl_types,
             affinities,
             collations,
+            coll_sources,
             result_exprs: results.iter().map(|(e, _)| Some(e.clone())).collect(),
             order: keys,
         })
@@ -695,9 +751,16 @@ fn sort_key(term: &ast::OrderingTerm, column: usize, collation: Collation) -> So
 }
 
 fn coll_of(b: &Bound) -> Collation {
-    match b.coll {
-        CollSource::Explicit(c) | CollSource::Column(c) => c,
-        CollSource::None => Collation::Binary,
+    b.coll.or_binary()
+}
+
+/// Folds the next SELECT of a compound into `sources`: each column keeps
+/// the collation of the first SELECT that has one.
+pub(super) fn first_collation_of_each(sources: &mut [CollSource], next: &[CollSource]) {
+    for (s, n) in sources.iter_mut().zip(next) {
+        if matches!(s, CollSource::None) {
+            *s = *n;
+        }
     }
 }
 

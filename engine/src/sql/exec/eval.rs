@@ -256,8 +256,17 @@ impl ExecCtx<'_> {
             // `eval` compares scalars itself: what arrives here has a row
             // value on one side.
             Expr::Compare {
-                op, left, right, ..
-            } => return self.compare_rows(*op, left, right, env),
+                op,
+                left,
+                right,
+                cmp,
+            } => return self.compare_rows(*op, left, right, std::slice::from_ref(cmp), env),
+            Expr::CompareRows {
+                op,
+                left,
+                right,
+                cmp,
+            } => return self.compare_rows(*op, left, right, cmp, env),
             Expr::IsNull { negated, expr } => {
                 let v = self.eval(expr, env)?;
                 Value::Integer(i64::from(v.is_null() != *negated))
@@ -320,9 +329,18 @@ impl ExecCtx<'_> {
                 query,
                 cmp,
             } => {
-                let x = self.eval(expr, env)?;
-                let rows = self.subquery_rows(query, env)?;
-                bool_value(in_rows(&x, &rows, cmp).map(|b| b != *negated))
+                let found = if let Expr::Row(_) = **expr {
+                    let x = self.row_values(expr, env)?;
+                    in_rows(&x, &self.subquery_rows(query, env)?, cmp)
+                } else {
+                    let x = self.eval(expr, env)?;
+                    in_rows(
+                        std::slice::from_ref(&x),
+                        &self.subquery_rows(query, env)?,
+                        cmp,
+                    )
+                };
+                bool_value(found.map(|b| b != *negated))
             }
             Expr::Exists(q) => {
                 let rows = self.subquery_rows(q, env)?;
@@ -477,34 +495,60 @@ impl ExecCtx<'_> {
         f.call(values, Collation::Binary)
     }
 
-    fn compare_rows(&self, op: BinaryOp, left: &Expr, right: &Expr, env: &Env) -> Result<Value> {
+    /// Compares two row values item by item, `cmp[i]` for the i-th pair.
+    /// `=` and `<>` are decided by any unequal pair, else NULL when a pair
+    /// has a NULL; `IS` and `IS NOT` treat NULLs as equal values; an
+    /// ordering is decided by the first pair that is not equal, NULL when
+    /// that pair has a NULL (SQLite's rules).
+    fn compare_rows(
+        &self,
+        op: BinaryOp,
+        left: &Expr,
+        right: &Expr,
+        cmp: &[CmpInfo],
+        env: &Env,
+    ) -> Result<Value> {
         let l = self.row_values(left, env)?;
         let r = self.row_values(right, env)?;
         if l.len() != r.len() {
             return Err(sql_err!("row value misused"));
         }
-        let cmp = CmpInfo::PLAIN;
-        // Lexicographic: the first non-equal pair decides.
-        for (a, b) in l.iter().zip(r.iter()) {
-            let eq = apply_compare(BinaryOp::Eq, a, b, &cmp);
-            match truth(&eq) {
-                Some(true) => continue,
-                None => {
-                    return Ok(match op {
-                        BinaryOp::Is => Value::Integer(i64::from(a.is_null() && b.is_null())),
-                        BinaryOp::IsNot => Value::Integer(i64::from(!(a.is_null() && b.is_null()))),
-                        _ => Value::Null,
-                    })
+        let info = |i: usize| cmp.get(i).copied().unwrap_or(CmpInfo::PLAIN);
+        let pairs = l.iter().zip(r.iter()).enumerate();
+        Ok(match op {
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Is | BinaryOp::IsNot => {
+                let null_safe = matches!(op, BinaryOp::Is | BinaryOp::IsNot);
+                let mut equal = Some(true);
+                for (i, (a, b)) in pairs {
+                    let same = match (a.is_null(), b.is_null()) {
+                        (true, true) if null_safe => Some(true),
+                        (true, _) | (_, true) if null_safe => Some(false),
+                        _ => compare_values(a, b, &info(i)).map(|o| o == Ordering::Equal),
+                    };
+                    match same {
+                        Some(false) => {
+                            equal = Some(false);
+                            break;
+                        }
+                        None => equal = None,
+                        Some(true) => {}
+                    }
                 }
-                Some(false) => return Ok(apply_compare(op, a, b, &cmp)),
+                let negate = matches!(op, BinaryOp::Ne | BinaryOp::IsNot);
+                bool_value(equal.map(|e| e != negate))
             }
-        }
-        Ok(apply_compare(
-            op,
-            &Value::Integer(0),
-            &Value::Integer(0),
-            &cmp,
-        ))
+            _ => {
+                for (i, (a, b)) in pairs {
+                    match compare_values(a, b, &info(i)) {
+                        None => return Ok(Value::Null),
+                        Some(Ordering::Equal) => {}
+                        Some(_) => return Ok(apply_compare(op, a, b, &info(i))),
+                    }
+                }
+                // Every pair equal.
+                Value::Integer(i64::from(matches!(op, BinaryOp::Le | BinaryOp::Ge)))
+            }
+        })
     }
 
     fn row_values(&self, e: &Expr, env: &Env) -> Result<Vec<Value>> {
@@ -562,21 +606,36 @@ fn in_values(x: &Value, values: &[Value], cmp: &[CmpInfo]) -> Option<bool> {
     }
 }
 
-fn in_rows(x: &Value, rows: &[Vec<Value>], cmp: &[CmpInfo]) -> Option<bool> {
+/// `x IN (rows)` for a value or a row value `x` (one item per column, each
+/// compared under its `cmp`): true, false, or `None` for NULL.
+fn in_rows(x: &[Value], rows: &[Vec<Value>], cmp: &[CmpInfo]) -> Option<bool> {
     if rows.is_empty() {
         return Some(false);
     }
-    let c = cmp.first().copied().unwrap_or(CmpInfo::PLAIN);
-    if x.is_null() {
-        return None;
-    }
+    // A row matches when every column compares equal; it cannot match
+    // when one compares unequal; else (a NULL on either side) it may.
     let mut saw_null = false;
     for r in rows {
-        let Some(v) = r.first() else { continue };
-        match compare_values(x, v, &c) {
-            Some(Ordering::Equal) => return Some(true),
+        let mut row = Some(true);
+        for (i, v) in x.iter().enumerate() {
+            let Some(c) = r.get(i) else {
+                row = Some(false);
+                break;
+            };
+            let info = cmp.get(i).copied().unwrap_or(CmpInfo::PLAIN);
+            match compare_values(v, c, &info) {
+                Some(Ordering::Equal) => {}
+                None => row = None,
+                Some(_) => {
+                    row = Some(false);
+                    break;
+                }
+            }
+        }
+        match row {
+            Some(true) => return Some(true),
             None => saw_null = true,
-            Some(_) => {}
+            Some(false) => {}
         }
     }
     if saw_null {

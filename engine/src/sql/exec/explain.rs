@@ -52,7 +52,9 @@ fn body(out: &mut Out, b: &Body, parent: i64) {
         Body::Values(rows) => {
             out.push(parent, format!("SCAN {} CONSTANT ROWS", rows.len()));
         }
-        Body::Compound { op, left, right } => {
+        Body::Compound {
+            op, left, right, ..
+        } => {
             let id = out.push(parent, "COMPOUND QUERY".into());
             let l = out.push(id, "LEFT-MOST SUBQUERY".into());
             body(out, left, l);
@@ -192,6 +194,7 @@ fn subqueries(out: &mut Out, e: &Expr, parent: i64) {
         }
         Expr::Logic { left, right, .. }
         | Expr::Compare { left, right, .. }
+        | Expr::CompareRows { left, right, .. }
         | Expr::Arith { left, right, .. } => {
             subqueries(out, left, parent);
             subqueries(out, right, parent);

@@ -26,7 +26,7 @@ use crate::sql::keycode::{self, KeyColumn};
 use crate::sql::planner::plan::{
     local_slots, Access, Body, Core, From, FromItem, Level, Query, SortKey, Source,
 };
-use crate::sql::value::{compare, Value};
+use crate::sql::value::{compare, Collation, Value};
 use crate::storage::fasthash::{FastMap, FastSet};
 use crate::{sql_err, Result};
 
@@ -201,17 +201,31 @@ impl ExecCtx<'_> {
                     .map(|r| r.iter().map(|e| self.eval(e, &env)).collect())
                     .collect::<Result<Vec<Row>>>()?
             }
-            Body::Compound { op, left, right } => {
+            Body::Compound {
+                op,
+                left,
+                right,
+                collations,
+                sorted,
+            } => {
                 let l = self.collect_body(left, outer)?;
                 let r = self.collect_body(right, outer)?;
-                self.compound(*op, l, r)?
+                self.compound(*op, l, r, &key_columns(collations), *sorted)?
             }
             Body::Recursive {
                 cte,
                 initial,
                 step,
                 union_all,
-            } => return self.recursive(*cte, initial, step, *union_all, outer, hint, sink),
+                collations,
+            } => {
+                let keys = if *union_all {
+                    None
+                } else {
+                    Some(key_columns(collations))
+                };
+                return self.recursive(*cte, initial, step, keys.as_deref(), outer, hint, sink);
+            }
         };
         for r in rows {
             if !sink(r)? {
@@ -232,51 +246,72 @@ impl ExecCtx<'_> {
         Ok(out)
     }
 
+    /// UNION, INTERSECT or EXCEPT of two row sets, in key order, rows
+    /// equal under `keys` (each column's collation) being one row: which
+    /// one is `Body::Compound::sorted`'s rule.
     #[inline(never)]
-    fn compound(&self, op: CompoundOperator, left: Vec<Row>, right: Vec<Row>) -> Result<Vec<Row>> {
+    fn compound(
+        &self,
+        op: CompoundOperator,
+        left: Vec<Row>,
+        right: Vec<Row>,
+        keys: &[KeyColumn],
+        sorted: bool,
+    ) -> Result<Vec<Row>> {
         if op == CompoundOperator::UnionAll {
             let mut l = left;
             l.extend(right);
             return Ok(l);
         }
-        let key = |r: &Row| keycode::encode_key(r, &[]);
-        let mut out: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
-        match op {
-            CompoundOperator::Union => {
-                // SQLite's temp index keeps the last of equal rows (1 vs 1.0).
-                for r in left.into_iter().chain(right) {
-                    self.charge(row_size(&r))?;
-                    out.insert(key(&r), r);
+        let key = |r: &Row| keycode::encode_key(r, keys);
+        // Each kept row, and whether it came from the right side.
+        let mut out: BTreeMap<Vec<u8>, (Row, bool)> = BTreeMap::new();
+        let keep = |out: &mut BTreeMap<Vec<u8>, (Row, bool)>, k: Vec<u8>, r: Row, right| {
+            use std::collections::btree_map::Entry;
+            match out.entry(k) {
+                Entry::Vacant(e) => {
+                    e.insert((r, right));
                 }
-            }
-            CompoundOperator::Intersect => {
-                let rk: FastSet<Vec<u8>> = right.iter().map(key).collect();
-                for r in left {
-                    let k = key(&r);
-                    if rk.contains(&k) {
-                        out.insert(k, r);
+                Entry::Occupied(mut e) => {
+                    if !sorted || (right && !e.get().1) {
+                        e.insert((r, right));
                     }
                 }
             }
-            CompoundOperator::Except => {
+        };
+        match op {
+            CompoundOperator::Union => {
+                for (r, from_right) in left
+                    .into_iter()
+                    .map(|r| (r, false))
+                    .chain(right.into_iter().map(|r| (r, true)))
+                {
+                    self.charge(row_size(&r))?;
+                    keep(&mut out, key(&r), r, from_right);
+                }
+            }
+            CompoundOperator::Intersect | CompoundOperator::Except => {
                 let rk: FastSet<Vec<u8>> = right.iter().map(key).collect();
+                let wanted = op == CompoundOperator::Intersect;
                 for r in left {
                     let k = key(&r);
-                    if !rk.contains(&k) {
-                        out.insert(k, r);
+                    if rk.contains(&k) == wanted {
+                        keep(&mut out, k, r, false);
                     }
                 }
             }
             CompoundOperator::UnionAll => {}
         }
-        Ok(out.into_values().collect())
+        Ok(out.into_values().map(|(r, _)| r).collect())
     }
 
     /// A recursive CTE's rows, streamed to `sink` one generation at a time
     /// (the initial rows, then each step's new rows over the previous
     /// generation, until a step adds none, `sink` returns false or `hint`
-    /// rows went out). Only the current generation is held (and charged
-    /// while it is), and for UNION the keys of the rows seen, so a long
+    /// rows went out). With `distinct` (UNION: each column's collation) a
+    /// row equal to one seen before is dropped. Only the current
+    /// generation is held (and charged while it is), and for UNION the
+    /// keys of the rows seen, so a long
     /// recursion such as a series of a million numbers needs no more
     /// memory than its widest generation. `sink` may evaluate this CTE
     /// again (another reference to it): that evaluation has finished when
@@ -288,17 +323,17 @@ impl ExecCtx<'_> {
         cte: usize,
         initial: &Body,
         step: &Body,
-        union_all: bool,
+        distinct: Option<&[KeyColumn]>,
         outer: Option<&Env>,
         hint: Option<usize>,
         sink: &mut dyn FnMut(Row) -> Result<bool>,
     ) -> Result<()> {
         let mut seen = FastSet::default();
         let mut fresh = |r: &Row| -> Result<bool> {
-            if union_all {
+            let Some(keys) = distinct else {
                 return Ok(true);
-            }
-            let key = keycode::encode_key(r, &[]);
+            };
+            let key = keycode::encode_key(r, keys);
             if seen.contains(&key) {
                 return Ok(false);
             }
@@ -731,7 +766,12 @@ impl ExecCtx<'_> {
 
 /// How DISTINCT compares a core's visible columns: by their collations.
 fn distinct_keys(core: &Core) -> Vec<KeyColumn> {
-    core.collations
+    key_columns(&core.collations)
+}
+
+/// Ascending key columns under `collations`.
+fn key_columns(collations: &[Collation]) -> Vec<KeyColumn> {
+    collations
         .iter()
         .map(|c| KeyColumn {
             desc: false,

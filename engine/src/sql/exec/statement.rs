@@ -360,8 +360,11 @@ fn run_direct(
                     let (rows, columns, decl) = {
                         let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
                         let mut binder = Binder::new(cat);
-                        let (q, affs, _) = binder.bind_query_in(select, None)?;
-                        let decl: Vec<String> = affs
+                        // The new table's columns take the query's
+                        // affinities, not its collations (as SQLite's do).
+                        let (q, types, _) = binder.bind_query_in(select, None)?;
+                        let decl: Vec<String> = types
+                            .affinities
                             .iter()
                             .map(|a| affinity_type_name(*a).to_string())
                             .collect();

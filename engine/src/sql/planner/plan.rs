@@ -41,6 +41,14 @@ pub(crate) enum Expr {
         right: Box<Expr>,
         cmp: CmpInfo,
     },
+    /// A comparison of two row values (a row or a subquery's columns on
+    /// each side, as wide): `cmp` for each pair of items.
+    CompareRows {
+        op: ast::BinaryOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+        cmp: Vec<CmpInfo>,
+    },
     /// Arithmetic, bitwise and concatenation operators.
     Arith {
         op: ArithOp,
@@ -173,6 +181,15 @@ pub(crate) enum Body {
         op: ast::CompoundOperator,
         left: Box<Body>,
         right: Box<Body>,
+        /// The collation under which UNION, INTERSECT and EXCEPT find
+        /// equal rows, per visible column.
+        collations: Vec<Collation>,
+        /// The query sorts the rows (ORDER BY), so which of equal rows
+        /// is kept is SQLite's merge of two sorted sides: for UNION the
+        /// right side's first when it has one, else the left side's first;
+        /// for INTERSECT and EXCEPT the left side's first. Without, it is
+        /// its temporary index's: the last.
+        sorted: bool,
     },
     /// A recursive CTE: `initial` then `step` repeated over the rows the
     /// previous iteration added (read through the CTE's working table).
@@ -181,6 +198,8 @@ pub(crate) enum Body {
         initial: Box<Body>,
         step: Box<Body>,
         union_all: bool,
+        /// The collation under which UNION finds equal rows, per column.
+        collations: Vec<Collation>,
     },
 }
 
@@ -490,6 +509,7 @@ fn walk(e: &Expr, level: usize, f: &mut dyn FnMut(usize)) {
         }
         Expr::Logic { left, right, .. }
         | Expr::Compare { left, right, .. }
+        | Expr::CompareRows { left, right, .. }
         | Expr::Arith { left, right, .. } => {
             walk(left, level, f);
             walk(right, level, f);
