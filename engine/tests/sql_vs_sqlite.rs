@@ -1001,6 +1001,89 @@ fn row_values_compare_item_by_item() {
     assert_no_mismatches("row value IN queries", queries.len(), &mismatches);
 }
 
+/// Collations and affinities where SQLite has rules of its own: an IN
+/// list compares under its left operand's alone; `min()`, `max()` and
+/// `nullif()` under their first argument's that has one; PARTITION BY
+/// groups and window `min()` / `max()` compare under their expression's.
+/// The rest (BETWEEN, LIKE, GLOB, joins, EXISTS, indexes on collated
+/// columns) checks the paths these share.
+#[test]
+fn collations_in_in_lists_functions_and_windows() {
+    let (mut tj, lite) = open_collation_pair();
+    let setup = [
+        "CREATE INDEX kt ON k(t)",
+        "CREATE INDEX kb ON k(b COLLATE NOCASE)",
+        "CREATE TABLE w(x TEXT COLLATE NOCASE PRIMARY KEY, y)",
+        "INSERT INTO w VALUES ('a', 1), ('B', 2), ('c ', 3)",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    let mut queries: Vec<String> = Vec::new();
+    for e in [
+        "t",
+        "b",
+        "b COLLATE NOCASE",
+        "r",
+        "t COLLATE BINARY",
+        "b || ''",
+        "n",
+    ] {
+        queries.extend([
+            format!("SELECT id FROM k WHERE {e} BETWEEN 'a' AND 'b' ORDER BY id"),
+            format!("SELECT id FROM k WHERE 'a' BETWEEN {e} AND 'b' ORDER BY id"),
+            format!("SELECT id FROM k WHERE {e} IN (t, 'x') ORDER BY id"),
+            format!("SELECT id FROM k WHERE {e} IN ('A', 'x') ORDER BY id"),
+            format!("SELECT id FROM k WHERE {e} NOT IN ('A', 'x') ORDER BY id"),
+            format!("SELECT id FROM k WHERE 'A' IN ({e}, 'x') ORDER BY id"),
+            format!("SELECT id, row_number() OVER (PARTITION BY {e} ORDER BY id) FROM k ORDER BY id"),
+            format!("SELECT id, rank() OVER (ORDER BY {e}) FROM k ORDER BY id"),
+            format!("SELECT id, count(*) OVER (ORDER BY {e} RANGE BETWEEN CURRENT ROW AND CURRENT ROW) FROM k ORDER BY id"),
+            format!("SELECT group_concat(DISTINCT {e}) FROM (SELECT * FROM k ORDER BY id)"),
+            format!("SELECT count(DISTINCT {e}), min({e}), max({e}) FROM k"),
+            format!("SELECT {e}, count(*) FROM k GROUP BY 1 ORDER BY 1"),
+            format!("SELECT id FROM k ORDER BY {e}, id"),
+            format!("SELECT id FROM k WHERE {e} > 'a' ORDER BY id"),
+            format!("SELECT id FROM k WHERE {e} = 'A' ORDER BY id"),
+            format!("SELECT id FROM k WHERE {e} LIKE 'a%' ORDER BY id"),
+            format!("SELECT id FROM k WHERE {e} GLOB 'a*' ORDER BY id"),
+            format!("SELECT k.id, w.y FROM k JOIN w ON w.x = k.{} ORDER BY 1, 2", if e.contains(' ') || e == "n" {"b"} else {e}),
+            format!("SELECT k.id, w.y FROM k JOIN w ON k.{} = w.x ORDER BY 1, 2", if e.contains(' ') || e == "n" {"b"} else {e}),
+            format!("SELECT id FROM k WHERE {e} = (SELECT x FROM w WHERE y = 2) ORDER BY id"),
+            format!("SELECT id FROM k WHERE EXISTS (SELECT 1 FROM w WHERE x = {e}) ORDER BY id"),
+            format!("SELECT id, nullif({e}, 'a'), iif({e} = 'a', 1, 0), {e} IS 'A', coalesce({e}, 'z') = 'A' FROM k ORDER BY id"),
+            format!("SELECT id, instr({e}, 'A'), replace({e}, 'a', 'x'), max({e}, 'a'), min({e}, 'B') FROM k ORDER BY id"),
+            format!("SELECT DISTINCT {e} FROM k ORDER BY 1"),
+            format!("SELECT id FROM k WHERE {e} IN (SELECT x FROM w) ORDER BY id"),
+            format!("SELECT id FROM k WHERE {e} IN (SELECT x FROM w UNION SELECT 'A') ORDER BY id"),
+        ]);
+    }
+    for e in [
+        "t",
+        "b",
+        "b COLLATE NOCASE",
+        "r",
+        "b || ''",
+        "n",
+        "'2'",
+        "CAST(n AS TEXT)",
+    ] {
+        queries.extend([
+            format!("SELECT id FROM k WHERE {e} IN (n, 'x') ORDER BY id"),
+            format!("SELECT id FROM k WHERE {e} IN ('2', 2, 'A') ORDER BY id"),
+            format!("SELECT id FROM k WHERE {e} IN (b COLLATE NOCASE, 'x') ORDER BY id"),
+            format!("SELECT id, max({e}) OVER (), min({e}) OVER (PARTITION BY id > 2) FROM k ORDER BY id"),
+            format!("SELECT id, max({e}, t), max(t, {e}), nullif({e}, t), min('a', {e}, b), max({e}, 'a' COLLATE RTRIM) FROM k ORDER BY id"),
+            format!("SELECT id, first_value(id) OVER (PARTITION BY {e} ORDER BY id DESC) FROM k ORDER BY id"),
+        ]);
+    }
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches(
+        "IN list, function and window collation queries",
+        queries.len(),
+        &mismatches,
+    );
+}
+
 /// GROUP BY on one value finds most groups by an integer (numbers equal
 /// to an integer below 2^53) and the others by their key encoding: the
 /// groups, their order and their values must be SQLite's on values of

@@ -240,6 +240,7 @@ fn current_time_call(l: &ast::Literal) -> Option<Expr> {
     Some(Expr::Function {
         callee,
         args: vec![Expr::Literal(Value::Text(fmt.to_string()))],
+        collation: Collation::Binary,
     })
 }
 
@@ -505,12 +506,14 @@ impl Binder<'_> {
         let mut cmps = Vec::with_capacity(list.len());
         for item in list {
             let b = self.bind_expr(item, scope, agg)?;
-            // SQLite compares an IN list with the left operand's
-            // affinity only (exprINAffinity).
+            // SQLite compares an IN list with the left operand's affinity
+            // and collation only (exprINAffinity, and sqlite3ExprCodeIN's
+            // collation): an item's own, even an explicit COLLATE, does
+            // not count.
             cmps.push(CmpInfo {
                 left_affinity: x.aff,
                 right_affinity: None,
-                collation: comparison_collation(x.coll, b.coll),
+                collation: x.coll.or_binary(),
             });
             items.push(b.expr);
         }
@@ -637,6 +640,7 @@ impl Binder<'_> {
                 return Ok(Bound::plain(Expr::Function {
                     callee: Callee::IsTrue(want),
                     args: vec![x],
+                    collation: Collation::Binary,
                 }));
             }
         }
@@ -840,14 +844,22 @@ impl Binder<'_> {
         }
         let mut args = Vec::with_capacity(call.args.len());
         let mut coll = CollSource::None;
+        let mut compare_under = None;
         for a in &call.args {
             let b = self.bind_expr(a, scope, agg)?;
             coll = coll.explicit_or(b.coll);
+            if compare_under.is_none() && !matches!(b.coll, CollSource::None) {
+                compare_under = Some(b.coll.or_binary());
+            }
             args.push(b.expr);
         }
         let callee = Callee::resolve(&name, args.len())?;
         Ok(Bound {
-            expr: Expr::Function { callee, args },
+            expr: Expr::Function {
+                callee,
+                args,
+                collation: compare_under.unwrap_or(Collation::Binary),
+            },
             aff: None,
             coll,
             decl_type: None,

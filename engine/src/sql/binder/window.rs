@@ -7,7 +7,6 @@ use super::scope::Scope;
 use super::Binder;
 use crate::sql::ast;
 use crate::sql::planner::plan::{Expr, Frame, FrameBound, WindowCall};
-use crate::sql::value::Collation;
 use crate::{sql_err, Result};
 
 /// The window functions that are not aggregates.
@@ -67,16 +66,20 @@ impl Binder<'_> {
         scope: &Scope,
         agg: &mut AggCtx,
     ) -> Result<WindowCall> {
-        let args = call
-            .args
-            .iter()
-            .map(|a| self.bind_plain(a, scope, agg))
-            .collect::<Result<Vec<_>>>()?;
-        let partition_by = spec
-            .partition_by
-            .iter()
-            .map(|a| self.bind_plain(a, scope, agg))
-            .collect::<Result<Vec<_>>>()?;
+        let mut args = Vec::with_capacity(call.args.len());
+        let mut collation = None;
+        for a in &call.args {
+            let b = self.bind_expr(a, scope, agg)?;
+            collation.get_or_insert(b.coll.or_binary());
+            args.push(b.expr);
+        }
+        let mut partition_by = Vec::with_capacity(spec.partition_by.len());
+        let mut partition_collations = Vec::with_capacity(spec.partition_by.len());
+        for a in &spec.partition_by {
+            let b = self.bind_expr(a, scope, agg)?;
+            partition_collations.push(b.coll.or_binary());
+            partition_by.push(b.expr);
+        }
         let mut order_by = Vec::new();
         for t in &spec.order_by {
             let b = self.bind_expr(&t.expr, scope, agg)?;
@@ -86,11 +89,7 @@ impl Binder<'_> {
                 Some(ast::NullsOrder::Last) => false,
                 None => !desc,
             };
-            let coll = match b.coll {
-                super::expr::CollSource::Explicit(c) | super::expr::CollSource::Column(c) => c,
-                super::expr::CollSource::None => Collation::Binary,
-            };
-            order_by.push((b.expr, desc, nulls_first, coll));
+            order_by.push((b.expr, desc, nulls_first, b.coll.or_binary()));
         }
         let frame = match &spec.frame {
             Some(f) => Frame {
@@ -122,11 +121,13 @@ impl Binder<'_> {
             name,
             args,
             partition_by,
+            partition_collations,
             order_by,
             frame,
             filter,
             distinct: call.distinct,
             star: call.star,
+            collation: collation.unwrap_or_default(),
         })
     }
 

@@ -383,7 +383,11 @@ impl ExecCtx<'_> {
                 }
             }
             Expr::Cast { expr, affinity } => value::cast(&self.eval(expr, env)?, *affinity),
-            Expr::Function { callee, args } => return self.call_function(*callee, args, env),
+            Expr::Function {
+                callee,
+                args,
+                collation,
+            } => return self.call_function(*callee, args, *collation, env),
             Expr::Aggregate(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Window(i) => env.windows.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Row(_) => return Err(sql_err!("row value misused")),
@@ -452,7 +456,13 @@ impl ExecCtx<'_> {
         }
     }
 
-    fn call_function(&self, callee: Callee, args: &[Expr], env: &Env) -> Result<Value> {
+    fn call_function(
+        &self,
+        callee: Callee,
+        args: &[Expr],
+        collation: Collation,
+        env: &Env,
+    ) -> Result<Value> {
         let f = match callee {
             // Short-circuit functions evaluate lazily.
             Callee::Coalesce => {
@@ -492,7 +502,7 @@ impl ExecCtx<'_> {
         for (slot, a) in values.iter_mut().zip(args) {
             *slot = self.eval(a, env)?;
         }
-        f.call(values, Collation::Binary)
+        f.call(values, collation)
     }
 
     /// Compares two row values item by item, `cmp[i]` for the i-th pair.

@@ -99,6 +99,14 @@ impl ExecCtx<'_> {
     ) -> Result<Vec<usize>> {
         // Partition key and order key values per input.
         let mut parts: BTreeMap<Vec<u8>, Vec<usize>> = BTreeMap::new();
+        let partition_keys: Vec<keycode::KeyColumn> = call
+            .partition_collations
+            .iter()
+            .map(|c| keycode::KeyColumn {
+                desc: false,
+                collation: *c,
+            })
+            .collect();
         let mut okeys: Vec<Row> = Vec::with_capacity(inputs.len());
         for (i, inp) in inputs.iter().enumerate() {
             let env = Env {
@@ -117,7 +125,7 @@ impl ExecCtx<'_> {
             }
             okeys.push(ok);
             parts
-                .entry(keycode::encode_key(&pk, &[]))
+                .entry(keycode::encode_key(&pk, &partition_keys))
                 .or_default()
                 .push(i);
         }
@@ -257,7 +265,7 @@ impl ExecCtx<'_> {
                             distinct: call.distinct,
                             star: call.star || call.args.is_empty(),
                             filter: call.filter.clone(),
-                            collation: crate::sql::value::Collation::Binary,
+                            collation: call.collation,
                         };
                         let mut acc = Accumulator::new(&agg)?;
                         for q in members {

@@ -109,6 +109,9 @@ pub(crate) enum Expr {
     Function {
         callee: crate::sql::exec::builtin::Callee,
         args: Vec<Expr>,
+        /// The collation its comparisons use (`min`, `max`, `nullif`):
+        /// its first argument's that has one (SQLite's rule), else BINARY.
+        collation: Collation,
     },
     /// The value of aggregate number `n` of the current core.
     Aggregate(usize),
@@ -267,11 +270,16 @@ pub(crate) struct WindowCall {
     pub name: String,
     pub args: Vec<Expr>,
     pub partition_by: Vec<Expr>,
+    /// Each PARTITION BY term's collation: rows equal under it share a
+    /// partition.
+    pub partition_collations: Vec<Collation>,
     pub order_by: Vec<(Expr, bool, bool, Collation)>,
     pub frame: Frame,
     pub filter: Option<Expr>,
     pub distinct: bool,
     pub star: bool,
+    /// Collation for min/max comparisons (of the first argument).
+    pub collation: Collation,
 }
 
 /// A window frame, with bounds already bound.
