@@ -559,7 +559,7 @@ impl Binder<'_> {
             .enumerate()
             .map(|(i, x)| CmpInfo {
                 left_affinity: x.aff,
-                right_affinity: types.affinities.get(i).copied().flatten(),
+                right_affinity: types.in_affinities.get(i).copied().flatten(),
                 collation: comparison_collation(
                     x.coll,
                     types

@@ -670,6 +670,7 @@ impl Binder<'_> {
         let step = step?;
         first_collation_of_each(&mut types.compound_collations, &step.coll_sources);
         types.in_collations = step.coll_sources;
+        types.in_affinities = step.affinities;
         let collations: Vec<Collation> = types
             .compound_collations
             .iter()

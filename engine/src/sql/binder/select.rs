@@ -118,8 +118,13 @@ pub(crate) fn select_from(
 /// What a query's result columns carry to the query that uses it.
 pub(crate) struct ColumnTypes {
     /// Each column's affinity (`None`: none): its first SELECT's
-    /// expression's.
+    /// expression's, unless a later SELECT of a compound may give values
+    /// that affinity would convert (SQLite's `sqlite3SubqueryColumnTypes`):
+    /// then none.
     pub affinities: Vec<Option<Affinity>>,
+    /// Each column's affinity as the right side of `x IN (SELECT ...)`:
+    /// its last SELECT's expression's.
+    pub(super) in_affinities: Vec<Option<Affinity>>,
     /// Each column's collation as a column of a FROM item (a view, a
     /// subquery, a CTE): its first SELECT's expression's, BINARY when that
     /// has none. It is an implicit collation, like a table column's, even
@@ -143,6 +148,7 @@ impl ColumnTypes {
     pub(super) fn plain(width: usize) -> ColumnTypes {
         ColumnTypes {
             affinities: vec![None; width],
+            in_affinities: vec![None; width],
             collations: vec![Collation::Binary; width],
             compound_collations: vec![CollSource::None; width],
             in_collations: vec![CollSource::None; width],
@@ -155,10 +161,14 @@ pub(super) struct BoundCore {
     pub(super) body: Body,
     columns: Vec<String>,
     decl_types: Vec<String>,
-    affinities: Vec<Option<Affinity>>,
+    pub(super) affinities: Vec<Option<Affinity>>,
     collations: Vec<Collation>,
     /// Where each result column's collation comes from.
     pub(super) coll_sources: Vec<CollSource>,
+    /// The kinds of value each result column may give ([`data_types`]).
+    data_types: Vec<u8>,
+    /// Whether each result column is a CAST.
+    casts: Vec<bool>,
     /// The result expressions as written (for compound ORDER BY matching).
     result_exprs: Vec<Option<ast::Expr>>,
     /// ORDER BY keys when the core bound them itself (simple SELECT).
@@ -218,6 +228,12 @@ impl Binder<'_> {
         let mut body = first.body;
         let mut compound_collations = first.coll_sources.clone();
         let mut in_collations = std::mem::take(&mut first.coll_sources);
+        let mut in_affinities = first.affinities.clone();
+        // Each SELECT's result affinities and kinds of value, in order.
+        let mut arms = vec![(
+            first.affinities.clone(),
+            std::mem::take(&mut first.data_types),
+        )];
         for (op, core) in &select.compounds {
             let next = self.bind_core(core, None, &marker)?;
             if next.columns.len() != first.columns.len() {
@@ -235,6 +251,8 @@ impl Binder<'_> {
                 sorted: !select.order_by.is_empty(),
             };
             in_collations = next.coll_sources;
+            in_affinities = next.affinities.clone();
+            arms.push((next.affinities, next.data_types));
         }
         let order_by = match first.order {
             Some(keys) => keys,
@@ -269,8 +287,14 @@ impl Binder<'_> {
             columns: first.columns.into(),
             decl_types: first.decl_types,
         };
+        let affinities = if select.compounds.is_empty() {
+            first.affinities
+        } else {
+            compound_affinities(&arms, &first.casts)
+        };
         let types = ColumnTypes {
-            affinities: first.affinities,
+            affinities,
+            in_affinities,
             collations: first.collations,
             compound_collations,
             in_collations,
@@ -362,6 +386,8 @@ impl Binder<'_> {
             affinities: vec![None; width],
             collations: vec![Collation::Binary; width],
             coll_sources: vec![CollSource::None; width],
+            data_types: vec![0x07; width],
+            casts: vec![false; width],
             result_exprs: vec![None; width],
             order: None,
             columns,
@@ -433,8 +459,12 @@ impl Binder<'_> {
         let mut affinities = Vec::new();
         let mut collations = Vec::new();
         let mut coll_sources = Vec::new();
+        let mut types = Vec::new();
+        let mut casts = Vec::new();
         for (e, name) in &results {
             let b = self.bind_expr(e, &scope, &mut agg)?;
+            types.push(data_types(e, &scope));
+            casts.push(matches!(e.kind, ast::ExprKind::Cast { .. }));
             names.push(name.clone());
             decl_types.push(b.decl_type.clone().unwrap_or_default());
             affinities.push(b.aff);
@@ -499,6 +529,8 @@ impl Binder<'_> {
             affinities,
             collations,
             coll_sources,
+            data_types: types,
+            casts,
             result_exprs: results.iter().map(|(e, _)| Some(e.clone())).collect(),
             order: keys,
         })
@@ -752,6 +784,91 @@ fn sort_key(term: &ast::OrderingTerm, column: usize, collation: Collation) -> So
 
 fn coll_of(b: &Bound) -> Collation {
     b.coll.or_binary()
+}
+
+/// The kinds of value an expression may give, as SQLite's
+/// `sqlite3ExprDataType` guesses them: 1 a number, 2 text, 4 a blob (0
+/// when it is always NULL). A column or a CAST may give what its affinity
+/// leaves; a function call or a parameter anything; an operator other than
+/// `||` a number.
+fn data_types(e: &ast::Expr, scope: &Scope) -> u8 {
+    use ast::{ExprKind, Literal};
+    let by_affinity = |a: Option<Affinity>| match a {
+        Some(Affinity::Text) => 0x06,
+        Some(a) if a.is_numeric() => 0x05,
+        _ => 0x07,
+    };
+    match &e.kind {
+        ExprKind::Collate { expr, .. }
+        | ExprKind::Unary {
+            op: ast::UnaryOp::Plus,
+            expr,
+        } => data_types(expr, scope),
+        ExprKind::Literal(Literal::Null) => 0,
+        ExprKind::Literal(Literal::Text(_)) => 0x02,
+        ExprKind::Literal(Literal::Blob(_)) => 0x04,
+        ExprKind::Literal(Literal::Integer(_) | Literal::Real(_) | Literal::Bool(_)) => 0x01,
+        ExprKind::Literal(_) | ExprKind::Param { .. } | ExprKind::Function(_) => 0x07,
+        ExprKind::Binary {
+            op: ast::BinaryOp::Concat,
+            ..
+        } => 0x06,
+        ExprKind::Column(c) => by_affinity(
+            scope
+                .resolve(c.table.as_deref(), &c.column)
+                .ok()
+                .flatten()
+                .and_then(|r| r.affinity),
+        ),
+        ExprKind::Cast { type_name, .. } => {
+            by_affinity(Some(Affinity::from_declared_type(&type_name.name)))
+        }
+        ExprKind::Subquery(_) | ExprKind::Row(_) => 0x07,
+        ExprKind::Case {
+            when_then,
+            else_expr,
+            ..
+        } => when_then
+            .iter()
+            .map(|(_, t)| data_types(t, scope))
+            .chain(else_expr.iter().map(|x| data_types(x, scope)))
+            .fold(0, |a, b| a | b),
+        _ => 0x01,
+    }
+}
+
+/// A compound's column affinities, by SQLite's rule
+/// (`sqlite3SubqueryColumnTypes`): the affinity of the first SELECT whose
+/// expression has one (a column without a declared type has BLOB's), none
+/// for a TEXT column that a later SELECT may give a number in, or a numeric
+/// one it may give text in; NUMERIC for a numeric column whose first
+/// SELECT's expression is a CAST (SQLite's FLEXNUM). `arms` holds each
+/// SELECT's affinities and [`data_types`], in order.
+fn compound_affinities(
+    arms: &[(Vec<Option<Affinity>>, Vec<u8>)],
+    first_casts: &[bool],
+) -> Vec<Option<Affinity>> {
+    let width = arms.first().map_or(0, |a| a.0.len());
+    (0..width)
+        .map(|i| {
+            let aff_of = |arm: usize| arms[arm].0.get(i).copied().flatten();
+            let types_of = |arm: usize| arms[arm].1.get(i).copied().unwrap_or(0x07);
+            let mut arm = 0;
+            let mut seen = 0u8;
+            while aff_of(arm).is_none() && arm + 1 < arms.len() {
+                seen |= types_of(arm);
+                arm += 1;
+            }
+            let aff = aff_of(arm)?;
+            let later = (arm + 1..arms.len()).fold(seen, |m, a| m | types_of(a));
+            match aff {
+                Affinity::Text if later & 0x01 != 0 => None,
+                a if a.is_numeric() && later & 0x02 != 0 => None,
+                a if a.is_numeric() && first_casts.get(i) == Some(&true) => Some(Affinity::Numeric),
+                a => Some(a),
+            }
+        })
+        .collect()
 }
 
 /// Folds the next SELECT of a compound into `sources`: each column keeps

@@ -327,15 +327,31 @@ pub(crate) fn create_table_as(
         }
         return Err(already_exists(cat, name));
     }
+    // The text SQLite's createTableStmt writes: names quoted only where
+    // they must be, a type only where there is affinity, and one line unless
+    // the names are long.
+    let ident_len = |n: &str| n.len() + n.matches('"').count() + 2;
+    let long = name_len_total(columns, ident_len) + ident_len(name) >= 50;
+    let (sep, sep2, end) = if long {
+        ("\n  ", ",\n  ", "\n)")
+    } else {
+        ("", ",", ")")
+    };
     let cols: Vec<String> = columns
         .iter()
         .zip(decl.iter())
-        .map(|(c, t)| format!("\"{}\" {}", c.replace('"', "\"\""), t))
+        .map(|(c, t)| {
+            if t.is_empty() {
+                ident_sql(c)
+            } else {
+                format!("{} {t}", ident_sql(c))
+            }
+        })
         .collect();
     let sql = format!(
-        "CREATE TABLE \"{}\"({})",
-        name.replace('"', "\"\""),
-        cols.join(", ")
+        "CREATE TABLE {}({sep}{}{end}",
+        ident_sql(name),
+        cols.join(sep2)
     );
     let stmts = parser::parse(&sql)?;
     let Some(ast::Statement::CreateTable(inner)) = stmts.first() else {
@@ -859,6 +875,27 @@ pub(crate) fn alter_table(
         }
     }
     Ok(())
+}
+
+/// The total [`create_table_as`] counts for column names when it decides
+/// whether its statement spans lines: each name's length and 5.
+fn name_len_total(columns: &[String], ident_len: impl Fn(&str) -> usize) -> usize {
+    columns.iter().map(|c| ident_len(c) + 5).sum()
+}
+
+/// A name as SQLite writes it into a statement it makes: bare when it is
+/// letters, digits and underscores, not starting with a digit and not a
+/// keyword; else in double quotes.
+fn ident_sql(name: &str) -> String {
+    let plain = !name.is_empty()
+        && !name.as_bytes()[0].is_ascii_digit()
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && crate::sql::lexer::Keyword::lookup(name.as_bytes()).is_none();
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
 }
 
 #[cfg(test)]
