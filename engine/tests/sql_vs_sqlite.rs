@@ -938,6 +938,10 @@ fn row_values_compare_item_by_item() {
         "SELECT (1, 2) NOT IN (SELECT NULL, 2)",
         "SELECT (1, 2) IN (SELECT 1)",
         "SELECT 1 IN (SELECT 1, 2)",
+        "SELECT (SELECT 1, 2) IN (SELECT 1, 2)",
+        "SELECT (SELECT 1, 3) IN (SELECT 1, 2)",
+        "SELECT (SELECT t, id FROM k WHERE id = 1) IN (SELECT b, id FROM k)",
+        "SELECT (SELECT b, id FROM k WHERE id = 2) NOT IN (SELECT t, id FROM k)",
     ]
     .map(String::from)
     .to_vec();

@@ -97,12 +97,17 @@ pub(crate) fn comparison_collation(l: CollSource, r: CollSource) -> Collation {
     }
 }
 
-fn cmp_info(l: &Bound, r: &Bound) -> CmpInfo {
+/// How two items of row values compare (as `a = b` would).
+fn item_cmp(a: ItemType, b: ItemType) -> CmpInfo {
     CmpInfo {
-        left_affinity: l.aff,
-        right_affinity: r.aff,
-        collation: comparison_collation(l.coll, r.coll),
+        left_affinity: a.0,
+        right_affinity: b.0,
+        collation: comparison_collation(a.1, b.1),
     }
+}
+
+fn cmp_info(l: &Bound, r: &Bound) -> CmpInfo {
+    item_cmp((l.aff, l.coll), (r.aff, r.coll))
 }
 
 /// The names SQLite treats as aggregate functions (when called without
@@ -535,14 +540,8 @@ impl Binder<'_> {
         agg: &mut AggCtx,
     ) -> Result<Bound> {
         // A row value's items each compare with their column under their
-        // own affinity and collation.
-        let items = match &expr.kind {
-            ExprKind::Row(list) => list
-                .iter()
-                .map(|x| self.bind_expr(x, scope, agg))
-                .collect::<Result<Vec<_>>>()?,
-            _ => vec![self.bind_expr(expr, scope, agg)?],
-        };
+        // own affinity and collation, as `item = column` would.
+        let (x, items) = self.bind_row_operand(true, expr, scope, agg)?;
         let width = items.len();
         let (sub, types) = self.bind_subquery(select, scope)?;
         if sub.query.columns.len() != width {
@@ -552,29 +551,22 @@ impl Binder<'_> {
                 width
             ));
         }
-        // Each column compares as `item = column` would, the column taken
-        // as the subquery's result expression.
+        // The column is taken as the subquery's result expression.
         let cmp = items
             .iter()
             .enumerate()
-            .map(|(i, x)| CmpInfo {
-                left_affinity: x.aff,
-                right_affinity: types.in_affinities.get(i).copied().flatten(),
-                collation: comparison_collation(
-                    x.coll,
+            .map(|(i, item)| {
+                let column = (
+                    types.in_affinities.get(i).copied().flatten(),
                     types
                         .in_collations
                         .get(i)
                         .copied()
                         .unwrap_or(CollSource::None),
-                ),
+                );
+                item_cmp(*item, column)
             })
             .collect();
-        let mut items: Vec<Expr> = items.into_iter().map(|b| b.expr).collect();
-        let x = match &expr.kind {
-            ExprKind::Row(_) => Expr::Row(items),
-            _ => items.swap_remove(0),
-        };
         Ok(Bound::plain(Expr::InQuery {
             negated,
             expr: Box::new(x),
@@ -687,19 +679,16 @@ impl Binder<'_> {
         scope: &Scope,
         agg: &mut AggCtx,
     ) -> Result<Bound> {
-        let (l, litems) = self.bind_row_operand(op, left, scope, agg)?;
-        let (r, ritems) = self.bind_row_operand(op, right, scope, agg)?;
+        let split = matches!(op, BinaryOp::Eq | BinaryOp::Is);
+        let (l, litems) = self.bind_row_operand(!split, left, scope, agg)?;
+        let (r, ritems) = self.bind_row_operand(!split, right, scope, agg)?;
         if litems.len() != ritems.len() {
             return Err(sql_err!("row value misused"));
         }
         let mut cmp: Vec<CmpInfo> = litems
             .iter()
             .zip(&ritems)
-            .map(|(a, b)| CmpInfo {
-                left_affinity: a.0,
-                right_affinity: b.0,
-                collation: comparison_collation(a.1, b.1),
-            })
+            .map(|(a, b)| item_cmp(*a, *b))
             .collect();
         if cmp.len() != 1 {
             return Ok(Bound::plain(Expr::CompareRows {
@@ -724,11 +713,12 @@ impl Binder<'_> {
     /// it compares: a row value's items, a subquery's columns, or the
     /// operand itself. A subquery of one column is a scalar one, with no
     /// collation; the columns of a wider one have their last SELECT's
-    /// expression's, but under `=` and IS, which SQLite splits into one
-    /// comparison per column (with no collation) when they are WHERE terms.
+    /// expression's when `subquery_collations` (not under `=` and IS, which
+    /// SQLite splits into one comparison per column, with no collation,
+    /// when they are WHERE terms).
     fn bind_row_operand(
         &mut self,
-        op: BinaryOp,
+        subquery_collations: bool,
         e: &ast::Expr,
         scope: &Scope,
         agg: &mut AggCtx,
@@ -746,8 +736,7 @@ impl Binder<'_> {
             }
             ExprKind::Subquery(select) => {
                 let (sub, types) = self.bind_subquery(select, scope)?;
-                let carried =
-                    types.affinities.len() > 1 && !matches!(op, BinaryOp::Eq | BinaryOp::Is);
+                let carried = types.affinities.len() > 1 && subquery_collations;
                 let items = types
                     .affinities
                     .iter()

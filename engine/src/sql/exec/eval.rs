@@ -329,7 +329,8 @@ impl ExecCtx<'_> {
                 query,
                 cmp,
             } => {
-                let found = if let Expr::Row(_) = **expr {
+                // A row value (a row, or a subquery's columns) or one value.
+                let found = if cmp.len() > 1 {
                     let x = self.row_values(expr, env)?;
                     in_rows(&x, &self.subquery_rows(query, env)?, cmp)
                 } else {
