@@ -162,8 +162,8 @@ pub(super) struct BoundCore {
     columns: Vec<String>,
     decl_types: Vec<String>,
     pub(super) affinities: Vec<Option<Affinity>>,
-    collations: Vec<Collation>,
-    /// Where each result column's collation comes from.
+    /// Where each result column's collation comes from (BINARY when none:
+    /// [`CollSource::or_binary`]).
     pub(super) coll_sources: Vec<CollSource>,
     /// The kinds of value each result column may give ([`data_types`]).
     data_types: Vec<u8>,
@@ -226,6 +226,7 @@ impl Binder<'_> {
         };
         let mut first = self.bind_core(&select.first, order, &marker)?;
         let mut body = first.body;
+        let collations = first.coll_sources.iter().map(|c| c.or_binary()).collect();
         let mut compound_collations = first.coll_sources.clone();
         let mut in_collations = std::mem::take(&mut first.coll_sources);
         let mut in_affinities = first.affinities.clone();
@@ -295,7 +296,7 @@ impl Binder<'_> {
         let types = ColumnTypes {
             affinities,
             in_affinities,
-            collations: first.collations,
+            collations,
             compound_collations,
             in_collations,
         };
@@ -384,7 +385,6 @@ impl Binder<'_> {
             body: Body::Values(bound),
             decl_types: vec![String::new(); width],
             affinities: vec![None; width],
-            collations: vec![Collation::Binary; width],
             coll_sources: vec![CollSource::None; width],
             data_types: vec![0x07; width],
             casts: vec![false; width],
@@ -397,7 +397,7 @@ impl Binder<'_> {
                 terms,
                 &result.columns,
                 &result.result_exprs,
-                &result.collations,
+                &vec![Collation::Binary; width],
             )?;
             result.order = Some(keys);
         }
@@ -520,14 +520,13 @@ impl Binder<'_> {
             output,
             visible,
             distinct: clause.distinct,
-            collations: collations.clone(),
+            collations,
         };
         Ok(BoundCore {
             body: Body::Core(Box::new(core)),
             columns: names,
             decl_types,
             affinities,
-            collations,
             coll_sources,
             data_types: types,
             casts,

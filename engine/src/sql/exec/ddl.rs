@@ -331,7 +331,7 @@ pub(crate) fn create_table_as(
     // they must be, a type only where there is affinity, and one line unless
     // the names are long.
     let ident_len = |n: &str| n.len() + n.matches('"').count() + 2;
-    let long = name_len_total(columns, ident_len) + ident_len(name) >= 50;
+    let long = columns.iter().map(|c| ident_len(c) + 5).sum::<usize>() + ident_len(name) >= 50;
     let (sep, sep2, end) = if long {
         ("\n  ", ",\n  ", "\n)")
     } else {
@@ -875,12 +875,6 @@ pub(crate) fn alter_table(
         }
     }
     Ok(())
-}
-
-/// The total [`create_table_as`] counts for column names when it decides
-/// whether its statement spans lines: each name's length and 5.
-fn name_len_total(columns: &[String], ident_len: impl Fn(&str) -> usize) -> usize {
-    columns.iter().map(|c| ident_len(c) + 5).sum()
 }
 
 /// A name as SQLite writes it into a statement it makes: bare when it is

@@ -770,7 +770,7 @@ fn distinct_keys(core: &Core) -> Vec<KeyColumn> {
 }
 
 /// Ascending key columns under `collations`.
-fn key_columns(collations: &[Collation]) -> Vec<KeyColumn> {
+pub(super) fn key_columns(collations: &[Collation]) -> Vec<KeyColumn> {
     collations
         .iter()
         .map(|c| KeyColumn {

@@ -99,14 +99,7 @@ impl ExecCtx<'_> {
     ) -> Result<Vec<usize>> {
         // Partition key and order key values per input.
         let mut parts: BTreeMap<Vec<u8>, Vec<usize>> = BTreeMap::new();
-        let partition_keys: Vec<keycode::KeyColumn> = call
-            .partition_collations
-            .iter()
-            .map(|c| keycode::KeyColumn {
-                desc: false,
-                collation: *c,
-            })
-            .collect();
+        let partition_keys = super::select::key_columns(&call.partition_collations);
         let mut okeys: Vec<Row> = Vec::with_capacity(inputs.len());
         for (i, inp) in inputs.iter().enumerate() {
             let env = Env {
