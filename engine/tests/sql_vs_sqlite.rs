@@ -1182,6 +1182,248 @@ fn compound_columns_take_sqlites_affinities() {
     assert_no_mismatches("compound affinity queries", queries.len(), &mismatches);
 }
 
+/// `x IN (SELECT c ...)` over values of every kind, each column affinity
+/// and collation on either side, with and without NULLs on the right: the
+/// uncorrelated subquery's values are sorted once and searched, which must
+/// find exactly the rows comparing one by one finds (TEXT affinity, which
+/// renders a number as text only against text, makes `1`, `1.0` and `'1'`
+/// a non-transitive trio).
+#[test]
+fn in_subqueries_over_values_of_every_kind() {
+    let (mut tj, lite) = open_pair();
+    let cols = ["x", "n", "i", "r", "t", "b", "tn", "tr"];
+    let mut setup = vec![
+        "CREATE TABLE m(id INTEGER PRIMARY KEY, x, n NUMERIC, i INTEGER, r REAL, t TEXT, b BLOB, \
+         tn TEXT COLLATE NOCASE, tr TEXT COLLATE RTRIM)"
+            .to_string(),
+    ];
+    let values = [
+        "1",
+        "1.0",
+        "'1'",
+        "'1.0'",
+        "' 1'",
+        "'1 '",
+        "2.5",
+        "'2.5'",
+        "-0.0",
+        "'a'",
+        "'A'",
+        "'a '",
+        "x'61'",
+        "x'31'",
+        "NULL",
+        "9223372036854775807",
+        "9223372036854775808.0",
+        "'abc'",
+        "'ABC'",
+        "''",
+    ];
+    for (k, v) in values.iter().enumerate() {
+        setup.push(format!(
+            "INSERT INTO m VALUES ({}, {v}, {v}, {v}, {v}, {v}, {v}, {v}, {v})",
+            k + 1
+        ));
+    }
+    run_on_both(&mut tj, &lite, &setup);
+    let mut queries = vec![
+        "SELECT id, typeof(x), typeof(n), typeof(r), typeof(t) FROM m ORDER BY id".to_string(),
+    ];
+    let lefts = cols.iter().map(|c| c.to_string()).chain(
+        [
+            "1",
+            "'1'",
+            "1.0",
+            "'a'",
+            "x'61'",
+            "NULL",
+            "t COLLATE NOCASE",
+            "x COLLATE RTRIM",
+        ]
+        .map(String::from),
+    );
+    for l in lefts {
+        for r in cols
+            .iter()
+            .copied()
+            .chain(["t COLLATE NOCASE", "+n", "x || ''"])
+        {
+            for w in ["", " WHERE id % 3 <> 0", " WHERE 0"] {
+                queries.push(format!(
+                    "SELECT id, {l} IN (SELECT {r} FROM m{w}) FROM m ORDER BY id"
+                ));
+            }
+        }
+    }
+    // Sources whose rows are not a plain column: a compound, VALUES, a
+    // correlated subquery (searched one by one, every row).
+    queries.extend([
+        "SELECT id FROM m WHERE x IN (SELECT t FROM m UNION SELECT 1.0) ORDER BY id".to_string(),
+        "SELECT id FROM m WHERE t NOT IN (VALUES (1), ('a'), (x'61')) ORDER BY id".into(),
+        "SELECT id FROM m AS o WHERE n IN (SELECT t FROM m WHERE m.id <> o.id) ORDER BY id".into(),
+        "SELECT id, (x, t) IN (SELECT n, tn FROM m) FROM m ORDER BY id".into(),
+    ]);
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("IN subquery queries", queries.len(), &mismatches);
+}
+
+/// Window aggregates and value functions over every kind of frame, with
+/// partitions, peers, NULL order keys and EXCLUDE: the values must be
+/// SQLite's. Every value column is a function of the order key, so the
+/// order SQLite gives peers cannot change a result.
+#[test]
+fn window_frames_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let mut setup = vec![
+        "CREATE TABLE w(id INTEGER PRIMARY KEY, g INTEGER, o INTEGER, r REAL, s TEXT)".to_string(),
+    ];
+    for i in 1..=90 {
+        let o = if i % 11 == 0 {
+            "NULL".to_string()
+        } else {
+            ((i * 7) % 13).to_string()
+        };
+        setup.push(format!(
+            "INSERT INTO w SELECT {i}, {g}, o, CASE WHEN o % 5 = 0 THEN NULL ELSE o * 0.1 - (o % 2) * 1e16 END, \
+             CASE WHEN o % 6 = 0 THEN NULL WHEN o % 4 = 1 THEN '' ELSE 'v' || o END FROM (SELECT {o} AS o)",
+            g = i % 3
+        ));
+    }
+    run_on_both(&mut tj, &lite, &setup);
+    let funcs = [
+        "sum(r)",
+        "total(r)",
+        "avg(r)",
+        "count(r)",
+        "count(*)",
+        "min(r)",
+        "max(s)",
+        "group_concat(s)",
+        "group_concat(s, '')",
+        "sum(DISTINCT o)",
+        "count(*) FILTER (WHERE o > 4)",
+        "sum(o) FILTER (WHERE s IS NOT NULL)",
+        "first_value(s)",
+        "last_value(r)",
+        "nth_value(s, 2)",
+    ];
+    let frames = [
+        "ORDER BY o",
+        "ORDER BY o DESC",
+        "ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+        "ORDER BY o ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING",
+        "ORDER BY o ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING",
+        "ORDER BY o ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING",
+        "ORDER BY o ROWS BETWEEN 3 PRECEDING AND 1 PRECEDING",
+        "ORDER BY o RANGE BETWEEN 2 PRECEDING AND 1 FOLLOWING",
+        "ORDER BY o DESC RANGE BETWEEN 2 PRECEDING AND 1 FOLLOWING",
+        "ORDER BY o RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING",
+        "ORDER BY o RANGE BETWEEN 1 FOLLOWING AND 3 FOLLOWING",
+        "ORDER BY o NULLS LAST RANGE BETWEEN 1 PRECEDING AND CURRENT ROW",
+        "ORDER BY o GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING",
+        "ORDER BY o GROUPS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING",
+        "ORDER BY o GROUPS BETWEEN 2 FOLLOWING AND UNBOUNDED FOLLOWING",
+        "ORDER BY o GROUPS BETWEEN 1 FOLLOWING AND 2 FOLLOWING",
+        "ORDER BY o GROUPS BETWEEN 2 PRECEDING AND 1 PRECEDING",
+        "ORDER BY o RANGE BETWEEN 3 PRECEDING AND 1 PRECEDING",
+        "ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW",
+        "ORDER BY o RANGE BETWEEN 3 PRECEDING AND CURRENT ROW EXCLUDE TIES",
+        "ORDER BY o GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE GROUP",
+        "ORDER BY o ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW",
+        "",
+    ];
+    let mut queries = Vec::new();
+    for f in funcs {
+        for frame in frames {
+            for part in ["", "PARTITION BY g "] {
+                queries.push(format!(
+                    "SELECT id, {f} OVER ({part}{frame}) FROM w ORDER BY id"
+                ));
+            }
+        }
+    }
+    for f in [
+        "rank()",
+        "dense_rank()",
+        "percent_rank()",
+        "cume_dist()",
+        "ntile(4)",
+        "lag(s, 2, 'x')",
+        "lead(r)",
+    ] {
+        for part in ["", "PARTITION BY g "] {
+            for o in ["o", "o DESC NULLS FIRST", "o NULLS LAST"] {
+                queries.push(format!(
+                    "SELECT id, {f} OVER ({part}ORDER BY {o}) FROM w ORDER BY id"
+                ));
+            }
+        }
+    }
+    // Frame and argument rules: offsets that are not constants, negative,
+    // fractional or text; frames that run backwards; FILTER and DISTINCT.
+    for over in [
+        "ORDER BY o ROWS BETWEEN -1 PRECEDING AND CURRENT ROW",
+        "ORDER BY o ROWS BETWEEN 1.5 PRECEDING AND CURRENT ROW",
+        "ORDER BY o ROWS BETWEEN 1.0 PRECEDING AND '2' FOLLOWING",
+        "ORDER BY o ROWS BETWEEN NULL PRECEDING AND CURRENT ROW",
+        "ORDER BY o ROWS BETWEEN o PRECEDING AND CURRENT ROW",
+        "ORDER BY o ROWS BETWEEN abs(1) PRECEDING AND CURRENT ROW",
+        "ORDER BY o ROWS BETWEEN (SELECT 1) PRECEDING AND CURRENT ROW",
+        "ORDER BY o ROWS BETWEEN 1 + 1 PRECEDING AND CURRENT ROW",
+        "ORDER BY o GROUPS BETWEEN CURRENT ROW AND 'x' FOLLOWING",
+        "ORDER BY o RANGE BETWEEN 1.5 PRECEDING AND 0.5 FOLLOWING",
+        "ORDER BY o RANGE BETWEEN '1' PRECEDING AND CURRENT ROW",
+        "ORDER BY o RANGE BETWEEN 'x' PRECEDING AND CURRENT ROW",
+        "ORDER BY o RANGE BETWEEN -2 PRECEDING AND CURRENT ROW",
+        "ORDER BY o, id RANGE BETWEEN 1 PRECEDING AND CURRENT ROW",
+        "RANGE BETWEEN 1 PRECEDING AND CURRENT ROW",
+        "ORDER BY s RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING",
+        "ORDER BY r DESC RANGE BETWEEN 0.5 PRECEDING AND CURRENT ROW",
+        "ORDER BY o ROWS BETWEEN CURRENT ROW AND 1 PRECEDING",
+        "ORDER BY o ROWS BETWEEN 1 FOLLOWING AND CURRENT ROW",
+        "ORDER BY o ROWS 1 FOLLOWING",
+        "ORDER BY o ROWS BETWEEN 2 FOLLOWING AND 1 FOLLOWING",
+        "ORDER BY o ROWS BETWEEN 1 PRECEDING AND 2 PRECEDING",
+        "ORDER BY o GROUPS 2 PRECEDING",
+    ] {
+        for f in [
+            "count(*)",
+            "sum(o)",
+            "group_concat(s)",
+            "first_value(id)",
+            "row_number()",
+        ] {
+            queries.push(format!("SELECT id, {f} OVER ({over}) FROM w ORDER BY id"));
+        }
+        queries.push(format!("SELECT count(*) OVER ({over}) FROM w WHERE 0"));
+    }
+    for e in [
+        "count(*) FILTER (WHERE o > 1) OVER ()",
+        "first_value(s) FILTER (WHERE 1) OVER ()",
+        "row_number() FILTER (WHERE 1) OVER ()",
+        "count(DISTINCT o) OVER ()",
+        "nth_value(s, 0) OVER (ORDER BY o)",
+        "nth_value(s, 1.5) OVER (ORDER BY o)",
+        "nth_value(s, '2') OVER (ORDER BY o)",
+        "nth_value(s, NULL) OVER (ORDER BY o)",
+        "nth_value(s, 3) OVER (ORDER BY o)",
+        "ntile(1.5) OVER (ORDER BY o)",
+        "ntile('2') OVER (ORDER BY o)",
+        "ntile(NULL) OVER (ORDER BY o)",
+        "lag(id, -1) OVER (ORDER BY id)",
+        "lag(id, 1.5) OVER (ORDER BY id)",
+        "lag(id, 2.0) OVER (ORDER BY id)",
+        "lag(id, NULL, 'd') OVER (ORDER BY id)",
+        "lead(id, '1') OVER (ORDER BY id)",
+        "lead(id, 'x') OVER (ORDER BY id)",
+        "lead(id, o, -1) OVER (PARTITION BY g ORDER BY id)",
+    ] {
+        queries.push(format!("SELECT id, {e} FROM w ORDER BY id"));
+    }
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("window queries", queries.len(), &mismatches);
+}
+
 /// GROUP BY on one value finds most groups by an integer (numbers equal
 /// to an integer below 2^53) and the others by their key encoding: the
 /// groups, their order and their values must be SQLite's on values of

@@ -163,7 +163,6 @@ impl Sum {
         }
     }
 
-    #[cfg(test)] // used by tests only; the executor does not need it yet
     /// `sumInverse`.
     fn inverse(&mut self, v: &Value) {
         let v = numeric_affinity(v.clone(), false);
@@ -250,7 +249,6 @@ impl GroupConcat {
         self.text.extend_from_slice(&bytes);
     }
 
-    #[cfg(test)] // used by tests only; the executor does not need it yet
     fn inverse(&mut self, value: &Value) {
         let Some(bytes) = value.to_bytes() else {
             return;
@@ -385,14 +383,12 @@ impl Accumulator {
         Ok(false)
     }
 
-    #[cfg(test)] // used by tests only; the executor does not need it yet
     /// Whether [`Accumulator::inverse`] is available (sliding window frames);
     /// otherwise the executor recomputes the frame.
     pub(crate) fn supports_inverse(&self) -> bool {
         self.seen.is_none() && !matches!(self.state, State::Best(_))
     }
 
-    #[cfg(test)] // used by tests only; the executor does not need it yet
     /// Removes a row previously added with `step` (the oldest one still in
     /// the frame, as SQLite's window machinery guarantees).
     pub(crate) fn inverse(&mut self, args: &[Value]) -> Result<()> {

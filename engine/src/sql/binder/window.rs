@@ -44,6 +44,14 @@ impl Binder<'_> {
             Some(ast::Over::Named(n)) => named(n, &agg.named)?,
             None => return Err(sql_err!("missing OVER clause")),
         };
+        if call.distinct {
+            return Err(sql_err!("DISTINCT is not supported for window functions"));
+        }
+        if call.filter.is_some() && !is_agg {
+            return Err(sql_err!(
+                "FILTER clause may only be used with aggregate window functions"
+            ));
+        }
         let was_allowed = agg.windows_allowed;
         agg.windows_allowed = false;
         let result = self.bind_window_parts(call, name, &spec, scope, agg);
@@ -108,6 +116,7 @@ impl Binder<'_> {
                 exclude: ast::FrameExclude::NoOthers,
             },
         };
+        check_frame(&frame, order_by.len())?;
         let filter = match &call.filter {
             Some(f) => Some(self.bind_plain(f, scope, agg)?),
             None => None,
@@ -125,7 +134,6 @@ impl Binder<'_> {
             order_by,
             frame,
             filter,
-            distinct: call.distinct,
             star: call.star,
             collation: collation.unwrap_or_default(),
         })
@@ -137,14 +145,69 @@ impl Binder<'_> {
         scope: &Scope,
         agg: &mut AggCtx,
     ) -> Result<FrameBound> {
+        // SQLite's `sqlite3WindowOffsetExpr`: an offset that is not
+        // constant when parsed (a column, a function call, a subquery)
+        // becomes NULL, which the frame then rejects.
+        let mut offset = |e: &ast::Expr| -> Result<Expr> {
+            if is_parse_time_constant(e) {
+                self.bind_plain(e, scope, agg)
+            } else {
+                Ok(Expr::Literal(crate::sql::value::Value::Null))
+            }
+        };
         Ok(match b {
             ast::FrameBound::UnboundedPreceding => FrameBound::UnboundedPreceding,
-            ast::FrameBound::Preceding(e) => FrameBound::Preceding(self.bind_plain(e, scope, agg)?),
+            ast::FrameBound::Preceding(e) => FrameBound::Preceding(offset(e)?),
             ast::FrameBound::CurrentRow => FrameBound::CurrentRow,
-            ast::FrameBound::Following(e) => FrameBound::Following(self.bind_plain(e, scope, agg)?),
+            ast::FrameBound::Following(e) => FrameBound::Following(offset(e)?),
             ast::FrameBound::UnboundedFollowing => FrameBound::UnboundedFollowing,
         })
     }
+}
+
+/// True for an expression SQLite's parser takes for a constant: no column,
+/// function call or subquery in it.
+fn is_parse_time_constant(e: &ast::Expr) -> bool {
+    let mut constant = true;
+    super::expr::visit(e, &mut |x| {
+        if matches!(
+            x.kind,
+            ast::ExprKind::Column(_)
+                | ast::ExprKind::Function(_)
+                | ast::ExprKind::Exists(_)
+                | ast::ExprKind::Subquery(_)
+                | ast::ExprKind::InSelect { .. }
+                | ast::ExprKind::InTable { .. }
+        ) {
+            constant = false;
+        }
+    });
+    constant
+}
+
+/// SQLite's frame rules: a frame may not start after the kind of bound it
+/// ends at (`CURRENT ROW` then `n PRECEDING`; `n FOLLOWING` then `CURRENT
+/// ROW` or `n PRECEDING`), and a RANGE frame with an offset needs exactly
+/// one ORDER BY term.
+fn check_frame(frame: &Frame, order_terms: usize) -> Result<()> {
+    use FrameBound::{CurrentRow, Following, Preceding};
+    let backwards = matches!(
+        (&frame.start, &frame.end),
+        (CurrentRow, Preceding(_)) | (Following(_), Preceding(_) | CurrentRow)
+    );
+    if backwards {
+        return Err(sql_err!("unsupported frame specification"));
+    }
+    let offset = |b: &FrameBound| matches!(b, Preceding(_) | Following(_));
+    if frame.units == ast::FrameUnits::Range
+        && (offset(&frame.start) || offset(&frame.end))
+        && order_terms != 1
+    {
+        return Err(sql_err!(
+            "RANGE with offset PRECEDING/FOLLOWING requires one ORDER BY expression"
+        ));
+    }
+    Ok(())
 }
 
 fn named(name: &str, windows: &[ast::NamedWindow]) -> Result<ast::WindowSpec> {

@@ -54,6 +54,33 @@ impl Accumulator {
         self.inner.step_reporting(&self.args)
     }
 
+    /// Removes one row fed earlier by [`Accumulator::step`] (a window
+    /// frame's oldest), when [`Accumulator::supports_inverse`].
+    pub(crate) fn inverse(&mut self, ctx: &ExecCtx, call: &AggCall, env: &Env) -> Result<()> {
+        if let Some(f) = &call.filter {
+            if ctx.eval(f, env)?.is_true() != Some(true) {
+                return Ok(());
+            }
+        }
+        self.args.clear();
+        if !call.star {
+            for a in &call.args {
+                self.args.push(ctx.eval(a, env)?);
+            }
+        }
+        self.inner.inverse(&self.args)
+    }
+
+    /// Whether rows can be removed (not for min, max or DISTINCT).
+    pub(crate) fn supports_inverse(&self) -> bool {
+        self.inner.supports_inverse()
+    }
+
+    /// The value so far (a window frame's; see [`agg::Accumulator::value`]).
+    pub(crate) fn value(&self) -> Result<Value> {
+        self.inner.value()
+    }
+
     /// The aggregate's value for the group.
     pub(crate) fn finish(self) -> Result<Value> {
         self.inner.finish()

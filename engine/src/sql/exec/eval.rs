@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
+use super::in_set::InSet;
 use super::ExecCtx;
 use crate::sql::ast::{BinaryOp, LikeOp, UnaryOp};
 use crate::sql::exec::builtin::Callee;
@@ -330,17 +331,12 @@ impl ExecCtx<'_> {
                 cmp,
             } => {
                 // A row value (a row, or a subquery's columns) or one value.
-                let found = if cmp.len() > 1 {
-                    let x = self.row_values(expr, env)?;
-                    in_rows(&x, &self.subquery_rows(query, env)?, cmp)
+                let x = if cmp.len() > 1 {
+                    self.row_values(expr, env)?
                 } else {
-                    let x = self.eval(expr, env)?;
-                    in_rows(
-                        std::slice::from_ref(&x),
-                        &self.subquery_rows(query, env)?,
-                        cmp,
-                    )
+                    vec![self.eval(expr, env)?]
                 };
+                let found = self.in_set(query, cmp, env)?.contains(&x);
                 bool_value(found.map(|b| b != *negated))
             }
             Expr::Exists(q) => {
@@ -576,6 +572,21 @@ impl ExecCtx<'_> {
         }
     }
 
+    /// The rows of an IN's subquery as a set: made once per statement
+    /// when uncorrelated, else on every evaluation.
+    fn in_set(&self, q: &Rc<SubqueryPlan>, cmp: &[CmpInfo], env: &Env) -> Result<Rc<InSet>> {
+        if !q.correlated {
+            if let Some(set) = self.in_sets.borrow().get(&q.id) {
+                return Ok(set.clone());
+            }
+        }
+        let set = Rc::new(InSet::new(self.run_query(&q.query, Some(env))?, cmp));
+        if !q.correlated {
+            self.in_sets.borrow_mut().insert(q.id, set.clone());
+        }
+        Ok(set)
+    }
+
     /// The rows of a subquery: cached per statement when uncorrelated.
     pub(crate) fn subquery_rows(
         &self,
@@ -608,45 +619,6 @@ fn in_values(x: &Value, values: &[Value], cmp: &[CmpInfo]) -> Option<bool> {
             Some(Ordering::Equal) => return Some(true),
             None => saw_null = true,
             Some(_) => {}
-        }
-    }
-    if saw_null {
-        None
-    } else {
-        Some(false)
-    }
-}
-
-/// `x IN (rows)` for a value or a row value `x` (one item per column, each
-/// compared under its `cmp`): true, false, or `None` for NULL.
-fn in_rows(x: &[Value], rows: &[Vec<Value>], cmp: &[CmpInfo]) -> Option<bool> {
-    if rows.is_empty() {
-        return Some(false);
-    }
-    // A row matches when every column compares equal; it cannot match
-    // when one compares unequal; else (a NULL on either side) it may.
-    let mut saw_null = false;
-    for r in rows {
-        let mut row = Some(true);
-        for (i, v) in x.iter().enumerate() {
-            let Some(c) = r.get(i) else {
-                row = Some(false);
-                break;
-            };
-            let info = cmp.get(i).copied().unwrap_or(CmpInfo::PLAIN);
-            match compare_values(v, c, &info) {
-                Some(Ordering::Equal) => {}
-                None => row = None,
-                Some(_) => {
-                    row = Some(false);
-                    break;
-                }
-            }
-        }
-        match row {
-            Some(true) => return Some(true),
-            None => saw_null = true,
-            Some(false) => {}
         }
     }
     if saw_null {

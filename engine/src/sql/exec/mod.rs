@@ -28,6 +28,7 @@
 //!   storage layer's transactions.
 //! - `eval`: expression evaluation.
 //! - `builtin`: scalar functions and LIKE/GLOB.
+//! - `in_set`: a subquery's rows sorted for `x IN (SELECT ...)`.
 //! - `scan`: table rows and access paths.
 //! - `select`: SELECT cores, compound bodies, ORDER BY, LIMIT.
 //! - `spill`: temp space and the external merge sort.
@@ -52,6 +53,7 @@ pub(crate) mod dml;
 pub(crate) mod eval;
 pub(crate) mod explain;
 pub(crate) mod fk;
+mod in_set;
 pub(crate) mod integrity;
 pub(crate) mod keysort;
 pub(crate) mod kv;
@@ -88,6 +90,9 @@ pub(crate) struct ExecCtx<'a> {
     /// a context is made for every statement and most never use these, so
     /// making one must not seed a SipHash state.)
     pub cache: RefCell<ResultsById>,
+    /// The sets of uncorrelated `x IN (SELECT ...)` subqueries, by
+    /// subquery id (such a subquery's rows are kept here, not in `cache`).
+    pub in_sets: RefCell<FastMap<usize, Rc<in_set::InSet>>>,
     /// Working tables of recursive CTEs, by CTE id.
     pub working: RefCell<ResultsById>,
     /// What the statement's materialized results may use: made on first
@@ -155,6 +160,7 @@ impl<'a> ExecCtx<'a> {
             kv,
             params,
             cache: RefCell::new(FastMap::default()),
+            in_sets: RefCell::new(FastMap::default()),
             working: RefCell::new(FastMap::default()),
             budget: OnceCell::new(),
             limit,

@@ -276,7 +276,6 @@ pub(crate) struct WindowCall {
     pub order_by: Vec<(Expr, bool, bool, Collation)>,
     pub frame: Frame,
     pub filter: Option<Expr>,
-    pub distinct: bool,
     pub star: bool,
     /// Collation for min/max comparisons (of the first argument).
     pub collation: Collation,
