@@ -580,7 +580,9 @@ impl ExecCtx<'_> {
                 return Ok(set.clone());
             }
         }
-        let set = Rc::new(InSet::new(self.run_query(&q.query, Some(env))?, cmp));
+        let (set, key_bytes) = InSet::new(self.run_query(&q.query, Some(env))?, cmp);
+        self.charge(key_bytes)?;
+        let set = Rc::new(set);
         if !q.correlated {
             self.in_sets.borrow_mut().insert(q.id, set.clone());
         }

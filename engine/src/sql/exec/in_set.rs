@@ -1,4 +1,4 @@
-//! `x IN (SELECT ...)`: the subquery's rows as a sorted set, searched
+//! `x IN (SELECT ...)`: the subquery's rows as a set of keys, looked up
 //! once per evaluation instead of compared one by one.
 //!
 //! Semantics are SQLite's for an IN over a subquery (its ephemeral index),
@@ -11,94 +11,105 @@
 //! 2^63 as reals). Then values compare by [`compare`] under each column's
 //! collation.
 //!
-//! Invariant: `sorted` holds the rows without a NULL, keyed (affinity
-//! applied) and sorted by [`compare`] column by column. Keyed values are
-//! never NULL and reals are never NaN, so that order is a total preorder
-//! and a binary search finds a row exactly when one compares equal.
+//! Each row without a NULL is kept as its memcomparable key
+//! ([`keycode::encode_key`] under the columns' collations), which is equal
+//! for two rows exactly when [`compare`] finds every column equal; rows
+//! with a NULL are kept as values, for deciding between false and NULL.
 
 use std::cmp::Ordering;
 
+use crate::sql::keycode::{self, KeyColumn};
 use crate::sql::planner::plan::CmpInfo;
-use crate::sql::value::{apply_affinity, compare, comparison_affinity, Affinity, Collation, Value};
+use crate::sql::value::{apply_affinity, compare, comparison_affinity, Affinity, Value};
+use crate::storage::fasthash::FastSet;
 
 /// A subquery's rows prepared for `x IN (...)`.
 pub(crate) struct InSet {
-    /// The affinity applied to each column on both sides, and its collation.
-    columns: Vec<(Option<Affinity>, Collation)>,
-    /// The keyed rows without a NULL, sorted (see the module invariant).
-    sorted: Vec<Vec<Value>>,
-    /// The keyed rows with a NULL in a column: they cannot match, but make
+    /// The affinity applied to each column on both sides.
+    affinities: Vec<Option<Affinity>>,
+    /// Each column's collation, as a key column.
+    columns: Vec<KeyColumn>,
+    /// The keys of the rows without a NULL.
+    keys: FastSet<Vec<u8>>,
+    /// Those rows' values, kept (affinity applied) only when a row value
+    /// with a NULL may need them compared one by one.
+    rows: Vec<Vec<Value>>,
+    /// The rows with a NULL (affinity applied): they cannot match, but make
     /// the result NULL instead of false when all else is equal.
     with_null: Vec<Vec<Value>>,
 }
 
 impl InSet {
     /// Prepares `rows` (each at least `cmp.len()` columns; extra ones are
-    /// dropped, shorter rows never match) for comparing under `cmp`.
-    pub(crate) fn new(rows: Vec<Vec<Value>>, cmp: &[CmpInfo]) -> InSet {
-        let columns: Vec<(Option<Affinity>, Collation)> = cmp
+    /// dropped, shorter rows never match) for comparing under `cmp`, and
+    /// returns it with the bytes its keys hold.
+    pub(crate) fn new(rows: Vec<Vec<Value>>, cmp: &[CmpInfo]) -> (InSet, u64) {
+        let affinities: Vec<Option<Affinity>> = cmp
             .iter()
-            .map(|c| {
-                (
-                    comparison_affinity(c.left_affinity, c.right_affinity),
-                    c.collation,
-                )
+            .map(|c| comparison_affinity(c.left_affinity, c.right_affinity))
+            .collect();
+        let columns: Vec<KeyColumn> = cmp
+            .iter()
+            .map(|c| KeyColumn {
+                desc: false,
+                collation: c.collation,
             })
             .collect();
-        let width = columns.len();
-        let mut sorted = Vec::with_capacity(rows.len());
-        let mut with_null = Vec::new();
+        let width = cmp.len();
+        let mut set = InSet {
+            affinities,
+            columns,
+            keys: FastSet::default(),
+            rows: Vec::new(),
+            with_null: Vec::new(),
+        };
+        let mut bytes = 0;
         for mut row in rows {
             if row.len() < width {
                 continue;
             }
             row.truncate(width);
-            for (v, (aff, _)) in row.iter_mut().zip(&columns) {
+            for (v, aff) in row.iter_mut().zip(&set.affinities) {
                 *v = key(std::mem::replace(v, Value::Null), *aff);
             }
             if row.iter().any(Value::is_null) {
-                with_null.push(row);
-            } else {
-                sorted.push(row);
+                set.with_null.push(row);
+                continue;
+            }
+            let k = keycode::encode_key(&row, &set.columns);
+            bytes += k.len() as u64;
+            set.keys.insert(k);
+            if width > 1 {
+                set.rows.push(row);
             }
         }
-        sorted.sort_by(|a, b| compare_rows(a, b, &columns));
-        InSet {
-            columns,
-            sorted,
-            with_null,
-        }
+        (set, bytes)
     }
 
     /// `x IN (these rows)`: true on a match, false when nothing can match,
     /// `None` (NULL) when no row matches but one might had its NULLs (or
     /// `x`'s) been values. An empty set is false even for a NULL `x`.
     pub(crate) fn contains(&self, x: &[Value]) -> Option<bool> {
-        if self.sorted.is_empty() && self.with_null.is_empty() {
+        if self.keys.is_empty() && self.with_null.is_empty() {
             return Some(false);
         }
         let x: Vec<Value> = x
             .iter()
-            .zip(&self.columns)
-            .map(|(v, (aff, _))| key(v.clone(), *aff))
+            .zip(&self.affinities)
+            .map(|(v, aff)| key(v.clone(), *aff))
             .collect();
         let x_has_null = x.iter().any(Value::is_null);
-        if !x_has_null
-            && self
-                .sorted
-                .binary_search_by(|row| compare_rows(row, &x, &self.columns))
-                .is_ok()
-        {
+        if !x_has_null && self.keys.contains(&keycode::encode_key(&x, &self.columns)) {
             return Some(true);
         }
         // No match. NULL when a row equals `x` in every column where
-        // neither side is NULL; the sorted rows need checking only when `x`
-        // has a NULL (else the search above compared them exactly).
-        let candidates = if x_has_null {
-            &self.sorted[..]
-        } else {
-            &[][..]
-        };
+        // neither side is NULL: any row at all for a NULL `x` of one
+        // column; else the rows without a NULL need comparing only when
+        // `x` has one (the key lookup compared them exactly).
+        if x_has_null && x.len() == 1 {
+            return None;
+        }
+        let candidates = if x_has_null { &self.rows[..] } else { &[][..] };
         let maybe = candidates
             .iter()
             .chain(&self.with_null)
@@ -119,19 +130,9 @@ fn key(v: Value, aff: Option<Affinity>) -> Value {
     }
 }
 
-fn compare_rows(a: &[Value], b: &[Value], columns: &[(Option<Affinity>, Collation)]) -> Ordering {
-    for ((x, y), (_, coll)) in a.iter().zip(b).zip(columns) {
-        match compare(x, y, *coll) {
-            Ordering::Equal => {}
-            other => return other,
-        }
-    }
-    Ordering::Equal
-}
-
 /// True when every column pair without a NULL compares equal.
-fn might_equal(a: &[Value], b: &[Value], columns: &[(Option<Affinity>, Collation)]) -> bool {
-    a.iter().zip(b).zip(columns).all(|((x, y), (_, coll))| {
-        x.is_null() || y.is_null() || compare(x, y, *coll) == Ordering::Equal
+fn might_equal(a: &[Value], b: &[Value], columns: &[KeyColumn]) -> bool {
+    a.iter().zip(b).zip(columns).all(|((x, y), c)| {
+        x.is_null() || y.is_null() || compare(x, y, c.collation) == Ordering::Equal
     })
 }

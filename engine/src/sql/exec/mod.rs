@@ -28,7 +28,7 @@
 //!   storage layer's transactions.
 //! - `eval`: expression evaluation.
 //! - `builtin`: scalar functions and LIKE/GLOB.
-//! - `in_set`: a subquery's rows sorted for `x IN (SELECT ...)`.
+//! - `in_set`: a subquery's rows as keys for `x IN (SELECT ...)`.
 //! - `scan`: table rows and access paths.
 //! - `select`: SELECT cores, compound bodies, ORDER BY, LIMIT.
 //! - `spill`: temp space and the external merge sort.
