@@ -20,11 +20,16 @@
 //! - `group_concat(x[, sep])` / `string_agg(x, sep)`: texts of the non-NULL
 //!   values joined by sep (default ","); the separator before each value is
 //!   the one given on that value's row. NULL when there were none.
+//! - `json_group_array(x)` / `json_group_object(label, x)`: the values
+//!   (and labels) as one JSON array (object), each value embedded as JSON
+//!   when it carries SQLite's JSON subtype, else converted; the state is
+//!   [`crate::sql::functions::json`]'s.
 //! - DISTINCT (one argument only) skips values equal (by the total order
 //!   under the collation, so 1 and 1.0 are the same) to one already seen.
 
 use std::collections::HashSet;
 
+use crate::sql::functions::json;
 use crate::sql::keycode::{encode_key, KeyColumn};
 use crate::sql::value::{compare, numeric_affinity, Collation, Value};
 use crate::{sql_err, Result};
@@ -43,6 +48,10 @@ pub(crate) enum AggregateKind {
     Max,
     /// `group_concat(x[, sep])` and `string_agg(x, sep)`.
     GroupConcat,
+    /// `json_group_array(x)`.
+    JsonGroupArray,
+    /// `json_group_object(label, x)`.
+    JsonGroupObject,
 }
 
 /// Resolves an aggregate call. `Ok(None)` when `name` is not an aggregate
@@ -60,8 +69,14 @@ pub(crate) fn lookup(name: &str, args: usize, distinct: bool) -> Result<Option<A
         ("min", 1) => Min,
         ("max", 1) => Max,
         ("group_concat", 1 | 2) | ("string_agg", 2) => GroupConcat,
+        ("json_group_array", 1) => JsonGroupArray,
+        ("json_group_object", 2) => JsonGroupObject,
         ("min" | "max", _) if args >= 2 => return Ok(None),
-        ("count" | "sum" | "total" | "avg" | "min" | "max" | "group_concat" | "string_agg", _) => {
+        (
+            "count" | "sum" | "total" | "avg" | "min" | "max" | "group_concat" | "string_agg"
+            | "json_group_array" | "json_group_object",
+            _,
+        ) => {
             return Err(sql_err!(
                 "wrong number of arguments to function {}()",
                 name.to_ascii_lowercase()
@@ -293,6 +308,8 @@ enum State {
     Sum(Sum),
     Best(Option<Value>),
     Concat(GroupConcat),
+    JsonArray(json::GroupArray),
+    JsonObject(json::GroupObject),
 }
 
 /// One group's running aggregate.
@@ -316,6 +333,8 @@ impl Accumulator {
             }
             AggregateKind::Min | AggregateKind::Max => State::Best(None),
             AggregateKind::GroupConcat => State::Concat(GroupConcat::default()),
+            AggregateKind::JsonGroupArray => State::JsonArray(json::GroupArray::default()),
+            AggregateKind::JsonGroupObject => State::JsonObject(json::GroupObject::default()),
         };
         Accumulator {
             kind,
@@ -335,6 +354,18 @@ impl Accumulator {
     /// `min`/`max` took a new value (a replacement is strictly smaller or
     /// greater in the total order, so the value changed); false otherwise.
     pub(crate) fn step_reporting(&mut self, args: &[Value]) -> Result<bool> {
+        self.step_with_json(args, &[])
+    }
+
+    /// True for the JSON aggregates, whose arguments' JSON subtype matters
+    /// (fed with [`Accumulator::step_with_json`]).
+    pub(crate) fn is_json(&self) -> bool {
+        matches!(self.state, State::JsonArray(_) | State::JsonObject(_))
+    }
+
+    /// [`Accumulator::step_reporting`], with whether each argument carries
+    /// SQLite's JSON subtype (only the JSON aggregates look).
+    pub(crate) fn step_with_json(&mut self, args: &[Value], json: &[bool]) -> Result<bool> {
         let first = args.first().unwrap_or(&Value::Null);
         if let Some(seen) = &mut self.seen {
             if first.is_null() {
@@ -379,6 +410,11 @@ impl Accumulator {
                 return Ok(replace);
             }
             State::Concat(concat) => concat.step(first, args.get(1)),
+            State::JsonArray(array) => array.step(first, json.first() == Some(&true))?,
+            State::JsonObject(object) => {
+                let value = args.get(1).unwrap_or(&Value::Null);
+                object.step(first, value, json.get(1) == Some(&true))?;
+            }
         }
         Ok(false)
     }
@@ -404,6 +440,8 @@ impl Accumulator {
             }
             State::Sum(sum) => sum.inverse(first),
             State::Concat(concat) => concat.inverse(first),
+            State::JsonArray(array) => array.inverse(),
+            State::JsonObject(object) => object.inverse(),
             State::Best(_) => {}
         }
         Ok(())
@@ -423,6 +461,8 @@ impl Accumulator {
             },
             State::Best(best) => best.clone().unwrap_or(Value::Null),
             State::Concat(concat) => concat.value(false),
+            State::JsonArray(array) => array.value(),
+            State::JsonObject(object) => object.value(),
         })
     }
 

@@ -21,6 +21,9 @@
 //! - `datetime`: date, time, datetime, julianday, unixepoch, strftime,
 //!   timediff.
 //! - `math`: SQLite's optional math functions (ceil, floor, ln, pow, ...).
+//! - `json`: the JSON functions, `->` and `->>`, and the state of the
+//!   `json_group_array` / `json_group_object` aggregates (called through
+//!   their own interface: they see which arguments carry JSON).
 //!
 //! Date/time functions are provided (see `datetime` for what 'now' and
 //! 'localtime' mean here), and so are the math functions of SQLite builds
@@ -30,6 +33,7 @@
 
 mod choice;
 mod datetime;
+pub(crate) mod json;
 mod math;
 mod numeric;
 mod pattern;

@@ -114,10 +114,33 @@ fn cmp_info(l: &Bound, r: &Bound) -> CmpInfo {
 /// OVER; `min`/`max` only with one argument).
 pub(crate) fn is_aggregate_name(name: &str, nargs: usize) -> bool {
     match name.to_ascii_lowercase().as_str() {
-        "count" | "sum" | "total" | "avg" | "group_concat" | "string_agg" => true,
+        "count" | "sum" | "total" | "avg" | "group_concat" | "string_agg" | "json_group_array"
+        | "json_group_object" => true,
         "min" | "max" => nargs == 1,
         _ => false,
     }
+}
+
+/// `callee` with, for a JSON function, the arguments that always carry
+/// SQLite's JSON subtype marked: the values of `json_group_array` and
+/// `json_group_object`, as aggregates or window functions.
+fn json_callee(callee: Callee, args: &[Expr], agg: &AggCtx) -> Callee {
+    let Callee::Json { f, .. } = callee else {
+        return callee;
+    };
+    let is_json = |name: &str| matches!(name, "json_group_array" | "json_group_object");
+    let mut json_args = 0u32;
+    for (i, a) in args.iter().enumerate().take(32) {
+        let json = match a {
+            Expr::Aggregate(n) => agg.calls.get(*n).is_some_and(|c| is_json(&c.name)),
+            Expr::Window(n) => agg.windows.get(*n).is_some_and(|w| is_json(&w.name)),
+            _ => false,
+        };
+        if json {
+            json_args |= 1 << i;
+        }
+    }
+    Callee::Json { f, json_args }
 }
 
 /// Whether an expression contains an aggregate call of its own query
@@ -648,7 +671,17 @@ impl Binder<'_> {
                 right: Box::new(r.expr),
             },
             BinaryOp::JsonArrow | BinaryOp::JsonArrow2 => {
-                return Err(sql_err!("JSON operators are not supported"));
+                let name = if op == BinaryOp::JsonArrow {
+                    "->"
+                } else {
+                    "->>"
+                };
+                let args = vec![l.expr, r.expr];
+                Expr::Function {
+                    callee: json_callee(Callee::resolve(name, 2)?, &args, agg),
+                    args,
+                    collation: Collation::Binary,
+                }
             }
             other => {
                 let aop = arith_op(other).ok_or_else(|| sql_err!("unsupported operator"))?;
@@ -842,7 +875,7 @@ impl Binder<'_> {
             }
             args.push(b.expr);
         }
-        let callee = Callee::resolve(&name, args.len())?;
+        let callee = json_callee(Callee::resolve(&name, args.len())?, &args, agg);
         Ok(Bound {
             expr: Expr::Function {
                 callee,

@@ -39,6 +39,18 @@ impl Accumulator {
             }
         }
         // Only min/max report a change (a strictly smaller or greater value).
+        if self.inner.is_json() {
+            // The JSON aggregates see whether each argument carries the
+            // JSON subtype.
+            self.args.clear();
+            let mut json = Vec::with_capacity(call.args.len());
+            for a in &call.args {
+                let (v, j) = ctx.eval_json(a, env)?;
+                self.args.push(v);
+                json.push(j);
+            }
+            return self.inner.step_with_json(&self.args, &json);
+        }
         if call.star {
             return self.inner.step_reporting(&[]);
         }

@@ -4,6 +4,7 @@
 //! operators ([`pattern_match`]). The truth tests `x IS [NOT] TRUE` are
 //! bound as calls of [`Callee::IsTrue`], evaluated in `eval`.
 
+use crate::sql::functions::json::{self, JsonFn};
 use crate::sql::functions::{self, ScalarFn};
 use crate::sql::value::Value;
 use crate::{sql_err, Result};
@@ -22,12 +23,22 @@ pub(crate) enum Callee {
     IsTrue(bool),
     /// Any other scalar function, its arguments evaluated first.
     Scalar(&'static ScalarFn),
+    /// A JSON function (or `->`, `->>`), which sees whether each argument
+    /// carries SQLite's JSON subtype: an argument that is itself a JSON
+    /// function's call carries it when that call's result does, and one
+    /// whose bit is set in `json_args` (a `json_group_array` or
+    /// `json_group_object` aggregate or window value) always does.
+    Json { f: &'static JsonFn, json_args: u32 },
 }
 
 impl Callee {
     /// The function `name` (lower case) called with `nargs` arguments;
     /// errors as SQLite does for an unknown name or a wrong count.
     pub(crate) fn resolve(name: &str, nargs: usize) -> Result<Callee> {
+        if let Some(f) = json::lookup(name) {
+            f.check_arity(nargs)?;
+            return Ok(Callee::Json { f, json_args: 0 });
+        }
         let Some(f) = functions::scalar(name) else {
             return Err(sql_err!("no such function: {name}"));
         };

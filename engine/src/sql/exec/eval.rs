@@ -10,6 +10,7 @@ use super::in_set::InSet;
 use super::ExecCtx;
 use crate::sql::ast::{BinaryOp, LikeOp, UnaryOp};
 use crate::sql::exec::builtin::Callee;
+use crate::sql::functions::json::JsonFn;
 use crate::sql::planner::plan::{CmpInfo, Expr, SubqueryPlan};
 use crate::sql::value::{self, compare_with_affinity, Collation, Value};
 use crate::{sql_err, Result};
@@ -356,29 +357,16 @@ impl ExecCtx<'_> {
                 when_then,
                 else_expr,
                 cmp,
-            } => {
-                let base = match operand {
-                    Some(o) => Some(self.eval(o, env)?),
-                    None => None,
-                };
-                for (i, (w, t)) in when_then.iter().enumerate() {
-                    let wv = self.eval(w, env)?;
-                    let hit = match &base {
-                        Some(b) => {
-                            let c = cmp.get(i).unwrap_or(&CmpInfo::PLAIN);
-                            compare_values(b, &wv, c) == Some(Ordering::Equal)
-                        }
-                        None => truth(&wv) == Some(true),
-                    };
-                    if hit {
-                        return self.eval(t, env);
-                    }
-                }
-                match else_expr {
-                    Some(e) => self.eval(e, env)?,
-                    None => Value::Null,
-                }
-            }
+            } => match self.case_branch(
+                operand.as_deref(),
+                when_then,
+                else_expr.as_deref(),
+                cmp,
+                env,
+            )? {
+                Some(e) => return self.eval(e, env),
+                None => Value::Null,
+            },
             Expr::Cast { expr, affinity } => value::cast(&self.eval(expr, env)?, *affinity),
             Expr::Function {
                 callee,
@@ -483,6 +471,9 @@ impl ExecCtx<'_> {
                 return Ok(Value::Integer(i64::from(v == want)));
             }
             Callee::Scalar(f) => f,
+            Callee::Json { f, json_args } => {
+                return self.call_json(f, json_args, args, env).map(|(v, _)| v)
+            }
         };
         // Most calls take a few arguments: those are evaluated into an
         // array on the stack rather than a new vector.
@@ -500,6 +491,111 @@ impl ExecCtx<'_> {
             *slot = self.eval(a, env)?;
         }
         f.call(values, collation)
+    }
+
+    /// A JSON function's call: its value and whether it carries the JSON
+    /// subtype. An argument carries one as [`Self::eval_json`] says (a
+    /// subtype does not survive a column of a table, view or subquery here).
+    fn call_json(
+        &self,
+        f: &'static JsonFn,
+        json_args: u32,
+        args: &[Expr],
+        env: &Env,
+    ) -> Result<(Value, bool)> {
+        let mut values = Vec::with_capacity(args.len());
+        let mut json = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            let (v, j) = self.eval_json(a, env)?;
+            values.push(v);
+            json.push(j || (i < 32 && json_args & (1 << i) != 0));
+        }
+        f.call(&values, &json)
+    }
+
+    /// An expression's value and whether it carries SQLite's JSON subtype:
+    /// a JSON function's call whose result is JSON, or a CASE, `iif`,
+    /// `coalesce` or `ifnull` whose chosen operand is one (SQLite passes
+    /// their operands' values on as they are).
+    pub(crate) fn eval_json(&self, e: &Expr, env: &Env) -> Result<(Value, bool)> {
+        match e {
+            Expr::Function {
+                callee: Callee::Json { f, json_args },
+                args,
+                ..
+            } => self.call_json(f, *json_args, args, env),
+            Expr::Function {
+                callee: Callee::Coalesce,
+                args,
+                ..
+            } => {
+                for a in args {
+                    let (v, json) = self.eval_json(a, env)?;
+                    if !v.is_null() {
+                        return Ok((v, json));
+                    }
+                }
+                Ok((Value::Null, false))
+            }
+            Expr::Function {
+                callee: Callee::Iif,
+                args,
+                ..
+            } => match args.as_slice() {
+                [c, yes, no] => {
+                    let c = truth(&self.eval(c, env)?) == Some(true);
+                    self.eval_json(if c { yes } else { no }, env)
+                }
+                _ => Err(sql_err!("wrong number of arguments to function iif()")),
+            },
+            Expr::Case {
+                operand,
+                when_then,
+                else_expr,
+                cmp,
+            } => match self.case_branch(
+                operand.as_deref(),
+                when_then,
+                else_expr.as_deref(),
+                cmp,
+                env,
+            )? {
+                Some(e) => self.eval_json(e, env),
+                None => Ok((Value::Null, false)),
+            },
+            other => Ok((self.eval(other, env)?, false)),
+        }
+    }
+
+    /// The branch a CASE takes: the THEN of its first WHEN that holds
+    /// (equals the operand under that WHEN's rules, or is true), else its
+    /// ELSE; `None` for no ELSE (NULL).
+    fn case_branch<'e>(
+        &self,
+        operand: Option<&Expr>,
+        when_then: &'e [(Expr, Expr)],
+        else_expr: Option<&'e Expr>,
+        cmp: &[CmpInfo],
+        env: &Env,
+    ) -> Result<Option<&'e Expr>> {
+        let base = match operand {
+            Some(o) => Some(self.eval(o, env)?),
+            None => None,
+        };
+        for (i, (w, t)) in when_then.iter().enumerate() {
+            let wv = self.eval(w, env)?;
+            let hit = match &base {
+                Some(b) => {
+                    let c = cmp.get(i).unwrap_or(&CmpInfo::PLAIN);
+                    compare_values(b, &wv, c) == Some(Ordering::Equal)
+                }
+                None => truth(&wv) == Some(true),
+            };
+            if hit {
+                return Ok(Some(t));
+            }
+        }
+        Ok(else_expr)
     }
 
     /// Compares two row values item by item, `cmp[i]` for the i-th pair.
