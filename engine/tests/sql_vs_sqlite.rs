@@ -1487,6 +1487,40 @@ fn json_through_sql_as_sqlite() {
     assert_no_mismatches("JSON queries", queries.len(), &mismatches);
 }
 
+/// Correlated subqueries nested in subqueries: a FROM item's subquery
+/// inside a scalar, EXISTS or IN subquery reads the outer query's columns
+/// even where the outer query reads them nowhere else (they were left
+/// undecoded, so the subquery saw NULLs), and each evaluation's rows are
+/// given back to the statement's budget (they piled up until the batch
+/// limit failed the statement).
+#[test]
+fn correlated_subqueries_read_outer_rows_and_give_back_memory() {
+    let (mut tj, lite) = open_pair_with(DbOptions {
+        batch_limit_bytes: 256 * 1024,
+        ..DbOptions::default()
+    });
+    let setup = [
+        "CREATE TABLE t(a INTEGER, g INTEGER, s TEXT)",
+        "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500) \
+         INSERT INTO t SELECT i, i % 10, 'row' || i FROM c",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    let queries = [
+        "SELECT a, (SELECT count(*) FROM (SELECT a FROM t WHERE g = o.g)) FROM t o WHERE a < 20 ORDER BY a",
+        "SELECT a, (SELECT max(x.a) FROM (SELECT a FROM t WHERE g = o.g AND a < o.a) x) FROM t o WHERE a < 50 ORDER BY a",
+        "SELECT a, (SELECT s FROM (SELECT s, a FROM t WHERE g = o.g) ORDER BY a DESC LIMIT 1) FROM t o WHERE a < 12 ORDER BY a",
+        "SELECT count(*) FROM t o WHERE EXISTS (SELECT 1 FROM (SELECT * FROM t WHERE g = o.g AND a > 1495))",
+        "SELECT count(*) FROM t o WHERE a IN (SELECT a FROM (SELECT a, g FROM t WHERE a < 500) WHERE g = o.g)",
+        "SELECT count(*) FROM t o WHERE a IN (SELECT a FROM t WHERE g = o.g AND a < 1000)",
+        "SELECT count(*) FROM t o WHERE EXISTS (SELECT * FROM t WHERE g = o.g)",
+        "SELECT sum((SELECT count(*) FROM (SELECT s FROM t WHERE g = o.g AND a < 600))) FROM t o",
+    ]
+    .map(String::from);
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("correlated subquery queries", queries.len(), &mismatches);
+}
+
 /// GROUP BY on one value finds most groups by an integer (numbers equal
 /// to an integer below 2^53) and the others by their key encoding: the
 /// groups, their order and their values must be SQLite's on values of

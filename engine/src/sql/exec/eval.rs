@@ -669,23 +669,27 @@ impl ExecCtx<'_> {
     }
 
     /// The rows of an IN's subquery as a set: made once per statement
-    /// when uncorrelated, else on every evaluation.
+    /// when uncorrelated (its keys charged with its rows), else on every
+    /// evaluation (charged while made, then given back).
     fn in_set(&self, q: &Rc<SubqueryPlan>, cmp: &[CmpInfo], env: &Env) -> Result<Rc<InSet>> {
         if !q.correlated {
             if let Some(set) = self.in_sets.borrow().get(&q.id) {
                 return Ok(set.clone());
             }
         }
+        if q.correlated {
+            let rows = self.run_correlated(&q.query, Some(env))?;
+            return Ok(Rc::new(InSet::new(rows, cmp).0));
+        }
         let (set, key_bytes) = InSet::new(self.run_query(&q.query, Some(env))?, cmp);
         self.charge(key_bytes)?;
         let set = Rc::new(set);
-        if !q.correlated {
-            self.in_sets.borrow_mut().insert(q.id, set.clone());
-        }
+        self.in_sets.borrow_mut().insert(q.id, set.clone());
         Ok(set)
     }
 
-    /// The rows of a subquery: cached per statement when uncorrelated.
+    /// The rows of a subquery: cached per statement when uncorrelated;
+    /// a correlated one's are made for each evaluation and not retained.
     pub(crate) fn subquery_rows(
         &self,
         q: &Rc<SubqueryPlan>,
@@ -696,10 +700,11 @@ impl ExecCtx<'_> {
                 return Ok(rows.clone());
             }
         }
-        let rows = Rc::new(self.run_query(&q.query, Some(env))?);
-        if !q.correlated {
-            self.cache.borrow_mut().insert(q.id, rows.clone());
+        if q.correlated {
+            return Ok(Rc::new(self.run_correlated(&q.query, Some(env))?));
         }
+        let rows = Rc::new(self.run_query(&q.query, Some(env))?);
+        self.cache.borrow_mut().insert(q.id, rows.clone());
         Ok(rows)
     }
 }

@@ -675,6 +675,10 @@ impl ExecCtx<'_> {
                 let used = (item.used.len() == item.width).then_some(item.used.as_slice());
                 Rc::new(self.collect_table(t, used)?)
             }
+            // A correlated one's rows are made again for each outer row.
+            Source::Query { query } if query.correlated => {
+                Rc::new(self.run_correlated(&query.query, env.outer)?)
+            }
             Source::Query { query } => Rc::new(self.run_query(&query.query, env.outer)?),
             Source::CteWorking(id) => self.working.borrow().get(id).cloned().unwrap_or_default(),
         };

@@ -59,6 +59,18 @@ impl ExecCtx<'_> {
         Ok(out)
     }
 
+    /// [`Self::run_query`] for a correlated subquery, run again for each
+    /// row that reads it: its rows are charged while they are made (one
+    /// evaluation's rows must fit the limit) and given back once made, as
+    /// they live for that evaluation only, not for the statement.
+    pub(crate) fn run_correlated(&self, q: &Query, outer: Option<&Env>) -> Result<Vec<Row>> {
+        let before = self.budget().used();
+        let rows = self.run_query(q, outer);
+        let made = self.budget().used().saturating_sub(before);
+        self.budget().release(made);
+        rows
+    }
+
     /// Runs a statement's query to the rows it returns. They are the
     /// caller's, not intermediate results, so they are not charged; the
     /// work behind them (a sort, a DISTINCT, ...) is.

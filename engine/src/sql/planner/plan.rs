@@ -592,7 +592,9 @@ fn walk_body(b: &Body, level: usize, f: &mut dyn FnMut(usize)) {
             for item in &c.from.items {
                 if let Source::Query { query } = &item.source {
                     if query.correlated {
-                        walk_query(&query.query, level + 1, f);
+                        // A FROM item's subquery reads the rows outside its core
+                        // at the levels its core does.
+                        walk_query(&query.query, level, f);
                     }
                 }
             }
