@@ -16,7 +16,9 @@ use crate::sql::value::{
     Value,
 };
 
-fn seed() -> u64 {
+/// The run's seed: `TINYJOIN_SEED` when set, else a random one; printed
+/// so that a failing run can be replayed. Shared by the differential tests.
+pub(crate) fn seed() -> u64 {
     let seed = std::env::var("TINYJOIN_SEED")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -15,7 +15,7 @@ use rusqlite::types::Value as SqliteValue;
 
 use super::{lookup, GroupArray, GroupObject};
 use crate::sql::value::Value;
-use crate::sql::values_vs_sqlite::{from_row, same, to_sqlite};
+use crate::sql::values_vs_sqlite::{from_row, same, seed, to_sqlite};
 
 /// A function argument; `.1`: passed through json() (carries the subtype).
 #[derive(Clone, Debug)]
@@ -38,15 +38,6 @@ fn null() -> Arg {
 }
 fn blob(b: &[u8]) -> Arg {
     Arg(Value::Blob(b.to_vec()), false)
-}
-
-fn seed() -> u64 {
-    let seed = std::env::var("TINYJOIN_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::thread_rng().gen());
-    println!("seed = {seed} (replay with TINYJOIN_SEED={seed})");
-    seed
 }
 
 fn our_message(e: crate::Error) -> String {

@@ -14,15 +14,7 @@ use crate::error::Error;
 use crate::slt::{self, RecordKind, DIALECT};
 use crate::sql::lexer::{Lexer, TokenKind};
 use crate::sql::parser::parse;
-
-fn seed() -> u64 {
-    let seed = std::env::var("TINYJOIN_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::thread_rng().gen());
-    println!("seed = {seed} (replay with TINYJOIN_SEED={seed})");
-    seed
-}
+use crate::sql::values_vs_sqlite::seed;
 
 fn tokens(sql: &str) -> Vec<&str> {
     let mut lexer = Lexer::new(sql, 0);

@@ -10,15 +10,7 @@ use rand::{Rng, SeedableRng};
 use rusqlite::types::Value as SqliteValue;
 
 use super::support::{grouped, parenthesised_statement};
-
-fn seed() -> u64 {
-    let seed = std::env::var("TINYJOIN_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::thread_rng().gen());
-    println!("seed = {seed} (replay with TINYJOIN_SEED={seed})");
-    seed
-}
+use crate::sql::values_vs_sqlite::seed;
 
 const OPERANDS: &[&str] = &[
     "0", "1", "2", "3", "-1", "NULL", "'a'", "'B'", "1.5", "x", "y", "''", "'1'",
