@@ -1098,6 +1098,25 @@ impl Expr {
         }
     }
 
+    /// Whether a `char()` in the tree is given a UTF-16 surrogate code
+    /// point. SQLite writes one as three ill-formed bytes; our text is
+    /// always UTF-8 and holds U+FFFD instead (a documented difference).
+    fn chars_a_surrogate(&self, params: &[Value]) -> bool {
+        match self {
+            Expr::Param(_) => false,
+            Expr::Binary(_, _, a, b) | Expr::Compare(_, a, b) => {
+                a.chars_a_surrogate(params) || b.chars_a_surrogate(params)
+            }
+            Expr::Negate(a) | Expr::BitNot(a) | Expr::Cast(a, _, _) => a.chars_a_surrogate(params),
+            Expr::Call(name, args) => args.iter().any(|a| {
+                a.chars_a_surrogate(params)
+                    || (*name == "char"
+                        && a.eval(params)
+                            .is_ok_and(|v| (0xd800..=0xdfff).contains(&v.to_i64())))
+            }),
+        }
+    }
+
     /// The expression's affinity for comparisons: a CAST has its type's.
     fn affinity(&self) -> Option<Affinity> {
         match self {
@@ -1166,7 +1185,7 @@ fn nested_expressions_match_sqlite() {
     for _ in 0..5000 {
         let mut params = Vec::new();
         let expr = random_expr(&mut rng, 3, &mut params);
-        if params.len() > 20 {
+        if params.len() > 20 || expr.chars_a_surrogate(&params) {
             continue;
         }
         let sql = format!("SELECT {}", expr.sql());
