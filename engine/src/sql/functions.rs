@@ -71,13 +71,7 @@ impl ScalarFn {
     /// `Error::Sql("wrong number of arguments to function X()")` unless
     /// `count` arguments are allowed.
     pub(crate) fn check_arity(&self, count: usize) -> Result<()> {
-        if count < self.min_args || self.max_args.is_some_and(|max| count > max) {
-            return Err(sql_err!(
-                "wrong number of arguments to function {}()",
-                self.name
-            ));
-        }
-        Ok(())
+        check_arity(self.name, self.min_args, self.max_args, count)
     }
 
     /// False for functions whose result differs between calls with the same
@@ -91,6 +85,15 @@ impl ScalarFn {
         self.check_arity(args.len())?;
         (self.imp)(args, collation)
     }
+}
+
+/// `Error::Sql("wrong number of arguments to function {name}()")` unless
+/// `min..=max` (no upper bound for `None`) holds `count`.
+pub(crate) fn check_arity(name: &str, min: usize, max: Option<usize>, count: usize) -> Result<()> {
+    if count < min || max.is_some_and(|max| count > max) {
+        return Err(sql_err!("wrong number of arguments to function {name}()"));
+    }
+    Ok(())
 }
 
 const fn f(

@@ -6,23 +6,8 @@ use super::expr::{AggCtx, Bound};
 use super::scope::Scope;
 use super::Binder;
 use crate::sql::ast;
-use crate::sql::planner::plan::{Expr, Frame, FrameBound, WindowCall};
+use crate::sql::planner::plan::{Expr, Frame, FrameBound, WindowCall, WINDOW_ONLY};
 use crate::{sql_err, Result};
-
-/// The window functions that are not aggregates.
-const WINDOW_ONLY: [&str; 11] = [
-    "row_number",
-    "rank",
-    "dense_rank",
-    "percent_rank",
-    "cume_dist",
-    "ntile",
-    "lag",
-    "lead",
-    "first_value",
-    "last_value",
-    "nth_value",
-];
 
 impl Binder<'_> {
     pub(super) fn bind_window_call(

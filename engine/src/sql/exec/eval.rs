@@ -450,22 +450,8 @@ impl ExecCtx<'_> {
     ) -> Result<Value> {
         let f = match callee {
             // Short-circuit functions evaluate lazily.
-            Callee::Coalesce => {
-                for a in args {
-                    let v = self.eval(a, env)?;
-                    if !v.is_null() {
-                        return Ok(v);
-                    }
-                }
-                return Ok(Value::Null);
-            }
-            Callee::Iif => {
-                let [c, yes, no] = args else {
-                    return Err(sql_err!("wrong number of arguments to function iif()"));
-                };
-                let c = truth(&self.eval(c, env)?) == Some(true);
-                return self.eval(if c { yes } else { no }, env);
-            }
+            Callee::Coalesce => return self.coalesce(args, env).map(|(v, _)| v),
+            Callee::Iif => return self.eval(self.iif_branch(args, env)?, env),
             Callee::IsTrue(want) => {
                 let v = truth(&self.eval(&args[0], env)?) == Some(true);
                 return Ok(Value::Integer(i64::from(v == want)));
@@ -528,26 +514,12 @@ impl ExecCtx<'_> {
                 callee: Callee::Coalesce,
                 args,
                 ..
-            } => {
-                for a in args {
-                    let (v, json) = self.eval_json(a, env)?;
-                    if !v.is_null() {
-                        return Ok((v, json));
-                    }
-                }
-                Ok((Value::Null, false))
-            }
+            } => self.coalesce(args, env),
             Expr::Function {
                 callee: Callee::Iif,
                 args,
                 ..
-            } => match args.as_slice() {
-                [c, yes, no] => {
-                    let c = truth(&self.eval(c, env)?) == Some(true);
-                    self.eval_json(if c { yes } else { no }, env)
-                }
-                _ => Err(sql_err!("wrong number of arguments to function iif()")),
-            },
+            } => self.eval_json(self.iif_branch(args, env)?, env),
             Expr::Case {
                 operand,
                 when_then,
@@ -565,6 +537,30 @@ impl ExecCtx<'_> {
             },
             other => Ok((self.eval(other, env)?, false)),
         }
+    }
+
+    /// `coalesce` (and `ifnull`), evaluated lazily: the first operand that
+    /// is not NULL, with its JSON subtype.
+    fn coalesce(&self, args: &[Expr], env: &Env) -> Result<(Value, bool)> {
+        for a in args {
+            let (v, json) = self.eval_json(a, env)?;
+            if !v.is_null() {
+                return Ok((v, json));
+            }
+        }
+        Ok((Value::Null, false))
+    }
+
+    /// The operand `iif(c, yes, no)` takes; the other is never evaluated.
+    fn iif_branch<'e>(&self, args: &'e [Expr], env: &Env) -> Result<&'e Expr> {
+        let [c, yes, no] = args else {
+            return Err(sql_err!("wrong number of arguments to function iif()"));
+        };
+        Ok(if truth(&self.eval(c, env)?) == Some(true) {
+            yes
+        } else {
+            no
+        })
     }
 
     /// The branch a CASE takes: the THEN of its first WHEN that holds

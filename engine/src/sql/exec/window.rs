@@ -140,7 +140,7 @@ impl ExecCtx<'_> {
                 collation: *collation,
             })
             .collect();
-        let agg = is_aggregate(call).then(|| AggCall {
+        let agg = call.is_aggregate().then(|| AggCall {
             name: call.name.clone(),
             args: call.args.clone(),
             distinct: false,
@@ -402,27 +402,9 @@ impl ExecCtx<'_> {
     }
 }
 
-/// True for a call that is an aggregate used as a window function.
-fn is_aggregate(call: &WindowCall) -> bool {
-    !matches!(
-        call.name.as_str(),
-        "row_number"
-            | "rank"
-            | "dense_rank"
-            | "percent_rank"
-            | "cume_dist"
-            | "ntile"
-            | "lag"
-            | "lead"
-            | "first_value"
-            | "last_value"
-            | "nth_value"
-    )
-}
-
 /// True for a call whose value depends on its frame.
 fn uses_frame(call: &WindowCall) -> bool {
-    is_aggregate(call)
+    call.is_aggregate()
         || matches!(
             call.name.as_str(),
             "first_value" | "last_value" | "nth_value"

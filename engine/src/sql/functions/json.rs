@@ -81,13 +81,7 @@ impl JsonFn {
     /// `Error::Sql("wrong number of arguments to function X()")` unless
     /// `count` arguments are allowed.
     pub(crate) fn check_arity(&self, count: usize) -> Result<()> {
-        if count < self.min_args || self.max_args.is_some_and(|max| count > max) {
-            return Err(sql_err!(
-                "wrong number of arguments to function {}()",
-                self.name
-            ));
-        }
-        Ok(())
+        super::check_arity(self.name, self.min_args, self.max_args, count)
     }
 
     /// Evaluates the function.

@@ -281,6 +281,28 @@ pub(crate) struct WindowCall {
     pub collation: Collation,
 }
 
+/// The window functions that are not aggregates.
+pub(crate) const WINDOW_ONLY: [&str; 11] = [
+    "row_number",
+    "rank",
+    "dense_rank",
+    "percent_rank",
+    "cume_dist",
+    "ntile",
+    "lag",
+    "lead",
+    "first_value",
+    "last_value",
+    "nth_value",
+];
+
+impl WindowCall {
+    /// True for an aggregate used as a window function.
+    pub fn is_aggregate(&self) -> bool {
+        !WINDOW_ONLY.contains(&self.name.as_str())
+    }
+}
+
 /// A window frame, with bounds already bound.
 #[derive(Clone, Debug)]
 pub(crate) struct Frame {
