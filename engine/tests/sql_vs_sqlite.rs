@@ -1487,6 +1487,111 @@ fn json_through_sql_as_sqlite() {
     assert_no_mismatches("JSON queries", queries.len(), &mismatches);
 }
 
+/// `json_each` and `json_tree` as FROM items: alone, reading the columns
+/// of the items before them (or after: they are joined first), in LEFT
+/// joins, subqueries and UPDATE ... FROM; their `value` column carrying
+/// the JSON subtype into other JSON functions; their rowid and hidden
+/// columns; errors.
+#[test]
+fn json_each_and_json_tree_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let setup = [
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, doc TEXT, tags TEXT)",
+        r#"INSERT INTO t VALUES
+           (1, '{"a":1,"b":[1,2,{"c":"x"}],"s":"str"}', '["red","blue"]'),
+           (2, '{"a":2.5,"b":[],"s":"q\"uote","d":{"e":null}}', '[]'),
+           (3, '[10,20,[30,[40]]]', '["blue"]'),
+           (4, NULL, NULL),
+           (5, '"scalar"', '["green","red","red"]'),
+           (6, '{"x y":true,"1":false,"":0}', '[1, 2.0, "3", null, {"k":[1]}]')"#,
+        "CREATE TABLE u(id INTEGER PRIMARY KEY, tag TEXT UNIQUE)",
+        "INSERT INTO u VALUES (1, 'red'), (2, 'blue'), (3, 'green'), (4, 'none')",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    let mut queries: Vec<String> = Vec::new();
+    for f in ["json_each", "json_tree"] {
+        for doc in [
+            r#"'[1,[2],{"a":3},"x",null,true,1.5e0,-0x1F]'"#,
+            r#"'{"a":{"b":[{"c":1},2]},"d e":"f","g.h":[],"":{}}'"#,
+            // The last: SQLite's jsonb('[1,{"k":[2,3]}]').
+            "'5'",
+            "'\"s\"'",
+            "'[]'",
+            "'{}'",
+            "NULL",
+            "x'AB13317C176B4B13321333'",
+        ] {
+            queries.push(format!(
+                "SELECT key, value, type, atom, id, parent, fullkey, path, json, root, rowid FROM {f}({doc})"
+            ));
+            for path in ["'$'", "'$.a'", "'$[1]'", "'$.a.b[0]'", "'$.nope'", "NULL"] {
+                queries.push(format!("SELECT * FROM {f}({doc}, {path})"));
+            }
+        }
+        queries.extend([
+            format!("SELECT t.id, j.* FROM t, {f}(t.doc) AS j WHERE t.id <> 5 ORDER BY t.id, j.id"),
+            format!("SELECT t.id, j.key, j.value FROM {f}(t.doc) j, t WHERE t.id IN (1, 3) ORDER BY t.id, j.id"),
+            format!("SELECT t.id, j.fullkey, j.atom FROM t LEFT JOIN {f}(t.tags) j ORDER BY t.id, j.id"),
+            format!("SELECT t.id, count(j.key) FROM t LEFT JOIN {f}(t.doc, '$.b') j GROUP BY t.id ORDER BY t.id"),
+            format!("SELECT t.id, json_group_array(j.value) FROM t, {f}(t.tags) j GROUP BY t.id ORDER BY t.id"),
+            format!("SELECT json_group_array(value), json_group_object(fullkey, value) FROM {f}('[[1],{{\"a\":[2]}},3,\"x\"]')"),
+            format!("SELECT json_array(value, atom), json_object('v', value), value -> '$[0]' FROM {f}('[[1],{{\"a\":[2]}},3]')"),
+            format!("SELECT key, json_quote(value), typeof(value) FROM {f}('{{\"a\":[1],\"b\":\"[2]\",\"c\":null}}')"),
+            format!("SELECT t.id, u.id FROM t, {f}(t.tags) j, u WHERE u.tag = j.value ORDER BY t.id, j.id"),
+            format!("SELECT u.tag, (SELECT count(*) FROM t, {f}(t.tags) j WHERE j.value = u.tag) FROM u ORDER BY u.id"),
+            format!("SELECT id FROM t WHERE 'red' IN (SELECT value FROM {f}(t.tags)) ORDER BY id"),
+            format!("SELECT id, (SELECT group_concat(key, '|') FROM {f}(t.doc)) FROM t ORDER BY id"),
+            format!("SELECT a.key, b.key, b.value FROM {f}('[[1,2],[3]]') a, {f}(a.value) b ORDER BY a.id, b.id"),
+            format!("SELECT b.value FROM {f}(a.value) b, {f}('[[1,2],[3]]') a WHERE a.type = 'array' ORDER BY a.id, b.id"),
+            format!("SELECT key, value FROM {f}('[3,1,2]') WHERE value > 1 ORDER BY value DESC"),
+            format!("SELECT DISTINCT value FROM t, {f}(t.tags) WHERE type = 'text' ORDER BY 1"),
+            format!("SELECT count(*), sum(value) FROM {f}((SELECT tags FROM t WHERE id = 6))"),
+            format!("SELECT * FROM main.{f}('[1]')"),
+            format!("SELECT * FROM {f}()"),
+            format!("SELECT * FROM {f}('[1]', '$', 'x')"),
+            format!("SELECT * FROM {f}('[1')"),
+            format!("SELECT * FROM {f}('[1]', 'x')"),
+            format!("SELECT * FROM {f}('[1]', '$[')"),
+            format!("SELECT * FROM t, {f}(t.doc) WHERE t.id = 5"),
+            format!("SELECT key FROM {f}(x'00')"),
+        ]);
+    }
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("json_each / json_tree queries", queries.len(), &mismatches);
+    // The plans' texts are SQLite's (their ids are not).
+    for (sql, want) in [
+        (
+            "SELECT * FROM t, json_each(t.doc) j",
+            ["SCAN t", "SCAN j VIRTUAL TABLE INDEX 1:"],
+        ),
+        (
+            "SELECT * FROM json_tree(t.doc, '$') j, t",
+            ["SCAN t", "SCAN j VIRTUAL TABLE INDEX 3:"],
+        ),
+    ] {
+        let explain = format!("EXPLAIN QUERY PLAN {sql}");
+        for (i, got) in [tinyjoin_run(&mut tj, &explain), sqlite_run(&lite, &explain)]
+            .iter()
+            .enumerate()
+        {
+            let details: Vec<&Value> = got.as_ref().expect("plans").iter().map(|r| &r[3]).collect();
+            let want: Vec<Value> = want.iter().map(|d| Value::Text(d.to_string())).collect();
+            assert_eq!(
+                details,
+                want.iter().collect::<Vec<_>>(),
+                "{sql} (engine {i})"
+            );
+        }
+    }
+    // UPDATE ... FROM a JSON document of changes.
+    let update = r#"UPDATE u SET tag = j.value FROM json_each('{"1":"RED","3":"GREEN"}') j WHERE u.id = j.key"#;
+    run_on_both(&mut tj, &lite, &[update.to_string()]);
+    let after = ["SELECT * FROM u ORDER BY id".to_string()];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &after);
+    assert_no_mismatches("after UPDATE ... FROM json_each", 1, &mismatches);
+}
+
 /// Correlated subqueries nested in subqueries: a FROM item's subquery
 /// inside a scalar, EXISTS or IN subquery reads the outer query's columns
 /// even where the outer query reads them nowhere else (they were left
@@ -1519,6 +1624,44 @@ fn correlated_subqueries_read_outer_rows_and_give_back_memory() {
     .map(String::from);
     let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("correlated subquery queries", queries.len(), &mismatches);
+}
+
+/// `json_each` / `json_tree` rows are made one at a time, again for each
+/// row of the items before (as SQLite's virtual tables are), so documents
+/// far larger than the batch limit are read through it; only a RIGHT /
+/// FULL join's operand keeps its rows, and those fail with a typed error.
+#[test]
+fn json_each_streams_documents_larger_than_the_batch_limit() {
+    let (mut tj, lite) = open_pair_with(DbOptions {
+        batch_limit_bytes: 256 * 1024,
+        ..DbOptions::default()
+    });
+    // Three documents of 8,000 objects (about 200 KB each, one per
+    // transaction: the limit bounds a transaction's pages too); their rows
+    // together are about 3 MB.
+    let mut setup = vec!["CREATE TABLE d(id INTEGER PRIMARY KEY, doc TEXT)".to_string()];
+    setup.extend((1..=3).map(|i| {
+        format!(
+            "INSERT INTO d SELECT {i}, json_group_array(json_object('n', j * {i}, 's', 'item ' || j)) \
+             FROM (WITH RECURSIVE e(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM e WHERE j < 8000) SELECT j FROM e)"
+        )
+    }));
+    run_on_both(&mut tj, &lite, &setup);
+    let queries = [
+        "SELECT count(*), sum(value ->> 'n') FROM d, json_each(d.doc)",
+        "SELECT d.id, count(*), max(length(fullkey)) FROM d, json_tree(d.doc) GROUP BY d.id ORDER BY d.id",
+        "SELECT count(*) FROM json_each((SELECT doc FROM d WHERE id = 2)) WHERE atom IS NULL",
+        "SELECT j.key, j.value ->> 's' FROM d, json_each(d.doc) j WHERE j.value ->> 'n' = 7998 ORDER BY d.id",
+        "SELECT count(*) FROM d a, json_each(a.doc, '$[7]') j, d b WHERE b.id = a.id",
+    ]
+    .map(String::from);
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("json_each over large documents", queries.len(), &mismatches);
+    let kept = "SELECT count(*) FROM d RIGHT JOIN json_each((SELECT doc FROM d WHERE id = 1)) j ON j.key = d.id";
+    match tj.execute(kept, &Params::None) {
+        Err(tinyjoin_engine::Error::BatchLimitExceeded { .. }) => {}
+        other => panic!("{kept}: {other:?}"),
+    }
 }
 
 /// GROUP BY on one value finds most groups by an integer (numbers equal

@@ -609,6 +609,26 @@ impl Binder<'_> {
             if let Some(e) = r.merged {
                 return self.bind_expr(&e, scope, agg);
             }
+            let column = |index| Expr::Column {
+                level: r.level,
+                index,
+            };
+            if let Some(t) = r.json_type {
+                // A json_each value: carries its JSON subtype on.
+                return Ok(Bound {
+                    expr: Expr::Function {
+                        callee: Callee::Json {
+                            f: &crate::sql::functions::json::EACH_VALUE,
+                            json_args: 0,
+                        },
+                        args: vec![column(r.slot), column(t)],
+                        collation: Collation::Binary,
+                    },
+                    aff: None,
+                    coll: CollSource::Column(Collation::Binary),
+                    decl_type: Some(String::new()),
+                });
+            }
             return Ok(Bound {
                 expr: Expr::Column {
                     level: r.level,

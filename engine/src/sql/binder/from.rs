@@ -51,6 +51,9 @@ pub(super) struct PendingItem {
     /// Columns that a RIGHT / FULL join's USING or NATURAL merged (slots
     /// are indexes in `columns`).
     merged: Vec<Merged>,
+    /// A table-valued function's arguments, bound once the FROM clause's
+    /// scope exists (they may read the items before it).
+    function_args: Vec<ast::Expr>,
 }
 
 /// One table of a composite item: its name, its columns' range in the
@@ -74,6 +77,7 @@ impl PendingItem {
             indexes: Vec::new(),
             parts: Vec::new(),
             merged: Vec::new(),
+            function_args: Vec::new(),
         }
     }
 
@@ -104,6 +108,59 @@ impl PendingItem {
             .map(|p| (p.name.clone(), p.columns.clone(), p.rowid))
             .collect()
     }
+}
+
+/// The columns of `json_each` and `json_tree`, as SQLite declares them;
+/// the last [`JSON_EACH_HIDDEN`] are hidden (not in `*` or NATURAL joins,
+/// but named as any other).
+pub(super) const JSON_EACH_HIDDEN: usize = 2;
+const JSON_EACH_COLUMNS: [&str; 10] = [
+    "key", "value", "type", "atom", "id", "parent", "fullkey", "path", "json", "root",
+];
+
+/// A table-valued function named in FROM: `json_each` or `json_tree`
+/// (in `main`), with at most two arguments.
+fn table_function(
+    name: &ast::QualifiedName,
+    args: &[ast::Expr],
+    alias: Option<&str>,
+    left_join: bool,
+) -> Result<PendingItem> {
+    let lower = name.name.to_ascii_lowercase();
+    let tree = match lower.as_str() {
+        "json_each" => false,
+        "json_tree" => true,
+        _ => return Err(sql_err!("no such table-valued function: {}", name.name)),
+    };
+    if let Some(schema) = &name.schema {
+        if !schema.eq_ignore_ascii_case("main") {
+            return Err(sql_err!("no such table: {}.{}", schema, name.name));
+        }
+    }
+    if args.len() > 2 {
+        return Err(sql_err!("too many arguments on {}() - max 2", name.name));
+    }
+    let columns = JSON_EACH_COLUMNS
+        .iter()
+        .map(|c| ScopeColumn {
+            name: (*c).to_string(),
+            affinity: None,
+            collation: Collation::Binary,
+            decl_type: String::new(),
+            hidden: false,
+            shadowed: false,
+        })
+        .collect();
+    let source = Source::JsonEach {
+        tree,
+        args: Vec::new(),
+        correlated: false,
+    };
+    let shown = alias.map_or(lower, str::to_string);
+    let mut item = PendingItem::new(shown, source, columns, left_join);
+    item.has_rowid = true;
+    item.function_args = args.to_vec();
+    Ok(item)
 }
 
 /// `table.column` as written, or `column` alone.
@@ -275,8 +332,8 @@ impl Binder<'_> {
                 }
                 conds.extend(inner_conds.into_iter().map(|(i, c)| (i + base, c)));
             }
-            ast::TableOrSubquery::Function { name, .. } => {
-                return Err(sql_err!("no such table-valued function: {}", name.name));
+            ast::TableOrSubquery::Function { name, args, alias } => {
+                items.push(table_function(name, args, alias.as_deref(), left_join)?);
             }
         }
         Ok(())
@@ -386,6 +443,36 @@ impl Binder<'_> {
         Ok(item)
     }
 
+    /// Binds the arguments of the FROM clause's table-valued functions in
+    /// its scope: they may read any other item (the planner binds those
+    /// first) and the enclosing queries, not aggregates or windows.
+    pub(super) fn bind_function_args(
+        &mut self,
+        items: &mut [FromItem],
+        function_args: Vec<(usize, Vec<ast::Expr>)>,
+        scope: &Scope,
+    ) -> Result<()> {
+        for (i, args) in function_args {
+            let mut agg = AggCtx::default();
+            let bound = args
+                .iter()
+                .map(|a| self.bind_plain(a, scope, &mut agg))
+                .collect::<Result<Vec<_>>>()?;
+            let mut reads_row = false;
+            for a in &bound {
+                crate::sql::planner::plan::local_slots(a, &mut |_| reads_row = true);
+            }
+            if let Source::JsonEach {
+                args, correlated, ..
+            } = &mut items[i].source
+            {
+                *args = bound;
+                *correlated = reads_row;
+            }
+        }
+        Ok(())
+    }
+
     /// A table of the catalog as a FROM item named `shown`.
     fn table_item(&self, table: &Rc<Table>, shown: String, left_join: bool) -> PendingItem {
         let columns = crate::sql::exec::write::table_scope_item(table, &shown).columns;
@@ -425,13 +512,15 @@ impl Binder<'_> {
         pending.extend(joined);
         let conds: JoinConditions = conds.into_iter().map(|(i, c)| (i + 1, c)).collect();
         let Layout {
-            items,
+            mut items,
             scope_items,
             width,
             merged,
+            function_args,
         } = layout(self, pending);
         let mut scope = Scope::new(scope_items, None);
         scope.merged = merged;
+        self.bind_function_args(&mut items, function_args, &scope)?;
         let conjuncts = self.bind_conjuncts(&items, where_clause, &conds, &scope)?;
         let (from, filter) = plan_from(self.catalog, items, conjuncts, width)?;
         Ok((Core::rows_of(from, filter), scope))
@@ -747,6 +836,7 @@ pub(super) fn layout(binder: &mut Binder, pending: Vec<PendingItem>) -> Layout {
     let mut items = Vec::with_capacity(pending.len());
     let mut scope_items = Vec::with_capacity(pending.len());
     let mut merged = Vec::new();
+    let mut function_args = Vec::new();
     for p in pending {
         let identity = p.right_join && !p.has_rowid;
         let width = p.columns.len() + usize::from(p.has_rowid) + usize::from(identity);
@@ -761,7 +851,11 @@ pub(super) fn layout(binder: &mut Binder, pending: Vec<PendingItem>) -> Layout {
                 rowid: p.has_rowid.then_some(offset + p.columns.len()),
                 columns: p.columns,
                 offset,
+                json_each: matches!(p.source, Source::JsonEach { .. }),
             });
+            if !p.function_args.is_empty() {
+                function_args.push((items.len(), p.function_args));
+            }
         } else {
             for part in &p.parts {
                 scope_items.push(ScopeItem {
@@ -769,6 +863,7 @@ pub(super) fn layout(binder: &mut Binder, pending: Vec<PendingItem>) -> Layout {
                     columns: p.columns[part.columns.clone()].to_vec(),
                     offset: offset + part.columns.start,
                     rowid: part.rowid.map(|r| offset + r),
+                    json_each: false,
                 });
             }
         }
@@ -795,6 +890,7 @@ pub(super) fn layout(binder: &mut Binder, pending: Vec<PendingItem>) -> Layout {
         scope_items,
         width: offset,
         merged,
+        function_args,
     }
 }
 
@@ -805,6 +901,9 @@ pub(super) struct Layout {
     pub width: usize,
     /// The columns RIGHT / FULL joins merged, at their slots.
     pub merged: Vec<Merged>,
+    /// The arguments of the table-valued functions: (item, arguments),
+    /// for [`Binder::bind_function_args`].
+    pub function_args: Vec<(usize, Vec<ast::Expr>)>,
 }
 
 /// Binds the key expressions and predicates of `table`'s indexes as if the
@@ -864,16 +963,20 @@ pub(crate) fn index_infos(
 }
 
 fn natural_columns(items: &[PendingItem], right: usize) -> Vec<String> {
-    items[right]
-        .columns
-        .iter()
+    // The columns NATURAL can join on: not a table-valued function's hidden ones.
+    fn joinable(it: &PendingItem) -> impl Iterator<Item = &ScopeColumn> {
+        let n = it.columns.len();
+        let n = match it.source {
+            Source::JsonEach { .. } => n - JSON_EACH_HIDDEN,
+            _ => n,
+        };
+        it.columns[..n].iter().filter(|c| c.visible())
+    }
+    joinable(&items[right])
         .filter(|c| {
-            c.visible()
-                && items[..right].iter().any(|it| {
-                    it.columns
-                        .iter()
-                        .any(|l| l.visible() && l.name.eq_ignore_ascii_case(&c.name))
-                })
+            items[..right]
+                .iter()
+                .any(|it| joinable(it).any(|l| l.name.eq_ignore_ascii_case(&c.name)))
         })
         .map(|c| c.name.clone())
         .collect()

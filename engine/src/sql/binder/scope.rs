@@ -44,6 +44,9 @@ pub(crate) struct ScopeItem {
     pub offset: usize,
     /// The rowid's slot, for tables.
     pub rowid: Option<usize>,
+    /// A `json_each` / `json_tree` item: its `value` column carries the
+    /// JSON subtype when its `type` column says array or object.
+    pub json_each: bool,
 }
 
 /// What a resolved name is.
@@ -58,6 +61,9 @@ pub(crate) struct Resolved {
     /// A RIGHT / FULL join's merged column, named unqualified: the
     /// expression it stands for.
     pub merged: Option<ast::Expr>,
+    /// A `json_each` / `json_tree` item's `value` column: the slot of its
+    /// `type` column.
+    pub json_type: Option<usize>,
 }
 
 /// One query level's names.
@@ -139,6 +145,7 @@ impl<'p> Scope<'p> {
                         .then(|| self.merged.iter().find(|m| m.slot == slot))
                         .flatten()
                         .map(|m| m.expr.clone()),
+                    json_type: (item.json_each && i == 1).then_some(item.offset + 2),
                 });
             }
         }
@@ -162,6 +169,7 @@ impl<'p> Scope<'p> {
                     collation: Collation::Binary,
                     decl_type: "INTEGER".to_string(),
                     merged: None,
+                    json_type: None,
                 });
             }
         }

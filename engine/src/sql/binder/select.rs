@@ -9,7 +9,7 @@ use super::scope::{Merged, Scope, ScopeItem};
 use super::{Binder, CteDef};
 use crate::sql::ast;
 use crate::sql::planner::join::{plan_from, Conjunct};
-use crate::sql::planner::plan::{local_slots, Body, Core, Expr, FromItem, Query, SortKey};
+use crate::sql::planner::plan::{local_slots, Body, Core, Expr, FromItem, Query, SortKey, Source};
 use crate::sql::value::{Affinity, Collation};
 use crate::{sql_err, Result};
 
@@ -44,6 +44,11 @@ fn mark_used(
             .chain(w.filter.iter())
             .for_each(&mut add);
         w.order_by.iter().for_each(|(e, ..)| add(e));
+    }
+    for item in items.iter() {
+        if let Source::JsonEach { args, .. } = &item.source {
+            args.iter().for_each(&mut add);
+        }
     }
     let outside = slots.len();
     for c in conjuncts {
@@ -419,9 +424,11 @@ impl Binder<'_> {
             scope_items,
             width,
             merged,
+            function_args,
         } = layout(self, pending);
         let mut scope = Scope::new(scope_items, Some(parent));
         scope.merged = merged;
+        self.bind_function_args(&mut items, function_args, &scope)?;
         let results = expand_columns(&clause.columns, &scope)?;
         let is_agg = !clause.group_by.is_empty()
             || results.iter().any(|(e, _)| contains_aggregate(e))
@@ -719,7 +726,17 @@ fn push_item_columns(
     pos: usize,
     out: &mut Vec<(ast::Expr, String)>,
 ) {
-    for (i, col) in item.columns.iter().enumerate().filter(|(_, c)| !c.hidden) {
+    // A table-valued function's hidden columns are left out too.
+    let n = item.columns.len();
+    let shown = match item.json_each {
+        true => n - super::from::JSON_EACH_HIDDEN,
+        false => n,
+    };
+    for (i, col) in item.columns[..shown]
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.hidden)
+    {
         let e = match merged.iter().find(|m| m.slot == item.offset + i) {
             Some(m) if !m.bare => m.expr.clone(),
             // SQLite's expansion: the unqualified name (ambiguous when

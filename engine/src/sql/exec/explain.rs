@@ -95,6 +95,13 @@ fn core(out: &mut Out, c: &Core, parent: i64) {
                 format!("SCAN {}", item.name)
             }
             (Source::CteWorking(_), _) => format!("SCAN {}", item.name),
+            // SQLite's plan number for its arguments: 1 for the JSON, 3
+            // with the path too.
+            (Source::JsonEach { args, .. }, _) => format!(
+                "SCAN {} VIRTUAL TABLE INDEX {}:",
+                item.name,
+                [0, 1, 3][args.len().min(2)]
+            ),
         };
         let detail = if n > 0 && matches!(level.access, Access::Hash { .. }) {
             format!("{detail} (HASH JOIN)")

@@ -29,6 +29,7 @@
 //! - `eval`: expression evaluation.
 //! - `builtin`: scalar functions and LIKE/GLOB.
 //! - `in_set`: a subquery's rows as keys for `x IN (SELECT ...)`.
+//! - `json_each`: the rows of `json_each` and `json_tree`.
 //! - `scan`: table rows and access paths.
 //! - `select`: SELECT cores, compound bodies, ORDER BY, LIMIT.
 //! - `spill`: temp space and the external merge sort.
@@ -55,6 +56,7 @@ pub(crate) mod explain;
 pub(crate) mod fk;
 mod in_set;
 pub(crate) mod integrity;
+mod json_each;
 pub(crate) mod keysort;
 pub(crate) mod kv;
 pub(crate) mod pending;

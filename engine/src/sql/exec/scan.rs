@@ -20,6 +20,7 @@ use std::ops::Bound;
 use std::rc::Rc;
 
 use super::eval::{integer_truth, is_comparison, Env};
+use super::json_each::json_each_row;
 use super::text_checks::TextChecks;
 use super::{row_size, ExecCtx, Kv};
 use crate::sql::ast::BinaryOp;
@@ -412,6 +413,20 @@ impl ExecCtx<'_> {
             })?;
             return Ok(go);
         }
+        if let (Source::JsonEach { tree, args, .. }, false) = (&item.source, item.right_join) {
+            // Made again for each row of the levels before, one row at a
+            // time, as SQLite's virtual table is: only a RIGHT / FULL
+            // join's operand keeps its rows (for its second pass).
+            let mut scan = self.json_each_scan(*tree, args, &Env::new(row, outer))?;
+            let mut n = 0;
+            while json_each_row(&mut scan, &mut row[off..off + w], used, n)? {
+                n += 1;
+                if !f(row)? {
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
+        }
         let table = match (&item.source, access) {
             (Source::Table(t), Access::Scan) if depth == 0 => t,
             (Source::Table(t), Access::RowidEq(_) | Access::RowidRange { .. })
@@ -666,7 +681,11 @@ impl ExecCtx<'_> {
         env: &Env,
         cache: &mut Option<Rc<Vec<Row>>>,
     ) -> Result<Rc<Vec<Row>>> {
-        let correlated = matches!(&item.source, Source::Query { query } if query.correlated);
+        let correlated = match &item.source {
+            Source::Query { query } => query.correlated,
+            Source::JsonEach { correlated, .. } => *correlated,
+            _ => false,
+        };
         if let (Some(rows), false) = (cache.as_ref(), correlated) {
             return Ok(rows.clone());
         }
@@ -681,6 +700,10 @@ impl ExecCtx<'_> {
             }
             Source::Query { query } => Rc::new(self.run_query(&query.query, env.outer)?),
             Source::CteWorking(id) => self.working.borrow().get(id).cloned().unwrap_or_default(),
+            Source::JsonEach { tree, args, .. } => {
+                let used = (item.used.len() == item.width).then_some(item.used.as_slice());
+                Rc::new(self.json_each_rows(*tree, args, env, used)?)
+            }
         };
         let rows = match &item.source {
             // A RIGHT / FULL join's operand: each row numbered in its last

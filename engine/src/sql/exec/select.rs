@@ -706,10 +706,16 @@ impl ExecCtx<'_> {
                 if let Some(k) = small {
                     keycode::append_value(&mut key, &Value::Integer(k), key_col(0));
                 }
-                self.charge(row_size(row) + key.len() as u64)?;
+                // The representative row keeps only the slots read per
+                // group (a large column the join alone reads stays out).
+                let mut repr = vec![Value::Null; row.len()];
+                for &s in &repr_slots {
+                    repr[s] = row[s].clone();
+                }
+                self.charge(row_size(&repr) + key.len() as u64)?;
                 groups.push(Group {
                     key: key.clone(),
-                    repr: row.to_vec(),
+                    repr,
                     accs: new_accs()?,
                 });
                 match small {

@@ -63,6 +63,7 @@ pub(crate) fn table_scope_item(table: &Table, name: &str) -> ScopeItem {
             .collect(),
         offset: 0,
         rowid: Some(table.columns.len()),
+        json_each: false,
     }
 }
 

@@ -9,7 +9,8 @@
 //! translated into SQLite's binary JSONB form ([`blob`]): JSON5 input is
 //! accepted, numbers and string escapes keep their spelling unless JSON5
 //! (so `json('{"a":1.50}')` keeps `1.50`), and output is canonical text.
-//! Paths, edits and merge patches work on the JSONB ([`edit`]).
+//! Paths, edits and merge patches work on the JSONB ([`edit`]). The rows
+//! of the table-valued functions json_each and json_tree: [`each`].
 //!
 //! Values: SQL NULL, integers and reals become JSON null and numbers (an
 //! infinite real is written `9.0e+999`, or `9e999` inside edited
@@ -39,6 +40,7 @@
 //! unbounded nesting a path can create, costs heap, never machine stack.
 
 mod blob;
+mod each;
 mod edit;
 #[cfg(test)]
 mod tests;
@@ -50,6 +52,8 @@ use blob::{
     validity_check, Blob, ARRAY, FLOAT, INT, NULL, TEXTRAW, TYPE_NAMES,
 };
 use edit::{array_count, merge_patch, sql_value, text_value, EditOp, Miss};
+
+pub(crate) use each::{EachScan, COLUMNS as EACH_COLUMNS};
 
 use crate::sql::value::{real_to_text, Value};
 use crate::{sql_err, Error, Result};
@@ -130,6 +134,17 @@ static FUNCTIONS: &[JsonFn] = &[
 /// Looks a JSON function up by lower-case name.
 pub(crate) fn lookup(name: &str) -> Option<&'static JsonFn> {
     FUNCTIONS.iter().find(|f| f.name == name)
+}
+
+/// The `value` column of a `json_each` / `json_tree` row, called with it
+/// and the row's `type`: the value, with the JSON subtype when the type is
+/// an array or an object, as SQLite gives it. Internal (no SQL name
+/// reaches it): the binder reads that column through it.
+pub(crate) static EACH_VALUE: JsonFn = func("value", 2, Some(2), each_value);
+
+fn each_value(args: &[Value], _: &[bool]) -> Out {
+    let json = matches!(&args[1], Value::Text(t) if t == "array" || t == "object");
+    Ok((args[0].clone(), json))
 }
 
 type Out = Result<(Value, bool)>;

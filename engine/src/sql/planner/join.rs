@@ -41,7 +41,7 @@ use super::access::{choose_access, covers, estimate_rows, hash_instead};
 use super::plan::{expr_key, local_slots, Access, Expr, From, FromItem, Level, Source};
 use crate::sql::ast::BinaryOp;
 use crate::sql::catalog::Catalog;
-use crate::Result;
+use crate::{sql_err, Result};
 
 /// One WHERE or ON conjunct, with the FROM items it reads.
 #[derive(Clone, Debug)]
@@ -93,7 +93,10 @@ pub(crate) fn plan_from(
     }
     let fixed_order = items.iter().any(|i| i.left_join || i.right_join);
     let n = items.len();
-    let (order, mut hashed) = if fixed_order {
+    let needs = function_needs(&items)?;
+    let (order, mut hashed) = if needs.iter().any(|d| !d.is_empty()) {
+        (function_order(&items, &needs, fixed_order)?, Vec::new())
+    } else if fixed_order {
         ((0..n).collect(), Vec::new())
     } else {
         join_order(catalog, &items, &pending)
@@ -220,6 +223,75 @@ fn join_order(
     }
     let hashed = stream_big_side(cat, items, conjuncts, &mut order);
     (order, hashed.into_iter().collect())
+}
+
+/// For each item, the other items its table-valued function's arguments
+/// read (empty for other items).
+fn function_needs(items: &[FromItem]) -> Result<Vec<Vec<usize>>> {
+    let mut needs = vec![Vec::new(); items.len()];
+    for (i, item) in items.iter().enumerate() {
+        let Source::JsonEach { args, tree, .. } = &item.source else {
+            continue;
+        };
+        let f = if *tree { "json_tree" } else { "json_each" };
+        let mut slots = Vec::new();
+        args.iter()
+            .for_each(|a| local_slots(a, &mut |s| slots.push(s)));
+        for s in slots {
+            let Some(j) = items
+                .iter()
+                .position(|it| s >= it.offset && s < it.offset + it.width)
+            else {
+                continue;
+            };
+            if j == i {
+                return Err(sql_err!(
+                    "the arguments of {f}() {} read its own columns",
+                    item.name
+                ));
+            }
+            if !needs[i].contains(&j) {
+                needs[i].push(j);
+            }
+        }
+    }
+    Ok(needs)
+}
+
+/// The join order of a FROM clause whose table-valued functions read other
+/// items: FROM order, each such function moved after the items it reads
+/// (an outer join's operands stay in FROM order: a function must come
+/// after what it reads there, and cannot be a RIGHT or FULL join's right
+/// operand).
+fn function_order(items: &[FromItem], needs: &[Vec<usize>], fixed: bool) -> Result<Vec<usize>> {
+    let n = items.len();
+    if fixed {
+        for (i, need) in needs.iter().enumerate() {
+            if need.iter().any(|&j| j > i) {
+                return Err(sql_err!(
+                    "table-valued function {} reads a table to its right in an outer join",
+                    items[i].name
+                ));
+            }
+            if items[i].right_join && !need.is_empty() {
+                return Err(sql_err!(
+                    "table-valued function {} reads a table on its left: it cannot be a RIGHT or FULL join's right operand",
+                    items[i].name
+                ));
+            }
+        }
+        return Ok((0..n).collect());
+    }
+    let mut placed = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    while order.len() < n {
+        let next = (0..n)
+            .find(|&i| !placed[i] && needs[i].iter().all(|&j| placed[j]))
+            .ok_or_else(|| sql_err!("circular reference among table-valued functions"))?;
+        placed[next] = true;
+        order.push(next);
+    }
+    Ok(order)
 }
 
 /// A chain of three or more tables joined only by equalities, where the

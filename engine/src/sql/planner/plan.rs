@@ -395,6 +395,19 @@ pub(crate) enum Source {
     },
     /// The working table of recursive CTE number `n`.
     CteWorking(usize),
+    /// `json_each(json [, path])`, or `json_tree` when `tree`: its rows
+    /// are made from the arguments, which may read the items bound before
+    /// it (the planner binds the items they read first) and the enclosing
+    /// queries. Its columns are `key, value, type, atom, id, parent,
+    /// fullkey, path`, the hidden `json` and `root`, then the rowid (the
+    /// row's number).
+    JsonEach {
+        tree: bool,
+        args: Vec<Expr>,
+        /// Whether the arguments read the current query's row (the rows
+        /// are then made again for each row of the items they read).
+        correlated: bool,
+    },
 }
 
 /// One level of the nested-loop join.
@@ -612,12 +625,14 @@ fn walk_body(b: &Body, level: usize, f: &mut dyn FnMut(usize)) {
     match b {
         Body::Core(c) => {
             for item in &c.from.items {
-                if let Source::Query { query } = &item.source {
-                    if query.correlated {
-                        // A FROM item's subquery reads the rows outside its core
-                        // at the levels its core does.
-                        walk_query(&query.query, level, f);
+                match &item.source {
+                    // A FROM item's subquery reads the rows outside its core
+                    // at the levels its core does.
+                    Source::Query { query } if query.correlated => {
+                        walk_query(&query.query, level, f)
                     }
+                    Source::JsonEach { args, .. } => args.iter().for_each(|x| walk(x, level, f)),
+                    _ => {}
                 }
             }
             for lv in &c.from.levels {
