@@ -174,6 +174,8 @@ impl Database {
             txn: None,
             foreign_keys: true,
             last_insert_rowid: 0,
+            changes: 0,
+            total_changes: 0,
         }
     }
 
@@ -304,6 +306,11 @@ pub struct Connection {
     txn: Option<Box<Txn>>,
     foreign_keys: bool,
     last_insert_rowid: i64,
+    /// Rows the last INSERT, UPDATE or DELETE changed (SQL's `changes()`).
+    changes: u64,
+    /// Rows every INSERT, UPDATE and DELETE since the connection opened
+    /// changed (SQL's `total_changes()`).
+    total_changes: u64,
 }
 
 /// A prepared statement. It keeps its bound and planned form between
@@ -556,6 +563,11 @@ impl Connection {
     ) -> Result<QueryResult> {
         // 'now' is one instant for the whole statement, as in SQLite.
         crate::sql::functions::set_statement_time(statement_clock());
+        crate::sql::functions::set_connection_state(crate::sql::functions::ConnectionState {
+            last_insert_rowid: self.last_insert_rowid,
+            changes: self.changes,
+            total_changes: self.total_changes,
+        });
         let scratch = spill::install(self.db.shared.temp.clone());
         let result = self.run_parsed_at(sql, parsed, params, plan);
         drop(scratch);
@@ -592,12 +604,26 @@ impl Connection {
             ast::Statement::Release { name, .. } => self.release(name).map(|_| Output::default()),
             ast::Statement::Pragma(p) => self.pragma(p),
             stmt => self.run_statement(stmt, text, params, plan),
-        }?;
+        };
+        let dml = matches!(
+            parsed.statement,
+            ast::Statement::Insert(_) | ast::Statement::Update(_) | ast::Statement::Delete(_)
+        );
+        // A failed INSERT, UPDATE or DELETE changed nothing (SQLite's
+        // changes() is 0 after one).
+        if dml && (out.is_err() || out.as_ref().is_ok_and(|o| o.stopped.is_some())) {
+            self.changes = 0;
+        }
+        let out = out?;
         if let Some(id) = out.last_rowid {
             self.last_insert_rowid = id;
         }
         if let Some((_, e)) = out.stopped {
             return Err(e);
+        }
+        if dml {
+            self.changes = out.changes;
+            self.total_changes += out.changes + crate::sql::functions::action_changes();
         }
         Ok(QueryResult {
             columns: out.columns,

@@ -1626,6 +1626,52 @@ fn correlated_subqueries_read_outer_rows_and_give_back_memory() {
     assert_no_mismatches("correlated subquery queries", queries.len(), &mismatches);
 }
 
+/// `changes()`, `total_changes()` and `last_insert_rowid()` after each
+/// statement of a session (DML of every kind, DDL, queries, failures,
+/// foreign key actions, REPLACE, upserts, RETURNING, rollbacks), and read
+/// inside a statement.
+#[test]
+fn connection_state_functions_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    lite.execute_batch("PRAGMA foreign_keys = ON")
+        .expect("foreign keys on");
+    let probe = "SELECT changes(), total_changes(), last_insert_rowid()";
+    let session = [
+        "CREATE TABLE p(id INTEGER PRIMARY KEY, v TEXT UNIQUE)",
+        "CREATE TABLE c(id INTEGER PRIMARY KEY, p INTEGER REFERENCES p(id) ON DELETE CASCADE, n INTEGER)",
+        "INSERT INTO p(v) VALUES ('a'), ('b'), ('c')",
+        "INSERT INTO c(p, n) VALUES (1, 1), (1, 2), (2, 3), (3, 4)",
+        "SELECT * FROM c",
+        "UPDATE c SET n = n + 1 WHERE p = 1",
+        "UPDATE c SET n = n WHERE 0",
+        "DELETE FROM p WHERE id = 1",
+        "INSERT INTO p(v) VALUES ('b')",
+        "INSERT OR REPLACE INTO p(id, v) VALUES (10, 'c')",
+        "INSERT INTO p(id, v) VALUES (2, 'x') ON CONFLICT(id) DO UPDATE SET v = 'y'",
+        "INSERT OR IGNORE INTO p(v) VALUES ('y')",
+        "INSERT INTO p(v) VALUES ('d') RETURNING id",
+        "CREATE INDEX c_n ON c(n)",
+        "BEGIN",
+        "INSERT INTO p(v) VALUES ('e'), ('f')",
+        "ROLLBACK",
+        "INSERT INTO p(id, v) SELECT 100 + id, v || '2' FROM p",
+        "DELETE FROM c",
+        "INSERT INTO c(p, n) VALUES (2, changes()), (2, last_insert_rowid()), (2, total_changes())",
+        "SELECT n FROM c ORDER BY id",
+        "DROP TABLE c",
+    ];
+    for stmt in session {
+        let (x, y) = (tinyjoin_run(&mut tj, stmt), sqlite_run(&lite, stmt));
+        assert_eq!(x.is_ok(), y.is_ok(), "{stmt}: {x:?} vs {y:?}");
+        let mismatches = ordered_mismatches(
+            &mut tj,
+            &lite,
+            &[probe, "SELECT sqlite_version() >= '3.46'"],
+        );
+        assert_no_mismatches(&format!("after {stmt}"), 2, &mismatches);
+    }
+}
+
 /// `json_each` / `json_tree` rows are made one at a time, again for each
 /// row of the items before (as SQLite's virtual tables are), so documents
 /// far larger than the batch limit are read through it; only a RIGHT /

@@ -28,10 +28,12 @@
 //! Date/time functions are provided (see `datetime` for what 'now' and
 //! 'localtime' mean here), and so are the math functions of SQLite builds
 //! with SQLITE_ENABLE_MATH_FUNCTIONS (unit-tested only: the oracle SQLite
-//! lacks them). Not provided: the connection-state functions (changes,
-//! total_changes, last_insert_rowid), which belong to the executor.
+//! lacks them). The connection-state functions (changes, total_changes,
+//! last_insert_rowid) and sqlite_version read what the connection set:
+//! `connection`.
 
 mod choice;
+mod connection;
 mod datetime;
 pub(crate) mod json;
 mod math;
@@ -40,6 +42,9 @@ mod pattern;
 mod printf;
 mod text;
 
+pub(crate) use connection::{
+    action_changes, count_action_change, set_connection_state, ConnectionState,
+};
 pub(crate) use datetime::set_statement_time;
 
 use crate::sql::value::{Collation, Value};
@@ -137,6 +142,7 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("atanh", 1, Some(1), math::atanh),
     f("ceil", 1, Some(1), math::ceil),
     f("ceiling", 1, Some(1), math::ceil),
+    volatile("changes", 0, Some(0), connection::changes),
     f("char", 0, None, text::char),
     f("coalesce", 2, None, choice::coalesce),
     f("concat", 1, None, text::concat),
@@ -158,6 +164,12 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("iif", 3, Some(3), choice::iif),
     f("instr", 2, Some(2), text::instr),
     volatile("julianday", 0, None, datetime::julianday),
+    volatile(
+        "last_insert_rowid",
+        0,
+        Some(0),
+        connection::last_insert_rowid,
+    ),
     f("length", 1, Some(1), text::length),
     f("like", 2, Some(3), pattern::like),
     f("likelihood", 2, Some(2), choice::first),
@@ -187,6 +199,7 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("sign", 1, Some(1), numeric::sign),
     f("sin", 1, Some(1), math::sin),
     f("sinh", 1, Some(1), math::sinh),
+    f("sqlite_version", 0, Some(0), connection::sqlite_version),
     f("sqrt", 1, Some(1), math::sqrt),
     volatile("strftime", 0, None, datetime::strftime),
     f("substr", 2, Some(3), text::substr),
@@ -195,6 +208,7 @@ static FUNCTIONS: &[ScalarFn] = &[
     f("tanh", 1, Some(1), math::tanh),
     volatile("time", 0, None, datetime::time),
     f("timediff", 2, Some(2), datetime::timediff),
+    volatile("total_changes", 0, Some(0), connection::total_changes),
     f("trim", 1, Some(2), text::trim),
     f("trunc", 1, Some(1), math::trunc),
     f("typeof", 1, Some(1), choice::type_of),

@@ -483,9 +483,12 @@ impl InsertPlan {
                     break;
                 }
             };
-            if let Some(row) = written {
+            if let Some((row, inserted)) = written {
                 out.changes += 1;
-                out.last_rowid = row[n].to_i64_opt();
+                // An upsert's DO UPDATE changes a row but inserts none.
+                if inserted {
+                    out.last_rowid = row[n].to_i64_opt();
+                }
                 if !self.returning.is_empty() {
                     let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
                         eval_row(ctx, &self.returning, &row)
@@ -566,7 +569,8 @@ fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<SortedRows> {
 }
 
 /// Resolves the rowid of a new row and writes it, handling conflicts.
-/// Returns the written row, or `None` when skipped (OR IGNORE, DO NOTHING).
+/// Returns the written row and whether it was inserted (not an upsert's
+/// update), or `None` when skipped (OR IGNORE, DO NOTHING).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn insert_one(
@@ -578,7 +582,7 @@ fn insert_one(
     params: &[Value],
     opts: DmlOptions,
     pending: Option<&mut PendingInserts>,
-) -> Result<Option<Row>> {
+) -> Result<Option<(Row, bool)>> {
     let w = &plan.writer;
     let table = &w.table;
     let n = table.columns.len();
@@ -653,7 +657,8 @@ fn insert_one(
                         where_clause.as_ref(),
                         params,
                         opts,
-                    ),
+                    )
+                    .map(|r| r.map(|r| (r, false))),
                 };
             }
         }
@@ -666,7 +671,7 @@ fn insert_one(
     if opts.foreign_keys {
         super::fk::check_child(kv, cat, table, &row, params, opts.batch_limit)?;
     }
-    Ok(Some(row))
+    Ok(Some((row, true)))
 }
 
 /// What resolving a row's uniqueness conflicts decided.

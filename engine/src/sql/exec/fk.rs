@@ -319,6 +319,7 @@ pub(crate) fn on_parent_delete(
         let writer = TableWriter::new(cat, &child)?;
         for r in refs {
             let Value::Integer(id) = r[n] else { continue };
+            crate::sql::functions::count_action_change();
             match fk.on_delete {
                 ForeignKeyAction::Cascade => delete_by_rowid(kv, cat, &writer, id, params, opts)?,
                 ForeignKeyAction::SetNull | ForeignKeyAction::SetDefault => {
@@ -365,6 +366,7 @@ pub(crate) fn on_parent_update(
         }
         let writer = TableWriter::new(cat, &child)?;
         for r in refs {
+            crate::sql::functions::count_action_change();
             match fk.on_update {
                 ForeignKeyAction::Cascade => {
                     set_child_key(kv, &writer, &r, &fk, Some(&new_key), params, opts)?
