@@ -18,6 +18,8 @@ pub enum ConstraintKind {
     NotNull,
     Check,
     ForeignKey,
+    /// A STRICT table's column refused a value of another type.
+    Datatype,
 }
 
 /// Every failure the engine reports.
@@ -82,6 +84,7 @@ impl Error {
                 ConstraintKind::NotNull => "CONSTRAINT_NOT_NULL",
                 ConstraintKind::Check => "CONSTRAINT_CHECK",
                 ConstraintKind::ForeignKey => "CONSTRAINT_FOREIGN_KEY",
+                ConstraintKind::Datatype => "CONSTRAINT_DATATYPE",
             },
             Error::ReadOnly(_) => "READ_ONLY",
             Error::Busy(_) => "BUSY",

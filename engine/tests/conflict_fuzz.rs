@@ -417,6 +417,7 @@ fn tj_kind(k: ConstraintKind) -> &'static str {
         ConstraintKind::NotNull => "NOTNULL",
         ConstraintKind::Check => "CHECK",
         ConstraintKind::ForeignKey => "FOREIGNKEY",
+        ConstraintKind::Datatype => "DATATYPE",
     }
 }
 
@@ -437,6 +438,7 @@ fn run_lite(lite: &rusqlite::Connection, sql: &str) -> Outcome {
             1299 => Outcome::Constraint("NOTNULL"),
             275 => Outcome::Constraint("CHECK"),
             787 => Outcome::Constraint("FOREIGNKEY"),
+            3091 => Outcome::Constraint("DATATYPE"),
             _ => Outcome::Other(format!("{e:?} {msg:?}")),
         },
         Err(e) => Outcome::Other(format!("{e:?}")),

@@ -1626,6 +1626,96 @@ fn correlated_subqueries_read_outer_rows_and_give_back_memory() {
     assert_no_mismatches("correlated subquery queries", queries.len(), &mismatches);
 }
 
+/// STRICT tables: declared types checked at CREATE, each value stored as
+/// its column's type after the affinity conversion or refused (in INSERT,
+/// UPDATE, upserts, REPLACE and ALTER TABLE ADD COLUMN), ANY columns kept
+/// as given. WITHOUT ROWID tables: a PRIMARY KEY required and NOT NULL, no
+/// rowid to name, an INTEGER PRIMARY KEY that is not one.
+#[test]
+fn strict_and_without_rowid_tables_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let statements = [
+        "CREATE TABLE bad1(a) STRICT",
+        "CREATE TABLE bad2(a VARCHAR(10)) STRICT",
+        "CREATE TABLE bad3(a INT, b int, c Integer, d REAL, e TEXT, f BLOB, g ANY, h DOUBLE) STRICT",
+        "CREATE TABLE s(id INTEGER PRIMARY KEY, a INT, b INTEGER NOT NULL DEFAULT 0, c REAL, d TEXT, e BLOB, f ANY, g any UNIQUE) STRICT",
+        "INSERT INTO s(a) VALUES (1), ('2'), (' 3 '), (4.0), (5.5)",
+        "INSERT INTO s(a) VALUES ('x')",
+        "INSERT INTO s(a) VALUES (x'01')",
+        "INSERT INTO s(a, b) VALUES ('x', NULL)",
+        "INSERT OR IGNORE INTO s(a) VALUES ('y')",
+        "INSERT OR REPLACE INTO s(a) VALUES ('z')",
+        "INSERT INTO s(c) VALUES (1), ('2.5'), ('1e3'), (9223372036854775807)",
+        "INSERT INTO s(c) VALUES ('abc')",
+        "INSERT INTO s(d) VALUES (1), (2.5), ('t'), (NULL)",
+        "INSERT INTO s(d) VALUES (x'00')",
+        "INSERT INTO s(e) VALUES (x'00')",
+        "INSERT INTO s(e) VALUES ('t')",
+        "INSERT INTO s(e) VALUES (1)",
+        "INSERT INTO s(f, g) VALUES ('1', 1), (1.0, '1.0'), (x'01', NULL), ('007', '007')",
+        "INSERT INTO s(id, a) VALUES ('10', 1)",
+        "INSERT INTO s(id, a) VALUES ('ten', 1)",
+        "UPDATE s SET a = '42' WHERE id = 1",
+        "UPDATE s SET a = 'forty' WHERE id = 1",
+        "UPDATE OR IGNORE s SET a = 'forty' WHERE id = 1",
+        "UPDATE s SET c = a WHERE a IS NOT NULL",
+        "INSERT INTO s(id, a) VALUES (1, 0) ON CONFLICT(id) DO UPDATE SET a = 'no'",
+        "INSERT INTO s(id, a) VALUES (1, 0) ON CONFLICT(id) DO UPDATE SET a = '7'",
+        "ALTER TABLE s ADD COLUMN h TEXT",
+        "ALTER TABLE s ADD COLUMN i VARCHAR",
+        "ALTER TABLE s ADD COLUMN j INT DEFAULT 'x'",
+        "CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID",
+        "CREATE TABLE w2(k, v) WITHOUT ROWID",
+        "CREATE TABLE w3(k INTEGER PRIMARY KEY AUTOINCREMENT, v) WITHOUT ROWID",
+        "CREATE TABLE wi(k INTEGER PRIMARY KEY, v) WITHOUT ROWID",
+        "CREATE TABLE wc(a, b, c, PRIMARY KEY (b, a)) WITHOUT ROWID",
+        "INSERT INTO w VALUES ('b', 1), ('a', 2)",
+        "INSERT INTO w VALUES (NULL, 3)",
+        "INSERT INTO w VALUES ('a', 4)",
+        "INSERT OR REPLACE INTO w VALUES ('a', 5)",
+        "INSERT INTO wi(v) VALUES (1)",
+        "INSERT INTO wi VALUES ('7', 1), (8.0, 2)",
+        "INSERT INTO wc VALUES (1, NULL, 2)",
+        "INSERT INTO wc VALUES (1, 2, 3), (2, 1, 4)",
+        "SELECT rowid FROM w",
+        "SELECT _rowid_, * FROM wi",
+        "SELECT w.oid FROM w",
+        "CREATE TABLE ws(k INT PRIMARY KEY, v ANY) STRICT, WITHOUT ROWID",
+        "INSERT INTO ws VALUES ('1', '1'), (2, 2.5)",
+        "INSERT INTO ws VALUES ('x', 1)",
+        "DELETE FROM w WHERE k = 'b'",
+        "UPDATE wi SET k = NULL",
+        "UPDATE w SET k = NULL",
+        "UPDATE OR IGNORE wc SET a = NULL",
+    ];
+    for stmt in statements {
+        let (x, y) = (tinyjoin_run(&mut tj, stmt), sqlite_run(&lite, stmt));
+        assert!(
+            same_outcome(&x, &y, true, false),
+            "{stmt}:\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"
+        );
+        // The errors say what SQLite's say.
+        if let (Err(a), Err(b)) = (&x, &y) {
+            // (rusqlite adds " in <statement> at offset N" to some.)
+            let b = b
+                .find(&format!(" in {stmt}"))
+                .map_or(b.as_str(), |i| &b[..i]);
+            assert!(a.contains(b), "{stmt}:\n  tinyjoin: {a}\n  sqlite:   {b}");
+        }
+    }
+    let queries = [
+        "SELECT id, a, typeof(a), b, c, typeof(c), d, typeof(d), e, f, typeof(f), g, typeof(g) FROM s ORDER BY id",
+        "SELECT * FROM w ORDER BY k",
+        "SELECT k, typeof(k), v FROM wi ORDER BY k",
+        "SELECT * FROM wc ORDER BY b, a",
+        "SELECT k, typeof(k), v, typeof(v) FROM ws ORDER BY k",
+        // (Not s: after ADD COLUMN its text keeps the ALTER statement.)
+        "SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name <> 's' ORDER BY name",
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("STRICT / WITHOUT ROWID", queries.len(), &mismatches);
+}
+
 /// `changes()`, `total_changes()` and `last_insert_rowid()` after each
 /// statement of a session (DML of every kind, DDL, queries, failures,
 /// foreign key actions, REPLACE, upserts, RETURNING, rollbacks), and read

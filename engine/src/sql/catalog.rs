@@ -106,9 +106,35 @@ pub(crate) struct Table {
     pub foreign_keys: Vec<ForeignKey>,
     pub tree: String,
     pub sql: String,
+    pub options: TableOptions,
 }
 
+/// The table options of CREATE TABLE.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TableOptions {
+    /// STRICT: every column has one of [`STRICT_TYPES`], and a value that
+    /// its affinity does not make of that type is refused
+    /// (`exec::write::TableWriter::check_types`).
+    pub strict: bool,
+    /// WITHOUT ROWID: a PRIMARY KEY is required and its columns are NOT
+    /// NULL (an INTEGER PRIMARY KEY too: a NULL is refused, not given the
+    /// next rowid); SQL cannot name a rowid. The rows are stored as any
+    /// table's, by rowid (an INTEGER PRIMARY KEY still being it), so a scan
+    /// without ORDER BY gives them in that order, where SQLite gives
+    /// PRIMARY KEY order.
+    pub without_rowid: bool,
+}
+
+/// The types a STRICT table's columns may declare; `ANY` keeps values as
+/// given.
+pub(crate) const STRICT_TYPES: [&str; 6] = ["INT", "INTEGER", "REAL", "TEXT", "BLOB", "ANY"];
+
 impl Table {
+    /// Whether SQL can name the rowid (not in a WITHOUT ROWID table).
+    pub(crate) fn rowid_visible(&self) -> bool {
+        !self.options.without_rowid
+    }
+
     /// Whether slot `c` of a row of this table (its columns, then the
     /// rowid) holds the rowid: the rowid's own slot or the INTEGER PRIMARY
     /// KEY column that aliases it.
@@ -271,11 +297,13 @@ pub(crate) fn strip_collate(expr: &ast::Expr) -> (&ast::Expr, Option<&str>) {
 /// column definitions. With `merge`, identical constraints share one index,
 /// as in SQLite; without, each has its own, as tables made before
 /// TinyJoin merged them have (see `exec::ddl::load_object`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn table_from_ast(
     catalog: &mut Catalog,
     name: &str,
     columns: &[ast::ColumnDef],
     constraints: &[ast::TableConstraint],
+    options: TableOptions,
     sql: String,
     tree: String,
     merge: bool,
@@ -290,6 +318,7 @@ pub(crate) fn table_from_ast(
         foreign_keys: Vec::new(),
         tree,
         sql,
+        options,
     };
     // (columns, origin) of every uniqueness constraint, in definition order.
     let mut unique_sets: UniqueSets = Vec::new();
@@ -298,7 +327,28 @@ pub(crate) fn table_from_ast(
             return Err(sql_err!("duplicate column name: {}", def.name));
         }
         let col_no = table.columns.len();
-        let column = column_from_ast(def, &mut table, col_no, &mut unique_sets)?;
+        let mut column = column_from_ast(def, &mut table, col_no, &mut unique_sets)?;
+        if options.strict {
+            let ty = &column.decl_type;
+            if ty.is_empty() {
+                return Err(sql_err!("missing datatype for {name}.{}", column.name));
+            }
+            let args = def.type_name.as_ref().map_or(&[][..], |t| &t.args[..]);
+            if !args.is_empty() || !STRICT_TYPES.iter().any(|t| t.eq_ignore_ascii_case(ty)) {
+                let shown = match args {
+                    [] => ty.clone(),
+                    _ => format!("{ty}({})", args.join(",")),
+                };
+                return Err(sql_err!(
+                    "unknown datatype for {name}.{}: \"{shown}\"",
+                    column.name
+                ));
+            }
+            if ty.eq_ignore_ascii_case("ANY") {
+                // Values are kept as given (a non-STRICT ANY is NUMERIC).
+                column.affinity = Affinity::Blob;
+            }
+        }
         table.columns.push(column);
     }
     for c in constraints {
@@ -311,6 +361,22 @@ pub(crate) fn table_from_ast(
         > 1
     {
         return Err(sql_err!("table \"{name}\" has more than one primary key"));
+    }
+    if options.without_rowid {
+        if table.autoincrement {
+            return Err(sql_err!(
+                "AUTOINCREMENT not allowed on WITHOUT ROWID tables"
+            ));
+        }
+        let Some((cols, _, _)) = unique_sets
+            .iter()
+            .find(|(_, o, _)| *o == IndexOrigin::PrimaryKey)
+        else {
+            return Err(sql_err!("PRIMARY KEY missing on table {name}"));
+        };
+        for (c, _, _) in cols {
+            table.columns[*c].not_null = true;
+        }
     }
     let mut indexes = Vec::new();
     let mut seq = 0;

@@ -846,9 +846,11 @@ pub(super) fn layout(binder: &mut Binder, pending: Vec<PendingItem>) -> Layout {
         };
         if p.parts.is_empty() {
             // One table or subquery: its columns move into the scope.
+            // A WITHOUT ROWID table's rows have one, which SQL cannot name.
+            let named = !matches!(&p.source, Source::Table(t) if !t.rowid_visible());
             scope_items.push(ScopeItem {
                 name: p.name.clone(),
-                rowid: p.has_rowid.then_some(offset + p.columns.len()),
+                rowid: (p.has_rowid && named).then_some(offset + p.columns.len()),
                 columns: p.columns,
                 offset,
                 json_each: matches!(p.source, Source::JsonEach { .. }),

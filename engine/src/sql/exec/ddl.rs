@@ -18,7 +18,8 @@ use super::ExecCtx;
 use crate::sql::ast;
 use crate::sql::binder::expr::contains_subquery;
 use crate::sql::catalog::{
-    index_from_ast, key, schema_record, table_from_ast, Catalog, Index, Table, View, SCHEMA_TREE,
+    index_from_ast, key, schema_record, table_from_ast, Catalog, Index, Table, TableOptions, View,
+    SCHEMA_TREE,
 };
 use crate::sql::parser;
 use crate::sql::record;
@@ -175,20 +176,36 @@ fn table_from_stored(
                 let ast::CreateTableBody::Columns {
                     columns,
                     constraints,
-                    ..
+                    without_rowid,
+                    strict,
                 } = &ct.body
                 else {
                     return Err(bad("not a column list"));
                 };
-                table = Some(table_from_ast(
-                    &mut scratch,
-                    entry.name,
-                    columns,
-                    constraints,
-                    entry.sql.unwrap_or_default().to_string(),
-                    entry.tree.to_string(),
-                    merge,
-                )?);
+                let options = TableOptions {
+                    strict: *strict,
+                    without_rowid: *without_rowid,
+                };
+                let sql = entry.sql.unwrap_or_default().to_string();
+                let mut def = |options| {
+                    table_from_ast(
+                        &mut scratch,
+                        entry.name,
+                        columns,
+                        constraints,
+                        options,
+                        sql.clone(),
+                        entry.tree.to_string(),
+                        merge,
+                    )
+                };
+                // A table made before STRICT and WITHOUT ROWID were
+                // checked may break their rules (no PRIMARY KEY, another
+                // type): it reads back as the ordinary table it was made.
+                table = Some(match def(options) {
+                    Err(_) if options != TableOptions::default() => def(TableOptions::default())?,
+                    other => other?,
+                });
             }
             ast::Statement::AlterTable(at) => {
                 let (t, autos) = table.as_mut().ok_or_else(|| bad("ALTER before CREATE"))?;
@@ -267,7 +284,8 @@ pub(crate) fn create_table(
     let ast::CreateTableBody::Columns {
         columns,
         constraints,
-        ..
+        without_rowid,
+        strict,
     } = &ct.body
     else {
         return Err(sql_err!(
@@ -275,8 +293,20 @@ pub(crate) fn create_table(
         ));
     };
     let tree = cat.new_tree_name("t");
-    let (table, autos) =
-        table_from_ast(cat, name, columns, constraints, sql.to_string(), tree, true)?;
+    let options = TableOptions {
+        strict: *strict,
+        without_rowid: *without_rowid,
+    };
+    let (table, autos) = table_from_ast(
+        cat,
+        name,
+        columns,
+        constraints,
+        options,
+        sql.to_string(),
+        tree,
+        true,
+    )?;
     // As in SQLite: a row's checks depend on the row alone (a statement
     // may then maintain its indexes in any order).
     if table.checks.iter().any(|(_, e, _)| contains_subquery(e)) {
@@ -604,6 +634,24 @@ pub(crate) fn drop(
 
 /// Applies an ALTER TABLE action to a table definition (also used when
 /// replaying stored ALTERs at load); returns the index of a dropped column.
+/// A column added to a STRICT table: its DEFAULT, the value every row
+/// takes, must be of its type (SQLite's "type mismatch on DEFAULT").
+fn strict_default_fits(kv: &dyn Kv, cat: &Catalog, t: &Table) -> Result<()> {
+    let Some(c) = t.columns.last() else {
+        return Ok(());
+    };
+    let Some(d) = &c.default else {
+        return Ok(());
+    };
+    let mut binder = crate::sql::binder::Binder::new(cat);
+    let scope = crate::sql::binder::scope::Scope::new(Vec::new(), None);
+    let e = binder.bind_plain(d, &scope, &mut Default::default())?;
+    let v = ExecCtx::new(kv, &[], u64::MAX).eval(&e, &super::eval::Env::new(&[], None))?;
+    let mut row = vec![Value::Null; t.columns.len()];
+    row[t.columns.len() - 1] = crate::sql::value::apply_affinity(v, c.affinity);
+    super::write::check_types(t, &row).map_err(|_| sql_err!("type mismatch on DEFAULT"))
+}
+
 fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option<usize>> {
     match action {
         ast::AlterAction::RenameTable(new) => t.name = new.clone(),
@@ -621,15 +669,27 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option
                 return Err(sql_err!("duplicate column name: {}", def.name));
             }
             let mut scratch = Catalog::default();
+            // A STRICT table's new column is checked as its others were.
+            let options = TableOptions {
+                strict: t.options.strict,
+                without_rowid: false,
+            };
             let (one, autos) = table_from_ast(
                 &mut scratch,
                 &t.name,
                 std::slice::from_ref(def),
                 &[],
+                options,
                 String::new(),
                 String::new(),
                 true,
-            )?;
+            )
+            .map_err(|e| match e {
+                Error::Sql { message, .. } if options.strict && message.contains("datatype") => {
+                    sql_err!("error in table {} after add column: {message}", t.name)
+                }
+                e => e,
+            })?;
             if !autos.is_empty() || one.rowid_alias.is_some() || one.columns[0].primary_key {
                 return Err(sql_err!("Cannot add a PRIMARY KEY or UNIQUE column"));
             }
@@ -809,6 +869,9 @@ pub(crate) fn alter_table(
         refuse_drop_in_use(cat, &old, c)?;
     }
     let dropped = apply_alter_to_def(&mut t, &at.action)?;
+    if let (ast::AlterAction::AddColumn(_), true) = (&at.action, t.options.strict) {
+        strict_default_fits(kv, cat, &t)?;
+    }
     // Refused here, not while a stored schema is read back.
     let added = t.checks.get(checks_before..).unwrap_or_default();
     if added.iter().any(|(_, e, _)| contains_subquery(e)) {

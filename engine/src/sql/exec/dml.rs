@@ -306,7 +306,7 @@ fn upsert_target(cat: &Catalog, w: &TableWriter, u: &ast::Upsert) -> Result<Upse
         let what = match &inner.kind {
             ast::ExprKind::Column(cr) => match table.column_index(&cr.column) {
                 Some(i) => Ok(i),
-                None if is_rowid_name(&cr.column) => Ok(n),
+                None if is_rowid_name(&cr.column) && table.rowid_visible() => Ok(n),
                 None => return Err(sql_err!("no such column: {}", cr.column)),
             },
             _ => Err(bind(inner)?),
@@ -363,7 +363,7 @@ impl InsertPlan {
                 .iter()
                 .map(|c| match table.column_index(c) {
                     Some(i) => Ok(i),
-                    None if is_rowid_name(c) => Ok(n),
+                    None if is_rowid_name(c) && table.rowid_visible() => Ok(n),
                     None => Err(sql_err!("table {} has no column named {c}", table.name)),
                 })
                 .collect::<Result<_>>()?
@@ -586,6 +586,17 @@ fn insert_one(
     let w = &plan.writer;
     let table = &w.table;
     let n = table.columns.len();
+    // A WITHOUT ROWID table's INTEGER PRIMARY KEY is NOT NULL: a NULL
+    // there is resolved (or refused) before it could take the next rowid.
+    if let (Some(a), false) = (table.rowid_alias, table.rowid_visible()) {
+        if row[a].is_null()
+            && !ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                w.resolve_nulls(ctx, &mut row, ins.or)
+            })?
+        {
+            return Ok(None);
+        }
+    }
     let explicit = match table.rowid_alias {
         Some(a) if !row[a].is_null() => Some(row[a].clone()),
         _ if !row[n].is_null() => Some(row[n].clone()),
@@ -841,7 +852,7 @@ fn bind_sets(
                 .iter()
                 .map(|c| match table.column_index(c) {
                     Some(i) => Ok(i),
-                    None if is_rowid_name(c) => Ok(n),
+                    None if is_rowid_name(c) && table.rowid_visible() => Ok(n),
                     None => Err(sql_err!("no such column: {c}")),
                 })
                 .collect::<Result<_>>()?;
@@ -942,6 +953,18 @@ fn write_update(
     let table = &w.table;
     let n = table.columns.len();
     let old_id = old[n].to_i64_opt().unwrap_or_default();
+    // A WITHOUT ROWID table's INTEGER PRIMARY KEY set to NULL: NOT NULL.
+    if let (Some(a), false) = (table.rowid_alias, table.rowid_visible()) {
+        if new[n].is_null() || new[a].is_null() {
+            new[a] = Value::Null;
+            if !ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                w.resolve_nulls(ctx, &mut new, or)
+            })? {
+                return Ok(None);
+            }
+            new[n] = new[a].clone();
+        }
+    }
     // A rowid set to NULL or to what is not an integer fails, as in SQLite.
     let new_id = match apply_affinity(new[n].clone(), Affinity::Integer) {
         Value::Integer(i) => i,

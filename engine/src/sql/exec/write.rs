@@ -62,7 +62,7 @@ pub(crate) fn table_scope_item(table: &Table, name: &str) -> ScopeItem {
             })
             .collect(),
         offset: 0,
-        rowid: Some(table.columns.len()),
+        rowid: table.rowid_visible().then_some(table.columns.len()),
         json_each: false,
     }
 }
@@ -337,6 +337,7 @@ impl TableWriter {
         if !self.resolve_nulls(ctx, row, or)? {
             return Ok(false);
         }
+        self.check_types(row)?;
         match self.check_checks(ctx, row) {
             Err(_) if or == Some(ConflictResolution::Ignore) => Ok(false),
             Err(e) => {
@@ -366,7 +367,7 @@ impl TableWriter {
     ) -> Result<bool> {
         let mut left = None;
         for (i, c) in self.table.columns.iter().enumerate() {
-            if !c.not_null || !row[i].is_null() || Some(i) == self.table.rowid_alias {
+            if !c.not_null || !row[i].is_null() || self.assigns_rowid(i) {
                 continue;
             }
             match (or.or(c.not_null_conflict), &self.defaults[i]) {
@@ -402,14 +403,28 @@ impl TableWriter {
 
     /// NOT NULL and CHECK constraints; a violation is an error.
     pub(crate) fn check_row(&self, ctx: &ExecCtx, row: &[Value]) -> Result<()> {
-        let first_null =
-            self.table.columns.iter().enumerate().position(|(i, c)| {
-                c.not_null && row[i].is_null() && Some(i) != self.table.rowid_alias
-            });
+        let first_null = self
+            .table
+            .columns
+            .iter()
+            .enumerate()
+            .position(|(i, c)| c.not_null && row[i].is_null() && !self.assigns_rowid(i));
         if let Some(i) = first_null {
             return Err(self.not_null_error(i));
         }
+        self.check_types(row)?;
         self.check_checks(ctx, row)
+    }
+
+    /// Whether a NULL in column `i` gets the next rowid: the INTEGER
+    /// PRIMARY KEY's, except in a WITHOUT ROWID table (NOT NULL there).
+    fn assigns_rowid(&self, i: usize) -> bool {
+        Some(i) == self.table.rowid_alias && self.table.rowid_visible()
+    }
+
+    /// A STRICT table's column types ([`check_types`]).
+    pub(crate) fn check_types(&self, row: &[Value]) -> Result<()> {
+        check_types(&self.table, row)
     }
 
     /// The CHECK constraints; a violation is an error.
@@ -906,3 +921,41 @@ fn identical(a: &Value, b: &Value) -> bool {
 /// What [`visit_index_keys`] hands each key to: the plan's number, the
 /// key, and whether the entry counts for UNIQUE.
 pub(crate) type KeySink<'a> = dyn FnMut(usize, &[u8], bool) -> Result<()> + 'a;
+
+/// A STRICT table's column types: each value that is not NULL must be
+/// of its column's type once its affinity applied, else the row is
+/// refused whatever the conflict algorithm (SQLite's rule: the check
+/// follows NOT NULL and comes before CHECK).
+pub(crate) fn check_types(table: &Table, row: &[Value]) -> Result<()> {
+    if !table.options.strict {
+        return Ok(());
+    }
+    for (c, v) in table.columns.iter().zip(row) {
+        let ty = c.decl_type.to_ascii_uppercase();
+        let fits = matches!(
+            (ty.as_str(), v),
+            (_, Value::Null)
+                | ("ANY", _)
+                | ("INT" | "INTEGER", Value::Integer(_))
+                | ("REAL", Value::Real(_))
+                | ("TEXT", Value::Text(_))
+                | ("BLOB", Value::Blob(_))
+        );
+        if !fits {
+            let given = match v {
+                Value::Integer(_) => "INT",
+                Value::Real(_) => "REAL",
+                Value::Text(_) => "TEXT",
+                _ => "BLOB",
+            };
+            return Err(constraint(
+                ConstraintKind::Datatype,
+                format!(
+                    "cannot store {given} value in {ty} column {}.{}",
+                    table.name, c.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
