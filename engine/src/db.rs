@@ -602,7 +602,7 @@ impl Connection {
                 self.savepoint(name).map(|_| Output::default())
             }
             ast::Statement::Release { name, .. } => self.release(name).map(|_| Output::default()),
-            ast::Statement::Pragma(p) => self.pragma(p),
+            ast::Statement::Pragma(p) if !crate::sql::exec::is_schema_pragma(p) => self.pragma(p),
             stmt => self.run_statement(stmt, text, params, plan),
         };
         let dml = matches!(
@@ -1162,6 +1162,9 @@ mod tests {
             ("PRAGMA foreign_keys", true),
             ("PRAGMA integrity_check", true),
             ("PRAGMA foreign_keys = OFF", false),
+            ("PRAGMA table_info(t)", true),
+            ("PRAGMA user_version", true),
+            ("PRAGMA user_version = 1", false),
             ("INSERT INTO t(b) VALUES (1)", false),
             ("UPDATE t SET b = 1", false),
             ("DELETE FROM t", false),

@@ -892,3 +892,39 @@ fn a_failing_temp_device_fails_the_check_and_leaves_the_database_whole() {
         }
     }
 }
+
+/// `PRAGMA user_version` is kept in the file: a new file reads 0, the
+/// value survives reopening and later DDL, and a rolled-back write leaves
+/// the old value.
+#[test]
+fn user_version_survives_reopen() {
+    let device = MemoryDevice::new();
+    let open = || Database::open(Box::new(device.clone()), DbOptions::default()).expect("open");
+    let version = |db: &Database| {
+        let r = db
+            .connect()
+            .execute("PRAGMA user_version", &Params::None)
+            .expect("read user_version");
+        r.rows[0][0].clone()
+    };
+    {
+        let db = open();
+        assert_eq!(version(&db), Value::Integer(0), "a new file");
+        let mut c = db.connect();
+        c.execute_batch("CREATE TABLE t(a); PRAGMA user_version = 3")
+            .expect("set");
+        c.execute_batch("BEGIN; PRAGMA user_version = 4; ROLLBACK")
+            .expect("rolled back");
+        assert_eq!(version(&db), Value::Integer(3));
+    }
+    let db = open();
+    assert_eq!(version(&db), Value::Integer(3), "after reopen");
+    let mut c = db.connect();
+    c.execute_batch("PRAGMA user_version = -7; CREATE INDEX ta ON t(a)")
+        .expect("set again, then DDL");
+    drop(c);
+    drop(db);
+    let db = open();
+    assert_eq!(version(&db), Value::Integer(-7), "DDL keeps it");
+    assert!(db.check().expect("check").problems.is_empty());
+}

@@ -1716,6 +1716,82 @@ fn strict_and_without_rowid_tables_as_sqlite() {
     assert_no_mismatches("STRICT / WITHOUT ROWID", queries.len(), &mismatches);
 }
 
+/// The schema PRAGMAs an ORM or a migration tool reads: table_info,
+/// table_xinfo, index_list, index_info, index_xinfo, foreign_key_list
+/// (tables of every kind, views, unknown names), and user_version read
+/// and written (values of every kind, a rolled-back write, and after
+/// reopening the file).
+#[test]
+fn schema_pragmas_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let setup = [
+        "CREATE TABLE p(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT 'x', n REAL DEFAULT (datetime('now')), u UNIQUE, c VARCHAR(5) COLLATE NOCASE DEFAULT NULL, d DECIMAL(10, 2) DEFAULT -1, e DEFAULT CURRENT_TIMESTAMP, f BLOB DEFAULT x'01')",
+        "CREATE TABLE c(a, b, pid INT REFERENCES p(id) ON DELETE CASCADE, x, y, PRIMARY KEY (b, a), UNIQUE (a, pid), FOREIGN KEY (x, y) REFERENCES c(a, b) ON UPDATE SET NULL, FOREIGN KEY (y) REFERENCES p ON DELETE RESTRICT)",
+        "CREATE INDEX ci ON c(b DESC, lower(a)) WHERE a > 0",
+        "CREATE INDEX cn ON c(x COLLATE NOCASE, y)",
+        "CREATE TABLE w(k TEXT, v INTEGER NOT NULL, PRIMARY KEY (v, k)) WITHOUT ROWID",
+        "CREATE VIEW v AS SELECT id, name, n + 1 AS z FROM p",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    let mut queries = Vec::new();
+    for t in ["p", "c", "w", "v", "nope", "'p'", "main.p"] {
+        let (schema, t) = t.split_once('.').map_or(("", t), |(s, t)| (s, t));
+        let schema = if schema.is_empty() {
+            String::new()
+        } else {
+            format!("{schema}.")
+        };
+        for pragma in [
+            "table_info",
+            "table_xinfo",
+            "index_list",
+            "foreign_key_list",
+        ] {
+            queries.push(format!("PRAGMA {schema}{pragma}({t})"));
+        }
+    }
+    for ix in [
+        "ci",
+        "cn",
+        "sqlite_autoindex_c_1",
+        "sqlite_autoindex_c_2",
+        "sqlite_autoindex_p_1",
+        "sqlite_autoindex_w_1",
+        "nope",
+    ] {
+        queries.push(format!("PRAGMA index_info({ix})"));
+        queries.push(format!("PRAGMA index_xinfo({ix})"));
+    }
+    for v in [
+        "7",
+        "'12'",
+        "-3",
+        "+4",
+        "5.7",
+        "'abc'",
+        "4294967297",
+        "2147483648",
+        "' 9x'",
+    ] {
+        queries.push(format!("PRAGMA user_version = {v}"));
+        queries.push("PRAGMA user_version".to_string());
+    }
+    queries.extend(
+        [
+            "BEGIN",
+            "PRAGMA user_version = 99",
+            "PRAGMA user_version",
+            "ROLLBACK",
+            "PRAGMA user_version",
+            "PRAGMA user_version = 42",
+        ]
+        .map(String::from),
+    );
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("schema pragmas", queries.len(), &mismatches);
+}
+
 /// `changes()`, `total_changes()` and `last_insert_rowid()` after each
 /// statement of a session (DML of every kind, DDL, queries, failures,
 /// foreign key actions, REPLACE, upserts, RETURNING, rollbacks), and read

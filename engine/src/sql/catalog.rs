@@ -5,7 +5,7 @@
 //! to a record `(type, name, table name, tree name, sql)`, where `sql` is the
 //! object's CREATE statement re-rendered from its syntax tree (NULL for the
 //! automatic indexes of UNIQUE / PRIMARY KEY constraints, which are derived
-//! again from their table). The empty key holds `(next tree id)`. Opening a
+//! again from their table). The empty key holds `(next tree id, user_version)`. Opening a
 //! database parses every stored statement again ([`Catalog::load`]).
 //!
 //! Statistics: `ANALYZE` (see `exec::analyze`) stores one [`TreeStats`]
@@ -61,8 +61,12 @@ pub(crate) struct TreeStats {
 #[derive(Clone, Debug)]
 pub(crate) struct Column {
     pub name: String,
-    /// The declared type as written (empty when none).
+    /// The declared type as written (empty when none), without its
+    /// parenthesized numbers.
     pub decl_type: String,
+    /// The declared type with its numbers (`VARCHAR(10)`), as PRAGMA
+    /// table_info shows it.
+    pub type_text: String,
     pub affinity: Affinity,
     pub not_null: bool,
     /// The NOT NULL constraint's own `ON CONFLICT` algorithm, used when
@@ -216,6 +220,9 @@ pub(crate) struct Catalog {
     pub views: BTreeMap<String, Rc<View>>,
     /// The next id for a tree name.
     pub next_id: u64,
+    /// `PRAGMA user_version`: an integer the application keeps with the
+    /// schema (0 until set).
+    pub user_version: i64,
     /// ANALYZE's statistics, by tree name (see the module doc).
     pub stats: BTreeMap<String, Rc<TreeStats>>,
     /// Names these exact contents: a catalog that changes takes a version
@@ -333,15 +340,11 @@ pub(crate) fn table_from_ast(
             if ty.is_empty() {
                 return Err(sql_err!("missing datatype for {name}.{}", column.name));
             }
-            let args = def.type_name.as_ref().map_or(&[][..], |t| &t.args[..]);
-            if !args.is_empty() || !STRICT_TYPES.iter().any(|t| t.eq_ignore_ascii_case(ty)) {
-                let shown = match args {
-                    [] => ty.clone(),
-                    _ => format!("{ty}({})", args.join(",")),
-                };
+            if column.type_text != *ty || !STRICT_TYPES.iter().any(|t| t.eq_ignore_ascii_case(ty)) {
                 return Err(sql_err!(
-                    "unknown datatype for {name}.{}: \"{shown}\"",
-                    column.name
+                    "unknown datatype for {name}.{}: \"{}\"",
+                    column.name,
+                    column.type_text
                 ));
             }
             if ty.eq_ignore_ascii_case("ANY") {
@@ -487,10 +490,15 @@ fn column_from_ast(
         .as_ref()
         .map(|t| t.name.clone())
         .unwrap_or_default();
+    let type_text = match def.type_name.as_ref() {
+        Some(t) if !t.args.is_empty() => format!("{}({})", t.name, t.args.join(", ")),
+        _ => decl_type.clone(),
+    };
     let mut column = Column {
         name: def.name.clone(),
         affinity: Affinity::from_declared_type(&decl_type),
         decl_type,
+        type_text,
         not_null: false,
         not_null_conflict: None,
         default: None,

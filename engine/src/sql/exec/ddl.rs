@@ -44,6 +44,9 @@ pub(crate) fn load_catalog(kv: &dyn Kv) -> Result<Catalog> {
             if let Some(Value::Integer(n)) = rec.first() {
                 cat.next_id = *n as u64;
             }
+            if let Some(Value::Integer(v)) = rec.get(1) {
+                cat.user_version = *v;
+            }
             continue;
         }
         let text = |i: usize| match rec.get(i) {
@@ -224,12 +227,18 @@ fn ensure_schema_tree(kv: &mut dyn Kv) -> Result<()> {
     Ok(())
 }
 
-fn save_meta(kv: &mut dyn Kv, cat: &Catalog) -> Result<()> {
+/// Writes the schema tree's meta record: `(next tree id, user_version)`
+/// (a record without the second field, as older files have, reads as
+/// user_version 0).
+pub(crate) fn save_meta(kv: &mut dyn Kv, cat: &Catalog) -> Result<()> {
     ensure_schema_tree(kv)?;
     kv.insert(
         SCHEMA_TREE,
         META_KEY,
-        &record::encode(&[Value::Integer(cat.next_id as i64)]),
+        &record::encode(&[
+            Value::Integer(cat.next_id as i64),
+            Value::Integer(cat.user_version),
+        ]),
     )?;
     Ok(())
 }

@@ -39,6 +39,7 @@
 //! - `fk`: FOREIGN KEY checks and actions.
 //! - `dml`: INSERT, UPDATE, DELETE.
 //! - `ddl`: CREATE/DROP/ALTER and catalog persistence.
+//! - `pragma`: the PRAGMAs that read or write the schema.
 //! - `explain`: EXPLAIN QUERY PLAN rows.
 //! - `analyze`: ANALYZE's statistics, stored and shown as `sqlite_stat1`.
 //! - `integrity`: index-versus-table consistency for `Database::check`.
@@ -60,6 +61,8 @@ mod json_each;
 pub(crate) mod keysort;
 pub(crate) mod kv;
 pub(crate) mod pending;
+mod pragma;
+pub(crate) use pragma::is_schema_pragma;
 pub(crate) mod scan;
 pub(crate) mod select;
 pub(crate) mod spill;

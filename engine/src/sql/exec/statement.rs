@@ -68,11 +68,13 @@ pub(crate) fn no_columns() -> Rc<[String]> {
 
 /// True when running the statement cannot change the database: SELECT
 /// (and VALUES), EXPLAIN, and the PRAGMA forms that only read (a pragma
-/// without a value). Such a statement can run on a snapshot.
+/// without a value, a schema pragma other than a user_version write). Such a statement can run on a snapshot.
 /// Transaction control is not read-only (BEGIN takes the write lock).
 pub(crate) fn is_read_only(stmt: &Statement) -> bool {
     match stmt {
         Statement::Select(_) | Statement::Explain { .. } => true,
+        // A schema pragma's argument names what it reads (`table_info(t)`).
+        Statement::Pragma(p) if super::pragma::is_schema_pragma(p) => !super::pragma::writes(p),
         Statement::Pragma(p) => p.value.is_none(),
         _ => false,
     }
@@ -208,7 +210,7 @@ fn is_ddl(stmt: &Statement) -> bool {
             | Statement::Drop(_)
             | Statement::AlterTable(_)
             | Statement::Analyze { .. }
-    )
+    ) || matches!(stmt, Statement::Pragma(p) if super::pragma::writes(p))
 }
 
 /// Runs `plan`, made by [`prepare`] from `stmt` (whose text is `sql`) and
@@ -390,6 +392,9 @@ fn run_direct(
             out.schema_changed = true;
         }
         Statement::Vacuum { .. } | Statement::Reindex { .. } => {}
+        Statement::Pragma(p) if super::pragma::is_schema_pragma(p) => {
+            return super::pragma::run(kv, cat, p)
+        }
         Statement::Pragma(p) => return Err(sql_err!("unsupported pragma: {}", p.name.name)),
         Statement::Select(_)
         | Statement::Explain { .. }

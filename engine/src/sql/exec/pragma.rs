@@ -1,0 +1,338 @@
+//! The PRAGMAs that read or write the schema, as SQLite's: `user_version`
+//! (read, and written with the transaction like DDL), `table_info`,
+//! `table_xinfo`, `index_list`, `index_info`, `index_xinfo` and
+//! `foreign_key_list`. The connection's own (`foreign_keys`,
+//! `integrity_check`, `quick_check`) are the connection's (`db.rs`).
+//!
+//! An unknown table or index gives no rows, as in SQLite. Differences:
+//! `dflt_value` is the DEFAULT as the engine writes it back (`1 + 2` where
+//! SQLite keeps the text as typed, `1+2`), and a type's numbers are written
+//! `(10, 2)`.
+
+use std::rc::Rc;
+
+use super::kv::Kv;
+use super::scan::Row;
+use super::statement::Output;
+use crate::sql::ast::{self, ForeignKeyAction, Literal, Pragma, PragmaValue};
+use crate::sql::binder::Binder;
+use crate::sql::catalog::{key, Catalog, Index, IndexOrigin, Table};
+use crate::sql::value::{Collation, Value};
+use crate::{sql_err, Result};
+
+/// Whether the pragma is one of this module's.
+pub(crate) fn is_schema_pragma(p: &Pragma) -> bool {
+    SCHEMA_PRAGMAS.contains(&p.name.name.to_ascii_lowercase().as_str())
+}
+
+/// Whether running the pragma changes the database.
+pub(crate) fn writes(p: &Pragma) -> bool {
+    p.name.name.eq_ignore_ascii_case("user_version") && p.value.is_some()
+}
+
+const SCHEMA_PRAGMAS: [&str; 7] = [
+    "user_version",
+    "table_info",
+    "table_xinfo",
+    "index_list",
+    "index_info",
+    "index_xinfo",
+    "foreign_key_list",
+];
+
+/// Runs a schema pragma.
+pub(crate) fn run(kv: &mut dyn Kv, cat: &mut Catalog, p: &Pragma) -> Result<Output> {
+    if let Some(schema) = &p.name.schema {
+        if !schema.eq_ignore_ascii_case("main") {
+            return Err(sql_err!("unknown database {schema}"));
+        }
+    }
+    let name = p.name.name.to_ascii_lowercase();
+    let arg = p.value.as_ref().map(argument_text);
+    let (columns, rows): (&[&str], Vec<Row>) = match (name.as_str(), arg) {
+        ("user_version", None) => (
+            &["user_version"],
+            vec![vec![Value::Integer(cat.user_version)]],
+        ),
+        ("user_version", Some(v)) => {
+            cat.user_version = user_version(&v);
+            super::ddl::save_meta(kv, cat)?;
+            return Ok(Output {
+                schema_changed: true,
+                ..Output::default()
+            });
+        }
+        (_, None) => return Ok(Output::default()),
+        ("table_info", Some(t)) => (TABLE_INFO, table_info(kv, cat, &t, false)?),
+        ("table_xinfo", Some(t)) => (TABLE_XINFO, table_info(kv, cat, &t, true)?),
+        ("index_list", Some(t)) => (INDEX_LIST, index_list(cat, &t)),
+        ("index_info", Some(i)) => (INDEX_INFO, index_info(cat, &i, false)),
+        ("index_xinfo", Some(i)) => (INDEX_XINFO, index_info(cat, &i, true)),
+        ("foreign_key_list", Some(t)) => (FOREIGN_KEY_LIST, foreign_key_list(cat, &t)),
+        _ => return Err(sql_err!("unsupported pragma: {}", p.name.name)),
+    };
+    Ok(Output {
+        columns: columns
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .into(),
+        rows,
+        ..Output::default()
+    })
+}
+
+const TABLE_INFO: &[&str] = &["cid", "name", "type", "notnull", "dflt_value", "pk"];
+const TABLE_XINFO: &[&str] = &[
+    "cid",
+    "name",
+    "type",
+    "notnull",
+    "dflt_value",
+    "pk",
+    "hidden",
+];
+const INDEX_LIST: &[&str] = &["seq", "name", "unique", "origin", "partial"];
+const INDEX_INFO: &[&str] = &["seqno", "cid", "name"];
+const INDEX_XINFO: &[&str] = &["seqno", "cid", "name", "desc", "coll", "key"];
+const FOREIGN_KEY_LIST: &[&str] = &[
+    "id",
+    "seq",
+    "table",
+    "from",
+    "to",
+    "on_update",
+    "on_delete",
+    "match",
+];
+
+/// The argument as a name or text (`table_info(t)`, `table_info('t')`).
+fn argument_text(v: &PragmaValue) -> String {
+    match v {
+        PragmaValue::Name(n) => n.clone(),
+        PragmaValue::Literal(Literal::Text(s)) => s.clone(),
+        PragmaValue::Literal(l) => l.to_string(),
+    }
+}
+
+/// `PRAGMA user_version = v`: SQLite's `sqlite3Atoi` of `v`'s text: an
+/// optional sign and the digits after it, up to the first other
+/// character; 0 when there are none or they pass a 32-bit integer.
+fn user_version(text: &str) -> i64 {
+    let (neg, rest) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let digits = &rest[..end];
+    let n: i64 = match digits.len() {
+        1..=10 => digits.parse().unwrap_or(0),
+        _ => 0,
+    };
+    let n = if neg { -n } else { n };
+    if i32::try_from(n).is_ok() {
+        n
+    } else {
+        0
+    }
+}
+
+fn int(b: bool) -> Value {
+    Value::Integer(i64::from(b))
+}
+
+fn text(s: &str) -> Value {
+    Value::Text(s.to_string())
+}
+
+/// The PRIMARY KEY's columns in key order (the rowid alias alone for an
+/// INTEGER PRIMARY KEY).
+fn primary_key(cat: &Catalog, t: &Table) -> Vec<usize> {
+    if let Some(a) = t.rowid_alias {
+        return vec![a];
+    }
+    cat.table_indexes(&t.name)
+        .iter()
+        .find(|ix| ix.origin == IndexOrigin::PrimaryKey)
+        .map(|ix| ix.columns.iter().filter_map(|c| c.column).collect())
+        .unwrap_or_default()
+}
+
+fn table_info(kv: &dyn Kv, cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
+    let Some(t) = cat.table(name) else {
+        return view_info(kv, cat, name, hidden);
+    };
+    let pk = primary_key(cat, t);
+    Ok(t.columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut row = vec![
+                Value::Integer(i as i64),
+                text(&c.name),
+                text(&c.type_text),
+                int(c.not_null),
+                c.default
+                    .as_ref()
+                    .map_or(Value::Null, |d| text(&default_text(d))),
+                Value::Integer(pk.iter().position(|&p| p == i).map_or(0, |k| k as i64 + 1)),
+            ];
+            if hidden {
+                row.push(Value::Integer(0));
+            }
+            row
+        })
+        .collect())
+}
+
+/// A DEFAULT as written back; a blob literal `x'..'` as usually typed.
+fn default_text(d: &ast::Expr) -> String {
+    match &d.kind {
+        ast::ExprKind::Literal(Literal::Blob(b)) => {
+            let hex: String = b.iter().map(|x| format!("{x:02X}")).collect();
+            format!("x'{hex}'")
+        }
+        _ => d.to_string(),
+    }
+}
+
+/// A view's columns (their declared types where a column of a table gives
+/// one); none for a name that is no view either.
+fn view_info(kv: &dyn Kv, cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
+    let Some(v) = cat.views.get(&key(name)) else {
+        return Ok(Vec::new());
+    };
+    let _ = kv;
+    let (q, _, _) = Binder::new(cat).bind_query_in(&v.select, None)?;
+    // The view's column list, else its SELECT's names.
+    let names: Vec<String> = match v.columns.is_empty() {
+        true => q.columns.to_vec(),
+        false => v.columns.clone(),
+    };
+    Ok(names
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut row = vec![
+                Value::Integer(i as i64),
+                text(c),
+                text(q.decl_types.get(i).map_or("", String::as_str)),
+                int(false),
+                Value::Null,
+                Value::Integer(0),
+            ];
+            if hidden {
+                row.push(Value::Integer(0));
+            }
+            row
+        })
+        .collect())
+}
+
+fn index_list(cat: &Catalog, table: &str) -> Vec<Row> {
+    if cat.table(table).is_none() {
+        return Vec::new();
+    }
+    let mut indexes: Vec<Rc<Index>> = cat.table_indexes(table);
+    // Newest first, as SQLite lists them.
+    indexes.sort_by_key(|ix| std::cmp::Reverse(ix.created()));
+    indexes
+        .iter()
+        .enumerate()
+        .map(|(seq, ix)| {
+            let origin = match ix.origin {
+                IndexOrigin::Created => "c",
+                IndexOrigin::Unique => "u",
+                IndexOrigin::PrimaryKey => "pk",
+            };
+            vec![
+                Value::Integer(seq as i64),
+                text(&ix.name),
+                int(ix.unique),
+                text(origin),
+                int(ix.predicate.is_some()),
+            ]
+        })
+        .collect()
+}
+
+fn index_info(cat: &Catalog, name: &str, extended: bool) -> Vec<Row> {
+    let Some(ix) = cat.indexes.get(&key(name)) else {
+        return Vec::new();
+    };
+    let Some(t) = cat.table(&ix.table) else {
+        return Vec::new();
+    };
+    let mut rows: Vec<Row> = ix
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (cid, name) = match c.column {
+                Some(col) => (col as i64, text(&t.columns[col].name)),
+                None => (-2, Value::Null),
+            };
+            let mut row = vec![Value::Integer(i as i64), Value::Integer(cid), name];
+            if extended {
+                row.extend([int(c.desc), text(collation_name(c.collation)), int(true)]);
+            }
+            row
+        })
+        .collect();
+    if extended && t.rowid_visible() {
+        // The rowid, the last field of every entry.
+        rows.push(vec![
+            Value::Integer(ix.columns.len() as i64),
+            Value::Integer(-1),
+            Value::Null,
+            int(false),
+            text("BINARY"),
+            int(false),
+        ]);
+    }
+    rows
+}
+
+fn collation_name(c: Collation) -> &'static str {
+    match c {
+        Collation::Binary => "BINARY",
+        Collation::NoCase => "NOCASE",
+        Collation::RTrim => "RTRIM",
+    }
+}
+
+fn action(a: ForeignKeyAction) -> Value {
+    text(match a {
+        ForeignKeyAction::SetNull => "SET NULL",
+        ForeignKeyAction::SetDefault => "SET DEFAULT",
+        ForeignKeyAction::Cascade => "CASCADE",
+        ForeignKeyAction::Restrict => "RESTRICT",
+        ForeignKeyAction::NoAction => "NO ACTION",
+    })
+}
+
+fn foreign_key_list(cat: &Catalog, table: &str) -> Vec<Row> {
+    let Some(t) = cat.table(table) else {
+        return Vec::new();
+    };
+    // Numbered from the last defined, as SQLite keeps them.
+    let mut rows = Vec::new();
+    for (id, fk) in t.foreign_keys.iter().rev().enumerate() {
+        for (seq, &c) in fk.columns.iter().enumerate() {
+            rows.push(vec![
+                Value::Integer(id as i64),
+                Value::Integer(seq as i64),
+                text(&fk.parent),
+                text(&t.columns[c].name),
+                fk.parent_columns.get(seq).map_or(Value::Null, |p| text(p)),
+                action(fk.on_update),
+                action(fk.on_delete),
+                text("NONE"),
+            ]);
+        }
+    }
+    rows
+}
