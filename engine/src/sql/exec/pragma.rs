@@ -41,6 +41,7 @@ const SCHEMA_PRAGMAS: [&str; 7] = [
 ];
 
 /// Runs a schema pragma.
+#[inline(never)]
 pub(crate) fn run(kv: &mut dyn Kv, cat: &mut Catalog, p: &Pragma) -> Result<Output> {
     if let Some(schema) = &p.name.schema {
         if !schema.eq_ignore_ascii_case("main") {
