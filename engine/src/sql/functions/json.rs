@@ -43,6 +43,8 @@ mod blob;
 mod each;
 mod edit;
 #[cfg(test)]
+mod test_docs;
+#[cfg(test)]
 mod tests;
 
 use std::borrow::Cow;

@@ -13,6 +13,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rusqlite::types::Value as SqliteValue;
 
+use super::test_docs::{gen_value, Doc};
 use super::{lookup, GroupArray, GroupObject};
 use crate::sql::value::Value;
 use crate::sql::values_vs_sqlite::{from_row, same, seed, to_sqlite};
@@ -765,141 +766,7 @@ fn values_and_special_cases_match_sqlite() {
     o.finish("values and special cases");
 }
 
-/// A random JSON document: its text, and the paths of its elements.
-struct Doc {
-    text: String,
-    paths: Vec<String>,
-}
-
 const KEYS: [&str; 10] = ["a", "b", "c", "ab", "x y", "a.b", "é", "k\"q", "", "A"];
-
-const CANONICAL_SCALARS: [&str; 24] = [
-    "null",
-    "true",
-    "false",
-    "0",
-    "-0",
-    "1",
-    "-7",
-    "42",
-    "1.5",
-    "1.50",
-    "-0.0",
-    "1e5",
-    "2E-3",
-    "9223372036854775807",
-    "9223372036854775808",
-    "-9223372036854775809",
-    "1e400",
-    r#""""#,
-    r#""s""#,
-    r#""x\ny""#,
-    r#""\u0041\u00e9""#,
-    r#""q\"\\""#,
-    r#""é😀""#,
-    r#""\ud83d\ude00""#,
-];
-
-const JSON5_SCALARS: [&str; 14] = [
-    "0x1F",
-    "-0xab",
-    "+3",
-    ".5",
-    "5.",
-    "Infinity",
-    "-Infinity",
-    "NaN",
-    "'sq'",
-    r#"'d"q'"#,
-    r#""\x41""#,
-    r#""a\'b""#,
-    "\"\t\"",
-    "'\\\nx'",
-];
-
-fn gen_value(
-    rng: &mut SmallRng,
-    depth: u32,
-    json5: bool,
-    path: &str,
-    out: &mut String,
-    paths: &mut Vec<String>,
-) {
-    paths.push(path.to_string());
-    let ws = |rng: &mut SmallRng, out: &mut String| match rng.gen_range(0..12) {
-        0 => out.push(' '),
-        1 => out.push('\n'),
-        2 if json5 => out.push_str("/*c*/"),
-        3 if json5 => out.push('\u{a0}'),
-        _ => {}
-    };
-    let kind = if depth >= 4 { 0 } else { rng.gen_range(0..4) };
-    match kind {
-        0 | 1 => {
-            let s = if json5 && rng.gen_bool(0.3) {
-                JSON5_SCALARS[rng.gen_range(0..JSON5_SCALARS.len())]
-            } else {
-                CANONICAL_SCALARS[rng.gen_range(0..CANONICAL_SCALARS.len())]
-            };
-            out.push_str(s);
-        }
-        2 => {
-            out.push('[');
-            let n = rng.gen_range(0..5);
-            for k in 0..n {
-                if k > 0 {
-                    out.push(',');
-                }
-                ws(rng, out);
-                gen_value(rng, depth + 1, json5, &format!("{path}[{k}]"), out, paths);
-                ws(rng, out);
-            }
-            if json5 && n > 0 && rng.gen_bool(0.2) {
-                out.push(',');
-            }
-            out.push(']');
-        }
-        _ => {
-            out.push('{');
-            let n = rng.gen_range(0..5);
-            for k in 0..n {
-                if k > 0 {
-                    out.push(',');
-                }
-                ws(rng, out);
-                let key = KEYS[rng.gen_range(0..KEYS.len())];
-                let simple = key.chars().all(|c| c.is_ascii_alphanumeric());
-                if json5 && simple && !key.is_empty() && rng.gen_bool(0.5) {
-                    out.push_str(key);
-                } else if json5 && !key.contains('\'') && rng.gen_bool(0.2) {
-                    out.push('\'');
-                    out.push_str(&key.replace('"', "\\\""));
-                    out.push('\'');
-                } else if key == "a" && rng.gen_bool(0.2) {
-                    out.push_str("\"\\u0061\"");
-                } else {
-                    out.push('"');
-                    out.push_str(&key.replace('"', "\\\""));
-                    out.push('"');
-                }
-                ws(rng, out);
-                out.push(':');
-                ws(rng, out);
-                let child = if simple && !key.is_empty() && rng.gen_bool(0.7) {
-                    format!("{path}.{key}")
-                } else {
-                    format!("{path}.\"{key}\"")
-                };
-                gen_value(rng, depth + 1, json5, &child, out, paths);
-                ws(rng, out);
-            }
-            if json5 && n > 0 && rng.gen_bool(0.2) {
-                out.push(',');
-            }
-            out.push('}');
-        }
-    }
-}
 
 fn gen_doc(rng: &mut SmallRng) -> Doc {
     let json5 = rng.gen_bool(0.3);
