@@ -43,8 +43,6 @@ mod blob;
 mod each;
 mod edit;
 #[cfg(test)]
-mod test_docs;
-#[cfg(test)]
 mod tests;
 
 use std::borrow::Cow;
@@ -781,3 +779,8 @@ impl GroupObject {
         closed(self.text.as_deref(), b"{}", b'}')
     }
 }
+
+// Declared last: a line added above would move the line numbers the
+// runtime's panic locations carry, and with them the wasm's bytes.
+#[cfg(test)]
+mod test_docs;
