@@ -308,8 +308,7 @@ enum State {
     Sum(Sum),
     Best(Option<Value>),
     Concat(GroupConcat),
-    JsonArray(json::GroupArray),
-    JsonObject(json::GroupObject),
+    Json(json::GroupJson),
 }
 
 /// One group's running aggregate.
@@ -333,8 +332,8 @@ impl Accumulator {
             }
             AggregateKind::Min | AggregateKind::Max => State::Best(None),
             AggregateKind::GroupConcat => State::Concat(GroupConcat::default()),
-            AggregateKind::JsonGroupArray => State::JsonArray(json::GroupArray::default()),
-            AggregateKind::JsonGroupObject => State::JsonObject(json::GroupObject::default()),
+            AggregateKind::JsonGroupArray => State::Json(json::GroupJson::new(false)),
+            AggregateKind::JsonGroupObject => State::Json(json::GroupJson::new(true)),
         };
         Accumulator {
             kind,
@@ -360,7 +359,7 @@ impl Accumulator {
     /// True for the JSON aggregates, whose arguments' JSON subtype matters
     /// (fed with [`Accumulator::step_with_json`]).
     pub(crate) fn is_json(&self) -> bool {
-        matches!(self.state, State::JsonArray(_) | State::JsonObject(_))
+        matches!(self.state, State::Json(_))
     }
 
     /// [`Accumulator::step_reporting`], with whether each argument carries
@@ -410,11 +409,7 @@ impl Accumulator {
                 return Ok(replace);
             }
             State::Concat(concat) => concat.step(first, args.get(1)),
-            State::JsonArray(array) => array.step(first, json.first() == Some(&true))?,
-            State::JsonObject(object) => {
-                let value = args.get(1).unwrap_or(&Value::Null);
-                object.step(first, value, json.get(1) == Some(&true))?;
-            }
+            State::Json(group) => group.step(args, json)?,
         }
         Ok(false)
     }
@@ -440,8 +435,7 @@ impl Accumulator {
             }
             State::Sum(sum) => sum.inverse(first),
             State::Concat(concat) => concat.inverse(first),
-            State::JsonArray(array) => array.inverse(),
-            State::JsonObject(object) => object.inverse(),
+            State::Json(group) => group.inverse(),
             State::Best(_) => {}
         }
         Ok(())
@@ -461,8 +455,7 @@ impl Accumulator {
             },
             State::Best(best) => best.clone().unwrap_or(Value::Null),
             State::Concat(concat) => concat.value(false),
-            State::JsonArray(array) => array.value(),
-            State::JsonObject(object) => object.value(),
+            State::Json(group) => group.value(),
         })
     }
 

@@ -76,6 +76,8 @@ pub(crate) struct Column {
     pub collation: Collation,
     /// Part of the PRIMARY KEY.
     pub primary_key: bool,
+    /// In a STRICT table, the column's type (None otherwise).
+    pub strict_type: Option<StrictType>,
 }
 
 /// A foreign key of a child table.
@@ -116,7 +118,7 @@ pub(crate) struct Table {
 /// The table options of CREATE TABLE.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TableOptions {
-    /// STRICT: every column has one of [`STRICT_TYPES`], and a value that
+    /// STRICT: every column has a [`StrictType`], and a value that
     /// its affinity does not make of that type is refused
     /// (`exec::write::TableWriter::check_types`).
     pub strict: bool,
@@ -131,7 +133,59 @@ pub(crate) struct TableOptions {
 
 /// The types a STRICT table's columns may declare; `ANY` keeps values as
 /// given.
-pub(crate) const STRICT_TYPES: [&str; 6] = ["INT", "INTEGER", "REAL", "TEXT", "BLOB", "ANY"];
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StrictType {
+    Int,
+    Integer,
+    Real,
+    Text,
+    Blob,
+    Any,
+}
+
+impl StrictType {
+    const ALL: [StrictType; 6] = [
+        StrictType::Int,
+        StrictType::Integer,
+        StrictType::Real,
+        StrictType::Text,
+        StrictType::Blob,
+        StrictType::Any,
+    ];
+
+    /// The type a declaration names, in any case.
+    pub(crate) fn parse(declared: &str) -> Option<StrictType> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(declared))
+    }
+
+    /// The type's name, as SQLite's messages spell it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            StrictType::Int => "INT",
+            StrictType::Integer => "INTEGER",
+            StrictType::Real => "REAL",
+            StrictType::Text => "TEXT",
+            StrictType::Blob => "BLOB",
+            StrictType::Any => "ANY",
+        }
+    }
+
+    /// Whether a value (after the column's affinity) is of this type;
+    /// NULL always is.
+    pub(crate) fn admits(self, v: &Value) -> bool {
+        matches!(
+            (self, v),
+            (_, Value::Null)
+                | (StrictType::Any, _)
+                | (StrictType::Int | StrictType::Integer, Value::Integer(_))
+                | (StrictType::Real, Value::Real(_))
+                | (StrictType::Text, Value::Text(_))
+                | (StrictType::Blob, Value::Blob(_))
+        )
+    }
+}
 
 impl Table {
     /// Whether SQL can name the rowid (not in a WITHOUT ROWID table).
@@ -340,17 +394,19 @@ pub(crate) fn table_from_ast(
             if ty.is_empty() {
                 return Err(sql_err!("missing datatype for {name}.{}", column.name));
             }
-            if column.type_text != *ty || !STRICT_TYPES.iter().any(|t| t.eq_ignore_ascii_case(ty)) {
+            let strict = StrictType::parse(ty).filter(|_| column.type_text == *ty);
+            let Some(strict) = strict else {
                 return Err(sql_err!(
                     "unknown datatype for {name}.{}: \"{}\"",
                     column.name,
                     column.type_text
                 ));
-            }
-            if ty.eq_ignore_ascii_case("ANY") {
+            };
+            if strict == StrictType::Any {
                 // Values are kept as given (a non-STRICT ANY is NUMERIC).
                 column.affinity = Affinity::Blob;
             }
+            column.strict_type = Some(strict);
         }
         table.columns.push(column);
     }
@@ -504,6 +560,7 @@ fn column_from_ast(
         default: None,
         collation: Collation::Binary,
         primary_key: false,
+        strict_type: None,
     };
     for c in &def.constraints {
         match &c.kind {

@@ -154,7 +154,6 @@ fn table_function(
     let source = Source::JsonEach {
         tree,
         args: Vec::new(),
-        correlated: false,
     };
     let shown = alias.map_or(lower, str::to_string);
     let mut item = PendingItem::new(shown, source, columns, left_join);
@@ -458,16 +457,8 @@ impl Binder<'_> {
                 .iter()
                 .map(|a| self.bind_plain(a, scope, &mut agg))
                 .collect::<Result<Vec<_>>>()?;
-            let mut reads_row = false;
-            for a in &bound {
-                crate::sql::planner::plan::local_slots(a, &mut |_| reads_row = true);
-            }
-            if let Source::JsonEach {
-                args, correlated, ..
-            } = &mut items[i].source
-            {
+            if let Source::JsonEach { args, .. } = &mut items[i].source {
                 *args = bound;
-                *correlated = reads_row;
             }
         }
         Ok(())

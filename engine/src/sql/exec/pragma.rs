@@ -64,8 +64,8 @@ pub(crate) fn run(kv: &mut dyn Kv, cat: &mut Catalog, p: &Pragma) -> Result<Outp
             });
         }
         (_, None) => return Ok(Output::default()),
-        ("table_info", Some(t)) => (TABLE_INFO, table_info(kv, cat, &t, false)?),
-        ("table_xinfo", Some(t)) => (TABLE_XINFO, table_info(kv, cat, &t, true)?),
+        ("table_info", Some(t)) => (TABLE_INFO, table_info(cat, &t, false)?),
+        ("table_xinfo", Some(t)) => (TABLE_XINFO, table_info(cat, &t, true)?),
         ("index_list", Some(t)) => (INDEX_LIST, index_list(cat, &t)),
         ("index_info", Some(i)) => (INDEX_INFO, index_info(cat, &i, false)),
         ("index_xinfo", Some(i)) => (INDEX_XINFO, index_info(cat, &i, true)),
@@ -162,9 +162,9 @@ fn primary_key(cat: &Catalog, t: &Table) -> Vec<usize> {
         .unwrap_or_default()
 }
 
-fn table_info(kv: &dyn Kv, cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
+fn table_info(cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
     let Some(t) = cat.table(name) else {
-        return view_info(kv, cat, name, hidden);
+        return view_info(cat, name, hidden);
     };
     let pk = primary_key(cat, t);
     Ok(t.columns
@@ -202,11 +202,10 @@ fn default_text(d: &ast::Expr) -> String {
 
 /// A view's columns (their declared types where a column of a table gives
 /// one); none for a name that is no view either.
-fn view_info(kv: &dyn Kv, cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
+fn view_info(cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
     let Some(v) = cat.views.get(&key(name)) else {
         return Ok(Vec::new());
     };
-    let _ = kv;
     let (q, _, _) = Binder::new(cat).bind_query_in(&v.select, None)?;
     // The view's column list, else its SELECT's names.
     let names: Vec<String> = match v.columns.is_empty() {

@@ -413,20 +413,6 @@ impl ExecCtx<'_> {
             })?;
             return Ok(go);
         }
-        if let (Source::JsonEach { tree, args, .. }, false) = (&item.source, item.right_join) {
-            // Made again for each row of the levels before, one row at a
-            // time, as SQLite's virtual table is: only a RIGHT / FULL
-            // join's operand keeps its rows (for its second pass).
-            let mut scan = self.json_each_scan(*tree, args, &Env::new(row, outer))?;
-            let mut n = 0;
-            while json_each_row(&mut scan, &mut row[off..off + w], used, n)? {
-                n += 1;
-                if !f(row)? {
-                    return Ok(false);
-                }
-            }
-            return Ok(true);
-        }
         let table = match (&item.source, access) {
             (Source::Table(t), Access::Scan) if depth == 0 => t,
             (Source::Table(t), Access::RowidEq(_) | Access::RowidRange { .. })
@@ -457,6 +443,20 @@ impl ExecCtx<'_> {
                     Err(e) => return Err(e),
                 }
                 return self.for_each_candidate(from, depth, row, outer, lc, f);
+            }
+            (Source::JsonEach { tree, args }, _) if !item.right_join => {
+                // Made again for each row of the levels before, one row at
+                // a time, as SQLite's virtual table is: only a RIGHT / FULL
+                // join's operand keeps its rows (for its second pass).
+                let mut scan = self.json_each_scan(*tree, args, &Env::new(row, outer))?;
+                let mut n = 0;
+                while json_each_row(&mut scan, &mut row[off..off + w], used, n)? {
+                    n += 1;
+                    if !f(row)? {
+                        return Ok(false);
+                    }
+                }
+                return Ok(true);
             }
             _ => return self.materialized_candidates(item, level, row, outer, lc, f),
         };
@@ -681,11 +681,11 @@ impl ExecCtx<'_> {
         env: &Env,
         cache: &mut Option<Rc<Vec<Row>>>,
     ) -> Result<Rc<Vec<Row>>> {
-        let correlated = match &item.source {
-            Source::Query { query } => query.correlated,
-            Source::JsonEach { correlated, .. } => *correlated,
-            _ => false,
-        };
+        // (A table-valued function's rows reach here only as a RIGHT /
+        // FULL join's operand, which the planner allows only when its
+        // arguments read no other item: they are the same for the whole
+        // join.)
+        let correlated = matches!(&item.source, Source::Query { query } if query.correlated);
         if let (Some(rows), false) = (cache.as_ref(), correlated) {
             return Ok(rows.clone());
         }

@@ -931,31 +931,24 @@ pub(crate) fn check_types(table: &Table, row: &[Value]) -> Result<()> {
         return Ok(());
     }
     for (c, v) in table.columns.iter().zip(row) {
-        let ty = c.decl_type.to_ascii_uppercase();
-        let fits = matches!(
-            (ty.as_str(), v),
-            (_, Value::Null)
-                | ("ANY", _)
-                | ("INT" | "INTEGER", Value::Integer(_))
-                | ("REAL", Value::Real(_))
-                | ("TEXT", Value::Text(_))
-                | ("BLOB", Value::Blob(_))
-        );
-        if !fits {
-            let given = match v {
-                Value::Integer(_) => "INT",
-                Value::Real(_) => "REAL",
-                Value::Text(_) => "TEXT",
-                _ => "BLOB",
-            };
-            return Err(constraint(
-                ConstraintKind::Datatype,
-                format!(
-                    "cannot store {given} value in {ty} column {}.{}",
-                    table.name, c.name
-                ),
-            ));
-        }
+        let Some(ty) = c.strict_type.filter(|t| !t.admits(v)) else {
+            continue;
+        };
+        let given = match v {
+            Value::Integer(_) => "INT",
+            Value::Real(_) => "REAL",
+            Value::Text(_) => "TEXT",
+            _ => "BLOB",
+        };
+        return Err(constraint(
+            ConstraintKind::Datatype,
+            format!(
+                "cannot store {given} value in {} column {}.{}",
+                ty.name(),
+                table.name,
+                c.name
+            ),
+        ));
     }
     Ok(())
 }

@@ -700,22 +700,42 @@ fn remove_first(buf: &mut Vec<u8>) {
     buf.drain(1..(i + 1).min(buf.len()));
 }
 
-/// `json_group_array(x)`'s running state: the array text so far, without
-/// its closing `]` (`None` before the first row), as SQLite keeps it.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct GroupArray {
+/// `json_group_array(x)` / `json_group_object(k, v)`'s running state:
+/// the array or object text so far, without its closing bracket (`None`
+/// before the first row), as SQLite keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct GroupJson {
+    object: bool,
     text: Option<Vec<u8>>,
 }
 
-impl GroupArray {
-    /// Adds one row's value (`json`: it carries the JSON subtype).
-    pub(crate) fn step(&mut self, v: &Value, json: bool) -> Result<()> {
-        let buf = self.text.get_or_insert_with(|| vec![b'[']);
+impl GroupJson {
+    /// An empty `json_group_array` (`object` false) or `json_group_object`.
+    pub(crate) fn new(object: bool) -> GroupJson {
+        GroupJson { object, text: None }
+    }
+
+    /// Adds one row's element: `args` is the value for an array, the label
+    /// and the value for an object, and `json` says which of them carries
+    /// the JSON subtype. As in SQLite 3.46, an object's label is the
+    /// label's text up to any NUL, and a NULL label writes nothing before
+    /// the `:` (the result is not valid JSON).
+    pub(crate) fn step(&mut self, args: &[Value], json: &[bool]) -> Result<()> {
+        let open = if self.object { b'{' } else { b'[' };
+        let buf = self.text.get_or_insert_with(|| vec![open]);
         if buf.len() > 1 {
             buf.push(b',');
         }
+        let at = usize::from(self.object);
+        if self.object {
+            if let Some(label) = args.first().and_then(c_text) {
+                append_string(buf, &label);
+            }
+            buf.push(b':');
+        }
         let mut errors = ValueErrors::default();
-        errors.append(buf, v, json);
+        let value = args.get(at).unwrap_or(&Value::Null);
+        errors.append(buf, value, json.get(at) == Some(&true));
         errors.check()
     }
 
@@ -726,57 +746,21 @@ impl GroupArray {
         }
     }
 
-    /// The array so far, as JSON text (`[]` for no rows).
+    /// The text so far with its closing bracket (`[]` or `{}` for no rows).
     pub(crate) fn value(&self) -> Value {
-        closed(self.text.as_deref(), b"[]", b']')
-    }
-}
-
-/// The aggregate text with its closing bracket, or `empty`.
-fn closed(text: Option<&[u8]>, empty: &[u8], close: u8) -> Value {
-    let mut out = text.map_or_else(|| empty.to_vec(), <[u8]>::to_vec);
-    if text.is_some() {
-        out.push(close);
-    }
-    text_value(out)
-}
-
-/// `json_group_object(k, v)`'s running state: the object text so far,
-/// without its closing `}` (`None` before the first row).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct GroupObject {
-    text: Option<Vec<u8>>,
-}
-
-impl GroupObject {
-    /// Adds one row's label and value (`json`: the value carries the
-    /// JSON subtype). As in SQLite 3.46, the label is the label's text up
-    /// to any NUL, and a NULL label writes nothing before the `:` (the
-    /// result is not valid JSON).
-    pub(crate) fn step(&mut self, k: &Value, v: &Value, json: bool) -> Result<()> {
-        let buf = self.text.get_or_insert_with(|| vec![b'{']);
-        if buf.len() > 1 {
-            buf.push(b',');
+        let (empty, close): (&[u8], u8) = if self.object {
+            (b"{}", b'}')
+        } else {
+            (b"[]", b']')
+        };
+        let mut out = self
+            .text
+            .as_deref()
+            .map_or_else(|| empty.to_vec(), <[u8]>::to_vec);
+        if self.text.is_some() {
+            out.push(close);
         }
-        if let Some(label) = c_text(k) {
-            append_string(buf, &label);
-        }
-        buf.push(b':');
-        let mut errors = ValueErrors::default();
-        errors.append(buf, v, json);
-        errors.check()
-    }
-
-    /// Removes the oldest row still in (a window frame's).
-    pub(crate) fn inverse(&mut self) {
-        if let Some(buf) = &mut self.text {
-            remove_first(buf);
-        }
-    }
-
-    /// The object so far, as JSON text (`{}` for no rows).
-    pub(crate) fn value(&self) -> Value {
-        closed(self.text.as_deref(), b"{}", b'}')
+        text_value(out)
     }
 }
 

@@ -404,9 +404,6 @@ pub(crate) enum Source {
     JsonEach {
         tree: bool,
         args: Vec<Expr>,
-        /// Whether the arguments read the current query's row (the rows
-        /// are then made again for each row of the items they read).
-        correlated: bool,
     },
 }
 

@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use rusqlite::types::Value as SqliteValue;
 
 use super::test_docs::{gen_value, Doc};
-use super::{lookup, GroupArray, GroupObject};
+use super::{lookup, GroupJson};
 use crate::sql::value::Value;
 use crate::sql::values_vs_sqlite::{from_row, same, seed, to_sqlite};
 
@@ -885,9 +885,8 @@ fn our_rows(
     object: bool,
     frame: Option<(usize, usize)>,
 ) -> Result<Vec<Value>, String> {
-    let mut arr = GroupArray::default();
-    let mut obj = GroupObject::default();
-    let step = |arr: &mut GroupArray, obj: &mut GroupObject, row: &Row| -> Result<(), String> {
+    let mut group = GroupJson::new(object);
+    let step = |group: &mut GroupJson, row: &Row| -> Result<(), String> {
         let (v, json) = if row.2 {
             lookup("json")
                 .ok_or("no json")?
@@ -896,33 +895,33 @@ fn our_rows(
         } else {
             (row.1.clone(), false)
         };
-        if object {
-            obj.step(&row.0, &v, json).map_err(our_message)
+        let args = if object {
+            vec![row.0.clone(), v]
         } else {
-            arr.step(&v, json).map_err(our_message)
-        }
+            vec![v]
+        };
+        group
+            .step(&args, &[false, json][2 - args.len()..])
+            .map_err(our_message)
     };
-    let value =
-        |arr: &GroupArray, obj: &GroupObject| if object { obj.value() } else { arr.value() };
     let Some((before, after)) = frame else {
         for row in rows {
-            step(&mut arr, &mut obj, row)?;
+            step(&mut group, row)?;
         }
-        return Ok(vec![value(&arr, &obj)]);
+        return Ok(vec![group.value()]);
     };
     let mut out = Vec::new();
     let (mut start, mut end) = (0, 0);
     for r in 0..rows.len() {
         while end < rows.len() && end <= r + after {
-            step(&mut arr, &mut obj, &rows[end])?;
+            step(&mut group, &rows[end])?;
             end += 1;
         }
         while start + before < r {
-            arr.inverse();
-            obj.inverse();
+            group.inverse();
             start += 1;
         }
-        out.push(value(&arr, &obj));
+        out.push(group.value());
     }
     Ok(out)
 }
