@@ -928,3 +928,35 @@ fn user_version_survives_reopen() {
     assert_eq!(version(&db), Value::Integer(-7), "DDL keeps it");
     assert!(db.check().expect("check").problems.is_empty());
 }
+
+/// A prepared query of a `pragma_*` table-valued function reads the
+/// schema of the latest commit: it plans again after DDL and PRAGMA
+/// writes, in its own connection or another.
+#[test]
+fn pragma_functions_follow_schema_changes() {
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    let mut other = db.connect();
+    c.execute_batch("CREATE TABLE t(a)").unwrap();
+    let mut columns = c
+        .prepare("SELECT group_concat(name, ',') FROM pragma_table_info('t')")
+        .unwrap();
+    let mut version = c.prepare("SELECT * FROM pragma_user_version").unwrap();
+    let one = |s: &mut tinyjoin_engine::Statement, c: &mut tinyjoin_engine::Connection| {
+        s.execute(c, &Params::None).unwrap().rows[0][0].clone()
+    };
+    assert_eq!(one(&mut columns, &mut c), Value::Text("a".into()));
+    assert_eq!(one(&mut version, &mut c), int(0));
+    c.execute_batch("ALTER TABLE t ADD COLUMN b").unwrap();
+    assert_eq!(one(&mut columns, &mut c), Value::Text("a,b".into()));
+    other
+        .execute_batch("ALTER TABLE t RENAME COLUMN a TO x; PRAGMA user_version = 5")
+        .unwrap();
+    assert_eq!(one(&mut columns, &mut c), Value::Text("x,b".into()));
+    assert_eq!(one(&mut version, &mut c), int(5));
+    c.execute_batch("BEGIN; ALTER TABLE t ADD COLUMN y")
+        .unwrap();
+    assert_eq!(one(&mut columns, &mut c), Value::Text("x,b,y".into()));
+    c.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(one(&mut columns, &mut c), Value::Text("x,b".into()));
+}

@@ -1792,6 +1792,89 @@ fn schema_pragmas_as_sqlite() {
     assert_no_mismatches("schema pragmas", queries.len(), &mismatches);
 }
 
+/// The schema PRAGMAs as table-valued functions (`pragma_table_info(t)`
+/// and the others): their columns, hidden `arg` and `schema`, rowid,
+/// arguments of every type, joined with `sqlite_schema` and each other,
+/// correlated, in subqueries, and their errors.
+#[test]
+fn pragma_functions_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let setup = [
+        "CREATE TABLE p(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT 'x', u UNIQUE, c VARCHAR(5) COLLATE NOCASE)",
+        "CREATE TABLE c(a, b, pid INT REFERENCES p(id) ON DELETE CASCADE, x, y, PRIMARY KEY (b, a), UNIQUE (a, pid), FOREIGN KEY (x, y) REFERENCES c(a, b) ON UPDATE SET NULL)",
+        "CREATE INDEX ci ON c(b DESC, lower(a)) WHERE a > 0",
+        "CREATE INDEX cn ON c(x COLLATE NOCASE, y)",
+        "CREATE TABLE lc(a int, b text, c Real, d integer primary key, e blob, f any, g FlOat, h varchar(3))",
+        "CREATE TABLE \"3\"(k)",
+        "CREATE VIEW v AS SELECT id, name, a, b AS bee FROM p, lc",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    let mut queries = Vec::new();
+    for arg in [
+        "'p'", "'c'", "'lc'", "'v'", "'P'", "'nope'", "NULL", "3", "'3'", "x'70'",
+    ] {
+        for f in [
+            "table_info",
+            "table_xinfo",
+            "index_list",
+            "foreign_key_list",
+        ] {
+            queries.push(format!(
+                "SELECT *, arg, schema, rowid FROM pragma_{f}({arg})"
+            ));
+        }
+    }
+    for ix in [
+        "ci",
+        "cn",
+        "sqlite_autoindex_c_1",
+        "sqlite_autoindex_p_1",
+        "nope",
+    ] {
+        queries.push(format!("SELECT *, arg FROM pragma_index_info('{ix}')"));
+        queries.push(format!("SELECT * FROM pragma_index_xinfo('{ix}')"));
+    }
+    queries.extend(
+        [
+            "SELECT * FROM pragma_table_info('p', 'main')",
+            "SELECT *, schema FROM pragma_table_info('p', 'MAIN')",
+            "SELECT * FROM pragma_table_info('p', 'temp')",
+            "SELECT * FROM pragma_table_info('p', NULL)",
+            "SELECT * FROM pragma_table_info('p', 'nope')",
+            "SELECT * FROM pragma_table_info('p', 'main', 1)",
+            "SELECT * FROM main.pragma_table_info('p')",
+            "SELECT * FROM pragma_table_info()",
+            "SELECT * FROM pragma_table_info",
+            "SELECT * FROM pragma_user_version",
+            "SELECT user_version + 1 FROM pragma_user_version()",
+            "SELECT * FROM pragma_user_version(1)",
+            "SELECT arg FROM pragma_user_version",
+            "PRAGMA user_version = 7",
+            "SELECT * FROM pragma_user_version",
+            "SELECT * FROM pragma_nope",
+            "SELECT * FROM pragma_nope('p')",
+            "SELECT name, type FROM pragma_table_info('p') WHERE pk = 0 ORDER BY name DESC",
+            "SELECT m.name, p.cid, p.name, p.type, p.pk FROM sqlite_schema m JOIN pragma_table_info(m.name) p ORDER BY 1, 2",
+            "SELECT m.name, p.name FROM pragma_table_info(m.name) p, sqlite_master m WHERE m.type = 'table' ORDER BY 1, 2",
+            "SELECT m.name, i.name, i.origin, ii.seqno, ii.name FROM sqlite_schema m, pragma_index_list(m.name) i, pragma_index_info(i.name) ii WHERE m.type = 'table' ORDER BY 1, 2, 4",
+            "SELECT m.name, count(f.id) FROM sqlite_schema m LEFT JOIN pragma_foreign_key_list(m.name) f GROUP BY 1 ORDER BY 1",
+            "SELECT name, (SELECT group_concat(name, ',') FROM pragma_table_info(m.name)) FROM sqlite_schema m ORDER BY 1",
+            "SELECT name FROM pragma_table_info('p') WHERE name IN (SELECT name FROM pragma_table_info('v')) ORDER BY 1",
+            "SELECT a.name, b.name FROM pragma_table_info('p') a JOIN pragma_table_info('c') b ON a.cid = b.cid ORDER BY 1",
+            "SELECT * FROM pragma_table_info('p') NATURAL JOIN pragma_table_xinfo('p')",
+            "SELECT json_group_array(name) FROM pragma_table_info('lc')",
+            "ALTER TABLE p ADD COLUMN added DEFAULT 5",
+            "SELECT name, dflt_value FROM pragma_table_info('p') ORDER BY cid",
+            "DROP INDEX cn",
+            "SELECT name FROM pragma_index_list('c') ORDER BY 1",
+        ]
+        .map(String::from),
+    );
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("pragma functions", queries.len(), &mismatches);
+}
+
 /// `changes()`, `total_changes()` and `last_insert_rowid()` after each
 /// statement of a session (DML of every kind, DDL, queries, failures,
 /// foreign key actions, REPLACE, upserts, RETURNING, rollbacks), and read

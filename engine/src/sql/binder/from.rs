@@ -21,9 +21,11 @@ use super::select::{first_collation_of_each, ColumnTypes};
 use super::Binder;
 use crate::error::Position;
 use crate::sql::ast;
-use crate::sql::catalog::{Index, Table};
+use crate::sql::catalog::{Catalog, Index, Table};
 use crate::sql::planner::join::plan_from;
-use crate::sql::planner::plan::{Body, Core, Expr, FromItem, IndexInfo, Query, Source};
+use crate::sql::planner::plan::{
+    Body, Core, Expr, FromItem, IndexInfo, Query, Source, TableFunction,
+};
 use crate::sql::value::{Affinity, Collation, Value};
 use crate::{sql_err, Result};
 
@@ -111,36 +113,57 @@ impl PendingItem {
 }
 
 /// The columns of `json_each` and `json_tree`, as SQLite declares them;
-/// the last [`JSON_EACH_HIDDEN`] are hidden (not in `*` or NATURAL joins,
-/// but named as any other).
-pub(super) const JSON_EACH_HIDDEN: usize = 2;
+/// the last two are hidden ([`Source::hidden_columns`]).
 const JSON_EACH_COLUMNS: [&str; 10] = [
     "key", "value", "type", "atom", "id", "parent", "fullkey", "path", "json", "root",
 ];
 
 /// A table-valued function named in FROM: `json_each` or `json_tree`
-/// (in `main`), with at most two arguments.
+/// (at most two arguments), or `pragma_<name>` for a schema PRAGMA (at
+/// most two for one taking an argument, else none); in `main`.
 fn table_function(
-    name: &ast::QualifiedName,
+    catalog: &Catalog,
+    (schema, name): (Option<&str>, &str),
     args: &[ast::Expr],
     alias: Option<&str>,
     left_join: bool,
 ) -> Result<PendingItem> {
-    let lower = name.name.to_ascii_lowercase();
-    let tree = match lower.as_str() {
-        "json_each" => false,
-        "json_tree" => true,
-        _ => return Err(sql_err!("no such table-valued function: {}", name.name)),
+    let lower = name.to_ascii_lowercase();
+    let pragma = lower
+        .strip_prefix("pragma_")
+        .and_then(crate::sql::exec::pragma::function);
+    let (function, names, max): (_, Vec<&str>, usize) = match (lower.as_str(), pragma) {
+        ("json_each", _) => (
+            TableFunction::Json { tree: false },
+            JSON_EACH_COLUMNS.to_vec(),
+            2,
+        ),
+        ("json_tree", _) => (
+            TableFunction::Json { tree: true },
+            JSON_EACH_COLUMNS.to_vec(),
+            2,
+        ),
+        (_, Some((pragma, columns))) => {
+            let function = TableFunction::Pragma {
+                name: pragma,
+                catalog: Rc::new(catalog.clone()),
+            };
+            let mut names = columns.to_vec();
+            let max = function.hidden_columns();
+            names.extend(["arg", "schema"].iter().take(max));
+            (function, names, max)
+        }
+        _ => return Err(sql_err!("no such table-valued function: {name}")),
     };
-    if let Some(schema) = &name.schema {
+    if let Some(schema) = schema {
         if !schema.eq_ignore_ascii_case("main") {
-            return Err(sql_err!("no such table: {}.{}", schema, name.name));
+            return Err(sql_err!("no such table: {schema}.{name}"));
         }
     }
-    if args.len() > 2 {
-        return Err(sql_err!("too many arguments on {}() - max 2", name.name));
+    if args.len() > max {
+        return Err(sql_err!("too many arguments on {name}() - max {max}"));
     }
-    let columns = JSON_EACH_COLUMNS
+    let columns = names
         .iter()
         .map(|c| ScopeColumn {
             name: (*c).to_string(),
@@ -151,8 +174,8 @@ fn table_function(
             shadowed: false,
         })
         .collect();
-    let source = Source::JsonEach {
-        tree,
+    let source = Source::Function {
+        function,
         args: Vec::new(),
     };
     let shown = alias.map_or(lower, str::to_string);
@@ -332,7 +355,14 @@ impl Binder<'_> {
                 conds.extend(inner_conds.into_iter().map(|(i, c)| (i + base, c)));
             }
             ast::TableOrSubquery::Function { name, args, alias } => {
-                items.push(table_function(name, args, alias.as_deref(), left_join)?);
+                let name = (name.schema.as_deref(), name.name.as_str());
+                items.push(table_function(
+                    self.catalog,
+                    name,
+                    args,
+                    alias.as_deref(),
+                    left_join,
+                )?);
             }
         }
         Ok(())
@@ -457,7 +487,7 @@ impl Binder<'_> {
                 .iter()
                 .map(|a| self.bind_plain(a, scope, &mut agg))
                 .collect::<Result<Vec<_>>>()?;
-            if let Source::JsonEach { args, .. } = &mut items[i].source {
+            if let Source::Function { args, .. } = &mut items[i].source {
                 *args = bound;
             }
         }
@@ -575,6 +605,18 @@ impl Binder<'_> {
                 columns,
                 left_join,
             ));
+        }
+        // `FROM pragma_user_version`: a table-valued function without
+        // arguments.
+        let pragma = name
+            .get(..7)
+            .is_some_and(|p| p.eq_ignore_ascii_case("pragma_"))
+            && name
+                .get(7..)
+                .and_then(crate::sql::exec::pragma::function)
+                .is_some();
+        if pragma {
+            return table_function(self.catalog, (None, name), &[], alias, left_join);
         }
         Err(sql_err!("no such table: {name}"))
     }
@@ -844,7 +886,14 @@ pub(super) fn layout(binder: &mut Binder, pending: Vec<PendingItem>) -> Layout {
                 rowid: (p.has_rowid && named).then_some(offset + p.columns.len()),
                 columns: p.columns,
                 offset,
-                json_each: matches!(p.source, Source::JsonEach { .. }),
+                json_each: matches!(
+                    p.source,
+                    Source::Function {
+                        function: TableFunction::Json { .. },
+                        ..
+                    }
+                ),
+                hidden_columns: p.source.hidden_columns(),
             });
             if !p.function_args.is_empty() {
                 function_args.push((items.len(), p.function_args));
@@ -857,6 +906,7 @@ pub(super) fn layout(binder: &mut Binder, pending: Vec<PendingItem>) -> Layout {
                     offset: offset + part.columns.start,
                     rowid: part.rowid.map(|r| offset + r),
                     json_each: false,
+                    hidden_columns: 0,
                 });
             }
         }
@@ -958,11 +1008,7 @@ pub(crate) fn index_infos(
 fn natural_columns(items: &[PendingItem], right: usize) -> Vec<String> {
     // The columns NATURAL can join on: not a table-valued function's hidden ones.
     fn joinable(it: &PendingItem) -> impl Iterator<Item = &ScopeColumn> {
-        let n = it.columns.len();
-        let n = match it.source {
-            Source::JsonEach { .. } => n - JSON_EACH_HIDDEN,
-            _ => n,
-        };
+        let n = it.columns.len() - it.source.hidden_columns();
         it.columns[..n].iter().filter(|c| c.visible())
     }
     joinable(&items[right])

@@ -47,6 +47,9 @@ pub(crate) struct ScopeItem {
     /// A `json_each` / `json_tree` item: its `value` column carries the
     /// JSON subtype when its `type` column says array or object.
     pub json_each: bool,
+    /// How many of the last columns are a table-valued function's hidden
+    /// ones (left out of `*`).
+    pub hidden_columns: usize,
 }
 
 /// What a resolved name is.

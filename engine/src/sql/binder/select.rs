@@ -46,7 +46,7 @@ fn mark_used(
         w.order_by.iter().for_each(|(e, ..)| add(e));
     }
     for item in items.iter() {
-        if let Source::JsonEach { args, .. } = &item.source {
+        if let Source::Function { args, .. } = &item.source {
             args.iter().for_each(&mut add);
         }
     }
@@ -728,10 +728,7 @@ fn push_item_columns(
 ) {
     // A table-valued function's hidden columns are left out too.
     let n = item.columns.len();
-    let shown = match item.json_each {
-        true => n - super::from::JSON_EACH_HIDDEN,
-        false => n,
-    };
+    let shown = n - item.hidden_columns;
     for (i, col) in item.columns[..shown]
         .iter()
         .enumerate()

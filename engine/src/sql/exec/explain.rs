@@ -4,7 +4,7 @@
 //! TEMP B-TREE FOR ORDER BY`, `COMPOUND QUERY`, `SCALAR SUBQUERY`...).
 //! Rows are (id, parent, notused, detail).
 
-use crate::sql::planner::plan::{Access, Body, Core, Expr, Query, Source};
+use crate::sql::planner::plan::{Access, Body, Core, Expr, Query, Source, TableFunction};
 use crate::sql::value::Value;
 
 struct Out {
@@ -95,13 +95,15 @@ fn core(out: &mut Out, c: &Core, parent: i64) {
                 format!("SCAN {}", item.name)
             }
             (Source::CteWorking(_), _) => format!("SCAN {}", item.name),
-            // SQLite's plan number for its arguments: 1 for the JSON, 3
-            // with the path too.
-            (Source::JsonEach { args, .. }, _) => format!(
-                "SCAN {} VIRTUAL TABLE INDEX {}:",
-                item.name,
-                [0, 1, 3][args.len().min(2)]
-            ),
+            // SQLite's plan number for its arguments: for JSON, 1 for the
+            // document, 3 with the path too; 0 for a PRAGMA's.
+            (Source::Function { function, args }, _) => {
+                let number = match function {
+                    TableFunction::Json { .. } => [0, 1, 3][args.len().min(2)],
+                    TableFunction::Pragma { .. } => 0,
+                };
+                format!("SCAN {} VIRTUAL TABLE INDEX {number}:", item.name)
+            }
         };
         let detail = if n > 0 && matches!(level.access, Access::Hash { .. }) {
             format!("{detail} (HASH JOIN)")

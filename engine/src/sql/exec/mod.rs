@@ -61,7 +61,7 @@ mod json_each;
 pub(crate) mod keysort;
 pub(crate) mod kv;
 pub(crate) mod pending;
-mod pragma;
+pub(crate) mod pragma;
 pub(crate) use pragma::is_schema_pragma;
 pub(crate) mod scan;
 pub(crate) mod select;

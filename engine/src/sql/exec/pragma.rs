@@ -3,6 +3,9 @@
 //! `table_xinfo`, `index_list`, `index_info`, `index_xinfo` and
 //! `foreign_key_list`. The connection's own (`foreign_keys`,
 //! `integrity_check`, `quick_check`) are the connection's (`db.rs`).
+//! Each is also the table-valued function `pragma_<name>` of FROM
+//! ([`ExecCtx::pragma_function_rows`]), read from the catalog its
+//! statement was planned against.
 //!
 //! An unknown table or index gives no rows, as in SQLite. Differences:
 //! `dflt_value` is the DEFAULT as the engine writes it back (`1 + 2` where
@@ -11,12 +14,15 @@
 
 use std::rc::Rc;
 
+use super::eval::Env;
 use super::kv::Kv;
 use super::scan::Row;
 use super::statement::Output;
+use super::ExecCtx;
 use crate::sql::ast::{self, ForeignKeyAction, Literal, Pragma, PragmaValue};
 use crate::sql::binder::Binder;
-use crate::sql::catalog::{key, Catalog, Index, IndexOrigin, Table};
+use crate::sql::catalog::{key, Catalog, Index, IndexOrigin, StrictType, Table};
+use crate::sql::planner::plan::Expr;
 use crate::sql::value::{Collation, Value};
 use crate::{sql_err, Result};
 
@@ -81,6 +87,95 @@ pub(crate) fn run(kv: &mut dyn Kv, cat: &mut Catalog, p: &Pragma) -> Result<Outp
         rows,
         ..Output::default()
     })
+}
+
+/// The PRAGMAs a table-valued function `pragma_<name>` reads: (name,
+/// columns, takes an argument).
+const FUNCTIONS: [(&str, &[&str], bool); 7] = [
+    ("table_info", TABLE_INFO, true),
+    ("table_xinfo", TABLE_XINFO, true),
+    ("index_list", INDEX_LIST, true),
+    ("index_info", INDEX_INFO, true),
+    ("index_xinfo", INDEX_XINFO, true),
+    ("foreign_key_list", FOREIGN_KEY_LIST, true),
+    ("user_version", &["user_version"], false),
+];
+
+/// For `pragma_<name>` (`name` in any case): the PRAGMA's name and its
+/// columns (without the hidden `arg` and `schema`).
+pub(crate) fn function(name: &str) -> Option<(&'static str, &'static [&'static str])> {
+    FUNCTIONS
+        .iter()
+        .find(|(n, ..)| n.eq_ignore_ascii_case(name))
+        .map(|&(n, columns, _)| (n, columns))
+}
+
+/// Whether `pragma_<name>` takes an argument (and so has the hidden
+/// columns `arg` and `schema`).
+pub(crate) fn takes_argument(name: &str) -> bool {
+    FUNCTIONS.iter().any(|&(n, _, arg)| arg && n == name)
+}
+
+impl ExecCtx<'_> {
+    /// The rows of `pragma_<name>(args)` on `cat`, the arguments evaluated
+    /// against `env`: each the PRAGMA's columns, then the hidden `arg` and
+    /// `schema` (the arguments as given) for one taking an argument, then
+    /// the rowid (from 1); charged to the statement. As in SQLite, no
+    /// argument, a NULL one or one naming nothing gives no rows, and so
+    /// does the schema `temp`; another schema than `main` is an error.
+    pub(crate) fn pragma_function_rows(
+        &self,
+        name: &str,
+        cat: &Catalog,
+        args: &[Expr],
+        env: &Env,
+    ) -> Result<Vec<Row>> {
+        let values = args
+            .iter()
+            .map(|a| self.eval(a, env))
+            .collect::<Result<Vec<_>>>()?;
+        // The arguments as text (SQLite's `sqlite3_value_text`), as the
+        // hidden columns show them too.
+        let texts: Vec<Option<String>> = values.iter().map(Value::to_text).collect();
+        let hidden_value = |i: usize| {
+            texts
+                .get(i)
+                .cloned()
+                .flatten()
+                .map_or(Value::Null, Value::Text)
+        };
+        let schema_text = texts.get(1).cloned().flatten();
+        if let Some(s) = &schema_text {
+            if !["main", "temp"].iter().any(|m| m.eq_ignore_ascii_case(s)) {
+                return Err(sql_err!("unknown database '{s}'"));
+            }
+        }
+        let arg = texts.first().cloned().flatten();
+        let temp = schema_text.is_some_and(|s| s.eq_ignore_ascii_case("temp"));
+        let found = match (name, arg.as_deref()) {
+            ("user_version", _) => vec![vec![Value::Integer(cat.user_version)]],
+            (_, None) => Vec::new(),
+            _ if temp => Vec::new(),
+            ("table_info", Some(t)) => table_info(cat, t, false)?,
+            ("table_xinfo", Some(t)) => table_info(cat, t, true)?,
+            ("index_list", Some(t)) => index_list(cat, t),
+            ("index_info", Some(i)) => index_info(cat, i, false),
+            ("index_xinfo", Some(i)) => index_info(cat, i, true),
+            ("foreign_key_list", Some(t)) => foreign_key_list(cat, t),
+            _ => return Err(sql_err!("no such table-valued function: pragma_{name}")),
+        };
+        let hidden = takes_argument(name);
+        let mut rows = Vec::with_capacity(found.len());
+        for (n, mut row) in found.into_iter().enumerate() {
+            if hidden {
+                row.extend([hidden_value(0), hidden_value(1)]);
+            }
+            row.push(Value::Integer(n as i64 + 1));
+            self.charge(super::row_size(&row))?;
+            rows.push(row);
+        }
+        Ok(rows)
+    }
 }
 
 const TABLE_INFO: &[&str] = &["cid", "name", "type", "notnull", "dflt_value", "pk"];
@@ -174,7 +269,7 @@ fn table_info(cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
             let mut row = vec![
                 Value::Integer(i as i64),
                 text(&c.name),
-                text(&c.type_text),
+                text(shown_type(&c.type_text)),
                 int(c.not_null),
                 c.default
                     .as_ref()
@@ -187,6 +282,13 @@ fn table_info(cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
             row
         })
         .collect())
+}
+
+/// A declared type as `table_info` shows it: one of the types a STRICT
+/// table may declare in upper case (SQLite 3.37's rule, for every table),
+/// any other as written.
+fn shown_type(declared: &str) -> &str {
+    StrictType::parse(declared).map_or(declared, |t| t.name())
 }
 
 /// A DEFAULT as written back; a blob literal `x'..'` as usually typed.
@@ -219,7 +321,7 @@ fn view_info(cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
             let mut row = vec![
                 Value::Integer(i as i64),
                 text(c),
-                text(q.decl_types.get(i).map_or("", String::as_str)),
+                text(shown_type(q.decl_types.get(i).map_or("", String::as_str))),
                 int(false),
                 Value::Null,
                 Value::Integer(0),

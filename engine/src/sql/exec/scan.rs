@@ -26,7 +26,7 @@ use super::{row_size, ExecCtx, Kv};
 use crate::sql::ast::BinaryOp;
 use crate::sql::catalog::{Index, Table};
 use crate::sql::keycode::{self, KeyColumn};
-use crate::sql::planner::plan::{Access, Expr, From, FromItem, Level, Source};
+use crate::sql::planner::plan::{Access, Expr, From, FromItem, Level, Source, TableFunction};
 use crate::sql::record::{self, FieldRef};
 use crate::sql::value::{apply_affinity, Affinity, BinaryOp as ArithOp, Collation, Value};
 use crate::storage::fasthash::{FastMap, FastSet};
@@ -444,7 +444,13 @@ impl ExecCtx<'_> {
                 }
                 return self.for_each_candidate(from, depth, row, outer, lc, f);
             }
-            (Source::JsonEach { tree, args }, _) if !item.right_join => {
+            (
+                Source::Function {
+                    function: TableFunction::Json { tree },
+                    args,
+                },
+                _,
+            ) if !item.right_join => {
                 // Made again for each row of the levels before, one row at
                 // a time, as SQLite's virtual table is: only a RIGHT / FULL
                 // join's operand keeps its rows (for its second pass).
@@ -452,6 +458,22 @@ impl ExecCtx<'_> {
                 let mut n = 0;
                 while json_each_row(&mut scan, &mut row[off..off + w], used, n)? {
                     n += 1;
+                    if !f(row)? {
+                        return Ok(false);
+                    }
+                }
+                return Ok(true);
+            }
+            (
+                Source::Function {
+                    function: TableFunction::Pragma { name, catalog },
+                    args,
+                },
+                _,
+            ) if !item.right_join => {
+                let env = Env::new(row, outer);
+                for r in self.pragma_function_rows(name, catalog, args, &env)? {
+                    row[off..off + w].clone_from_slice(&r);
                     if !f(row)? {
                         return Ok(false);
                     }
@@ -700,10 +722,17 @@ impl ExecCtx<'_> {
             }
             Source::Query { query } => Rc::new(self.run_query(&query.query, env.outer)?),
             Source::CteWorking(id) => self.working.borrow().get(id).cloned().unwrap_or_default(),
-            Source::JsonEach { tree, args, .. } => {
+            Source::Function {
+                function: TableFunction::Json { tree },
+                args,
+            } => {
                 let used = (item.used.len() == item.width).then_some(item.used.as_slice());
                 Rc::new(self.json_each_rows(*tree, args, env, used)?)
             }
+            Source::Function {
+                function: TableFunction::Pragma { name, catalog },
+                args,
+            } => Rc::new(self.pragma_function_rows(name, catalog, args, env)?),
         };
         let rows = match &item.source {
             // A RIGHT / FULL join's operand: each row numbered in its last

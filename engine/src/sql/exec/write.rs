@@ -64,6 +64,7 @@ pub(crate) fn table_scope_item(table: &Table, name: &str) -> ScopeItem {
         offset: 0,
         rowid: table.rowid_visible().then_some(table.columns.len()),
         json_each: false,
+        hidden_columns: 0,
     }
 }
 

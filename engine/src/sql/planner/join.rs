@@ -230,10 +230,10 @@ fn join_order(
 fn function_needs(items: &[FromItem]) -> Result<Vec<Vec<usize>>> {
     let mut needs = vec![Vec::new(); items.len()];
     for (i, item) in items.iter().enumerate() {
-        let Source::JsonEach { args, tree, .. } = &item.source else {
+        let Source::Function { args, function } = &item.source else {
             continue;
         };
-        let f = if *tree { "json_tree" } else { "json_each" };
+        let f = function.name();
         let mut slots = Vec::new();
         args.iter()
             .for_each(|a| local_slots(a, &mut |s| slots.push(s)));

@@ -11,7 +11,7 @@
 use std::rc::Rc;
 
 use crate::sql::ast;
-use crate::sql::catalog::{Index, Table};
+use crate::sql::catalog::{Catalog, Index, Table};
 use crate::sql::value::{Affinity, BinaryOp as ArithOp, Collation, Value};
 
 /// A bound expression.
@@ -395,16 +395,74 @@ pub(crate) enum Source {
     },
     /// The working table of recursive CTE number `n`.
     CteWorking(usize),
-    /// `json_each(json [, path])`, or `json_tree` when `tree`: its rows
-    /// are made from the arguments, which may read the items bound before
-    /// it (the planner binds the items they read first) and the enclosing
-    /// queries. Its columns are `key, value, type, atom, id, parent,
-    /// fullkey, path`, the hidden `json` and `root`, then the rowid (the
-    /// row's number).
-    JsonEach {
-        tree: bool,
+    /// A table-valued function: its rows are made from the arguments,
+    /// which may read the items bound before it (the planner binds the
+    /// items they read first) and the enclosing queries.
+    Function {
+        function: TableFunction,
         args: Vec<Expr>,
     },
+}
+
+impl Source {
+    /// How many of the item's last columns (before its rowid) are hidden:
+    /// named as any other but left out of `*` and NATURAL joins.
+    pub(crate) fn hidden_columns(&self) -> usize {
+        match self {
+            Source::Function { function, .. } => function.hidden_columns(),
+            _ => 0,
+        }
+    }
+}
+
+/// The table-valued functions of FROM.
+#[derive(Clone)]
+pub(crate) enum TableFunction {
+    /// `json_each(json [, path])`, or `json_tree` when `tree`. Its
+    /// columns are `key, value, type, atom, id, parent, fullkey, path`,
+    /// the hidden `json` and `root`, then the rowid (the row's number).
+    Json { tree: bool },
+    /// `pragma_<name>([arg [, schema]])`: the rows of the schema PRAGMA
+    /// `name` (`exec::pragma`), read from the catalog the statement was
+    /// planned against (a plan lives only while that catalog is current).
+    /// Its columns are the PRAGMA's, then, for one taking an argument, the
+    /// hidden `arg` and `schema`, then the rowid.
+    Pragma {
+        name: &'static str,
+        catalog: Rc<Catalog>,
+    },
+}
+
+impl TableFunction {
+    /// The function's name, as messages show it.
+    pub(crate) fn name(&self) -> String {
+        match self {
+            TableFunction::Json { tree: false } => "json_each".to_string(),
+            TableFunction::Json { tree: true } => "json_tree".to_string(),
+            TableFunction::Pragma { name, .. } => format!("pragma_{name}"),
+        }
+    }
+
+    /// See [`Source::hidden_columns`].
+    pub(crate) fn hidden_columns(&self) -> usize {
+        match self {
+            TableFunction::Json { .. } => 2,
+            TableFunction::Pragma { name, .. } => {
+                if crate::sql::exec::pragma::takes_argument(name) {
+                    2
+                } else {
+                    0
+                }
+            }
+        }
+    }
+}
+
+// By name: a plan's debug form (see `expr_key`) does not print a catalog.
+impl std::fmt::Debug for TableFunction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
 }
 
 /// One level of the nested-loop join.
@@ -628,7 +686,7 @@ fn walk_body(b: &Body, level: usize, f: &mut dyn FnMut(usize)) {
                     Source::Query { query } if query.correlated => {
                         walk_query(&query.query, level, f)
                     }
-                    Source::JsonEach { args, .. } => args.iter().for_each(|x| walk(x, level, f)),
+                    Source::Function { args, .. } => args.iter().for_each(|x| walk(x, level, f)),
                     _ => {}
                 }
             }
