@@ -1688,21 +1688,7 @@ fn strict_and_without_rowid_tables_as_sqlite() {
         "UPDATE w SET k = NULL",
         "UPDATE OR IGNORE wc SET a = NULL",
     ];
-    for stmt in statements {
-        let (x, y) = (tinyjoin_run(&mut tj, stmt), sqlite_run(&lite, stmt));
-        assert!(
-            same_outcome(&x, &y, true, false),
-            "{stmt}:\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"
-        );
-        // The errors say what SQLite's say.
-        if let (Err(a), Err(b)) = (&x, &y) {
-            // (rusqlite adds " in <statement> at offset N" to some.)
-            let b = b
-                .find(&format!(" in {stmt}"))
-                .map_or(b.as_str(), |i| &b[..i]);
-            assert!(a.contains(b), "{stmt}:\n  tinyjoin: {a}\n  sqlite:   {b}");
-        }
-    }
+    run_with_sqlite_errors(&mut tj, &lite, &statements);
     let queries = [
         "SELECT id, a, typeof(a), b, c, typeof(c), d, typeof(d), e, f, typeof(f), g, typeof(g) FROM s ORDER BY id",
         "SELECT * FROM w ORDER BY k",
@@ -1790,6 +1776,102 @@ fn schema_pragmas_as_sqlite() {
     );
     let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("schema pragmas", queries.len(), &mismatches);
+}
+
+/// Generated columns (VIRTUAL and STORED) as SQLite computes them: from
+/// other columns and other generated ones, with their affinity and
+/// collation, through INSERT, UPDATE, upserts, REPLACE, foreign key
+/// actions, indexes, constraints and ALTER TABLE (ADD, DROP and RENAME
+/// COLUMN, the last rewriting CHECK and generated expressions), and
+/// SQLite's errors for what they refuse.
+#[test]
+fn generated_columns_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let statements = [
+        "CREATE TABLE g(a INT, b AS (a * 2), c TEXT GENERATED ALWAYS AS (b || 'x') STORED, d AS (upper(c)) VIRTUAL, e REAL AS (a), f AS (a) COLLATE NOCASE)",
+        "INSERT INTO g VALUES (1)",
+        "INSERT INTO g(a) VALUES (3), (NULL), ('7'), ('x')",
+        "INSERT INTO g VALUES (1, 2)",
+        "INSERT INTO g(a, b) VALUES (1, 2)",
+        "INSERT INTO g DEFAULT VALUES",
+        "INSERT INTO g SELECT a + 100 FROM g WHERE a < 5",
+        "INSERT INTO g SELECT * FROM g",
+        "UPDATE g SET a = a + 10 WHERE a = 3",
+        "UPDATE g SET b = 1",
+        "UPDATE g SET (a, d) = (1, 2)",
+        "CREATE TABLE h(id INTEGER PRIMARY KEY, a, b AS (id * 10 + a) STORED, c AS (b + 1), u AS (lower(a)) UNIQUE, n AS (a + 1) NOT NULL, CHECK (c < 1000))",
+        "INSERT INTO h(a) VALUES (1), (2)",
+        "INSERT INTO h(a) VALUES ('A')",
+        "INSERT INTO h(a) VALUES ('a')",
+        "INSERT OR IGNORE INTO h(a) VALUES ('a')",
+        "INSERT OR REPLACE INTO h(a) VALUES ('a')",
+        "INSERT INTO h(a) VALUES (NULL)",
+        "INSERT INTO h(a) VALUES (200)",
+        "INSERT INTO h(id, a) VALUES (1, 5) ON CONFLICT(id) DO UPDATE SET a = excluded.a + 1",
+        "INSERT INTO h(id, a) VALUES (1, 5) ON CONFLICT(id) DO UPDATE SET b = 1",
+        "INSERT INTO h(a) VALUES (9) RETURNING id, b, c, u, n",
+        "UPDATE h SET a = 30 WHERE id = 2 RETURNING *",
+        "UPDATE h SET id = id + 100 WHERE a = 9",
+        "CREATE INDEX hc ON h(c)",
+        "CREATE INDEX hb ON h(b DESC) WHERE c > 20",
+        "UPDATE h SET a = a + 1",
+        "DELETE FROM h WHERE c > 500",
+        "CREATE TABLE p(k PRIMARY KEY)",
+        "CREATE TABLE ch(x REFERENCES p(k) ON UPDATE CASCADE ON DELETE SET NULL, y AS (coalesce(x, 'none')) STORED)",
+        "INSERT INTO p VALUES (1), (2)",
+        "INSERT INTO ch(x) VALUES (1), (2)",
+        "UPDATE p SET k = 10 WHERE k = 1",
+        "DELETE FROM p WHERE k = 2",
+        "ALTER TABLE g ADD COLUMN z AS (a * 3) STORED",
+        "ALTER TABLE g ADD COLUMN z AS (a * 3)",
+        "ALTER TABLE g ADD COLUMN nn AS (a) NOT NULL",
+        "ALTER TABLE g ADD COLUMN ck AS (a) CHECK (ck < 0)",
+        "ALTER TABLE g ADD COLUMN w",
+        "INSERT INTO g VALUES (4, 5)",
+        "ALTER TABLE g DROP COLUMN a",
+        "ALTER TABLE g DROP COLUMN d",
+        "ALTER TABLE g DROP COLUMN c",
+        "ALTER TABLE g RENAME COLUMN a TO aa",
+        "INSERT INTO g(aa) VALUES (8)",
+        "CREATE TABLE r(a CHECK (a > 0), b AS (a + 1), CHECK (r.a < 100))",
+        "ALTER TABLE r RENAME COLUMN a TO x",
+        "INSERT INTO r VALUES (5)",
+        "INSERT INTO r VALUES (-5)",
+        "INSERT INTO r VALUES (500)",
+        "CREATE TABLE x1(a, b AS (a) PRIMARY KEY)",
+        "CREATE TABLE x2(a, b AS (a), PRIMARY KEY (b))",
+        "CREATE TABLE x3(a, b AS (a) DEFAULT 1)",
+        "CREATE TABLE x4(a, b AS (rowid))",
+        "CREATE TABLE x5(a, b AS (nope))",
+        "CREATE TABLE x6(a AS (1))",
+        "CREATE TABLE x7(a, b AS (?))",
+        "CREATE TABLE x8(a, b AS (random()))",
+        "CREATE TABLE x9(a, b AS ((SELECT 1)))",
+        "CREATE TABLE x10(a, b AS (count(a)))",
+        "CREATE TABLE x11(a, b AS (a), c AS (b))",
+        "ALTER TABLE x11 DROP COLUMN a",
+        "ALTER TABLE x11 DROP COLUMN c",
+        "ALTER TABLE x11 DROP COLUMN a",
+    ];
+    run_with_sqlite_errors(&mut tj, &lite, &statements);
+    let queries = [
+        "SELECT *, typeof(b), typeof(c), typeof(e) FROM g ORDER BY rowid",
+        "SELECT count(*) FROM g WHERE f = 'X'",
+        "SELECT * FROM h ORDER BY id",
+        "SELECT id, c FROM h WHERE c > 20 ORDER BY c",
+        "SELECT b FROM h WHERE c > 20 ORDER BY b DESC",
+        "SELECT * FROM ch ORDER BY rowid",
+        "SELECT * FROM r",
+        "SELECT * FROM x11",
+        "PRAGMA table_info(g)",
+        "PRAGMA table_xinfo(g)",
+        "PRAGMA table_info(h)",
+        "PRAGMA table_xinfo(h)",
+        "SELECT * FROM pragma_table_xinfo('ch')",
+        "PRAGMA integrity_check",
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("generated columns", queries.len(), &mismatches);
 }
 
 /// The schema PRAGMAs as table-valued functions (`pragma_table_info(t)`
@@ -2433,6 +2515,25 @@ fn mismatch_with(
 }
 
 /// Runs each statement on both engines, which must give the same outcome.
+/// Runs each statement on both engines: the outcomes must match, and an
+/// error must say what SQLite's says.
+fn run_with_sqlite_errors(tj: &mut Connection, lite: &rusqlite::Connection, stmts: &[&str]) {
+    for &stmt in stmts {
+        let (x, y) = (tinyjoin_run(tj, stmt), sqlite_run(lite, stmt));
+        assert!(
+            same_outcome(&x, &y, true, false),
+            "{stmt}:\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"
+        );
+        if let (Err(a), Err(b)) = (&x, &y) {
+            // (rusqlite adds " in <statement> at offset N" to some.)
+            let b = b
+                .find(&format!(" in {stmt}"))
+                .map_or(b.as_str(), |i| &b[..i]);
+            assert!(a.contains(b), "{stmt}:\n  tinyjoin: {a}\n  sqlite:   {b}");
+        }
+    }
+}
+
 fn run_on_both(tj: &mut Connection, lite: &rusqlite::Connection, stmts: &[String]) {
     for stmt in stmts {
         let (x, y) = (tinyjoin_run(tj, stmt), sqlite_run(lite, stmt));

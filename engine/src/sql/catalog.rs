@@ -78,6 +78,18 @@ pub(crate) struct Column {
     pub primary_key: bool,
     /// In a STRICT table, the column's type (None otherwise).
     pub strict_type: Option<StrictType>,
+    /// `GENERATED ALWAYS AS (expr)`: the value is computed from the row's
+    /// other columns whenever the row is written (`exec::write`), VIRTUAL
+    /// and STORED alike, and stored as any column's.
+    pub generated: Option<Generated>,
+}
+
+/// A generated column's expression, and whether it was declared STORED
+/// (which only decides what ALTER TABLE and `table_xinfo` allow and show).
+#[derive(Clone, Debug)]
+pub(crate) struct Generated {
+    pub expr: ast::Expr,
+    pub stored: bool,
 }
 
 /// A foreign key of a child table.
@@ -413,6 +425,15 @@ pub(crate) fn table_from_ast(
     for c in constraints {
         table_constraint(&mut table, c, &mut unique_sets)?;
     }
+    if table
+        .columns
+        .iter()
+        .any(|c| c.primary_key && c.generated.is_some())
+    {
+        return Err(sql_err!(
+            "generated columns cannot be part of the PRIMARY KEY"
+        ));
+    }
     if unique_sets
         .iter()
         .filter(|(_, o, _)| *o == IndexOrigin::PrimaryKey)
@@ -561,6 +582,7 @@ fn column_from_ast(
         collation: Collation::Binary,
         primary_key: false,
         strict_type: None,
+        generated: None,
     };
     for c in &def.constraints {
         match &c.kind {
@@ -598,10 +620,16 @@ fn column_from_ast(
                 on_delete: fk.on_delete.unwrap_or(ast::ForeignKeyAction::NoAction),
                 on_update: fk.on_update.unwrap_or(ast::ForeignKeyAction::NoAction),
             }),
-            ast::ColumnConstraintKind::Generated { .. } => {
-                return Err(sql_err!("generated columns are not supported"));
+            ast::ColumnConstraintKind::Generated { expr, stored } => {
+                column.generated = Some(Generated {
+                    expr: expr.clone(),
+                    stored: *stored,
+                })
             }
         }
+    }
+    if column.generated.is_some() && column.default.is_some() {
+        return Err(sql_err!("cannot use DEFAULT on a generated column"));
     }
     Ok(column)
 }

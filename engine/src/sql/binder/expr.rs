@@ -175,70 +175,96 @@ pub(crate) fn contains_subquery(e: &ast::Expr) -> bool {
     found
 }
 
-/// Calls `f` on `e` and every sub-expression, not entering subqueries.
-pub(crate) fn visit(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
-    f(e);
-    match &e.kind {
-        ExprKind::Literal(_) | ExprKind::Param { .. } | ExprKind::Column(_) => {}
-        ExprKind::Exists(_) | ExprKind::Subquery(_) => {}
-        ExprKind::Unary { expr, .. }
-        | ExprKind::IsNull { expr, .. }
-        | ExprKind::Cast { expr, .. }
-        | ExprKind::Collate { expr, .. }
-        | ExprKind::InSelect { expr, .. }
-        | ExprKind::InTable { expr, .. } => visit(expr, f),
-        ExprKind::Binary { left, right, .. } => {
-            visit(left, f);
-            visit(right, f);
-        }
-        ExprKind::Like {
-            expr,
-            pattern,
-            escape,
-            ..
-        } => {
-            visit(expr, f);
-            visit(pattern, f);
-            if let Some(x) = escape {
-                visit(x, f);
+/// Defines a walk over an expression and its sub-expressions (not
+/// entering subqueries), by shared or by mutable reference: one body for
+/// [`visit`] and [`visit_mut`].
+macro_rules! expr_walk {
+    ($(#[$doc:meta])* $name:ident, $($m:ident)?) => {
+        $(#[$doc])*
+        pub(crate) fn $name(e: &$($m)? ast::Expr, f: &mut dyn FnMut(&$($m)? ast::Expr)) {
+            f(e);
+            match &$($m)? e.kind {
+                ExprKind::Literal(_) | ExprKind::Param { .. } | ExprKind::Column(_) => {}
+                ExprKind::Exists(_) | ExprKind::Subquery(_) => {}
+                ExprKind::Unary { expr, .. }
+                | ExprKind::IsNull { expr, .. }
+                | ExprKind::Cast { expr, .. }
+                | ExprKind::Collate { expr, .. }
+                | ExprKind::InSelect { expr, .. }
+                | ExprKind::InTable { expr, .. } => $name(expr, f),
+                ExprKind::Binary { left, right, .. } => {
+                    $name(left, f);
+                    $name(right, f);
+                }
+                ExprKind::Like {
+                    expr,
+                    pattern,
+                    escape,
+                    ..
+                } => {
+                    $name(expr, f);
+                    $name(pattern, f);
+                    if let Some(x) = escape {
+                        $name(x, f);
+                    }
+                }
+                ExprKind::Between {
+                    expr, low, high, ..
+                } => {
+                    $name(expr, f);
+                    $name(low, f);
+                    $name(high, f);
+                }
+                ExprKind::InList { expr, list, .. } => {
+                    $name(expr, f);
+                    for x in list {
+                        $name(x, f);
+                    }
+                }
+                ExprKind::Case {
+                    operand,
+                    when_then,
+                    else_expr,
+                } => {
+                    if let Some(x) = operand {
+                        $name(x, f);
+                    }
+                    for (w, t) in when_then {
+                        $name(w, f);
+                        $name(t, f);
+                    }
+                    if let Some(x) = else_expr {
+                        $name(x, f);
+                    }
+                }
+                ExprKind::Function(call) => {
+                    for x in &$($m)? call.args {
+                        $name(x, f);
+                    }
+                    if let Some(x) = &$($m)? call.filter {
+                        $name(x, f);
+                    }
+                }
+                ExprKind::Row(list) => {
+                    for x in list {
+                        $name(x, f);
+                    }
+                }
             }
         }
-        ExprKind::Between {
-            expr, low, high, ..
-        } => {
-            visit(expr, f);
-            visit(low, f);
-            visit(high, f);
-        }
-        ExprKind::InList { expr, list, .. } => {
-            visit(expr, f);
-            list.iter().for_each(|x| visit(x, f));
-        }
-        ExprKind::Case {
-            operand,
-            when_then,
-            else_expr,
-        } => {
-            if let Some(x) = operand {
-                visit(x, f);
-            }
-            for (w, t) in when_then {
-                visit(w, f);
-                visit(t, f);
-            }
-            if let Some(x) = else_expr {
-                visit(x, f);
-            }
-        }
-        ExprKind::Function(call) => {
-            call.args.iter().for_each(|x| visit(x, f));
-            if let Some(x) = &call.filter {
-                visit(x, f);
-            }
-        }
-        ExprKind::Row(list) => list.iter().for_each(|x| visit(x, f)),
-    }
+    };
 }
+
+expr_walk!(
+    /// Calls `f` on `e` and every sub-expression, not entering subqueries.
+    visit,
+);
+expr_walk!(
+    /// [`visit`], with each expression mutable (`f` sees a node before
+    /// its sub-expressions).
+    visit_mut,
+    mut
+);
 
 fn literal(l: &ast::Literal) -> Value {
     match l {

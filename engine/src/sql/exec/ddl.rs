@@ -321,6 +321,9 @@ pub(crate) fn create_table(
     if table.checks.iter().any(|(_, e, _)| contains_subquery(e)) {
         return Err(sql_err!("subqueries prohibited in CHECK constraints"));
     }
+    if table.columns.iter().any(|c| c.generated.is_some()) {
+        check_generated(cat, &table)?;
+    }
     install_table(kv, cat, table, autos)?;
     Ok(true)
 }
@@ -523,27 +526,58 @@ fn check_deterministic(ci: &ast::CreateIndex) -> Result<()> {
             "subqueries prohibited in partial index WHERE clauses"
         ));
     }
-    let mut bad = None;
     let exprs = ci
         .columns
         .iter()
         .map(|c| &c.expr)
         .chain(ci.where_clause.iter());
-    for e in exprs {
-        crate::sql::binder::expr::visit(e, &mut |x| {
-            if let ast::ExprKind::Function(f) = &x.kind {
-                if crate::sql::functions::scalar(&f.name).is_some_and(|s| !s.is_deterministic()) {
-                    bad = Some(f.name.clone());
-                }
-            }
-        });
-    }
-    match bad {
+    match exprs.filter_map(nondeterministic_call).next() {
         Some(name) => Err(sql_err!(
             "non-deterministic functions prohibited in index expressions: {name}()"
         )),
         None => Ok(()),
     }
+}
+
+/// The name of a non-deterministic function `e` calls, if any.
+fn nondeterministic_call(e: &ast::Expr) -> Option<String> {
+    let mut bad = None;
+    crate::sql::binder::expr::visit(e, &mut |x| {
+        if let ast::ExprKind::Function(f) = &x.kind {
+            if crate::sql::functions::scalar(&f.name).is_some_and(|s| !s.is_deterministic()) {
+                bad = Some(f.name.clone());
+            }
+        }
+    });
+    bad
+}
+
+/// A table's generated columns, as SQLite requires them: some column is
+/// not generated, and each expression reads only the row (no subquery,
+/// parameter or non-deterministic function), binds over the table's
+/// columns (not its rowid) and is part of no cycle.
+fn check_generated(cat: &Catalog, table: &Table) -> Result<()> {
+    if table.columns.iter().all(|c| c.generated.is_some()) {
+        return Err(sql_err!("must have at least one non-generated column"));
+    }
+    for g in table.columns.iter().filter_map(|c| c.generated.as_ref()) {
+        if contains_subquery(&g.expr) {
+            return Err(sql_err!("subqueries prohibited in generated columns"));
+        }
+        let mut param = false;
+        crate::sql::binder::expr::visit(&g.expr, &mut |x| {
+            param |= matches!(x.kind, ast::ExprKind::Param { .. });
+        });
+        if param {
+            return Err(sql_err!("parameters prohibited in generated columns"));
+        }
+        if nondeterministic_call(&g.expr).is_some() {
+            return Err(sql_err!(
+                "non-deterministic functions prohibited in generated columns"
+            ));
+        }
+    }
+    super::write::generated_plan(cat, table).map(|_| ())
 }
 
 /// CREATE VIEW.
@@ -672,6 +706,28 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option
                 return Err(sql_err!("duplicate column name: {new}"));
             }
             t.columns[i].name = new.clone();
+            // The table's own expressions and self-references follow, as
+            // SQLite rewrites them (another table's reference refuses the
+            // rename: `refuse_rename_in_use`).
+            let table = t.name.clone();
+            let generated = t.columns.iter_mut().filter_map(|c| c.generated.as_mut());
+            for e in t
+                .checks
+                .iter_mut()
+                .map(|(_, e, _)| e)
+                .chain(generated.map(|g| &mut g.expr))
+            {
+                rename_column_refs(e, &table, old, new);
+            }
+            for fk in &mut t.foreign_keys {
+                if fk.parent.eq_ignore_ascii_case(&table) {
+                    for p in &mut fk.parent_columns {
+                        if p.eq_ignore_ascii_case(old) {
+                            p.clone_from(new);
+                        }
+                    }
+                }
+            }
         }
         ast::AlterAction::AddColumn(def) => {
             if t.column_index(&def.name).is_some() {
@@ -703,7 +759,10 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option
                 return Err(sql_err!("Cannot add a PRIMARY KEY or UNIQUE column"));
             }
             let col = one.columns[0].clone();
-            if col.not_null && col.default.is_none() {
+            if col.generated.as_ref().is_some_and(|g| g.stored) {
+                return Err(sql_err!("cannot add a STORED column"));
+            }
+            if col.not_null && col.default.is_none() && col.generated.is_none() {
                 return Err(sql_err!(
                     "Cannot add a NOT NULL column with default value NULL"
                 ));
@@ -736,9 +795,22 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option
             // The column's own CHECK and REFERENCES constraints go with it,
             // as in SQLite; a table constraint that reads it, or another
             // column's CHECK that does, refuses the drop.
-            if t.checks
-                .iter()
-                .any(|(_, e, own)| *own != Some(i) && mentions_column(e, name))
+            let others = t.columns.iter().enumerate().filter(|&(j, _)| j != i);
+            if others.clone().all(|(_, c)| c.generated.is_some()) {
+                return Err(sql_err!(
+                    "error in table {} after drop column: must have at least one non-generated column",
+                    t.name
+                ));
+            }
+            let generated = others.filter_map(|(_, c)| {
+                let g = c.generated.as_ref()?;
+                Some(&g.expr)
+            });
+            let checks = t.checks.iter().filter(|(_, _, own)| *own != Some(i));
+            if checks
+                .map(|(_, e, _)| e)
+                .chain(generated)
+                .any(|e| mentions_column(e, name))
             {
                 return Err(sql_err!(
                     "error in table {} after drop column: no such column: {name}",
@@ -784,6 +856,44 @@ fn mentions_column(e: &ast::Expr, name: &str) -> bool {
     found
 }
 
+/// Renames the references to column `old` of `table` in `e` (bare, or
+/// qualified by the table's name) to `new`.
+fn rename_column_refs(e: &mut ast::Expr, table: &str, old: &str, new: &str) {
+    crate::sql::binder::expr::visit_mut(e, &mut |x| {
+        if let ast::ExprKind::Column(c) = &mut x.kind {
+            let ours = c
+                .table
+                .as_ref()
+                .is_none_or(|t| t.eq_ignore_ascii_case(table));
+            if ours && c.column.eq_ignore_ascii_case(old) {
+                c.column = new.to_string();
+            }
+        }
+    });
+}
+
+/// RENAME COLUMN's check that needs the catalog: another table's foreign
+/// key naming the column as its parent key refuses it (SQLite rewrites
+/// that table's definition; TinyJoin keeps each definition's text).
+fn refuse_rename_in_use(cat: &Catalog, table: &Table, column: &str) -> Result<()> {
+    let named = cat.tables.values().any(|other| {
+        !other.name.eq_ignore_ascii_case(&table.name)
+            && other.foreign_keys.iter().any(|fk| {
+                fk.parent.eq_ignore_ascii_case(&table.name)
+                    && fk
+                        .parent_columns
+                        .iter()
+                        .any(|p| p.eq_ignore_ascii_case(column))
+            })
+    });
+    if named {
+        return Err(sql_err!(
+            "cannot rename column {column}: a foreign key of another table names it"
+        ));
+    }
+    Ok(())
+}
+
 /// An index of a table whose column `dropped` was dropped (the index does
 /// not use it): the columns after it move one place down.
 fn shift_index_columns(ix: &mut Index, dropped: usize) {
@@ -813,6 +923,33 @@ fn drop_column_values(kv: &mut dyn Kv, tree: &str, i: usize) -> Result<()> {
                 values.remove(i);
                 kv.insert_vec(tree, &k, crate::sql::record::encode(&values))?;
             }
+        }
+    }
+}
+
+/// ADD COLUMN of a generated column: computes it for every row, whose
+/// NOT NULL and CHECK constraints must then hold (SQLite checks the table
+/// too), a batch of rows at a time.
+fn fill_generated(kv: &mut dyn Kv, cat: &Catalog, name: &str) -> Result<()> {
+    let table = cat.table_or_err(name)?.clone();
+    let writer = super::write::TableWriter::new(cat, &table)?;
+    let n = table.columns.len();
+    let mut from = Bound::Unbounded;
+    loop {
+        let batch = kv.scan(&table.tree, from, Bound::Unbounded, false, Some(256))?;
+        let Some((last, _)) = batch.last() else {
+            return Ok(());
+        };
+        from = Bound::Excluded(last.clone());
+        for (k, v) in batch {
+            let mut row = super::scan::table_row(&table, &k, &v)?;
+            {
+                let ctx = ExecCtx::new(&*kv, &[], u64::MAX);
+                writer.compute_generated(&ctx, &mut row)?;
+                writer.check_row(&ctx, &row)?;
+            }
+            let value = crate::sql::record::encode_masked(&row[..n], table.rowid_alias);
+            kv.insert_vec(&table.tree, &k, value)?;
         }
     }
 }
@@ -877,7 +1014,15 @@ pub(crate) fn alter_table(
     if let ast::AlterAction::DropColumn(c) = &at.action {
         refuse_drop_in_use(cat, &old, c)?;
     }
+    if let ast::AlterAction::RenameColumn { old: c, .. } = &at.action {
+        refuse_rename_in_use(cat, &old, c)?;
+    }
     let dropped = apply_alter_to_def(&mut t, &at.action)?;
+    let adds_generated = matches!(&at.action, ast::AlterAction::AddColumn(_))
+        && t.columns.last().is_some_and(|c| c.generated.is_some());
+    if adds_generated {
+        check_generated(cat, &t)?;
+    }
     if let (ast::AlterAction::AddColumn(_), true) = (&at.action, t.options.strict) {
         strict_default_fits(kv, cat, &t)?;
     }
@@ -937,7 +1082,10 @@ pub(crate) fn alter_table(
         )?;
         cat.indexes.insert(key(&ix2.name), Rc::new(ix2));
     }
-    cat.tables.insert(new_key, Rc::new(t));
+    cat.tables.insert(new_key.clone(), Rc::new(t));
+    if adds_generated {
+        fill_generated(kv, cat, &new_key)?;
+    }
     // Views keep their text: one that no longer binds makes the ALTER fail
     // (the statement is rolled back). SQLite rewrites such views instead.
     let views: Vec<Rc<View>> = cat.views.values().cloned().collect();

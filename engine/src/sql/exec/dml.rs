@@ -356,12 +356,20 @@ impl InsertPlan {
         let table = writable_table(cat, &ins.table.name)?;
         let name = ins.alias.clone().unwrap_or_else(|| table.name.clone());
         let n = table.columns.len();
+        // Generated columns take no values: left out of the default list,
+        // refused in a written one.
         let targets: Vec<usize> = if ins.columns.is_empty() {
-            (0..n).collect()
+            (0..n)
+                .filter(|&i| table.columns[i].generated.is_none())
+                .collect()
         } else {
             ins.columns
                 .iter()
                 .map(|c| match table.column_index(c) {
+                    Some(i) if table.columns[i].generated.is_some() => Err(sql_err!(
+                        "cannot INSERT into generated column \"{}\"",
+                        table.columns[i].name
+                    )),
                     Some(i) => Ok(i),
                     None if is_rowid_name(c) && table.rowid_visible() => Ok(n),
                     None => Err(sql_err!("table {} has no column named {c}", table.name)),
@@ -444,7 +452,7 @@ impl InsertPlan {
                     sql_err!(
                         "table {} has {} columns but {} values were supplied",
                         table.name,
-                        n,
+                        targets.len(),
                         values.len()
                     )
                 } else {
@@ -851,6 +859,10 @@ fn bind_sets(
                 .columns
                 .iter()
                 .map(|c| match table.column_index(c) {
+                    Some(i) if table.columns[i].generated.is_some() => Err(sql_err!(
+                        "cannot UPDATE generated column \"{}\"",
+                        table.columns[i].name
+                    )),
                     Some(i) => Ok(i),
                     None if is_rowid_name(c) && table.rowid_visible() => Ok(n),
                     None => Err(sql_err!("no such column: {c}")),

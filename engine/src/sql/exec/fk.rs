@@ -403,6 +403,7 @@ fn set_child_key(
     };
     let (old_vals, new_vals) = {
         let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
+        w.compute_generated(&ctx, &mut new)?;
         w.check_row(&ctx, &new)?;
         (
             w.all_index_values(&ctx, row)?,

@@ -262,12 +262,17 @@ fn table_info(cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
         return view_info(cat, name, hidden);
     };
     let pk = primary_key(cat, t);
+    // Generated columns are hidden: left out of table_info, which numbers
+    // the others from 0 without them, and shown by table_xinfo (hidden 2
+    // for VIRTUAL, 3 for STORED).
     Ok(t.columns
         .iter()
         .enumerate()
-        .map(|(i, c)| {
+        .filter(|(_, c)| hidden || c.generated.is_none())
+        .enumerate()
+        .map(|(cid, (i, c))| {
             let mut row = vec![
-                Value::Integer(i as i64),
+                Value::Integer(cid as i64),
                 text(&c.name),
                 text(shown_type(&c.type_text)),
                 int(c.not_null),
@@ -277,7 +282,8 @@ fn table_info(cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
                 Value::Integer(pk.iter().position(|&p| p == i).map_or(0, |k| k as i64 + 1)),
             ];
             if hidden {
-                row.push(Value::Integer(0));
+                let kind = c.generated.as_ref().map_or(0, |g| 2 + i64::from(g.stored));
+                row.push(Value::Integer(kind));
             }
             row
         })

@@ -68,6 +68,49 @@ pub(crate) fn table_scope_item(table: &Table, name: &str) -> ScopeItem {
     }
 }
 
+/// Binds a table's generated columns over its row (which they read
+/// without its rowid), each after the generated columns it reads; a cycle
+/// is SQLite's "generated column loop" error.
+pub(crate) fn generated_plan(cat: &Catalog, table: &Table) -> Result<Vec<(usize, Expr)>> {
+    let mut pending = Vec::new();
+    let mut item = table_scope_item(table, &table.name);
+    item.rowid = None;
+    let scope = Scope::new(vec![item], None);
+    let mut binder = Binder::new(cat);
+    for (i, c) in table.columns.iter().enumerate() {
+        if let Some(g) = &c.generated {
+            let mut agg = AggCtx::default();
+            pending.push((i, binder.bind_plain(&g.expr, &scope, &mut agg)?));
+        }
+    }
+    let mut ready: Vec<bool> = table
+        .columns
+        .iter()
+        .map(|c| c.generated.is_none())
+        .collect();
+    let mut order = Vec::with_capacity(pending.len());
+    while !pending.is_empty() {
+        let next = pending.iter().position(|(_, e)| {
+            let mut inputs_ready = true;
+            crate::sql::planner::plan::local_slots(e, &mut |s| {
+                inputs_ready &= ready.get(s).copied().unwrap_or(true)
+            });
+            inputs_ready
+        });
+        let Some(k) = next else {
+            let (i, _) = pending[pending.len() - 1];
+            return Err(crate::sql_err!(
+                "generated column loop on \"{}\"",
+                table.columns[i].name
+            ));
+        };
+        let (i, e) = pending.remove(k);
+        ready[i] = true;
+        order.push((i, e));
+    }
+    Ok(order)
+}
+
 /// Binds an index's key expressions and predicate.
 pub(crate) fn index_plan(cat: &Catalog, table: &Table, index: &Rc<Index>) -> Result<IndexPlan> {
     let scope = Scope::new(vec![table_scope_item(table, &table.name)], None);
@@ -134,6 +177,8 @@ pub(crate) struct TableWriter {
     /// INSERT leaving the column out writes, and what REPLACE puts in
     /// place of a NULL in a NOT NULL column.
     pub defaults: Vec<Option<Expr>>,
+    /// The generated columns' expressions ([`generated_plan`]).
+    generated: Vec<(usize, Expr)>,
     /// The rowid or a UNIQUE constraint says `ON CONFLICT REPLACE`: a
     /// write may delete the rows it conflicts with.
     replaces: bool,
@@ -270,6 +315,7 @@ impl TableWriter {
                 _ => Ok(None),
             })
             .collect::<Result<Vec<_>>>()?;
+        let generated = generated_plan(cat, table)?;
         let replace = Some(ConflictResolution::Replace);
         let replaces = table.rowid_conflict == replace
             || indexes.iter().any(|p| p.index.on_conflict == replace);
@@ -280,6 +326,7 @@ impl TableWriter {
             checks_read_tables,
             referenced,
             defaults,
+            generated,
             replaces,
             halt: Cell::new(None),
         })
@@ -323,8 +370,18 @@ impl TableWriter {
         (self.halt.take().unwrap_or(Halt::Abort), e)
     }
 
+    /// Computes `row`'s generated columns from its other columns, each
+    /// with its column's affinity.
+    pub(crate) fn compute_generated(&self, ctx: &ExecCtx, row: &mut [Value]) -> Result<()> {
+        for (i, e) in &self.generated {
+            let v = ctx.eval(e, &Env::new(row, None))?;
+            row[*i] = apply_affinity(v, self.table.columns[*i].affinity);
+        }
+        Ok(())
+    }
+
     /// Readies `row` for writing under the statement's clause `or`: its
-    /// NULLs in NOT NULL columns resolved ([`Self::resolve_nulls`]), then
+    /// generated columns computed, its NULLs in NOT NULL columns resolved ([`Self::resolve_nulls`]), then
     /// its CHECKs. False when the row is skipped: by IGNORE on a NULL, or
     /// by the statement's OR IGNORE on a failed check (SQLite's rule; a
     /// CHECK fails the statement under every other algorithm, REPLACE as
@@ -335,6 +392,7 @@ impl TableWriter {
         row: &mut [Value],
         or: Option<ConflictResolution>,
     ) -> Result<bool> {
+        self.compute_generated(ctx, row)?;
         if !self.resolve_nulls(ctx, row, or)? {
             return Ok(false);
         }
