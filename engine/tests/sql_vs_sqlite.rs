@@ -1782,7 +1782,7 @@ fn schema_pragmas_as_sqlite() {
 /// other columns and other generated ones, with their affinity and
 /// collation, through INSERT, UPDATE, upserts, REPLACE, foreign key
 /// actions, indexes, constraints and ALTER TABLE (ADD, DROP and RENAME
-/// COLUMN, the last rewriting CHECK and generated expressions), and
+/// COLUMN, the last rewriting CHECK, generated and index expressions), and
 /// SQLite's errors for what they refuse.
 #[test]
 fn generated_columns_as_sqlite() {
@@ -1838,6 +1838,15 @@ fn generated_columns_as_sqlite() {
         "INSERT INTO r VALUES (5)",
         "INSERT INTO r VALUES (-5)",
         "INSERT INTO r VALUES (500)",
+        "CREATE TABLE ri(a, b)",
+        "CREATE INDEX ri1 ON ri(lower(a))",
+        "CREATE INDEX ri2 ON ri(b) WHERE ri.a > 0",
+        "CREATE UNIQUE INDEX ri3 ON ri(a DESC, b)",
+        "INSERT INTO ri VALUES ('A', 1), (-1, 3)",
+        "ALTER TABLE ri RENAME COLUMN a TO x",
+        "INSERT INTO ri VALUES ('B', 2)",
+        "INSERT INTO ri VALUES ('B', 2)",
+        "UPDATE ri SET x = 'C' WHERE x = 'B'",
         "CREATE TABLE x1(a, b AS (a) PRIMARY KEY)",
         "CREATE TABLE x2(a, b AS (a), PRIMARY KEY (b))",
         "CREATE TABLE x3(a, b AS (a) DEFAULT 1)",
@@ -1863,6 +1872,10 @@ fn generated_columns_as_sqlite() {
         "SELECT * FROM ch ORDER BY rowid",
         "SELECT * FROM r",
         "SELECT * FROM x11",
+        "SELECT * FROM ri WHERE lower(x) = 'c'",
+        "SELECT b FROM ri WHERE b > 0 AND x > 0 ORDER BY b",
+        "SELECT * FROM ri ORDER BY x DESC, b",
+        "PRAGMA index_xinfo(ri3)",
         "PRAGMA table_info(g)",
         "PRAGMA table_xinfo(g)",
         "PRAGMA table_info(h)",

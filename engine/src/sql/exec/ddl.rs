@@ -872,6 +872,32 @@ fn rename_column_refs(e: &mut ast::Expr, table: &str, old: &str, new: &str) {
     });
 }
 
+/// A CREATE INDEX whose columns or WHERE read column `old` of `table`
+/// (already renamed to `new` there), made again from its statement with
+/// the column renamed, its text rendered anew; `None` when it does not
+/// read the column (or is a constraint's automatic index).
+fn rename_in_index(ix: &Index, table: &Table, old: &str, new: &str) -> Result<Option<Index>> {
+    let Some(sql) = &ix.sql else {
+        return Ok(None);
+    };
+    let Some(ast::Statement::CreateIndex(mut ci)) = parser::parse(sql)?.into_iter().next() else {
+        return Err(sql_err!(
+            "internal: index {} is not a CREATE INDEX",
+            ix.name
+        ));
+    };
+    let before = ci.clone();
+    let exprs = ci.columns.iter_mut().map(|c| &mut c.expr);
+    for e in exprs.chain(ci.where_clause.as_mut()) {
+        rename_column_refs(e, &table.name, old, new);
+    }
+    if ci == before {
+        return Ok(None);
+    }
+    let sql = ci.to_string();
+    index_from_ast(table, &ci, sql, ix.tree.clone()).map(Some)
+}
+
 /// RENAME COLUMN's check that needs the catalog: another table's foreign
 /// key naming the column as its parent key refuses it (SQLite rewrites
 /// that table's definition; TinyJoin keeps each definition's text).
@@ -1038,18 +1064,6 @@ pub(crate) fn alter_table(
             ));
         }
     }
-    if let ast::AlterAction::RenameColumn { old: o, .. } = &at.action {
-        let used = cat.table_indexes(name).iter().any(|ix| {
-            ix.columns.iter().any(|c| {
-                c.column
-                    .is_some_and(|i| old.columns[i].name.eq_ignore_ascii_case(o))
-                    && ix.sql.is_some()
-            })
-        });
-        if used {
-            return Err(sql_err!("cannot rename column {o}: an index uses it"));
-        }
-    }
     if let Some(i) = dropped {
         drop_column_values(kv, &t.tree, i)?;
     }
@@ -1060,6 +1074,11 @@ pub(crate) fn alter_table(
     let new_key = key(&t.name);
     for ix in cat.table_indexes(name) {
         let mut ix2 = (*ix).clone();
+        if let ast::AlterAction::RenameColumn { old: o, new: n } = &at.action {
+            if let Some(renamed) = rename_in_index(&ix2, &t, o, n)? {
+                ix2 = renamed;
+            }
+        }
         ix2.table = new_key.clone();
         if let Some(i) = dropped {
             shift_index_columns(&mut ix2, i);
