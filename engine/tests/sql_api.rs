@@ -1012,3 +1012,56 @@ fn generated_and_renamed_columns_survive_reopen() {
     assert_eq!(rows(&mut c)[2], vec![int(10), int(20), int(21), t("1021")]);
     assert!(db.check().expect("check").problems.is_empty());
 }
+
+/// A renamed parent keeps its children's and its own foreign keys after
+/// reopening: the definitions read back name it by its new name.
+#[test]
+fn renamed_parents_keep_foreign_keys_after_reopen() {
+    let device = MemoryDevice::new();
+    let open = || Database::open(Box::new(device.clone()), DbOptions::default()).expect("open");
+    {
+        let db = open();
+        db.connect()
+            .execute_batch(
+                "CREATE TABLE p(a PRIMARY KEY, up REFERENCES p(a));
+                 ALTER TABLE p ADD COLUMN side REFERENCES p(a);
+                 CREATE TABLE ch(x REFERENCES p(a));
+                 INSERT INTO p VALUES (1, 1, 1);
+                 ALTER TABLE p RENAME TO p2;
+                 ALTER TABLE p2 RENAME COLUMN a TO id",
+            )
+            .expect("schema");
+    }
+    let db = open();
+    let mut c = db.connect();
+    c.execute_batch("INSERT INTO ch VALUES (1); INSERT INTO p2 VALUES (2, 1, 1)")
+        .expect("the keys find the renamed parent");
+    for bad in [
+        "INSERT INTO ch VALUES (9)",
+        "INSERT INTO p2 VALUES (3, 9, 1)",
+        "INSERT INTO p2 VALUES (4, 1, 9)",
+    ] {
+        let e = c.execute(bad, &Params::None);
+        assert!(
+            matches!(
+                &e,
+                Err(Error::Constraint {
+                    kind: ConstraintKind::ForeignKey,
+                    ..
+                })
+            ),
+            "{bad}: {e:?}"
+        );
+    }
+    let parents = c
+        .execute(
+            "SELECT DISTINCT \"table\", \"to\" FROM pragma_foreign_key_list('p2')",
+            &Params::None,
+        )
+        .expect("keys")
+        .rows;
+    assert_eq!(
+        parents,
+        vec![vec![Value::Text("p2".into()), Value::Text("id".into())]]
+    );
+}

@@ -1887,6 +1887,64 @@ fn generated_columns_as_sqlite() {
     assert_no_mismatches("generated columns", queries.len(), &mismatches);
 }
 
+/// RENAME TO and RENAME COLUMN of a table other tables' foreign keys (and
+/// its own) name: the keys follow, so the children's writes are checked
+/// against the renamed parent and its actions still run, as in SQLite.
+#[test]
+fn renames_carry_foreign_keys_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let statements = [
+        "CREATE TABLE p(a PRIMARY KEY, up REFERENCES p(a), k UNIQUE)",
+        "CREATE TABLE ch(x REFERENCES p(a) ON DELETE CASCADE, y, z, FOREIGN KEY (y) REFERENCES p, FOREIGN KEY (z) REFERENCES p(k) ON UPDATE SET NULL)",
+        "ALTER TABLE p ADD COLUMN self2 REFERENCES p(k)",
+        "ALTER TABLE ch ADD COLUMN w REFERENCES p(a)",
+        "INSERT INTO p VALUES (1, 1, 'a', 'a'), (2, 1, 'b', 'a')",
+        "INSERT INTO ch VALUES (1, 2, 'a', 2)",
+        "ALTER TABLE p RENAME TO parent",
+        "INSERT INTO ch VALUES (2, 1, 'b', 1)",
+        "INSERT INTO ch VALUES (3, 1, 'b', 1)",
+        "INSERT INTO parent VALUES (3, 9, 'c', 'a')",
+        "ALTER TABLE parent RENAME COLUMN a TO id",
+        "ALTER TABLE parent RENAME COLUMN k TO code",
+        "INSERT INTO ch VALUES (1, 1, 'c', 1)",
+        "INSERT INTO ch VALUES (1, 1, 'zz', 1)",
+        "INSERT INTO parent VALUES (3, 2, 'c', 'b')",
+        "INSERT INTO parent VALUES (4, 2, 'd', 'zz')",
+        "UPDATE parent SET code = 'aa' WHERE code = 'a'",
+        "UPDATE parent SET code = 'a2' WHERE code = 'c'",
+        "DELETE FROM ch WHERE x = 3",
+        "DELETE FROM parent WHERE id = 3",
+        "DELETE FROM parent WHERE id = 2",
+        "ALTER TABLE ch RENAME TO child",
+        "INSERT INTO child VALUES (1, 1, NULL, 1)",
+        "PRAGMA foreign_key_check",
+        "PRAGMA foreign_keys = OFF",
+        "INSERT INTO child VALUES (7, 1, 'nope', 8)",
+        "INSERT INTO child VALUES (NULL, 9, NULL, NULL)",
+        "INSERT INTO parent VALUES (5, 6, 'e', 'nope')",
+        "CREATE TABLE orphan(a REFERENCES gone(x), b REFERENCES gone)",
+        "INSERT INTO orphan VALUES (1, NULL), (NULL, NULL), (2, 3)",
+        "CREATE TABLE wr(k PRIMARY KEY, p REFERENCES parent(id)) WITHOUT ROWID",
+        "INSERT INTO wr VALUES ('x', 99), ('y', 1)",
+        "PRAGMA foreign_keys = ON",
+        "PRAGMA foreign_key_check(nope)",
+    ];
+    run_with_sqlite_errors(&mut tj, &lite, &statements);
+    let queries = [
+        "SELECT * FROM parent ORDER BY id",
+        "SELECT * FROM child ORDER BY rowid",
+        "PRAGMA foreign_key_list(child)",
+        "PRAGMA foreign_key_list(parent)",
+        "PRAGMA foreign_key_check(child)",
+        "PRAGMA foreign_key_check(parent)",
+        "PRAGMA foreign_key_check(orphan)",
+        "PRAGMA foreign_key_check(wr)",
+        "SELECT count(*) FROM (SELECT 1 FROM child)",
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("renames and foreign keys", queries.len(), &mismatches);
+}
+
 /// The schema PRAGMAs as table-valued functions (`pragma_table_info(t)`
 /// and the others): their columns, hidden `arg` and `schema`, rowid,
 /// arguments of every type, joined with `sqlite_schema` and each other,

@@ -212,6 +212,10 @@ fn table_from_stored(
             }
             ast::Statement::AlterTable(at) => {
                 let (t, autos) = table.as_mut().ok_or_else(|| bad("ALTER before CREATE"))?;
+                // The table's name when the statement ran (a RENAME TO
+                // takes its own foreign keys from it to the new name);
+                // `load_object` names it as stored in the end.
+                t.name.clone_from(&at.table.name);
                 if let Some(i) = apply_alter_to_def(t, &at.action)? {
                     autos.iter_mut().for_each(|ix| shift_index_columns(ix, i));
                 }
@@ -697,7 +701,15 @@ fn strict_default_fits(kv: &dyn Kv, cat: &Catalog, t: &Table) -> Result<()> {
 
 fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option<usize>> {
     match action {
-        ast::AlterAction::RenameTable(new) => t.name = new.clone(),
+        ast::AlterAction::RenameTable(new) => {
+            // Its own foreign keys follow (`rename_in_children` does the
+            // other tables').
+            let rename = ParentRename::Table(new);
+            for fk in &mut t.foreign_keys {
+                rename.apply(&t.name, &mut fk.parent, &mut fk.parent_columns);
+            }
+            t.name = new.clone();
+        }
         ast::AlterAction::RenameColumn { old, new } => {
             let i = t
                 .column_index(old)
@@ -706,9 +718,8 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option
                 return Err(sql_err!("duplicate column name: {new}"));
             }
             t.columns[i].name = new.clone();
-            // The table's own expressions and self-references follow, as
-            // SQLite rewrites them (another table's reference refuses the
-            // rename: `refuse_rename_in_use`).
+            // The table's own expressions and foreign keys follow, as SQLite
+            // rewrites them (`rename_in_children` does the other tables').
             let table = t.name.clone();
             let generated = t.columns.iter_mut().filter_map(|c| c.generated.as_mut());
             for e in t
@@ -719,14 +730,9 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option
             {
                 rename_column_refs(e, &table, old, new);
             }
+            let rename = ParentRename::Column { old, new };
             for fk in &mut t.foreign_keys {
-                if fk.parent.eq_ignore_ascii_case(&table) {
-                    for p in &mut fk.parent_columns {
-                        if p.eq_ignore_ascii_case(old) {
-                            p.clone_from(new);
-                        }
-                    }
-                }
+                rename.apply(&table, &mut fk.parent, &mut fk.parent_columns);
             }
         }
         ast::AlterAction::AddColumn(def) => {
@@ -774,11 +780,18 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option
                     .into_iter()
                     .map(|(name, e, _)| (name, e, Some(n))),
             );
-            t.foreign_keys
-                .extend(one.foreign_keys.into_iter().map(|mut fk| {
-                    fk.columns = vec![n];
-                    fk
-                }));
+            // After the other columns' keys, before the table constraints'
+            // (SQLite writes the new column after the last one).
+            let at = t
+                .foreign_keys
+                .iter()
+                .position(|fk| !fk.column_constraint)
+                .unwrap_or(t.foreign_keys.len());
+            let added = one.foreign_keys.into_iter().map(|mut fk| {
+                fk.columns = vec![n];
+                fk
+            });
+            t.foreign_keys.splice(at..at, added);
         }
         ast::AlterAction::DropColumn(name) => {
             let i = t
@@ -898,24 +911,101 @@ fn rename_in_index(ix: &Index, table: &Table, old: &str, new: &str) -> Result<Op
     index_from_ast(table, &ci, sql, ix.tree.clone()).map(Some)
 }
 
-/// RENAME COLUMN's check that needs the catalog: another table's foreign
-/// key naming the column as its parent key refuses it (SQLite rewrites
-/// that table's definition; TinyJoin keeps each definition's text).
-fn refuse_rename_in_use(cat: &Catalog, table: &Table, column: &str) -> Result<()> {
-    let named = cat.tables.values().any(|other| {
-        !other.name.eq_ignore_ascii_case(&table.name)
-            && other.foreign_keys.iter().any(|fk| {
-                fk.parent.eq_ignore_ascii_case(&table.name)
-                    && fk
-                        .parent_columns
-                        .iter()
-                        .any(|p| p.eq_ignore_ascii_case(column))
-            })
-    });
-    if named {
-        return Err(sql_err!(
-            "cannot rename column {column}: a foreign key of another table names it"
-        ));
+/// A RENAME, as it changes a foreign key naming the renamed table.
+enum ParentRename<'a> {
+    Table(&'a str),
+    Column { old: &'a str, new: &'a str },
+}
+
+impl ParentRename<'_> {
+    /// Renames in one foreign key's parent table and columns, when the
+    /// parent is `renamed` (the table's name before the rename).
+    fn apply(&self, renamed: &str, parent: &mut String, columns: &mut [String]) {
+        if !parent.eq_ignore_ascii_case(renamed) {
+            return;
+        }
+        match *self {
+            ParentRename::Table(new) => *parent = new.to_string(),
+            ParentRename::Column { old, new } => {
+                for c in columns.iter_mut().filter(|c| c.eq_ignore_ascii_case(old)) {
+                    *c = new.to_string();
+                }
+            }
+        }
+    }
+}
+
+/// After a RENAME of table `renamed` or of one of its columns: the other
+/// tables whose foreign keys name it follow, as SQLite rewrites them. Their
+/// definitions (`sql`: the CREATE TABLE and the ALTER statements after it)
+/// are rendered anew from the renamed statements.
+fn rename_in_children(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    renamed: &str,
+    rename: &ParentRename,
+) -> Result<()> {
+    let names = |fk: &crate::sql::catalog::ForeignKey| {
+        let mut parent = fk.parent.clone();
+        let mut columns = fk.parent_columns.clone();
+        rename.apply(renamed, &mut parent, &mut columns);
+        parent != fk.parent || columns != fk.parent_columns
+    };
+    let children: Vec<Rc<Table>> = cat
+        .tables
+        .values()
+        .filter(|c| c.foreign_keys.iter().any(names))
+        .cloned()
+        .collect();
+    for child in children {
+        let mut statements = parser::parse(&child.sql)?;
+        for s in &mut statements {
+            let clause =
+                |c: &mut ast::ForeignKeyClause| rename.apply(renamed, &mut c.table, &mut c.columns);
+            let column = |def: &mut ast::ColumnDef| {
+                for c in &mut def.constraints {
+                    if let ast::ColumnConstraintKind::References(fk) = &mut c.kind {
+                        clause(fk);
+                    }
+                }
+            };
+            match s {
+                ast::Statement::CreateTable(ct) => {
+                    if let ast::CreateTableBody::Columns {
+                        columns,
+                        constraints,
+                        ..
+                    } = &mut ct.body
+                    {
+                        columns.iter_mut().for_each(column);
+                        for c in constraints {
+                            if let ast::TableConstraintKind::ForeignKey { clause: fk, .. } =
+                                &mut c.kind
+                            {
+                                clause(fk);
+                            }
+                        }
+                    }
+                }
+                ast::Statement::AlterTable(at) => {
+                    if let ast::AlterAction::AddColumn(def) = &mut at.action {
+                        column(def);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut t = (*child).clone();
+        t.sql = statements
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(";\n");
+        for fk in &mut t.foreign_keys {
+            rename.apply(renamed, &mut fk.parent, &mut fk.parent_columns);
+        }
+        save_object(kv, "table", &t.name, &t.name, &t.tree, Some(&t.sql))?;
+        cat.tables.insert(key(&t.name), Rc::new(t));
     }
     Ok(())
 }
@@ -1040,9 +1130,6 @@ pub(crate) fn alter_table(
     if let ast::AlterAction::DropColumn(c) = &at.action {
         refuse_drop_in_use(cat, &old, c)?;
     }
-    if let ast::AlterAction::RenameColumn { old: c, .. } = &at.action {
-        refuse_rename_in_use(cat, &old, c)?;
-    }
     let dropped = apply_alter_to_def(&mut t, &at.action)?;
     let adds_generated = matches!(&at.action, ast::AlterAction::AddColumn(_))
         && t.columns.last().is_some_and(|c| c.generated.is_some());
@@ -1104,6 +1191,16 @@ pub(crate) fn alter_table(
     cat.tables.insert(new_key.clone(), Rc::new(t));
     if adds_generated {
         fill_generated(kv, cat, &new_key)?;
+    }
+    match &at.action {
+        ast::AlterAction::RenameTable(new) => {
+            rename_in_children(kv, cat, &old.name, &ParentRename::Table(new))?
+        }
+        ast::AlterAction::RenameColumn { old: o, new: n } => {
+            let rename = ParentRename::Column { old: o, new: n };
+            rename_in_children(kv, cat, &old.name, &rename)?
+        }
+        _ => {}
     }
     // Views keep their text: one that no longer binds makes the ALTER fail
     // (the statement is rolled back). SQLite rewrites such views instead.

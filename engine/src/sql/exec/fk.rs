@@ -111,7 +111,7 @@ pub(crate) fn check_child(
 /// wasm engine's compilers (see scripts/build-wasm).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn check_child_key(
+pub(crate) fn check_child_key(
     kv: &mut dyn Kv,
     cat: &Catalog,
     child: &Table,

@@ -1,7 +1,7 @@
 //! The PRAGMAs that read or write the schema, as SQLite's: `user_version`
 //! (read, and written with the transaction like DDL), `table_info`,
-//! `table_xinfo`, `index_list`, `index_info`, `index_xinfo` and
-//! `foreign_key_list`. The connection's own (`foreign_keys`,
+//! `table_xinfo`, `index_list`, `index_info`, `index_xinfo`,
+//! `foreign_key_list` and `foreign_key_check` (which reads the rows). The connection's own (`foreign_keys`,
 //! `integrity_check`, `quick_check`) are the connection's (`db.rs`).
 //! Each is also the table-valued function `pragma_<name>` of FROM
 //! ([`ExecCtx::pragma_function_rows`]), read from the catalog its
@@ -36,8 +36,9 @@ pub(crate) fn writes(p: &Pragma) -> bool {
     p.name.name.eq_ignore_ascii_case("user_version") && p.value.is_some()
 }
 
-const SCHEMA_PRAGMAS: [&str; 7] = [
+const SCHEMA_PRAGMAS: [&str; 8] = [
     "user_version",
+    "foreign_key_check",
     "table_info",
     "table_xinfo",
     "index_list",
@@ -69,6 +70,7 @@ pub(crate) fn run(kv: &mut dyn Kv, cat: &mut Catalog, p: &Pragma) -> Result<Outp
                 ..Output::default()
             });
         }
+        ("foreign_key_check", t) => (FOREIGN_KEY_CHECK, foreign_key_check(kv, cat, t)?),
         (_, None) => return Ok(Output::default()),
         ("table_info", Some(t)) => (TABLE_INFO, table_info(cat, &t, false)?),
         ("table_xinfo", Some(t)) => (TABLE_XINFO, table_info(cat, &t, true)?),
@@ -188,6 +190,7 @@ const TABLE_XINFO: &[&str] = &[
     "pk",
     "hidden",
 ];
+const FOREIGN_KEY_CHECK: &[&str] = &["table", "rowid", "parent", "fkid"];
 const INDEX_LIST: &[&str] = &["seq", "name", "unique", "origin", "partial"];
 const INDEX_INFO: &[&str] = &["seqno", "cid", "name"];
 const INDEX_XINFO: &[&str] = &["seqno", "cid", "name", "desc", "coll", "key"];
@@ -420,6 +423,60 @@ fn action(a: ForeignKeyAction) -> Value {
         ForeignKeyAction::Restrict => "RESTRICT",
         ForeignKeyAction::NoAction => "NO ACTION",
     })
+}
+
+/// `foreign_key_check [(table)]`: each row of the table (of every table,
+/// by name, without one) whose foreign key finds no parent row, as
+/// `(table, rowid, parent, fkid)`: rows in rowid order, each row's keys
+/// in `foreign_key_list`'s order (`fkid` its `id`). A key with a NULL
+/// needs no parent; a missing parent table has none. Such rows exist
+/// only if they were written while `PRAGMA foreign_keys` was OFF.
+fn foreign_key_check(kv: &mut dyn Kv, cat: &Catalog, table: Option<String>) -> Result<Vec<Row>> {
+    let tables: Vec<Rc<Table>> = match &table {
+        Some(t) => vec![cat
+            .table(t)
+            .ok_or_else(|| sql_err!("no such table: {t}"))?
+            .clone()],
+        None => cat.tables.values().cloned().collect(),
+    };
+    let mut out = Vec::new();
+    for t in tables.iter().filter(|t| !t.foreign_keys.is_empty()) {
+        let mut from = std::ops::Bound::Unbounded;
+        loop {
+            let batch = kv.scan(&t.tree, from, std::ops::Bound::Unbounded, false, Some(256))?;
+            let Some((last, _)) = batch.last() else {
+                break;
+            };
+            from = std::ops::Bound::Excluded(last.clone());
+            for (k, v) in batch {
+                let row = super::scan::table_row(t, &k, &v)?;
+                for (id, fk) in t.foreign_keys.iter().rev().enumerate() {
+                    let orphan = if cat.table(&fk.parent).is_none() {
+                        fk.columns.iter().all(|&c| !row[c].is_null())
+                    } else {
+                        match super::fk::check_child_key(kv, cat, t, fk, &row, &[], u64::MAX) {
+                            Ok(()) => false,
+                            Err(crate::Error::Constraint { .. }) => true,
+                            Err(e) => return Err(e),
+                        }
+                    };
+                    if orphan {
+                        let rowid = match t.rowid_visible() {
+                            true => row[t.columns.len()].clone(),
+                            false => Value::Null,
+                        };
+                        out.push(vec![
+                            text(&t.name),
+                            rowid,
+                            text(&fk.parent),
+                            Value::Integer(id as i64),
+                        ]);
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn foreign_key_list(cat: &Catalog, table: &str) -> Vec<Row> {
