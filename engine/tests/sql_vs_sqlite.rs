@@ -1695,7 +1695,8 @@ fn strict_and_without_rowid_tables_as_sqlite() {
         "SELECT k, typeof(k), v FROM wi ORDER BY k",
         "SELECT * FROM wc ORDER BY b, a",
         "SELECT k, typeof(k), v, typeof(v) FROM ws ORDER BY k",
-        // (Not s: after ADD COLUMN its text keeps the ALTER statement.)
+        // (Not s: ADD COLUMN renders its CREATE TABLE anew, where SQLite
+        // edits the text.)
         "SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name <> 's' ORDER BY name",
     ];
     let mismatches = ordered_mismatches(&mut tj, &lite, &queries);

@@ -911,6 +911,115 @@ fn rename_in_index(ix: &Index, table: &Table, old: &str, new: &str) -> Result<Op
     index_from_ast(table, &ci, sql, ix.tree.clone()).map(Some)
 }
 
+/// A table's stored definition as one CREATE TABLE: the ALTER statements
+/// files written before TinyJoin rewrote the CREATE keep after it applied
+/// to it ([`alter_definition`]).
+fn folded_definition(sql: &str) -> Result<Box<ast::CreateTable>> {
+    let mut statements = parser::parse(sql)?.into_iter();
+    let Some(ast::Statement::CreateTable(mut ct)) = statements.next() else {
+        return Err(sql_err!(
+            "internal: a table definition is not a CREATE TABLE"
+        ));
+    };
+    for s in statements {
+        if let ast::Statement::AlterTable(at) = s {
+            alter_definition(&mut ct, &at.action);
+        }
+    }
+    Ok(ct)
+}
+
+/// Applies an ALTER TABLE to the table's CREATE TABLE, as SQLite rewrites
+/// the stored text: a new column goes after the last one, a dropped one
+/// goes with its own constraints, and a rename renames the table in its
+/// own foreign keys or the column wherever the definition names it.
+fn alter_definition(ct: &mut ast::CreateTable, action: &ast::AlterAction) {
+    let table = ct.name.name.clone();
+    match action {
+        ast::AlterAction::RenameTable(new) => {
+            let rename = ParentRename::Table(new);
+            for_each_key(ct, &mut |c| {
+                rename.apply(&table, &mut c.table, &mut c.columns)
+            });
+            ct.name.name.clone_from(new);
+        }
+        ast::AlterAction::RenameColumn { old, new } => {
+            let rename = ParentRename::Column { old, new };
+            for_each_key(ct, &mut |c| {
+                rename.apply(&table, &mut c.table, &mut c.columns)
+            });
+            let ast::CreateTableBody::Columns {
+                columns,
+                constraints,
+                ..
+            } = &mut ct.body
+            else {
+                return;
+            };
+            let expr = |e: &mut ast::Expr| rename_column_refs(e, &table, old, new);
+            for def in columns.iter_mut() {
+                if def.name.eq_ignore_ascii_case(old) {
+                    def.name.clone_from(new);
+                }
+                for c in &mut def.constraints {
+                    match &mut c.kind {
+                        ast::ColumnConstraintKind::Check(e)
+                        | ast::ColumnConstraintKind::Generated { expr: e, .. } => expr(e),
+                        _ => {}
+                    }
+                }
+            }
+            for c in constraints.iter_mut() {
+                match &mut c.kind {
+                    ast::TableConstraintKind::PrimaryKey { columns, .. }
+                    | ast::TableConstraintKind::Unique { columns, .. } => {
+                        columns.iter_mut().for_each(|ic| expr(&mut ic.expr))
+                    }
+                    ast::TableConstraintKind::Check(e) => expr(e),
+                    ast::TableConstraintKind::ForeignKey { columns, .. } => {
+                        for c in columns.iter_mut().filter(|c| c.eq_ignore_ascii_case(old)) {
+                            c.clone_from(new);
+                        }
+                    }
+                }
+            }
+        }
+        ast::AlterAction::AddColumn(def) => {
+            if let ast::CreateTableBody::Columns { columns, .. } = &mut ct.body {
+                columns.push(def.clone());
+            }
+        }
+        ast::AlterAction::DropColumn(name) => {
+            if let ast::CreateTableBody::Columns { columns, .. } = &mut ct.body {
+                columns.retain(|d| !d.name.eq_ignore_ascii_case(name));
+            }
+        }
+    }
+}
+
+/// Calls `f` on each foreign key clause of a CREATE TABLE (the columns'
+/// REFERENCES and the FOREIGN KEY constraints).
+fn for_each_key(ct: &mut ast::CreateTable, f: &mut dyn FnMut(&mut ast::ForeignKeyClause)) {
+    let ast::CreateTableBody::Columns {
+        columns,
+        constraints,
+        ..
+    } = &mut ct.body
+    else {
+        return;
+    };
+    for c in columns.iter_mut().flat_map(|d| d.constraints.iter_mut()) {
+        if let ast::ColumnConstraintKind::References(clause) = &mut c.kind {
+            f(clause);
+        }
+    }
+    for c in constraints.iter_mut() {
+        if let ast::TableConstraintKind::ForeignKey { clause, .. } = &mut c.kind {
+            f(clause);
+        }
+    }
+}
+
 /// A RENAME, as it changes a foreign key naming the renamed table.
 enum ParentRename<'a> {
     Table(&'a str),
@@ -937,8 +1046,7 @@ impl ParentRename<'_> {
 
 /// After a RENAME of table `renamed` or of one of its columns: the other
 /// tables whose foreign keys name it follow, as SQLite rewrites them. Their
-/// definitions (`sql`: the CREATE TABLE and the ALTER statements after it)
-/// are rendered anew from the renamed statements.
+/// definitions are rendered anew ([`folded_definition`]).
 fn rename_in_children(
     kv: &mut dyn Kv,
     cat: &mut Catalog,
@@ -958,49 +1066,12 @@ fn rename_in_children(
         .cloned()
         .collect();
     for child in children {
-        let mut statements = parser::parse(&child.sql)?;
-        for s in &mut statements {
-            let clause =
-                |c: &mut ast::ForeignKeyClause| rename.apply(renamed, &mut c.table, &mut c.columns);
-            let column = |def: &mut ast::ColumnDef| {
-                for c in &mut def.constraints {
-                    if let ast::ColumnConstraintKind::References(fk) = &mut c.kind {
-                        clause(fk);
-                    }
-                }
-            };
-            match s {
-                ast::Statement::CreateTable(ct) => {
-                    if let ast::CreateTableBody::Columns {
-                        columns,
-                        constraints,
-                        ..
-                    } = &mut ct.body
-                    {
-                        columns.iter_mut().for_each(column);
-                        for c in constraints {
-                            if let ast::TableConstraintKind::ForeignKey { clause: fk, .. } =
-                                &mut c.kind
-                            {
-                                clause(fk);
-                            }
-                        }
-                    }
-                }
-                ast::Statement::AlterTable(at) => {
-                    if let ast::AlterAction::AddColumn(def) = &mut at.action {
-                        column(def);
-                    }
-                }
-                _ => {}
-            }
-        }
+        let mut ct = folded_definition(&child.sql)?;
+        for_each_key(&mut ct, &mut |clause| {
+            rename.apply(renamed, &mut clause.table, &mut clause.columns)
+        });
         let mut t = (*child).clone();
-        t.sql = statements
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(";\n");
+        t.sql = ast::Statement::CreateTable(ct).to_string();
         for fk in &mut t.foreign_keys {
             rename.apply(renamed, &mut fk.parent, &mut fk.parent_columns);
         }
@@ -1117,12 +1188,7 @@ fn refuse_drop_in_use(cat: &Catalog, table: &Table, column: &str) -> Result<()> 
 }
 
 /// ALTER TABLE.
-pub(crate) fn alter_table(
-    kv: &mut dyn Kv,
-    cat: &mut Catalog,
-    at: &ast::AlterTable,
-    sql: &str,
-) -> Result<()> {
+pub(crate) fn alter_table(kv: &mut dyn Kv, cat: &mut Catalog, at: &ast::AlterTable) -> Result<()> {
     let name = &at.table.name;
     let old = cat.table_or_err(name)?.clone();
     let mut t = (*old).clone();
@@ -1154,7 +1220,10 @@ pub(crate) fn alter_table(
     if let Some(i) = dropped {
         drop_column_values(kv, &t.tree, i)?;
     }
-    t.sql = format!("{};\n{}", old.sql, sql.trim().trim_end_matches(';'));
+    // Stored as one CREATE TABLE, as SQLite rewrites it.
+    let mut ct = folded_definition(&old.sql)?;
+    alter_definition(&mut ct, &at.action);
+    t.sql = ast::Statement::CreateTable(ct).to_string();
     kv.remove(SCHEMA_TREE, key(name).as_bytes())?;
     save_object(kv, "table", &t.name, &t.name, &t.tree, Some(&t.sql))?;
     cat.tables.remove(&key(name));
@@ -1305,5 +1374,44 @@ mod tests {
             a.and_then(|ix| ix.on_conflict),
             Some(ast::ConflictResolution::Replace)
         );
+    }
+
+    /// Files written before ALTER TABLE rewrote the CREATE TABLE keep the
+    /// ALTER statements after it: they still load, to the same table the
+    /// folded CREATE TABLE (what an ALTER now stores) defines.
+    #[test]
+    fn stored_alter_chains_load_as_their_folded_definition() {
+        let chain = "CREATE TABLE p(a PRIMARY KEY, s REFERENCES p(a), w, CHECK (a > 0));\n\
+                     ALTER TABLE p ADD COLUMN t REFERENCES p(a);\n\
+                     ALTER TABLE p RENAME TO p2;\n\
+                     ALTER TABLE p2 RENAME COLUMN a TO b;\n\
+                     ALTER TABLE p2 DROP COLUMN w";
+        let folded = folded_definition(chain).unwrap().to_string();
+        assert_eq!(
+            folded,
+            "CREATE TABLE p2 (b PRIMARY KEY, s REFERENCES p2(b), t REFERENCES p2(b), CHECK (b > 0))"
+        );
+        let auto = ("index", "sqlite_autoindex_p2_1", "p2", "i2", None);
+        let old = load(&[("table", "p2", "p2", "t1", Some(chain)), auto]).unwrap();
+        let new = load(&[("table", "p2", "p2", "t1", Some(&folded)), auto]).unwrap();
+        let shape = |cat: &Catalog| {
+            let t = cat.table("p2").unwrap();
+            let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+            let keys: Vec<(String, Vec<String>, Vec<usize>)> = t
+                .foreign_keys
+                .iter()
+                .map(|fk| {
+                    (
+                        fk.parent.clone(),
+                        fk.parent_columns.clone(),
+                        fk.columns.clone(),
+                    )
+                })
+                .collect();
+            let checks: Vec<String> = t.checks.iter().map(|(_, e, _)| e.to_string()).collect();
+            format!("{names:?} {keys:?} {checks:?} {:?}", cat.indexes.keys())
+        };
+        assert_eq!(shape(&old), shape(&new));
+        assert!(shape(&new).contains("\"p2\", [\"b\"]"), "{}", shape(&new));
     }
 }
