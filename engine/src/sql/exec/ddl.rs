@@ -1271,8 +1271,13 @@ pub(crate) fn alter_table(kv: &mut dyn Kv, cat: &mut Catalog, at: &ast::AlterTab
         }
         _ => {}
     }
-    // Views keep their text: one that no longer binds makes the ALTER fail
-    // (the statement is rolled back). SQLite rewrites such views instead.
+    // Views keep their text: after a rename or a dropped column, one that
+    // no longer binds makes the ALTER fail (the statement is rolled back);
+    // SQLite rewrites such views instead. As in SQLite, ADD COLUMN checks
+    // no view (a view already broken does not stop it).
+    if matches!(&at.action, ast::AlterAction::AddColumn(_)) {
+        return Ok(());
+    }
     let views: Vec<Rc<View>> = cat.views.values().cloned().collect();
     for v in views {
         if let Err(e) = crate::sql::binder::Binder::new(cat).bind_query_in(&v.select, None) {
