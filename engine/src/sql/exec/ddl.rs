@@ -525,6 +525,11 @@ fn check_deterministic(ci: &ast::CreateIndex) -> Result<()> {
     if ci.columns.iter().any(|c| contains_subquery(&c.expr)) {
         return Err(sql_err!("subqueries prohibited in index expressions"));
     }
+    if ci.columns.iter().any(|c| qualified_column(&c.expr)) {
+        return Err(sql_err!(
+            "the \".\" operator prohibited in index expressions"
+        ));
+    }
     if ci.where_clause.as_ref().is_some_and(contains_subquery) {
         return Err(sql_err!(
             "subqueries prohibited in partial index WHERE clauses"
@@ -541,6 +546,17 @@ fn check_deterministic(ci: &ast::CreateIndex) -> Result<()> {
         )),
         None => Ok(()),
     }
+}
+
+/// Whether `e` names a column with its table (`t.a`), which an index's key
+/// and a generated column may not (SQLite's rule: the definition must not
+/// depend on the table's name).
+fn qualified_column(e: &ast::Expr) -> bool {
+    let mut found = false;
+    crate::sql::binder::expr::visit(e, &mut |x| {
+        found |= matches!(&x.kind, ast::ExprKind::Column(c) if c.table.is_some());
+    });
+    found
 }
 
 /// The name of a non-deterministic function `e` calls, if any.
@@ -567,6 +583,11 @@ fn check_generated(cat: &Catalog, table: &Table) -> Result<()> {
     for g in table.columns.iter().filter_map(|c| c.generated.as_ref()) {
         if contains_subquery(&g.expr) {
             return Err(sql_err!("subqueries prohibited in generated columns"));
+        }
+        if qualified_column(&g.expr) {
+            return Err(sql_err!(
+                "the \".\" operator prohibited in generated columns"
+            ));
         }
         let mut param = false;
         crate::sql::binder::expr::visit(&g.expr, &mut |x| {
@@ -707,6 +728,9 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option
             let rename = ParentRename::Table(new);
             for fk in &mut t.foreign_keys {
                 rename.apply(&t.name, &mut fk.parent, &mut fk.parent_columns);
+            }
+            for (_, e, _) in &mut t.checks {
+                rename_qualifier(e, &t.name, new);
             }
             t.name = new.clone();
         }
@@ -885,11 +909,17 @@ fn rename_column_refs(e: &mut ast::Expr, table: &str, old: &str, new: &str) {
     });
 }
 
-/// A CREATE INDEX whose columns or WHERE read column `old` of `table`
-/// (already renamed to `new` there), made again from its statement with
-/// the column renamed, its text rendered anew; `None` when it does not
-/// read the column (or is a constraint's automatic index).
-fn rename_in_index(ix: &Index, table: &Table, old: &str, new: &str) -> Result<Option<Index>> {
+/// An index of table `renamed` after a RENAME of the table or of one of
+/// its columns: made again from its CREATE INDEX with the table or column
+/// renamed wherever the statement names it, its text rendered anew
+/// (`table` is the renamed definition); `None` when the statement does not
+/// change (or the index is a constraint's automatic one).
+fn renamed_index(
+    ix: &Index,
+    table: &Table,
+    renamed: &str,
+    action: &ast::AlterAction,
+) -> Result<Option<Index>> {
     let Some(sql) = &ix.sql else {
         return Ok(None);
     };
@@ -901,14 +931,36 @@ fn rename_in_index(ix: &Index, table: &Table, old: &str, new: &str) -> Result<Op
     };
     let before = ci.clone();
     let exprs = ci.columns.iter_mut().map(|c| &mut c.expr);
-    for e in exprs.chain(ci.where_clause.as_mut()) {
-        rename_column_refs(e, &table.name, old, new);
+    let exprs = exprs.chain(ci.where_clause.as_mut());
+    match action {
+        ast::AlterAction::RenameTable(new) => {
+            exprs.for_each(|e| rename_qualifier(e, renamed, new));
+            if ci.table.eq_ignore_ascii_case(renamed) {
+                ci.table.clone_from(new);
+            }
+        }
+        ast::AlterAction::RenameColumn { old, new } => {
+            exprs.for_each(|e| rename_column_refs(e, renamed, old, new))
+        }
+        _ => return Ok(None),
     }
     if ci == before {
         return Ok(None);
     }
     let sql = ci.to_string();
     index_from_ast(table, &ci, sql, ix.tree.clone()).map(Some)
+}
+
+/// Renames the qualifier `old` of column references in `e` to `new` (a
+/// table's CHECKs and its indexes' WHERE after RENAME TO).
+fn rename_qualifier(e: &mut ast::Expr, old: &str, new: &str) {
+    crate::sql::binder::expr::visit_mut(e, &mut |x| {
+        if let ast::ExprKind::Column(c) = &mut x.kind {
+            if let Some(t) = c.table.as_mut().filter(|t| t.eq_ignore_ascii_case(old)) {
+                *t = new.to_string();
+            }
+        }
+    });
 }
 
 /// A table's stored definition as one CREATE TABLE: the ALTER statements
@@ -941,6 +993,7 @@ fn alter_definition(ct: &mut ast::CreateTable, action: &ast::AlterAction) {
             for_each_key(ct, &mut |c| {
                 rename.apply(&table, &mut c.table, &mut c.columns)
             });
+            for_each_expr(ct, &mut |e| rename_qualifier(e, &table, new));
             ct.name.name.clone_from(new);
         }
         ast::AlterAction::RenameColumn { old, new } => {
@@ -948,6 +1001,7 @@ fn alter_definition(ct: &mut ast::CreateTable, action: &ast::AlterAction) {
             for_each_key(ct, &mut |c| {
                 rename.apply(&table, &mut c.table, &mut c.columns)
             });
+            for_each_expr(ct, &mut |e| rename_column_refs(e, &table, old, new));
             let ast::CreateTableBody::Columns {
                 columns,
                 constraints,
@@ -956,30 +1010,16 @@ fn alter_definition(ct: &mut ast::CreateTable, action: &ast::AlterAction) {
             else {
                 return;
             };
-            let expr = |e: &mut ast::Expr| rename_column_refs(e, &table, old, new);
-            for def in columns.iter_mut() {
-                if def.name.eq_ignore_ascii_case(old) {
-                    def.name.clone_from(new);
-                }
-                for c in &mut def.constraints {
-                    match &mut c.kind {
-                        ast::ColumnConstraintKind::Check(e)
-                        | ast::ColumnConstraintKind::Generated { expr: e, .. } => expr(e),
-                        _ => {}
-                    }
-                }
+            for def in columns
+                .iter_mut()
+                .filter(|d| d.name.eq_ignore_ascii_case(old))
+            {
+                def.name.clone_from(new);
             }
             for c in constraints.iter_mut() {
-                match &mut c.kind {
-                    ast::TableConstraintKind::PrimaryKey { columns, .. }
-                    | ast::TableConstraintKind::Unique { columns, .. } => {
-                        columns.iter_mut().for_each(|ic| expr(&mut ic.expr))
-                    }
-                    ast::TableConstraintKind::Check(e) => expr(e),
-                    ast::TableConstraintKind::ForeignKey { columns, .. } => {
-                        for c in columns.iter_mut().filter(|c| c.eq_ignore_ascii_case(old)) {
-                            c.clone_from(new);
-                        }
+                if let ast::TableConstraintKind::ForeignKey { columns, .. } = &mut c.kind {
+                    for c in columns.iter_mut().filter(|c| c.eq_ignore_ascii_case(old)) {
+                        c.clone_from(new);
                     }
                 }
             }
@@ -993,6 +1033,36 @@ fn alter_definition(ct: &mut ast::CreateTable, action: &ast::AlterAction) {
             if let ast::CreateTableBody::Columns { columns, .. } = &mut ct.body {
                 columns.retain(|d| !d.name.eq_ignore_ascii_case(name));
             }
+        }
+    }
+}
+
+/// Calls `f` on each expression of a CREATE TABLE that reads the row: the
+/// CHECKs, the generated columns' and the PRIMARY KEY / UNIQUE columns.
+fn for_each_expr(ct: &mut ast::CreateTable, f: &mut dyn FnMut(&mut ast::Expr)) {
+    let ast::CreateTableBody::Columns {
+        columns,
+        constraints,
+        ..
+    } = &mut ct.body
+    else {
+        return;
+    };
+    for c in columns.iter_mut().flat_map(|d| d.constraints.iter_mut()) {
+        match &mut c.kind {
+            ast::ColumnConstraintKind::Check(e)
+            | ast::ColumnConstraintKind::Generated { expr: e, .. } => f(e),
+            _ => {}
+        }
+    }
+    for c in constraints.iter_mut() {
+        match &mut c.kind {
+            ast::TableConstraintKind::PrimaryKey { columns, .. }
+            | ast::TableConstraintKind::Unique { columns, .. } => {
+                columns.iter_mut().for_each(|ic| f(&mut ic.expr))
+            }
+            ast::TableConstraintKind::Check(e) => f(e),
+            ast::TableConstraintKind::ForeignKey { .. } => {}
         }
     }
 }
@@ -1230,10 +1300,8 @@ pub(crate) fn alter_table(kv: &mut dyn Kv, cat: &mut Catalog, at: &ast::AlterTab
     let new_key = key(&t.name);
     for ix in cat.table_indexes(name) {
         let mut ix2 = (*ix).clone();
-        if let ast::AlterAction::RenameColumn { old: o, new: n } = &at.action {
-            if let Some(renamed) = rename_in_index(&ix2, &t, o, n)? {
-                ix2 = renamed;
-            }
+        if let Some(renamed) = renamed_index(&ix2, &t, &old.name, &at.action)? {
+            ix2 = renamed;
         }
         ix2.table = new_key.clone();
         if let Some(i) = dropped {
