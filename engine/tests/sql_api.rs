@@ -1065,3 +1065,32 @@ fn renamed_parents_keep_foreign_keys_after_reopen() {
         vec![vec![Value::Text("p2".into()), Value::Text("id".into())]]
     );
 }
+
+/// AUTOINCREMENT's sequence is stored: after deleting every row and
+/// reopening, a new row still gets a rowid past every one given before.
+#[test]
+fn autoincrement_survives_reopen() {
+    let device = MemoryDevice::new();
+    let open = || Database::open(Box::new(device.clone()), DbOptions::default()).expect("open");
+    {
+        let db = open();
+        db.connect()
+            .execute_batch(
+                "CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, x);
+                 INSERT INTO t(x) VALUES (1), (2), (3);
+                 DELETE FROM t",
+            )
+            .expect("rows given and deleted");
+    }
+    let db = open();
+    let mut c = db.connect();
+    let r = c
+        .execute("INSERT INTO t(x) VALUES (4) RETURNING id", &Params::None)
+        .expect("insert");
+    assert_eq!(r.rows, vec![vec![int(4)]]);
+    let r = c
+        .execute("SELECT name, seq FROM sqlite_sequence", &Params::None)
+        .expect("sequence");
+    assert_eq!(r.rows, vec![vec![Value::Text("t".into()), int(4)]]);
+    assert!(db.check().expect("check").problems.is_empty());
+}

@@ -1967,6 +1967,62 @@ fn renames_carry_foreign_keys_as_sqlite() {
     assert_no_mismatches("renames and foreign keys", queries.len(), &mismatches);
 }
 
+/// AUTOINCREMENT as SQLite keeps it: a new rowid passes every rowid the
+/// table ever gave (deleted rows', explicit ones', rolled-back
+/// statements' excepted), through every kind of INSERT, failures, rollbacks,
+/// RENAME and DROP, and `sqlite_sequence` reads the sequences.
+#[test]
+fn autoincrement_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let seq = "SELECT name, seq FROM sqlite_sequence ORDER BY name";
+    let statements = [
+        "CREATE TABLE a(id INTEGER PRIMARY KEY AUTOINCREMENT, x UNIQUE)",
+        "CREATE TABLE b(id INTEGER PRIMARY KEY AUTOINCREMENT, x)",
+        "CREATE TABLE plain(id INTEGER PRIMARY KEY, x)",
+        "INSERT INTO a(x) VALUES (1), (2), (3)",
+        "INSERT INTO plain(x) VALUES (1), (2), (3)",
+        seq,
+        "DELETE FROM a WHERE id = 3",
+        "DELETE FROM plain WHERE id = 3",
+        "INSERT INTO a(x) VALUES (4) RETURNING id",
+        "INSERT INTO plain(x) VALUES (4) RETURNING id",
+        "DELETE FROM a",
+        "INSERT INTO a(x) VALUES (5) RETURNING id",
+        "INSERT INTO a(id, x) VALUES (100, 6)",
+        "INSERT INTO a(x) VALUES (7) RETURNING id",
+        "INSERT INTO a(id, x) VALUES (50, 8)",
+        "INSERT INTO a(id, x) VALUES (-5, 9)",
+        "INSERT INTO a(x) VALUES (10) RETURNING id",
+        seq,
+        "INSERT OR REPLACE INTO a(x) VALUES (10) RETURNING id",
+        "INSERT INTO a(x) VALUES (10) ON CONFLICT(x) DO UPDATE SET x = 11 RETURNING id",
+        "INSERT OR IGNORE INTO a(x) VALUES (11)",
+        "INSERT INTO a(x) VALUES (12), (12)",
+        "INSERT OR FAIL INTO a(x) VALUES (13), (14), (13)",
+        seq,
+        "BEGIN",
+        "INSERT INTO a(x) VALUES (20), (21)",
+        "INSERT INTO b(x) VALUES (1)",
+        seq,
+        "ROLLBACK",
+        seq,
+        "INSERT INTO b SELECT NULL, x FROM a",
+        "INSERT INTO b DEFAULT VALUES",
+        seq,
+        "ALTER TABLE b RENAME TO b2",
+        seq,
+        "INSERT INTO b2(x) VALUES (99) RETURNING id",
+        "DROP TABLE a",
+        seq,
+        "CREATE TABLE a(id INTEGER PRIMARY KEY AUTOINCREMENT, x)",
+        "INSERT INTO a(x) VALUES (1) RETURNING id",
+        "SELECT * FROM b2 ORDER BY id",
+        seq,
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &statements);
+    assert_no_mismatches("AUTOINCREMENT", statements.len(), &mismatches);
+}
+
 /// The schema PRAGMAs as table-valued functions (`pragma_table_info(t)`
 /// and the others): their columns, hidden `arg` and `schema`, rowid,
 /// arguments of every type, joined with `sqlite_schema` and each other,

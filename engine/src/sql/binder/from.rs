@@ -163,6 +163,20 @@ fn table_function(
     if args.len() > max {
         return Err(sql_err!("too many arguments on {name}() - max {max}"));
     }
+    let shown = alias.map_or(lower, str::to_string);
+    let mut item = function_item(function, &names, shown, left_join);
+    item.function_args = args.to_vec();
+    Ok(item)
+}
+
+/// The FROM item of a table-valued function with columns `names` (then a
+/// rowid), its arguments bound later.
+fn function_item(
+    function: TableFunction,
+    names: &[&str],
+    shown: String,
+    left_join: bool,
+) -> PendingItem {
     let columns = names
         .iter()
         .map(|c| ScopeColumn {
@@ -178,11 +192,9 @@ fn table_function(
         function,
         args: Vec::new(),
     };
-    let shown = alias.map_or(lower, str::to_string);
     let mut item = PendingItem::new(shown, source, columns, left_join);
     item.has_rowid = true;
-    item.function_args = args.to_vec();
-    Ok(item)
+    item
 }
 
 /// `table.column` as written, or `column` alone.
@@ -570,6 +582,15 @@ impl Binder<'_> {
         }
         if name.eq_ignore_ascii_case("sqlite_stat1") {
             return Ok(self.stat1_source(shown, left_join));
+        }
+        if name.eq_ignore_ascii_case("sqlite_sequence") {
+            let columns = ["name", "seq"];
+            return Ok(function_item(
+                TableFunction::Sequence,
+                &columns,
+                shown,
+                left_join,
+            ));
         }
         if let Some(table) = self.catalog.table(name) {
             return Ok(self.table_item(table, shown, left_join));

@@ -664,6 +664,9 @@ pub(crate) fn drop(
                 cat.indexes.remove(&key(&ix.name));
             }
             super::analyze::forget(kv, cat, &table.tree)?;
+            if table.autoincrement {
+                super::sequence::remove(kv, &table.name)?;
+            }
             kv.drop_tree(&table.tree)?;
             kv.remove(SCHEMA_TREE, k.as_bytes())?;
             cat.tables.remove(&k);
@@ -1331,6 +1334,9 @@ pub(crate) fn alter_table(kv: &mut dyn Kv, cat: &mut Catalog, at: &ast::AlterTab
     }
     match &at.action {
         ast::AlterAction::RenameTable(new) => {
+            if old.autoincrement {
+                super::sequence::rename(kv, &old.name, new)?;
+            }
             rename_in_children(kv, cat, &old.name, &ParentRename::Table(new))?
         }
         ast::AlterAction::RenameColumn { old: o, new: n } => {

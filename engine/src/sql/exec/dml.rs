@@ -23,6 +23,7 @@
 //! DEFAULT) or fails (NO ACTION, RESTRICT). DEFERRABLE constraints are
 //! checked immediately too (a documented simplification).
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use super::eval::Env;
@@ -79,6 +80,9 @@ pub(crate) struct DmlOptions {
 fn writable_table(cat: &Catalog, name: &str) -> Result<Rc<Table>> {
     if cat.views.contains_key(&crate::sql::catalog::key(name)) {
         return Err(sql_err!("cannot modify {name} because it is a view"));
+    }
+    if name.eq_ignore_ascii_case("sqlite_sequence") {
+        return Err(sql_err!("table {name} may not be modified"));
     }
     cat.table_or_err(name).cloned()
 }
@@ -241,6 +245,10 @@ pub(crate) struct InsertPlan {
     source: SourcePlan,
     /// What each upsert clause's conflict target names.
     upserts: Vec<UpsertOn>,
+    /// For an AUTOINCREMENT table, its sequence while the INSERT runs
+    /// (`exec::sequence`): read when it starts, raised by each row's
+    /// rowid, written back when it ends.
+    sequence: Option<Cell<i64>>,
 }
 
 /// What an upsert clause's conflict target names, resolved when the INSERT
@@ -386,6 +394,7 @@ impl InsertPlan {
             .collect::<Result<_>>()?;
         Ok(InsertPlan {
             targets,
+            sequence: table.autoincrement.then(|| Cell::new(0)),
             writer,
             returning,
             returning_columns: returning_columns.into(),
@@ -442,6 +451,13 @@ impl InsertPlan {
         let table = &self.writer.table;
         let n = table.columns.len();
         let targets = &self.targets;
+        let start = match &self.sequence {
+            Some(seq) => {
+                seq.set(super::sequence::read(&*kv, &table.name)?);
+                seq.get()
+            }
+            None => 0,
+        };
         let mut source = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
             source_rows(ctx, &self.source)
         })?;
@@ -504,6 +520,13 @@ impl InsertPlan {
                     out.returning.push(r);
                 }
             }
+        }
+        // Written when the statement ends; one a constraint stops (even
+        // under FAIL, which keeps its rows) leaves the sequence, as in
+        // SQLite.
+        let raised = self.sequence.as_ref().filter(|s| s.get() != start);
+        if let (Some(seq), None) = (raised, &out.stopped) {
+            super::sequence::write(kv, &table.name, seq.get())?;
         }
         Ok(out)
     }
@@ -617,8 +640,12 @@ fn insert_one(
             // and REPLACE do not apply).
             _ => return Err(sql_err!("datatype mismatch")),
         },
-        None => match w.max_rowid(&*kv)? {
-            None => 1,
+        // AUTOINCREMENT: past every rowid the table ever gave too.
+        None => match w
+            .max_rowid(&*kv)?
+            .max(plan.sequence.as_ref().map(Cell::get))
+        {
+            None | Some(0) => 1,
             Some(i64::MAX) => return Err(sql_err!("database or disk is full")),
             Some(m) => m + 1,
         },
@@ -626,6 +653,11 @@ fn insert_one(
     row[n] = Value::Integer(rowid);
     if let Some(a) = table.rowid_alias {
         row[a] = Value::Integer(rowid);
+    }
+    // As in SQLite, the rowid counts for AUTOINCREMENT even if a
+    // constraint then skips the row or an upsert updates another.
+    if let Some(seq) = &plan.sequence {
+        seq.set(seq.get().max(rowid));
     }
     // NULLs in NOT NULL columns first (skipped, replaced by the DEFAULT
     // or failed, by their algorithm); then a row still failing NOT NULL
@@ -687,6 +719,7 @@ fn insert_one(
     } else {
         w.insert(kv, &index_vals, &row, pending)?;
     }
+
     if opts.foreign_keys {
         super::fk::check_child(kv, cat, table, &row, params, opts.batch_limit)?;
     }

@@ -97,13 +97,17 @@ fn core(out: &mut Out, c: &Core, parent: i64) {
             (Source::CteWorking(_), _) => format!("SCAN {}", item.name),
             // SQLite's plan number for its arguments: for JSON, 1 for the
             // document, 3 with the path too; 0 for a PRAGMA's.
-            (Source::Function { function, args }, _) => {
-                let number = match function {
-                    TableFunction::Json { .. } => [0, 1, 3][args.len().min(2)],
-                    TableFunction::Pragma { .. } => 0,
-                };
-                format!("SCAN {} VIRTUAL TABLE INDEX {number}:", item.name)
-            }
+            (Source::Function { function, args }, _) => match function {
+                TableFunction::Json { .. } => format!(
+                    "SCAN {} VIRTUAL TABLE INDEX {}:",
+                    item.name,
+                    [0, 1, 3][args.len().min(2)]
+                ),
+                TableFunction::Pragma { .. } => {
+                    format!("SCAN {} VIRTUAL TABLE INDEX 0:", item.name)
+                }
+                TableFunction::Sequence => format!("SCAN {}", item.name),
+            },
         };
         let detail = if n > 0 && matches!(level.access, Access::Hash { .. }) {
             format!("{detail} (HASH JOIN)")

@@ -65,6 +65,7 @@ pub(crate) mod pragma;
 pub(crate) use pragma::is_schema_pragma;
 pub(crate) mod scan;
 pub(crate) mod select;
+pub(crate) mod sequence;
 pub(crate) mod spill;
 pub(crate) mod statement;
 pub(crate) mod store_kv;

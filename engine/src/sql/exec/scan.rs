@@ -466,13 +466,18 @@ impl ExecCtx<'_> {
             }
             (
                 Source::Function {
-                    function: TableFunction::Pragma { name, catalog },
+                    function: function @ (TableFunction::Pragma { .. } | TableFunction::Sequence),
                     args,
                 },
                 _,
             ) if !item.right_join => {
-                let env = Env::new(row, outer);
-                for r in self.pragma_function_rows(name, catalog, args, &env)? {
+                let rows = match function {
+                    TableFunction::Pragma { name, catalog } => {
+                        self.pragma_function_rows(name, catalog, args, &Env::new(row, outer))?
+                    }
+                    _ => self.sequence_rows()?,
+                };
+                for r in rows {
                     row[off..off + w].clone_from_slice(&r);
                     if !f(row)? {
                         return Ok(false);
@@ -733,6 +738,10 @@ impl ExecCtx<'_> {
                 function: TableFunction::Pragma { name, catalog },
                 args,
             } => Rc::new(self.pragma_function_rows(name, catalog, args, env)?),
+            Source::Function {
+                function: TableFunction::Sequence,
+                ..
+            } => Rc::new(self.sequence_rows()?),
         };
         let rows = match &item.source {
             // A RIGHT / FULL join's operand: each row numbered in its last

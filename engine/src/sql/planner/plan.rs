@@ -431,6 +431,9 @@ pub(crate) enum TableFunction {
         name: &'static str,
         catalog: Rc<Catalog>,
     },
+    /// The table `sqlite_sequence` (`name`, `seq`): AUTOINCREMENT's
+    /// sequences (`exec::sequence`), read when the statement runs.
+    Sequence,
 }
 
 impl TableFunction {
@@ -440,6 +443,7 @@ impl TableFunction {
             TableFunction::Json { tree: false } => "json_each".to_string(),
             TableFunction::Json { tree: true } => "json_tree".to_string(),
             TableFunction::Pragma { name, .. } => format!("pragma_{name}"),
+            TableFunction::Sequence => "sqlite_sequence".to_string(),
         }
     }
 
@@ -447,6 +451,7 @@ impl TableFunction {
     pub(crate) fn hidden_columns(&self) -> usize {
         match self {
             TableFunction::Json { .. } => 2,
+            TableFunction::Sequence => 0,
             TableFunction::Pragma { name, .. } => {
                 if crate::sql::exec::pragma::takes_argument(name) {
                     2
