@@ -2018,6 +2018,17 @@ fn autoincrement_as_sqlite() {
         "INSERT INTO a(x) VALUES (1) RETURNING id",
         "SELECT * FROM b2 ORDER BY id",
         seq,
+        "UPDATE sqlite_sequence SET seq = 1000 WHERE name = 'b2'",
+        "INSERT INTO b2(x) VALUES (1) RETURNING id",
+        "DELETE FROM b2",
+        "DELETE FROM sqlite_sequence WHERE name = 'b2'",
+        "INSERT INTO b2(x) VALUES (1) RETURNING id",
+        "UPDATE sqlite_sequence AS s SET seq = s.seq + 10",
+        seq,
+        "INSERT INTO a(x) VALUES (2) RETURNING id",
+        "DELETE FROM sqlite_sequence",
+        seq,
+        "INSERT INTO a(x) VALUES (3) RETURNING id",
     ];
     let mismatches = ordered_mismatches(&mut tj, &lite, &statements);
     assert_no_mismatches("AUTOINCREMENT", statements.len(), &mismatches);

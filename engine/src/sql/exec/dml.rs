@@ -82,6 +82,7 @@ fn writable_table(cat: &Catalog, name: &str) -> Result<Rc<Table>> {
         return Err(sql_err!("cannot modify {name} because it is a view"));
     }
     if name.eq_ignore_ascii_case("sqlite_sequence") {
+        // (DELETE and UPDATE of it are `exec::sequence`'s.)
         return Err(sql_err!("table {name} may not be modified"));
     }
     cat.table_or_err(name).cloned()

@@ -10,18 +10,23 @@
 //! skips counts too) and writes it back when it ends, unless a constraint
 //! stopped it (SQLite's behaviour, FAIL included); DROP TABLE removes the
 //! entry and RENAME TO moves it. SQL reads the entries as SQLite's table
-//! `sqlite_sequence` (`name`, `seq`), which, unlike SQLite's, cannot be
-//! written and is not listed in `sqlite_schema`.
+//! `sqlite_sequence` (`name`, `seq`), not listed in `sqlite_schema` (unlike
+//! SQLite's); DELETE and UPDATE change them ([`SequenceWrite`]), as a
+//! test or an app resetting a counter does.
 
 use std::ops::Bound;
 
 use super::kv::Kv;
 use super::scan::Row;
 use super::ExecCtx;
-use crate::sql::catalog::key;
+use crate::error::Position;
+use crate::sql::ast;
+use crate::sql::binder::Binder;
+use crate::sql::catalog::{key, Catalog};
+use crate::sql::planner::plan::Query;
 use crate::sql::record;
-use crate::sql::value::Value;
-use crate::Result;
+use crate::sql::value::{apply_affinity, Affinity, Value};
+use crate::{sql_err, Result};
 
 /// The tree of the sequences.
 pub(crate) const SEQ_TREE: &str = "__seq";
@@ -97,5 +102,130 @@ impl ExecCtx<'_> {
             Some(e) => Err(e),
             None => Ok(rows),
         }
+    }
+}
+
+/// A DELETE or UPDATE of `sqlite_sequence`, planned as the query giving,
+/// for each entry it changes, the entry's name, then (UPDATE) its new name
+/// and sequence.
+pub(crate) struct SequenceWrite {
+    query: Query,
+    delete: bool,
+}
+
+/// Whether `name` names `sqlite_sequence` (in `main`).
+pub(crate) fn is_sequence_table(name: &ast::QualifiedName) -> bool {
+    name.name.eq_ignore_ascii_case("sqlite_sequence")
+        && name
+            .schema
+            .as_deref()
+            .is_none_or(|s| s.eq_ignore_ascii_case("main"))
+}
+
+impl SequenceWrite {
+    /// Plans a DELETE (`sets` None) or an UPDATE of `sqlite_sequence`.
+    /// RETURNING, UPDATE ... FROM and conflict clauses other than the
+    /// default are refused, as are multi-column assignments.
+    pub(crate) fn new(
+        cat: &Catalog,
+        with: &Option<ast::With>,
+        alias: &Option<String>,
+        sets: Option<&[ast::Assignment]>,
+        where_clause: &Option<ast::Expr>,
+        refused: bool,
+    ) -> Result<SequenceWrite> {
+        if refused {
+            return Err(sql_err!(
+                "RETURNING, FROM and OR are not supported on sqlite_sequence"
+            ));
+        }
+        let pos = Position::default();
+        let column = |c: &str| ast::Expr {
+            kind: ast::ExprKind::Column(ast::ColumnRef {
+                schema: None,
+                table: None,
+                column: c.to_string(),
+                double_quoted: false,
+            }),
+            pos,
+        };
+        let mut exprs = vec![column("name")];
+        if let Some(sets) = sets {
+            let mut new = [column("name"), column("seq")];
+            for a in sets {
+                let [c] = a.columns.as_slice() else {
+                    return Err(sql_err!("sqlite_sequence takes one column per assignment"));
+                };
+                let i = ["name", "seq"]
+                    .iter()
+                    .position(|n| n.eq_ignore_ascii_case(c))
+                    .ok_or_else(|| sql_err!("no such column: {c}"))?;
+                new[i] = a.value.clone();
+            }
+            exprs.extend(new);
+        }
+        let columns = exprs
+            .into_iter()
+            .map(|expr| ast::ResultColumn::Expr {
+                expr,
+                alias: None,
+                text: String::new(),
+            })
+            .collect();
+        let from = ast::FromClause {
+            first: ast::TableOrSubquery::Table {
+                name: ast::QualifiedName {
+                    schema: None,
+                    name: "sqlite_sequence".to_string(),
+                    pos,
+                },
+                alias: alias.clone(),
+                indexed: None,
+            },
+            joins: Vec::new(),
+        };
+        let select = ast::Select {
+            with: with.clone(),
+            first: ast::SelectCore::Select(Box::new(ast::SelectClause {
+                distinct: false,
+                columns,
+                from: Some(from),
+                where_clause: where_clause.clone(),
+                group_by: Vec::new(),
+                having: None,
+                windows: Vec::new(),
+                pos,
+            })),
+            compounds: Vec::new(),
+            order_by: Vec::new(),
+            limit: None,
+            pos,
+        };
+        let (query, _, _) = Binder::new(cat).bind_query_in(&select, None)?;
+        Ok(SequenceWrite {
+            query,
+            delete: sets.is_none(),
+        })
+    }
+
+    /// Applies the write; returns how many entries it changed.
+    pub(crate) fn run(&self, kv: &mut dyn Kv, params: &[Value], limit: u64) -> Result<u64> {
+        let rows = ExecCtx::scoped(&*kv, params, limit, |ctx| ctx.run_result(&self.query))?;
+        for row in &rows {
+            let Some(Value::Text(name)) = row.first() else {
+                continue;
+            };
+            remove(kv, name)?;
+            if self.delete {
+                continue;
+            }
+            let new_name = row[1].to_text().unwrap_or_default();
+            let seq = match apply_affinity(row[2].clone(), Affinity::Integer) {
+                Value::Integer(n) => n,
+                _ => 0,
+            };
+            write(kv, &new_name, seq)?;
+        }
+        Ok(rows.len() as u64)
     }
 }

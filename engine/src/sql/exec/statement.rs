@@ -131,6 +131,8 @@ enum PlanKind {
     Insert(dml::InsertPlan),
     Update(dml::UpdatePlan),
     Delete(dml::DeletePlan),
+    /// A DELETE or UPDATE of `sqlite_sequence`.
+    Sequence(super::sequence::SequenceWrite),
     /// Runs from the syntax tree each time (DDL, no-ops, errors).
     Direct,
 }
@@ -188,6 +190,29 @@ pub(crate) fn prepare(kv: &dyn Kv, cat: &Catalog, stmt: &Statement) -> Result<Pl
             PlanKind::Explain(super::explain::explain(&q))
         }
         Statement::Insert(i) => PlanKind::Insert(dml::InsertPlan::new(cat, i)?),
+        Statement::Update(u) if super::sequence::is_sequence_table(&u.table) => {
+            let refused = !u.returning.is_empty() || u.from.is_some() || u.or.is_some();
+            let sets = Some(u.sets.as_slice());
+            PlanKind::Sequence(super::sequence::SequenceWrite::new(
+                cat,
+                &u.with,
+                &u.alias,
+                sets,
+                &u.where_clause,
+                refused,
+            )?)
+        }
+        Statement::Delete(d) if super::sequence::is_sequence_table(&d.table) => {
+            let refused = !d.returning.is_empty();
+            PlanKind::Sequence(super::sequence::SequenceWrite::new(
+                cat,
+                &d.with,
+                &d.alias,
+                None,
+                &d.where_clause,
+                refused,
+            )?)
+        }
         Statement::Update(u) => PlanKind::Update(dml::UpdatePlan::new(cat, u, &stats)?),
         Statement::Delete(d) => PlanKind::Delete(dml::DeletePlan::new(cat, d, &stats)?),
         _ => PlanKind::Direct,
@@ -260,6 +285,7 @@ pub(crate) fn execute(
         (PlanKind::Delete(p), Statement::Delete(_)) => {
             dml_output(&mut out, p.run(kv, cat, params, opts)?)
         }
+        (PlanKind::Sequence(p), _) => out.changes = p.run(kv, params, opts.batch_limit)?,
         (PlanKind::Direct, stmt) if is_ddl(stmt) => {
             let cat = Rc::make_mut(cat);
             let r = run_direct(kv, cat, stmt, sql, params, opts);
