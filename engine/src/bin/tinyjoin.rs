@@ -3,6 +3,8 @@
 //! ```text
 //! tinyjoin FILE "SQL; SQL; ..."   run the statements, print rows
 //! tinyjoin FILE                   read statements and dot-commands from stdin
+//! tinyjoin :memory: ...           the same on a database in memory (as
+//!                                 `sqlite3`; `./:memory:` names a file)
 //! tinyjoin --help                 print the usage (no argument starting
 //!                                 with '-' is taken for a file name)
 //! ```
@@ -74,6 +76,10 @@ fn main() -> ExitCode {
     }
     let temp = TempFile::new();
     let db = match temp.open().and_then(|t| {
+        if path == ":memory:" {
+            let d = tinyjoin_engine::storage::MemoryDevice::new();
+            return Database::open_with_temp(Box::new(d), Box::new(t), DbOptions::default());
+        }
         let d = FileDevice::open(path)?;
         Database::open_with_temp(Box::new(d), Box::new(t), DbOptions::default())
     }) {

@@ -897,8 +897,9 @@ fn mentions_column(e: &ast::Expr, name: &str) -> bool {
 }
 
 /// Renames the references to column `old` of `table` in `e` (bare, or
-/// qualified by the table's name) to `new`.
-fn rename_column_refs(e: &mut ast::Expr, table: &str, old: &str, new: &str) {
+/// qualified by the table's name) to `new`; true if there were any.
+fn rename_column_refs(e: &mut ast::Expr, table: &str, old: &str, new: &str) -> bool {
+    let mut renamed = false;
     crate::sql::binder::expr::visit_mut(e, &mut |x| {
         if let ast::ExprKind::Column(c) = &mut x.kind {
             let ours = c
@@ -907,9 +908,11 @@ fn rename_column_refs(e: &mut ast::Expr, table: &str, old: &str, new: &str) {
                 .is_none_or(|t| t.eq_ignore_ascii_case(table));
             if ours && c.column.eq_ignore_ascii_case(old) {
                 c.column = new.to_string();
+                renamed = true;
             }
         }
     });
+    renamed
 }
 
 /// An index of table `renamed` after a RENAME of the table or of one of
@@ -932,22 +935,24 @@ fn renamed_index(
             ix.name
         ));
     };
-    let before = ci.clone();
     let exprs = ci.columns.iter_mut().map(|c| &mut c.expr);
     let exprs = exprs.chain(ci.where_clause.as_mut());
-    match action {
+    // (`fold`, not `any`: every expression is renamed.)
+    let changed = match action {
         ast::AlterAction::RenameTable(new) => {
-            exprs.for_each(|e| rename_qualifier(e, renamed, new));
-            if ci.table.eq_ignore_ascii_case(renamed) {
+            let qualified = exprs.fold(false, |c, e| rename_qualifier(e, renamed, new) | c);
+            let on = ci.table.eq_ignore_ascii_case(renamed);
+            if on {
                 ci.table.clone_from(new);
             }
+            qualified | on
         }
         ast::AlterAction::RenameColumn { old, new } => {
-            exprs.for_each(|e| rename_column_refs(e, renamed, old, new))
+            exprs.fold(false, |c, e| rename_column_refs(e, renamed, old, new) | c)
         }
         _ => return Ok(None),
-    }
-    if ci == before {
+    };
+    if !changed {
         return Ok(None);
     }
     let sql = ci.to_string();
@@ -955,15 +960,19 @@ fn renamed_index(
 }
 
 /// Renames the qualifier `old` of column references in `e` to `new` (a
-/// table's CHECKs and its indexes' WHERE after RENAME TO).
-fn rename_qualifier(e: &mut ast::Expr, old: &str, new: &str) {
+/// table's CHECKs and its indexes' WHERE after RENAME TO); true if there
+/// were any.
+fn rename_qualifier(e: &mut ast::Expr, old: &str, new: &str) -> bool {
+    let mut renamed = false;
     crate::sql::binder::expr::visit_mut(e, &mut |x| {
         if let ast::ExprKind::Column(c) = &mut x.kind {
             if let Some(t) = c.table.as_mut().filter(|t| t.eq_ignore_ascii_case(old)) {
                 *t = new.to_string();
+                renamed = true;
             }
         }
     });
+    renamed
 }
 
 /// A table's stored definition as one CREATE TABLE: the ALTER statements
@@ -996,7 +1005,9 @@ fn alter_definition(ct: &mut ast::CreateTable, action: &ast::AlterAction) {
             for_each_key(ct, &mut |c| {
                 rename.apply(&table, &mut c.table, &mut c.columns)
             });
-            for_each_expr(ct, &mut |e| rename_qualifier(e, &table, new));
+            for_each_expr(ct, &mut |e| {
+                rename_qualifier(e, &table, new);
+            });
             ct.name.name.clone_from(new);
         }
         ast::AlterAction::RenameColumn { old, new } => {
@@ -1004,7 +1015,9 @@ fn alter_definition(ct: &mut ast::CreateTable, action: &ast::AlterAction) {
             for_each_key(ct, &mut |c| {
                 rename.apply(&table, &mut c.table, &mut c.columns)
             });
-            for_each_expr(ct, &mut |e| rename_column_refs(e, &table, old, new));
+            for_each_expr(ct, &mut |e| {
+                rename_column_refs(e, &table, old, new);
+            });
             let ast::CreateTableBody::Columns {
                 columns,
                 constraints,
@@ -1144,7 +1157,7 @@ fn rename_in_children(
             rename.apply(renamed, &mut clause.table, &mut clause.columns)
         });
         let mut t = (*child).clone();
-        t.sql = ast::Statement::CreateTable(ct).to_string();
+        t.sql = ct.to_string();
         for fk in &mut t.foreign_keys {
             rename.apply(renamed, &mut fk.parent, &mut fk.parent_columns);
         }
@@ -1296,7 +1309,7 @@ pub(crate) fn alter_table(kv: &mut dyn Kv, cat: &mut Catalog, at: &ast::AlterTab
     // Stored as one CREATE TABLE, as SQLite rewrites it.
     let mut ct = folded_definition(&old.sql)?;
     alter_definition(&mut ct, &at.action);
-    t.sql = ast::Statement::CreateTable(ct).to_string();
+    t.sql = ct.to_string();
     kv.remove(SCHEMA_TREE, key(name).as_bytes())?;
     save_object(kv, "table", &t.name, &t.name, &t.tree, Some(&t.sql))?;
     cat.tables.remove(&key(name));
