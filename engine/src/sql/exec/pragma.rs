@@ -1,8 +1,8 @@
 //! The PRAGMAs that read or write the schema, as SQLite's: `user_version`
 //! (read, and written with the transaction like DDL), `table_info`,
-//! `table_xinfo`, `index_list`, `index_info`, `index_xinfo`,
-//! `foreign_key_list` and `foreign_key_check` (which reads the rows). The connection's own (`foreign_keys`,
-//! `integrity_check`, `quick_check`) are the connection's (`db.rs`).
+//! `table_xinfo`, `index_list`, `index_info`, `index_xinfo`, `foreign_key_list`
+//! and `foreign_key_check` (which reads the rows). The connection's own
+//! (`foreign_keys`, `integrity_check`, `quick_check`) are in `db.rs`.
 //! Each is also the table-valued function `pragma_<name>` of FROM
 //! ([`ExecCtx::pragma_function_rows`]), read from the catalog its
 //! statement was planned against.

@@ -381,11 +381,11 @@ impl TableWriter {
     }
 
     /// Readies `row` for writing under the statement's clause `or`: its
-    /// generated columns computed, its NULLs in NOT NULL columns resolved ([`Self::resolve_nulls`]), then
-    /// its CHECKs. False when the row is skipped: by IGNORE on a NULL, or
-    /// by the statement's OR IGNORE on a failed check (SQLite's rule; a
-    /// CHECK fails the statement under every other algorithm, REPLACE as
-    /// ABORT).
+    /// generated columns computed, NULLs in NOT NULL columns resolved
+    /// ([`Self::resolve_nulls`]), then CHECKs. False when the row is skipped:
+    /// by IGNORE on a NULL, or by the statement's OR IGNORE on a failed check
+    /// (SQLite's rule; a CHECK fails the statement under every other
+    /// algorithm, REPLACE as ABORT).
     pub(crate) fn admit(
         &self,
         ctx: &ExecCtx,
