@@ -1002,43 +1002,31 @@ fn alter_definition(ct: &mut ast::CreateTable, action: &ast::AlterAction) {
     match action {
         ast::AlterAction::RenameTable(new) => {
             let rename = ParentRename::Table(new);
-            for_each_key(ct, &mut |c| {
-                rename.apply(&table, &mut c.table, &mut c.columns)
-            });
-            for_each_expr(ct, &mut |e| {
-                rename_qualifier(e, &table, new);
-            });
+            for_each_part(
+                ct,
+                &mut |e| {
+                    rename_qualifier(e, &table, new);
+                },
+                &mut |c| rename.apply(&table, &mut c.table, &mut c.columns),
+                &mut |_| {},
+            );
             ct.name.name.clone_from(new);
         }
         ast::AlterAction::RenameColumn { old, new } => {
             let rename = ParentRename::Column { old, new };
-            for_each_key(ct, &mut |c| {
-                rename.apply(&table, &mut c.table, &mut c.columns)
-            });
-            for_each_expr(ct, &mut |e| {
-                rename_column_refs(e, &table, old, new);
-            });
-            let ast::CreateTableBody::Columns {
-                columns,
-                constraints,
-                ..
-            } = &mut ct.body
-            else {
-                return;
-            };
-            for def in columns
-                .iter_mut()
-                .filter(|d| d.name.eq_ignore_ascii_case(old))
-            {
-                def.name.clone_from(new);
-            }
-            for c in constraints.iter_mut() {
-                if let ast::TableConstraintKind::ForeignKey { columns, .. } = &mut c.kind {
-                    for c in columns.iter_mut().filter(|c| c.eq_ignore_ascii_case(old)) {
-                        c.clone_from(new);
-                    }
+            let mut name = |n: &mut String| {
+                if n.eq_ignore_ascii_case(old) {
+                    n.clone_from(new);
                 }
-            }
+            };
+            for_each_part(
+                ct,
+                &mut |e| {
+                    rename_column_refs(e, &table, old, new);
+                },
+                &mut |c| rename.apply(&table, &mut c.table, &mut c.columns),
+                &mut name,
+            );
         }
         ast::AlterAction::AddColumn(def) => {
             if let ast::CreateTableBody::Columns { columns, .. } = &mut ct.body {
@@ -1053,9 +1041,17 @@ fn alter_definition(ct: &mut ast::CreateTable, action: &ast::AlterAction) {
     }
 }
 
-/// Calls `f` on each expression of a CREATE TABLE that reads the row: the
-/// CHECKs, the generated columns' and the PRIMARY KEY / UNIQUE columns.
-fn for_each_expr(ct: &mut ast::CreateTable, f: &mut dyn FnMut(&mut ast::Expr)) {
+/// Calls `exprs` on each expression of a CREATE TABLE that reads the row
+/// (the CHECKs, the generated columns' and the PRIMARY KEY / UNIQUE
+/// columns), `keys` on each foreign key clause (the columns' REFERENCES
+/// and the FOREIGN KEY constraints) and `names` on each column name it
+/// declares or a FOREIGN KEY lists.
+fn for_each_part(
+    ct: &mut ast::CreateTable,
+    exprs: &mut dyn FnMut(&mut ast::Expr),
+    keys: &mut dyn FnMut(&mut ast::ForeignKeyClause),
+    names: &mut dyn FnMut(&mut String),
+) {
     let ast::CreateTableBody::Columns {
         columns,
         constraints,
@@ -1064,44 +1060,28 @@ fn for_each_expr(ct: &mut ast::CreateTable, f: &mut dyn FnMut(&mut ast::Expr)) {
     else {
         return;
     };
-    for c in columns.iter_mut().flat_map(|d| d.constraints.iter_mut()) {
-        match &mut c.kind {
-            ast::ColumnConstraintKind::Check(e)
-            | ast::ColumnConstraintKind::Generated { expr: e, .. } => f(e),
-            _ => {}
+    for d in columns.iter_mut() {
+        names(&mut d.name);
+        for c in &mut d.constraints {
+            match &mut c.kind {
+                ast::ColumnConstraintKind::Check(e)
+                | ast::ColumnConstraintKind::Generated { expr: e, .. } => exprs(e),
+                ast::ColumnConstraintKind::References(clause) => keys(clause),
+                _ => {}
+            }
         }
     }
     for c in constraints.iter_mut() {
         match &mut c.kind {
             ast::TableConstraintKind::PrimaryKey { columns, .. }
             | ast::TableConstraintKind::Unique { columns, .. } => {
-                columns.iter_mut().for_each(|ic| f(&mut ic.expr))
+                columns.iter_mut().for_each(|ic| exprs(&mut ic.expr))
             }
-            ast::TableConstraintKind::Check(e) => f(e),
-            ast::TableConstraintKind::ForeignKey { .. } => {}
-        }
-    }
-}
-
-/// Calls `f` on each foreign key clause of a CREATE TABLE (the columns'
-/// REFERENCES and the FOREIGN KEY constraints).
-fn for_each_key(ct: &mut ast::CreateTable, f: &mut dyn FnMut(&mut ast::ForeignKeyClause)) {
-    let ast::CreateTableBody::Columns {
-        columns,
-        constraints,
-        ..
-    } = &mut ct.body
-    else {
-        return;
-    };
-    for c in columns.iter_mut().flat_map(|d| d.constraints.iter_mut()) {
-        if let ast::ColumnConstraintKind::References(clause) = &mut c.kind {
-            f(clause);
-        }
-    }
-    for c in constraints.iter_mut() {
-        if let ast::TableConstraintKind::ForeignKey { clause, .. } = &mut c.kind {
-            f(clause);
+            ast::TableConstraintKind::Check(e) => exprs(e),
+            ast::TableConstraintKind::ForeignKey { columns, clause } => {
+                columns.iter_mut().for_each(&mut *names);
+                keys(clause)
+            }
         }
     }
 }
@@ -1153,9 +1133,12 @@ fn rename_in_children(
         .collect();
     for child in children {
         let mut ct = folded_definition(&child.sql)?;
-        for_each_key(&mut ct, &mut |clause| {
-            rename.apply(renamed, &mut clause.table, &mut clause.columns)
-        });
+        for_each_part(
+            &mut ct,
+            &mut |_| {},
+            &mut |c| rename.apply(renamed, &mut c.table, &mut c.columns),
+            &mut |_| {},
+        );
         let mut t = (*child).clone();
         t.sql = ct.to_string();
         for fk in &mut t.foreign_keys {

@@ -184,23 +184,11 @@ impl SequenceWrite {
             },
             joins: Vec::new(),
         };
-        let select = ast::Select {
-            with: with.clone(),
-            first: ast::SelectCore::Select(Box::new(ast::SelectClause {
-                distinct: false,
-                columns,
-                from: Some(from),
-                where_clause: where_clause.clone(),
-                group_by: Vec::new(),
-                having: None,
-                windows: Vec::new(),
-                pos,
-            })),
-            compounds: Vec::new(),
-            order_by: Vec::new(),
-            limit: None,
-            pos,
-        };
+        let mut select = crate::sql::binder::select::select_from(columns, from, pos);
+        select.with.clone_from(with);
+        if let ast::SelectCore::Select(core) = &mut select.first {
+            core.where_clause.clone_from(where_clause);
+        }
         let (query, _, _) = Binder::new(cat).bind_query_in(&select, None)?;
         Ok(SequenceWrite {
             query,
