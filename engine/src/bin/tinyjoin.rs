@@ -254,10 +254,38 @@ fn dump(conn: &mut Connection, out: &mut dyn Write) -> Result<(), String> {
         let name = render(&t[0]);
         writeln!(out, "{};", render(&t[1])).map_err(w)?;
         let quoted = format!("\"{}\"", name.replace('"', "\"\""));
-        for row in query(conn, &format!("SELECT * FROM {quoted}"))? {
+        // Generated columns are computed again by the INSERTs, which name
+        // the others.
+        let columns: Vec<String> = query(
+            conn,
+            &format!(
+                "SELECT name FROM pragma_table_xinfo({}) WHERE hidden = 0",
+                literal(&t[0])
+            ),
+        )?
+        .iter()
+        .map(|c| format!("\"{}\"", render(&c[0]).replace('"', "\"\"")))
+        .collect();
+        let list = columns.join(",");
+        for row in query(conn, &format!("SELECT {list} FROM {quoted}"))? {
             let values: Vec<String> = row.iter().map(literal).collect();
-            writeln!(out, "INSERT INTO {quoted} VALUES({});", values.join(",")).map_err(w)?;
+            writeln!(
+                out,
+                "INSERT INTO {quoted}({list}) VALUES({});",
+                values.join(",")
+            )
+            .map_err(w)?;
         }
+    }
+    // AUTOINCREMENT's sequences, once the rows that create them are back.
+    for r in query(conn, "SELECT name, seq FROM sqlite_sequence ORDER BY name")? {
+        writeln!(
+            out,
+            "UPDATE sqlite_sequence SET seq = {} WHERE name = {};",
+            literal(&r[1]),
+            literal(&r[0])
+        )
+        .map_err(w)?;
     }
     for r in query(conn, "SELECT sql FROM sqlite_schema WHERE type IN ('index', 'view') AND sql IS NOT NULL ORDER BY type, name")? {
         writeln!(out, "{};", render(&r[0])).map_err(w)?;
