@@ -64,3 +64,65 @@ fn an_option_is_never_taken_for_a_file_name() {
     assert!(left.is_empty(), "the shell created {left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `.dump` recreates the database: restored into a new file it gives the
+/// same rows (generated columns computed again, not inserted) and keeps
+/// AUTOINCREMENT's sequence past deleted rows; `:memory:` names no file.
+#[test]
+fn a_dump_restores_generated_columns_and_sequences() {
+    let dir = std::env::temp_dir().join(format!("tinyjoin-cli-dump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |file: &str, sql: Option<&str>, stdin: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tinyjoin"));
+        cmd.current_dir(&dir).arg(file);
+        if let Some(sql) = sql {
+            cmd.arg(sql);
+        }
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("the shell runs");
+        if let Some(input) = stdin {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+        }
+        drop(child.stdin.take());
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(
+        "a.db",
+        Some(
+            "CREATE TABLE g(id INTEGER PRIMARY KEY AUTOINCREMENT, a, \"o'd\" TEXT, b AS (a * 2), c AS (a || 'x') STORED);
+             INSERT INTO g(a, \"o'd\") VALUES (1, 'q'), (2, 'it''s'), (3, NULL);
+             DELETE FROM g WHERE id = 3;
+             CREATE INDEX gb ON g(b)",
+        ),
+        None,
+    );
+    let dump = run("a.db", None, Some(".dump\n"));
+    run("b.db", None, Some(&dump));
+    let read = "SELECT * FROM g ORDER BY id; SELECT * FROM sqlite_sequence; INSERT INTO g(a) VALUES (9) RETURNING id";
+    assert_eq!(
+        run("b.db", Some(read), None),
+        "1|1|q|2|1x\n2|2|it's|4|2x\ng|3\n4\n"
+    );
+    assert_eq!(run(":memory:", Some("SELECT 1"), None), "1\n");
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".db"))
+        .collect();
+    assert!(left.is_empty(), "the shell created {left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
