@@ -266,7 +266,9 @@ expr_walk!(
     mut
 );
 
-fn literal(l: &ast::Literal) -> Value {
+/// A literal's value (never one of the CURRENT_TIME kind, which are bound
+/// as calls).
+pub(crate) fn literal(l: &ast::Literal) -> Value {
     match l {
         ast::Literal::Null => Value::Null,
         ast::Literal::Integer(i) => Value::Integer(*i),

@@ -102,7 +102,7 @@ fn load_object(cat: &mut Catalog, entry: &StoredObject, records: &SchemaRecords)
     match kind {
         "table" => {
             let sql = sql.ok_or_else(|| bad("missing sql"))?;
-            let stmts = parser::parse(sql)?;
+            let ct = folded_definition(sql).map_err(|e| bad(&e.to_string()))?;
             // A table made before TinyJoin merged identical UNIQUE /
             // PRIMARY KEY constraints has an automatic index for each
             // (their names number them in order, so merging them now would
@@ -112,9 +112,9 @@ fn load_object(cat: &mut Catalog, entry: &StoredObject, records: &SchemaRecords)
                 .iter()
                 .filter(|r| r.0 == "index" && r.4.is_none() && r.2.eq_ignore_ascii_case(name))
                 .count();
-            let (mut t, mut autos) = table_from_stored(cat, entry, &stmts, false)?;
+            let (mut t, mut autos) = table_from_stored(cat, entry, &ct, false)?;
             if autos.len() > stored {
-                (t, autos) = table_from_stored(cat, entry, &stmts, true)?;
+                (t, autos) = table_from_stored(cat, entry, &ct, true)?;
             }
             t.name = name.to_string();
             t.sql = sql.to_string();
@@ -162,68 +162,73 @@ fn load_object(cat: &mut Catalog, entry: &StoredObject, records: &SchemaRecords)
 }
 
 /// The table (and its automatic indexes, with scratch tree names) that
-/// the stored CREATE TABLE `stmts` of `entry` and the ALTER TABLEs after it
-/// define; `merge` as in [`table_from_ast`].
+/// the stored definition `ct` of `entry` defines; `merge` as in
+/// [`table_from_ast`].
 fn table_from_stored(
     cat: &Catalog,
     entry: &StoredObject,
-    stmts: &[ast::Statement],
+    ct: &ast::CreateTable,
     merge: bool,
 ) -> Result<(Table, Vec<Index>)> {
-    let bad = |what: &str| corrupt!(0, "schema entry {}: {what}", entry.name);
     let mut scratch = cat.clone();
-    let mut table: Option<(Table, Vec<Index>)> = None;
-    for s in stmts {
-        match s {
-            ast::Statement::CreateTable(ct) => {
-                let ast::CreateTableBody::Columns {
-                    columns,
-                    constraints,
-                    without_rowid,
-                    strict,
-                } = &ct.body
-                else {
-                    return Err(bad("not a column list"));
-                };
-                let options = TableOptions {
-                    strict: *strict,
-                    without_rowid: *without_rowid,
-                };
-                let sql = entry.sql.unwrap_or_default().to_string();
-                let mut def = |options| {
-                    table_from_ast(
-                        &mut scratch,
-                        entry.name,
-                        columns,
-                        constraints,
-                        options,
-                        sql.clone(),
-                        entry.tree.to_string(),
-                        merge,
-                    )
-                };
-                // A table made before STRICT and WITHOUT ROWID were
-                // checked may break their rules (no PRIMARY KEY, another
-                // type): it reads back as the ordinary table it was made.
-                table = Some(match def(options) {
-                    Err(_) if options != TableOptions::default() => def(TableOptions::default())?,
-                    other => other?,
-                });
-            }
-            ast::Statement::AlterTable(at) => {
-                let (t, autos) = table.as_mut().ok_or_else(|| bad("ALTER before CREATE"))?;
-                // The table's name when the statement ran (a RENAME TO
-                // takes its own foreign keys from it to the new name);
-                // `load_object` names it as stored in the end.
-                t.name.clone_from(&at.table.name);
-                if let Some(i) = apply_alter_to_def(t, &at.action)? {
-                    autos.iter_mut().for_each(|ix| shift_index_columns(ix, i));
-                }
-            }
-            _ => return Err(bad("unexpected statement")),
-        }
+    let sql = entry.sql.unwrap_or_default();
+    let mut def = |options| {
+        table_from_definition(
+            &mut scratch,
+            ct,
+            options,
+            entry.name,
+            sql.to_string(),
+            entry.tree.to_string(),
+            merge,
+        )
+    };
+    // A table made before STRICT and WITHOUT ROWID were checked may break
+    // their rules (no PRIMARY KEY, another type): it reads back as the
+    // ordinary table it was made.
+    let options = create_options(ct);
+    match def(options) {
+        Err(_) if options != TableOptions::default() => def(TableOptions::default()),
+        other => other,
     }
-    table.ok_or_else(|| bad("no CREATE TABLE"))
+}
+
+/// The options a CREATE TABLE declares.
+fn create_options(ct: &ast::CreateTable) -> TableOptions {
+    match &ct.body {
+        ast::CreateTableBody::Columns {
+            without_rowid,
+            strict,
+            ..
+        } => TableOptions {
+            strict: *strict,
+            without_rowid: *without_rowid,
+        },
+        _ => TableOptions::default(),
+    }
+}
+
+/// [`table_from_ast`] of a CREATE TABLE's columns and constraints, with
+/// `options` (not necessarily the ones it declares: see
+/// [`table_from_stored`]).
+fn table_from_definition(
+    cat: &mut Catalog,
+    ct: &ast::CreateTable,
+    options: TableOptions,
+    name: &str,
+    sql: String,
+    tree: String,
+    merge: bool,
+) -> Result<(Table, Vec<Index>)> {
+    let ast::CreateTableBody::Columns {
+        columns,
+        constraints,
+        ..
+    } = &ct.body
+    else {
+        return Err(sql_err!("internal: {name} is not defined by columns"));
+    };
+    table_from_ast(cat, name, columns, constraints, options, sql, tree, merge)
 }
 
 fn ensure_schema_tree(kv: &mut dyn Kv) -> Result<()> {
@@ -703,122 +708,32 @@ pub(crate) fn drop(
     Ok(true)
 }
 
-/// Applies an ALTER TABLE action to a table definition (also used when
-/// replaying stored ALTERs at load); returns the index of a dropped column.
-/// A column added to a STRICT table: its DEFAULT, the value every row
-/// takes, must be of its type (SQLite's "type mismatch on DEFAULT").
-fn strict_default_fits(kv: &dyn Kv, cat: &Catalog, t: &Table) -> Result<()> {
-    let Some(c) = t.columns.last() else {
-        return Ok(());
-    };
-    let Some(d) = &c.default else {
-        return Ok(());
-    };
-    let mut binder = crate::sql::binder::Binder::new(cat);
-    let scope = crate::sql::binder::scope::Scope::new(Vec::new(), None);
-    let e = binder.bind_plain(d, &scope, &mut Default::default())?;
-    let v = ExecCtx::new(kv, &[], u64::MAX).eval(&e, &super::eval::Env::new(&[], None))?;
-    let mut row = vec![Value::Null; t.columns.len()];
-    row[t.columns.len() - 1] = crate::sql::value::apply_affinity(v, c.affinity);
-    super::write::check_types(t, &row).map_err(|_| sql_err!("type mismatch on DEFAULT"))
-}
-
-fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option<usize>> {
+/// The errors of an ALTER TABLE that its table's definition shows
+/// (SQLite's messages); for DROP COLUMN, the dropped column's index.
+fn refuse_alter(t: &Table, action: &ast::AlterAction) -> Result<Option<usize>> {
     match action {
-        ast::AlterAction::RenameTable(new) => {
-            // Its own foreign keys follow (`rename_in_children` does the
-            // other tables').
-            let rename = ParentRename::Table(new);
-            for fk in &mut t.foreign_keys {
-                rename.apply(&t.name, &mut fk.parent, &mut fk.parent_columns);
-            }
-            for (_, e, _) in &mut t.checks {
-                rename_qualifier(e, &t.name, new);
-            }
-            t.name = new.clone();
-        }
+        ast::AlterAction::RenameTable(_) => {}
         ast::AlterAction::RenameColumn { old, new } => {
-            let i = t
-                .column_index(old)
-                .ok_or_else(|| sql_err!("no such column: \"{old}\""))?;
+            if t.column_index(old).is_none() {
+                return Err(sql_err!("no such column: \"{old}\""));
+            }
             if t.column_index(new).is_some() {
                 return Err(sql_err!("duplicate column name: {new}"));
-            }
-            t.columns[i].name = new.clone();
-            // The table's own expressions and foreign keys follow, as SQLite
-            // rewrites them (`rename_in_children` does the other tables').
-            let table = t.name.clone();
-            let generated = t.columns.iter_mut().filter_map(|c| c.generated.as_mut());
-            for e in t
-                .checks
-                .iter_mut()
-                .map(|(_, e, _)| e)
-                .chain(generated.map(|g| &mut g.expr))
-            {
-                rename_column_refs(e, &table, old, new);
-            }
-            let rename = ParentRename::Column { old, new };
-            for fk in &mut t.foreign_keys {
-                rename.apply(&table, &mut fk.parent, &mut fk.parent_columns);
             }
         }
         ast::AlterAction::AddColumn(def) => {
             if t.column_index(&def.name).is_some() {
                 return Err(sql_err!("duplicate column name: {}", def.name));
             }
-            let mut scratch = Catalog::default();
-            // A STRICT table's new column is checked as its others were.
-            let options = TableOptions {
-                strict: t.options.strict,
-                without_rowid: false,
+            let has = |f: fn(&ast::ColumnConstraintKind) -> bool| {
+                def.constraints.iter().any(|c| f(&c.kind))
             };
-            let (one, autos) = table_from_ast(
-                &mut scratch,
-                &t.name,
-                std::slice::from_ref(def),
-                &[],
-                options,
-                String::new(),
-                String::new(),
-                true,
-            )
-            .map_err(|e| match e {
-                Error::Sql { message, .. } if options.strict && message.contains("datatype") => {
-                    sql_err!("error in table {} after add column: {message}", t.name)
-                }
-                e => e,
-            })?;
-            if !autos.is_empty() || one.rowid_alias.is_some() || one.columns[0].primary_key {
-                return Err(sql_err!("Cannot add a PRIMARY KEY or UNIQUE column"));
+            if has(|k| matches!(k, ast::ColumnConstraintKind::PrimaryKey { .. })) {
+                return Err(sql_err!("Cannot add a PRIMARY KEY column"));
             }
-            let col = one.columns[0].clone();
-            if col.generated.as_ref().is_some_and(|g| g.stored) {
-                return Err(sql_err!("cannot add a STORED column"));
+            if has(|k| matches!(k, ast::ColumnConstraintKind::Unique { .. })) {
+                return Err(sql_err!("Cannot add a UNIQUE column"));
             }
-            if col.not_null && col.default.is_none() && col.generated.is_none() {
-                return Err(sql_err!(
-                    "Cannot add a NOT NULL column with default value NULL"
-                ));
-            }
-            t.columns.push(col);
-            let n = t.columns.len() - 1;
-            t.checks.extend(
-                one.checks
-                    .into_iter()
-                    .map(|(name, e, _)| (name, e, Some(n))),
-            );
-            // After the other columns' keys, before the table constraints'
-            // (SQLite writes the new column after the last one).
-            let at = t
-                .foreign_keys
-                .iter()
-                .position(|fk| !fk.column_constraint)
-                .unwrap_or(t.foreign_keys.len());
-            let added = one.foreign_keys.into_iter().map(|mut fk| {
-                fk.columns = vec![n];
-                fk
-            });
-            t.foreign_keys.splice(at..at, added);
         }
         ast::AlterAction::DropColumn(name) => {
             let i = t
@@ -865,23 +780,46 @@ fn apply_alter_to_def(t: &mut Table, action: &ast::AlterAction) -> Result<Option
                     "cannot drop column \"{name}\": a foreign key uses it"
                 ));
             }
-            t.checks.retain(|(_, _, own)| *own != Some(i));
-            t.foreign_keys.retain(|fk| fk.columns != [i]);
-            t.columns.remove(i);
-            let shift = |c: &mut usize| after_drop(c, i);
-            if let Some(a) = t.rowid_alias.as_mut() {
-                shift(a);
-            }
-            for fk in &mut t.foreign_keys {
-                fk.columns.iter_mut().for_each(shift);
-            }
-            for own in t.checks.iter_mut().filter_map(|(_, _, own)| own.as_mut()) {
-                shift(own);
-            }
             return Ok(Some(i));
         }
     }
     Ok(None)
+}
+
+/// The new column of ADD COLUMN, last in `t`: what SQLite refuses for a
+/// table with rows, which would take a value it cannot give them.
+fn refuse_added_column(t: &Table, foreign_keys: bool) -> Result<()> {
+    let Some(col) = t.columns.last() else {
+        return Ok(());
+    };
+    if let Some(g) = &col.generated {
+        return match g.stored {
+            true => Err(sql_err!("cannot add a STORED column")),
+            false => Ok(()),
+        };
+    }
+    let default = col
+        .default
+        .as_ref()
+        .filter(|d| !matches!(d.kind, ast::ExprKind::Literal(ast::Literal::Null)));
+    let references = t
+        .foreign_keys
+        .iter()
+        .any(|fk| fk.columns == [t.columns.len() - 1]);
+    if foreign_keys && references && default.is_some() {
+        return Err(sql_err!(
+            "Cannot add a REFERENCES column with non-NULL default value"
+        ));
+    }
+    if col.not_null && default.is_none() {
+        return Err(sql_err!(
+            "Cannot add a NOT NULL column with default value NULL"
+        ));
+    }
+    if default.is_some_and(|d| super::scan::constant_default(d).is_none()) {
+        return Err(sql_err!("Cannot add a column with non-constant default"));
+    }
+    Ok(())
 }
 
 /// Whether `e` reads column `name` (a CHECK or an index reads only its
@@ -986,9 +924,12 @@ fn folded_definition(sql: &str) -> Result<Box<ast::CreateTable>> {
         ));
     };
     for s in statements {
-        if let ast::Statement::AlterTable(at) = s {
-            alter_definition(&mut ct, &at.action);
-        }
+        let ast::Statement::AlterTable(at) = s else {
+            return Err(sql_err!(
+                "internal: a table definition holds another statement"
+            ));
+        };
+        alter_definition(&mut ct, &at.action);
     }
     Ok(ct)
 }
@@ -1163,6 +1104,12 @@ fn after_drop(c: &mut usize, dropped: usize) {
     *c -= usize::from(*c > dropped);
 }
 
+/// Whether table tree `tree` holds a row.
+fn has_rows(kv: &dyn Kv, tree: &str) -> Result<bool> {
+    let first = kv.scan(tree, Bound::Unbounded, Bound::Unbounded, false, Some(1))?;
+    Ok(!first.is_empty())
+}
+
 /// Removes value `i` from every row of table tree `tree` (rows written
 /// before a later ADD COLUMN may be shorter), a batch of rows at a time.
 fn drop_column_values(kv: &mut dyn Kv, tree: &str, i: usize) -> Result<()> {
@@ -1183,11 +1130,17 @@ fn drop_column_values(kv: &mut dyn Kv, tree: &str, i: usize) -> Result<()> {
     }
 }
 
-/// ADD COLUMN of a generated column: computes it for every row, whose
-/// NOT NULL and CHECK constraints must then hold (SQLite checks the table
-/// too), a batch of rows at a time.
-fn fill_generated(kv: &mut dyn Kv, cat: &Catalog, name: &str) -> Result<()> {
+/// After ADD COLUMN to a table with rows: each row, the new column's
+/// value in it (a generated column's computed, and stored, a batch of
+/// rows at a time), must keep the table's NOT NULL, type and CHECK
+/// constraints (SQLite checks them when the table has CHECKs, is STRICT,
+/// or the column is generated).
+fn check_added_column(kv: &mut dyn Kv, cat: &Catalog, name: &str) -> Result<()> {
     let table = cat.table_or_err(name)?.clone();
+    let generated = table.columns.last().is_some_and(|c| c.generated.is_some());
+    if !generated && table.checks.is_empty() && !table.options.strict {
+        return Ok(());
+    }
     let writer = super::write::TableWriter::new(cat, &table)?;
     let n = table.columns.len();
     let mut from = Bound::Unbounded;
@@ -1202,10 +1155,18 @@ fn fill_generated(kv: &mut dyn Kv, cat: &Catalog, name: &str) -> Result<()> {
             {
                 let ctx = ExecCtx::new(&*kv, &[], u64::MAX);
                 writer.compute_generated(&ctx, &mut row)?;
-                writer.check_row(&ctx, &row)?;
+                writer.check_row(&ctx, &row).map_err(|e| match e {
+                    Error::Constraint {
+                        kind: crate::error::ConstraintKind::Datatype,
+                        ..
+                    } => sql_err!("type mismatch on DEFAULT"),
+                    e => e,
+                })?;
             }
-            let value = crate::sql::record::encode_masked(&row[..n], table.rowid_alias);
-            kv.insert_vec(&table.tree, &k, value)?;
+            if generated {
+                let value = crate::sql::record::encode_masked(&row[..n], table.rowid_alias);
+                kv.insert_vec(&table.tree, &k, value)?;
+            }
         }
     }
 }
@@ -1219,7 +1180,7 @@ fn refuse_drop_in_use(cat: &Catalog, table: &Table, column: &str) -> Result<()> 
         .filter(|&i| !table.columns[i].primary_key)
     else {
         // "no such column" or "cannot drop PRIMARY KEY column", from
-        // apply_alter_to_def.
+        // refuse_alter.
         return Ok(());
     };
     for ix in cat.table_indexes(&table.name) {
@@ -1257,28 +1218,18 @@ fn refuse_drop_in_use(cat: &Catalog, table: &Table, column: &str) -> Result<()> 
 }
 
 /// ALTER TABLE.
-pub(crate) fn alter_table(kv: &mut dyn Kv, cat: &mut Catalog, at: &ast::AlterTable) -> Result<()> {
+pub(crate) fn alter_table(
+    kv: &mut dyn Kv,
+    cat: &mut Catalog,
+    at: &ast::AlterTable,
+    foreign_keys: bool,
+) -> Result<()> {
     let name = &at.table.name;
     let old = cat.table_or_err(name)?.clone();
-    let mut t = (*old).clone();
-    let checks_before = t.checks.len();
     if let ast::AlterAction::DropColumn(c) = &at.action {
         refuse_drop_in_use(cat, &old, c)?;
     }
-    let dropped = apply_alter_to_def(&mut t, &at.action)?;
-    let adds_generated = matches!(&at.action, ast::AlterAction::AddColumn(_))
-        && t.columns.last().is_some_and(|c| c.generated.is_some());
-    if adds_generated {
-        check_generated(cat, &t)?;
-    }
-    if let (ast::AlterAction::AddColumn(_), true) = (&at.action, t.options.strict) {
-        strict_default_fits(kv, cat, &t)?;
-    }
-    // Refused here, not while a stored schema is read back.
-    let added = t.checks.get(checks_before..).unwrap_or_default();
-    if added.iter().any(|(_, e, _)| contains_subquery(e)) {
-        return Err(sql_err!("subqueries prohibited in CHECK constraints"));
-    }
+    let dropped = refuse_alter(&old, &at.action)?;
     if let ast::AlterAction::RenameTable(new) = &at.action {
         if cat.name_taken(new) {
             return Err(sql_err!(
@@ -1286,13 +1237,54 @@ pub(crate) fn alter_table(kv: &mut dyn Kv, cat: &mut Catalog, at: &ast::AlterTab
             ));
         }
     }
+    // The new definition is the stored CREATE TABLE as SQLite rewrites it,
+    // and the table is what it defines (its automatic indexes are the
+    // ones it has: an ALTER adds or drops none). `merge` does not change
+    // the table, only those indexes.
+    let mut ct = folded_definition(&old.sql)?;
+    alter_definition(&mut ct, &at.action);
+    let (t, _) = table_from_definition(
+        &mut Catalog::default(),
+        &ct,
+        old.options,
+        &ct.name.name,
+        ct.to_string(),
+        old.tree.clone(),
+        false,
+    )
+    .map_err(|e| match e {
+        Error::Sql { message, .. } if old.options.strict && message.contains("datatype") => {
+            sql_err!("error in table {} after add column: {message}", old.name)
+        }
+        e => e,
+    })?;
+    let adds = matches!(&at.action, ast::AlterAction::AddColumn(_));
+    if let ast::AlterAction::AddColumn(def) = &at.action {
+        if has_rows(kv, &t.tree)? {
+            refuse_added_column(&t, foreign_keys)?;
+        }
+        // Refused here, not while a stored schema is read back.
+        let subquery = def.constraints.iter().any(|c| match &c.kind {
+            ast::ColumnConstraintKind::Check(e) => contains_subquery(e),
+            _ => false,
+        });
+        if subquery {
+            return Err(sql_err!(
+                "error in table {} after add column: subqueries prohibited in CHECK constraints",
+                old.name
+            ));
+        }
+        if def
+            .constraints
+            .iter()
+            .any(|c| matches!(c.kind, ast::ColumnConstraintKind::Generated { .. }))
+        {
+            check_generated(cat, &t)?;
+        }
+    }
     if let Some(i) = dropped {
         drop_column_values(kv, &t.tree, i)?;
     }
-    // Stored as one CREATE TABLE, as SQLite rewrites it.
-    let mut ct = folded_definition(&old.sql)?;
-    alter_definition(&mut ct, &at.action);
-    t.sql = ct.to_string();
     kv.remove(SCHEMA_TREE, key(name).as_bytes())?;
     save_object(kv, "table", &t.name, &t.name, &t.tree, Some(&t.sql))?;
     cat.tables.remove(&key(name));
@@ -1325,8 +1317,8 @@ pub(crate) fn alter_table(kv: &mut dyn Kv, cat: &mut Catalog, at: &ast::AlterTab
         cat.indexes.insert(key(&ix2.name), Rc::new(ix2));
     }
     cat.tables.insert(new_key.clone(), Rc::new(t));
-    if adds_generated {
-        fill_generated(kv, cat, &new_key)?;
+    if adds {
+        check_added_column(kv, cat, &new_key)?;
     }
     match &at.action {
         ast::AlterAction::RenameTable(new) => {

@@ -28,24 +28,14 @@ use crate::{sql_err, Result};
 
 /// Whether the pragma is one of this module's.
 pub(crate) fn is_schema_pragma(p: &Pragma) -> bool {
-    SCHEMA_PRAGMAS.contains(&p.name.name.to_ascii_lowercase().as_str())
+    let name = &p.name.name;
+    name.eq_ignore_ascii_case("foreign_key_check") || function(name).is_some()
 }
 
 /// Whether running the pragma changes the database.
 pub(crate) fn writes(p: &Pragma) -> bool {
     p.name.name.eq_ignore_ascii_case("user_version") && p.value.is_some()
 }
-
-const SCHEMA_PRAGMAS: [&str; 8] = [
-    "user_version",
-    "foreign_key_check",
-    "table_info",
-    "table_xinfo",
-    "index_list",
-    "index_info",
-    "index_xinfo",
-    "foreign_key_list",
-];
 
 /// Runs a schema pragma.
 #[inline(never)]
@@ -58,10 +48,6 @@ pub(crate) fn run(kv: &mut dyn Kv, cat: &mut Catalog, p: &Pragma) -> Result<Outp
     let name = p.name.name.to_ascii_lowercase();
     let arg = p.value.as_ref().map(argument_text);
     let (columns, rows): (&[&str], Vec<Row>) = match (name.as_str(), arg) {
-        ("user_version", None) => (
-            &["user_version"],
-            vec![vec![Value::Integer(cat.user_version)]],
-        ),
         ("user_version", Some(v)) => {
             cat.user_version = user_version(&v);
             super::ddl::save_meta(kv, cat)?;
@@ -71,14 +57,13 @@ pub(crate) fn run(kv: &mut dyn Kv, cat: &mut Catalog, p: &Pragma) -> Result<Outp
             });
         }
         ("foreign_key_check", t) => (FOREIGN_KEY_CHECK, foreign_key_check(kv, cat, t)?),
-        (_, None) => return Ok(Output::default()),
-        ("table_info", Some(t)) => (TABLE_INFO, table_info(cat, &t, false)?),
-        ("table_xinfo", Some(t)) => (TABLE_XINFO, table_info(cat, &t, true)?),
-        ("index_list", Some(t)) => (INDEX_LIST, index_list(cat, &t)),
-        ("index_info", Some(i)) => (INDEX_INFO, index_info(cat, &i, false)),
-        ("index_xinfo", Some(i)) => (INDEX_XINFO, index_info(cat, &i, true)),
-        ("foreign_key_list", Some(t)) => (FOREIGN_KEY_LIST, foreign_key_list(cat, &t)),
-        _ => return Err(sql_err!("unsupported pragma: {}", p.name.name)),
+        (name, arg) => match function(name) {
+            // `PRAGMA table_info` without a table gives nothing, not even
+            // columns, as in SQLite.
+            Some(_) if arg.is_none() && takes_argument(name) => return Ok(Output::default()),
+            Some((name, columns)) => (columns, read_rows(cat, name, arg.as_deref())?),
+            None => return Err(sql_err!("unsupported pragma: {}", p.name.name)),
+        },
     };
     Ok(Output {
         columns: columns
@@ -91,8 +76,9 @@ pub(crate) fn run(kv: &mut dyn Kv, cat: &mut Catalog, p: &Pragma) -> Result<Outp
     })
 }
 
-/// The PRAGMAs a table-valued function `pragma_<name>` reads: (name,
-/// columns, takes an argument).
+/// The PRAGMAs that only read the schema ([`read_rows`]), each also the
+/// table-valued function `pragma_<name>`: (name, columns, takes an
+/// argument).
 const FUNCTIONS: [(&str, &[&str], bool); 7] = [
     ("table_info", TABLE_INFO, true),
     ("table_xinfo", TABLE_XINFO, true),
@@ -154,17 +140,9 @@ impl ExecCtx<'_> {
         }
         let arg = texts.first().cloned().flatten();
         let temp = schema_text.is_some_and(|s| s.eq_ignore_ascii_case("temp"));
-        let found = match (name, arg.as_deref()) {
-            ("user_version", _) => vec![vec![Value::Integer(cat.user_version)]],
-            (_, None) => Vec::new(),
-            _ if temp => Vec::new(),
-            ("table_info", Some(t)) => table_info(cat, t, false)?,
-            ("table_xinfo", Some(t)) => table_info(cat, t, true)?,
-            ("index_list", Some(t)) => index_list(cat, t),
-            ("index_info", Some(i)) => index_info(cat, i, false),
-            ("index_xinfo", Some(i)) => index_info(cat, i, true),
-            ("foreign_key_list", Some(t)) => foreign_key_list(cat, t),
-            _ => return Err(sql_err!("no such table-valued function: pragma_{name}")),
+        let found = match temp {
+            true if takes_argument(name) => Vec::new(),
+            _ => read_rows(cat, name, arg.as_deref())?,
         };
         let hidden = takes_argument(name);
         let mut rows = Vec::with_capacity(found.len());
@@ -178,6 +156,23 @@ impl ExecCtx<'_> {
         }
         Ok(rows)
     }
+}
+
+/// The rows of the schema-reading PRAGMA `name` (one of [`FUNCTIONS`],
+/// in lower case) with its argument: none without one, for a PRAGMA
+/// that takes one.
+fn read_rows(cat: &Catalog, name: &str, arg: Option<&str>) -> Result<Vec<Row>> {
+    Ok(match (name, arg) {
+        ("user_version", _) => vec![vec![Value::Integer(cat.user_version)]],
+        (_, None) => Vec::new(),
+        ("table_info", Some(t)) => table_info(cat, t, false)?,
+        ("table_xinfo", Some(t)) => table_info(cat, t, true)?,
+        ("index_list", Some(t)) => index_list(cat, t),
+        ("index_info", Some(i)) => index_info(cat, i, false),
+        ("index_xinfo", Some(i)) => index_info(cat, i, true),
+        ("foreign_key_list", Some(t)) => foreign_key_list(cat, t),
+        _ => return Err(sql_err!("unsupported pragma: {name}")),
+    })
 }
 
 const TABLE_INFO: &[&str] = &["cid", "name", "type", "notnull", "dflt_value", "pk"];

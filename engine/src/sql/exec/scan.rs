@@ -188,29 +188,40 @@ pub(crate) fn copy_value(dst: &mut Value, src: &Value) {
 }
 
 /// The value of a column missing from an old record (added by ALTER TABLE
-/// ADD COLUMN, whose DEFAULT must be a constant).
+/// ADD COLUMN, whose DEFAULT is then a constant: [`constant_default`]).
 fn default_literal(table: &Table, c: usize) -> Value {
+    let column = &table.columns[c];
+    let v = column.default.as_ref().and_then(constant_default);
+    apply_affinity(v.unwrap_or(Value::Null), column.affinity)
+}
+
+/// The value of a DEFAULT that ADD COLUMN may give the rows a table
+/// already has, as SQLite's `sqlite3ValueFromExpr` computes it: a literal
+/// other than CURRENT_TIME and its kind, signed or CAST any number of
+/// times; None for any other expression (ADD COLUMN then refuses it for a
+/// table with rows).
+pub(crate) fn constant_default(e: &crate::sql::ast::Expr) -> Option<Value> {
     use crate::sql::ast::{ExprKind, Literal, UnaryOp};
-    let Some(d) = &table.columns[c].default else {
-        return Value::Null;
-    };
-    let v = match &d.kind {
-        ExprKind::Literal(Literal::Integer(i)) => Value::Integer(*i),
-        ExprKind::Literal(Literal::Real(r)) => Value::Real(*r),
-        ExprKind::Literal(Literal::Text(s)) => Value::Text(s.clone()),
-        ExprKind::Literal(Literal::Blob(b)) => Value::Blob(b.clone()),
-        ExprKind::Literal(Literal::Bool(b)) => Value::Integer(i64::from(*b)),
+    use crate::sql::value::{cast, negate};
+    Some(match &e.kind {
+        ExprKind::Literal(
+            Literal::CurrentTime | Literal::CurrentDate | Literal::CurrentTimestamp,
+        ) => return None,
+        ExprKind::Literal(l) => crate::sql::binder::expr::literal(l),
         ExprKind::Unary {
             op: UnaryOp::Neg,
             expr,
-        } => match &expr.kind {
-            ExprKind::Literal(Literal::Integer(i)) => Value::Integer(i.wrapping_neg()),
-            ExprKind::Literal(Literal::Real(r)) => Value::Real(-r),
-            _ => Value::Null,
-        },
-        _ => Value::Null,
-    };
-    apply_affinity(v, table.columns[c].affinity)
+        } => negate(&constant_default(expr)?),
+        ExprKind::Unary {
+            op: UnaryOp::Plus,
+            expr,
+        } => constant_default(expr)?,
+        ExprKind::Cast { expr, type_name } => cast(
+            &constant_default(expr)?,
+            Affinity::from_declared_type(&type_name.name),
+        ),
+        _ => return None,
+    })
 }
 
 /// The key columns of an index.

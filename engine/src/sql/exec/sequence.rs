@@ -33,14 +33,20 @@ pub(crate) const SEQ_TREE: &str = "__seq";
 
 /// The largest rowid an INSERT gave table `name` (0 when none did).
 pub(crate) fn read(kv: &dyn Kv, name: &str) -> Result<i64> {
+    Ok(stored(kv, name)?.unwrap_or(0))
+}
+
+/// Table `name`'s stored sequence, if it has one.
+fn stored(kv: &dyn Kv, name: &str) -> Result<Option<i64>> {
     if !kv.tree_exists(SEQ_TREE)? {
-        return Ok(0);
+        return Ok(None);
     }
-    let mut seq = 0;
+    let mut seq = None;
     kv.get_with(SEQ_TREE, key(name).as_bytes(), &mut |v| {
-        if let Some(Value::Integer(n)) = record::decode(v)?.get(1) {
-            seq = *n;
-        }
+        seq = match record::decode(v)?.get(1) {
+            Some(Value::Integer(n)) => Some(*n),
+            _ => Some(0),
+        };
         Ok(())
     })?;
     Ok(seq)
@@ -64,8 +70,7 @@ pub(crate) fn remove(kv: &mut dyn Kv, name: &str) -> Result<()> {
 
 /// Moves table `old`'s sequence to its new name `new` (RENAME TO).
 pub(crate) fn rename(kv: &mut dyn Kv, old: &str, new: &str) -> Result<()> {
-    if kv.tree_exists(SEQ_TREE)? && kv.get(SEQ_TREE, key(old).as_bytes())?.is_some() {
-        let seq = read(kv, old)?;
+    if let Some(seq) = stored(kv, old)? {
         remove(kv, old)?;
         write(kv, new, seq)?;
     }

@@ -410,7 +410,7 @@ fn run_direct(
         }
         Statement::Drop(d) => out.schema_changed = super::ddl::drop(kv, cat, d, opts)?,
         Statement::AlterTable(at) => {
-            super::ddl::alter_table(kv, cat, at)?;
+            super::ddl::alter_table(kv, cat, at, opts.foreign_keys)?;
             out.schema_changed = true;
         }
         Statement::Analyze { name, .. } => {
