@@ -1094,3 +1094,55 @@ fn autoincrement_survives_reopen() {
     assert_eq!(r.rows, vec![vec![Value::Text("t".into()), int(4)]]);
     assert!(db.check().expect("check").problems.is_empty());
 }
+
+/// Rows older than an ADD COLUMN read its constant DEFAULT (signed or
+/// CAST, as SQLite computes it) after reopening, and a CHECK added with a
+/// column is tried before the table's, as the rewritten definition orders
+/// them, in the session that added it and after reopening alike.
+#[test]
+fn added_columns_read_their_defaults_after_reopen() {
+    let device = MemoryDevice::new();
+    let open = || Database::open(Box::new(device.clone()), DbOptions::default()).expect("open");
+    let failed_check = |c: &mut tinyjoin_engine::Connection| {
+        c.execute("INSERT INTO t(a, b) VALUES (2, 5)", &Params::None)
+            .expect_err("both CHECKs fail")
+            .to_string()
+    };
+    {
+        let db = open();
+        let mut c = db.connect();
+        c.execute_batch(
+            "CREATE TABLE t(a, CHECK (a > 10));
+             INSERT INTO t VALUES (11);
+             ALTER TABLE t ADD COLUMN b CHECK (b > 100) DEFAULT (+101);
+             ALTER TABLE t ADD COLUMN c DEFAULT (CAST(7 AS TEXT));
+             ALTER TABLE t ADD COLUMN d REAL DEFAULT (-'3');
+             ALTER TABLE t ADD COLUMN e DEFAULT (- -2)",
+        )
+        .expect("columns added");
+        assert!(failed_check(&mut c).contains("b > 100"));
+    }
+    let db = open();
+    let mut c = db.connect();
+    let r = c
+        .execute(
+            "SELECT a, b, c, typeof(c), d, typeof(d), e FROM t",
+            &Params::None,
+        )
+        .expect("select");
+    let text = |s: &str| Value::Text(s.into());
+    assert_eq!(
+        r.rows,
+        vec![vec![
+            int(11),
+            int(101),
+            text("7"),
+            text("text"),
+            Value::Real(-3.0),
+            text("real"),
+            int(2),
+        ]]
+    );
+    assert!(failed_check(&mut c).contains("b > 100"));
+    assert!(db.check().expect("check").problems.is_empty());
+}
