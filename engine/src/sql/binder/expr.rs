@@ -185,7 +185,7 @@ macro_rules! expr_walk {
             f(e);
             match &$($m)? e.kind {
                 ExprKind::Literal(_) | ExprKind::Param { .. } | ExprKind::Column(_) => {}
-                ExprKind::Exists(_) | ExprKind::Subquery(_) => {}
+                ExprKind::Exists(_) | ExprKind::Subquery(_) | ExprKind::Raise { .. } => {}
                 ExprKind::Unary { expr, .. }
                 | ExprKind::IsNull { expr, .. }
                 | ExprKind::Cast { expr, .. }
@@ -478,6 +478,11 @@ impl Binder<'_> {
             ExprKind::Exists(select) => {
                 let (sub, _) = self.bind_subquery(select, scope)?;
                 Bound::plain(Expr::Exists(sub))
+            }
+            ExprKind::Raise { .. } => {
+                return Err(sql_err!(
+                    "RAISE() may only be used within a trigger-program"
+                ))
             }
             ExprKind::Subquery(select) => {
                 let (sub, types) = self.bind_subquery(select, scope)?;

@@ -72,6 +72,7 @@ pub(crate) fn load_catalog(kv: &dyn Kv) -> Result<Catalog> {
             load_object(&mut cat, &entry, &records)?;
         }
     }
+    super::trigger::load(kv, &mut cat)?;
     cat.stats = super::analyze::load_stats(kv, &cat)?;
     cat.bump_version();
     Ok(cat)
@@ -643,7 +644,7 @@ pub(crate) fn create_view(
     Ok(true)
 }
 
-/// DROP TABLE/INDEX/VIEW.
+/// DROP TABLE/INDEX/VIEW/TRIGGER (a table's or view's triggers go with it).
 pub(crate) fn drop(
     kv: &mut dyn Kv,
     cat: &mut Catalog,
@@ -672,6 +673,7 @@ pub(crate) fn drop(
             if table.autoincrement {
                 super::sequence::remove(kv, &table.name)?;
             }
+            super::trigger::drop_all_on(kv, cat, name)?;
             kv.drop_tree(&table.tree)?;
             kv.remove(SCHEMA_TREE, k.as_bytes())?;
             cat.tables.remove(&k);
@@ -702,8 +704,10 @@ pub(crate) fn drop(
                     Err(sql_err!("no such view: {name}"))
                 };
             }
+            super::trigger::drop_all_on(kv, cat, name)?;
             kv.remove(SCHEMA_TREE, k.as_bytes())?;
         }
+        ast::DropKind::Trigger => return super::trigger::drop(kv, cat, d),
     }
     Ok(true)
 }

@@ -85,6 +85,14 @@ fn writable_table(cat: &Catalog, name: &str) -> Result<Rc<Table>> {
         // (DELETE and UPDATE of it are `exec::sequence`'s.)
         return Err(sql_err!("table {name} may not be modified"));
     }
+    // Until triggers fire (exec::trigger), a write they would see is
+    // refused rather than done without them.
+    if let Some(t) = cat.table_triggers(name).first() {
+        return Err(sql_err!(
+            "table {name} has trigger {}: firing triggers is not implemented yet",
+            t.name
+        ));
+    }
     cat.table_or_err(name).cloned()
 }
 

@@ -232,6 +232,7 @@ fn is_ddl(stmt: &Statement) -> bool {
         Statement::CreateTable(_)
             | Statement::CreateIndex(_)
             | Statement::CreateView(_)
+            | Statement::CreateTrigger(_)
             | Statement::Drop(_)
             | Statement::AlterTable(_)
             | Statement::Analyze { .. }
@@ -407,6 +408,9 @@ fn run_direct(
         }
         Statement::CreateView(cv) => {
             out.schema_changed = super::ddl::create_view(kv, cat, cv, sql)?
+        }
+        Statement::CreateTrigger(ct) => {
+            out.schema_changed = super::trigger::create(kv, cat, ct, sql)?
         }
         Statement::Drop(d) => out.schema_changed = super::ddl::drop(kv, cat, d, opts)?,
         Statement::AlterTable(at) => {
