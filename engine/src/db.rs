@@ -613,6 +613,8 @@ impl Connection {
         // changes() is 0 after one).
         if dml && (out.is_err() || out.as_ref().is_ok_and(|o| o.stopped.is_some())) {
             self.changes = 0;
+            // Its triggers' changes still count (SQLite's total_changes()).
+            self.total_changes += crate::sql::functions::trigger_changes();
         }
         let out = out?;
         if let Some(id) = out.last_rowid {
@@ -623,7 +625,9 @@ impl Connection {
         }
         if dml {
             self.changes = out.changes;
-            self.total_changes += out.changes + crate::sql::functions::action_changes();
+            self.total_changes += out.changes
+                + crate::sql::functions::action_changes()
+                + crate::sql::functions::trigger_changes();
         }
         Ok(QueryResult {
             columns: out.columns,

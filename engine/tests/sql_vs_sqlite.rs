@@ -2808,6 +2808,99 @@ fn trigger_definitions_as_sqlite() {
     assert_no_mismatches("triggers after DROP TABLE", queries.len(), &mismatches);
 }
 
+/// INSERT triggers fire as SQLite's: BEFORE and AFTER, WHEN, NEW (the
+/// rowid -1 before it is given), RAISE(IGNORE) skipping the row and
+/// RAISE(ABORT) failing the statement, statements reading NEW in
+/// subqueries, a trigger firing another but not itself, the outer
+/// statement's OR clause overriding the body's, changes() counting the
+/// statement's rows only and total_changes() the triggers' too.
+#[test]
+fn insert_triggers_fire_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let statements = [
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, x, y DEFAULT 7, z AS (x || '!'))",
+        "CREATE TABLE log(n INTEGER PRIMARY KEY, w, a, b, c)",
+        "CREATE TABLE u(k UNIQUE, v)",
+        "CREATE TRIGGER b BEFORE INSERT ON t BEGIN INSERT INTO log(w, a, b, c) VALUES ('bi', NEW.rowid, NEW.x, NEW.z); END",
+        "CREATE TRIGGER a AFTER INSERT ON t BEGIN INSERT INTO log(w, a, b, c) VALUES ('ai', NEW.id, NEW.y, (SELECT count(*) FROM t WHERE t.x = NEW.x)); END",
+        "CREATE TRIGGER g BEFORE INSERT ON t WHEN NEW.x < 0 BEGIN SELECT RAISE(IGNORE); END",
+        "CREATE TRIGGER h BEFORE INSERT ON t WHEN NEW.x > 100 BEGIN SELECT RAISE(ABORT, 'too big'); END",
+        "CREATE TRIGGER l AFTER INSERT ON log WHEN NEW.w = 'ai' BEGIN INSERT INTO log(w) VALUES ('nested'); END",
+        "CREATE TRIGGER self AFTER INSERT ON u BEGIN INSERT INTO u VALUES (NEW.k + 1, 'from trigger'); END",
+        "CREATE TRIGGER k AFTER INSERT ON t WHEN NEW.x = 5 BEGIN INSERT INTO u VALUES (1, NEW.x); END",
+        "INSERT INTO t(x) VALUES ('5')",
+        "INSERT INTO t VALUES (10, 1, 2)",
+        "INSERT INTO t(x) VALUES (-1), (3)",
+        "INSERT INTO t(x) VALUES (200)",
+        "INSERT INTO t(x) VALUES (4), (200), (6)",
+        "INSERT INTO u VALUES (1, 'direct')",
+        "INSERT OR IGNORE INTO t(x) VALUES (5)",
+        "INSERT INTO t(x) VALUES (5)",
+        "CREATE TRIGGER bad AFTER INSERT ON log BEGIN SELECT OLD.w; END",
+        "INSERT INTO log(w) VALUES ('x')",
+        "DROP TRIGGER bad",
+        "CREATE TRIGGER bad2 AFTER INSERT ON log BEGIN SELECT nosuch FROM log; END",
+        "INSERT INTO log(w) VALUES ('x')",
+        "DROP TRIGGER bad2",
+        "INSERT INTO log(w) VALUES ('y')",
+    ];
+    run_with_sqlite_errors(&mut tj, &lite, &statements);
+    let queries = [
+        "SELECT * FROM t ORDER BY id",
+        "SELECT * FROM log ORDER BY n",
+        "SELECT * FROM u ORDER BY k",
+        "SELECT changes(), total_changes()",
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("insert triggers", queries.len(), &mismatches);
+}
+
+/// UPDATE and DELETE triggers fire as SQLite's: OLD and NEW, UPDATE OF
+/// firing only for the columns SET names, a BEFORE trigger that deletes or
+/// changes the row (the columns SET does not name take what it left),
+/// RAISE(IGNORE) keeping the row, audit and cascade-like triggers. (A
+/// BEFORE UPDATE trigger's NEW of a generated column is left out: SQLite
+/// gives NULL or the value depending on the columns SET names; TinyJoin
+/// computes it.)
+#[test]
+fn update_and_delete_triggers_fire_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let statements = [
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, x, y, z AS (x + y))",
+        "CREATE TABLE log(n INTEGER PRIMARY KEY, w, a, b, c, d)",
+        "CREATE INDEX tx ON t(x)",
+        "INSERT INTO t(x, y) VALUES (1, 10), (2, 20), (3, 30), (4, 40), (5, 50)",
+        "CREATE TRIGGER bu BEFORE UPDATE ON t BEGIN INSERT INTO log(w, a, b, c, d) VALUES ('bu', OLD.id, OLD.x, NEW.x, NEW.y); END",
+        "CREATE TRIGGER au AFTER UPDATE OF y ON t BEGIN INSERT INTO log(w, a, b, c, d) VALUES ('au', OLD.y, NEW.y, NEW.z, (SELECT count(*) FROM t WHERE y > NEW.y)); END",
+        "CREATE TRIGGER keep BEFORE UPDATE ON t WHEN NEW.x = 99 BEGIN SELECT RAISE(IGNORE); END",
+        "CREATE TRIGGER nodel BEFORE DELETE ON t WHEN OLD.x = 3 BEGIN SELECT RAISE(ABORT, 'keep three'); END",
+        "CREATE TRIGGER bd BEFORE DELETE ON t BEGIN INSERT INTO log(w, a, b) VALUES ('bd', OLD.id, OLD.z); END",
+        "CREATE TRIGGER ad AFTER DELETE ON t BEGIN INSERT INTO log(w, a, b) VALUES ('ad', OLD.id, (SELECT count(*) FROM t)); END",
+        "UPDATE t SET x = x * 10",
+        "UPDATE t SET y = y + 1 WHERE id <= 2",
+        "UPDATE t SET x = 99 WHERE id = 1",
+        "UPDATE t SET x = 98 WHERE id = 1",
+        "DELETE FROM t WHERE id = 3",
+        "DELETE FROM t WHERE id = 2",
+        "CREATE TRIGGER gone BEFORE UPDATE ON t WHEN OLD.id = 4 BEGIN DELETE FROM t WHERE id = 4; END",
+        "CREATE TRIGGER other BEFORE UPDATE OF x ON t WHEN OLD.id = 5 BEGIN UPDATE t SET y = 777 WHERE id = 5; END",
+        "UPDATE t SET x = 1000 WHERE id >= 4",
+        "DELETE FROM t",
+        "DELETE FROM t WHERE x = 30",
+        "DROP TRIGGER nodel",
+        "DELETE FROM t",
+    ];
+    run_with_sqlite_errors(&mut tj, &lite, &statements);
+    let queries = [
+        "SELECT * FROM t ORDER BY id",
+        "SELECT * FROM log ORDER BY n",
+        "SELECT changes(), total_changes()",
+        "PRAGMA integrity_check",
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("update and delete triggers", queries.len(), &mismatches);
+}
+
 /// Runs each statement on both engines: the outcomes must match, and an
 /// error must say what SQLite's says.
 fn run_with_sqlite_errors(tj: &mut Connection, lite: &rusqlite::Connection, stmts: &[&str]) {

@@ -9,8 +9,9 @@
 //! database parses every stored statement again ([`Catalog::load`]).
 //!
 //! Triggers: the tree [`TRIGGER_TREE`] maps each trigger's lowercase name
-//! to the record `(name, table name, sql)`, `sql` its CREATE TRIGGER as
-//! written (trigger names are apart from the other objects', so they have
+//! to the record `(name, table name, sql, seq)`, `sql` its CREATE TRIGGER as
+//! written and `seq` a value of the tree id counter taken when it was made
+//! (a table's triggers fire newest first) (trigger names are apart from the other objects', so they have
 //! a tree of their own).
 //!
 //! Statistics: `ANALYZE` (see `exec::analyze`) stores one [`TreeStats`]
@@ -296,6 +297,9 @@ pub(crate) struct Trigger {
     pub def: ast::CreateTrigger,
     /// The CREATE TRIGGER as written (as SQLite keeps it).
     pub sql: String,
+    /// Orders triggers by creation (a value of the catalog's `next_id`):
+    /// a table's fire newest first, as SQLite's do.
+    pub seq: u64,
 }
 
 /// Every schema object of a database. Cheap to clone (objects are shared).
@@ -365,14 +369,18 @@ impl Catalog {
         self.tables.contains_key(&k) || self.indexes.contains_key(&k) || self.views.contains_key(&k)
     }
 
-    /// The triggers on table (or view) `name`, in name order.
+    /// The triggers on table (or view) `name`, newest first (the order
+    /// SQLite fires them in).
     pub(crate) fn table_triggers(&self, name: &str) -> Vec<Rc<Trigger>> {
         let k = key(name);
-        self.triggers
+        let mut found: Vec<Rc<Trigger>> = self
+            .triggers
             .values()
             .filter(|t| t.table == k)
             .cloned()
-            .collect()
+            .collect();
+        found.sort_by_key(|t| std::cmp::Reverse(t.seq));
+        found
     }
 
     /// A fresh tree name with the given prefix (`t` tables, `i` indexes).

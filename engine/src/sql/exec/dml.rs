@@ -31,6 +31,7 @@ use super::kv::Kv;
 use super::pending::PendingInserts;
 use super::scan::Row;
 use super::spill::SortedRows;
+use super::trigger::{Event, Triggers};
 use super::write::{table_scope_item, ChangedValues, Halt, IndexQueue, TableWriter};
 use super::ExecCtx;
 use crate::sql::ast;
@@ -84,14 +85,6 @@ fn writable_table(cat: &Catalog, name: &str) -> Result<Rc<Table>> {
     if name.eq_ignore_ascii_case("sqlite_sequence") {
         // (DELETE and UPDATE of it are `exec::sequence`'s.)
         return Err(sql_err!("table {name} may not be modified"));
-    }
-    // Until triggers fire (exec::trigger), a write they would see is
-    // refused rather than done without them.
-    if let Some(t) = cat.table_triggers(name).first() {
-        return Err(sql_err!(
-            "table {name} has trigger {}: firing triggers is not implemented yet",
-            t.name
-        ));
     }
     cat.table_or_err(name).cloned()
 }
@@ -258,6 +251,8 @@ pub(crate) struct InsertPlan {
     /// (`exec::sequence`): read when it starts, raised by each row's
     /// rowid, written back when it ends.
     sequence: Option<Cell<i64>>,
+    /// The table's INSERT triggers.
+    triggers: Option<Triggers>,
 }
 
 /// What an upsert clause's conflict target names, resolved when the INSERT
@@ -401,7 +396,9 @@ impl InsertPlan {
             .iter()
             .map(|u| upsert_target(cat, &writer, u))
             .collect::<Result<_>>()?;
+        let triggers = Triggers::of(cat, &table, Event::Insert, &[], ins.or);
         Ok(InsertPlan {
+            triggers,
             targets,
             sequence: table.autoincrement.then(|| Cell::new(0)),
             writer,
@@ -427,6 +424,7 @@ impl InsertPlan {
             ast::InsertSource::Select(_) => false,
         };
         let ok = plain_source
+            && self.triggers.is_none()
             && ins.upsert.is_empty()
             && !w.may_replace(ins.or)
             && ins.with.is_none()
@@ -508,6 +506,16 @@ impl InsertPlan {
                     );
                 }
             }
+            if let Some(t) = &self.triggers {
+                match self.fire_before(kv, cat, t, &row, params, opts) {
+                    Ok(true) => {}
+                    Ok(false) => continue,
+                    Err(e) => {
+                        out.stopped = Some(self.writer.halted(e));
+                        break;
+                    }
+                }
+            }
             let p = pending.as_deref_mut();
             let written = match insert_one(kv, cat, self, ins, row, params, opts, p) {
                 Ok(written) => written,
@@ -516,6 +524,13 @@ impl InsertPlan {
                     break;
                 }
             };
+            let inserted = written.as_ref().filter(|(_, inserted)| *inserted);
+            if let (Some(t), Some((row, _))) = (&self.triggers, inserted) {
+                if let Err(e) = t.after(kv, cat, None, Some(row), opts) {
+                    out.stopped = Some(self.writer.halted(e));
+                    break;
+                }
+            }
             if let Some((row, inserted)) = written {
                 out.changes += 1;
                 // An upsert's DO UPDATE changes a row but inserts none.
@@ -538,6 +553,38 @@ impl InsertPlan {
             super::sequence::write(kv, &table.name, seq.get())?;
         }
         Ok(out)
+    }
+}
+
+impl InsertPlan {
+    /// The BEFORE INSERT triggers for `row` (defaults and affinities
+    /// applied): they see its generated columns computed and, for a rowid
+    /// not given, -1 (SQLite's value); false when one skips the row.
+    fn fire_before(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        triggers: &Triggers,
+        row: &[Value],
+        params: &[Value],
+        opts: DmlOptions,
+    ) -> Result<bool> {
+        let table = &self.writer.table;
+        let n = table.columns.len();
+        let mut new = row.to_vec();
+        ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+            self.writer.compute_generated(ctx, &mut new)
+        })?;
+        let given = match table.rowid_alias {
+            Some(a) if !new[a].is_null() => Some(new[a].clone()),
+            _ => Some(new[n].clone()).filter(|v| !v.is_null()),
+        };
+        let rowid = given.unwrap_or(Value::Integer(-1));
+        new[n] = rowid.clone();
+        if let Some(a) = table.rowid_alias {
+            new[a] = rowid;
+        }
+        triggers.before(kv, cat, None, Some(&new), opts)
     }
 }
 
@@ -1107,6 +1154,8 @@ pub(crate) struct UpdatePlan {
     /// values are then computed when that row is written, so they see the
     /// rows this statement changed before it.
     sets_read_tables: bool,
+    /// The table's UPDATE triggers for the columns SET names.
+    triggers: Option<Triggers>,
 }
 
 impl UpdatePlan {
@@ -1124,7 +1173,13 @@ impl UpdatePlan {
             up.pos,
         )?;
         let sets = bind_sets(&mut t.binder, &scope, &t.table, &up.sets)?;
+        let set: Vec<usize> = sets
+            .iter()
+            .flat_map(|s| s.targets.iter().copied())
+            .collect();
+        let triggers = Triggers::of(cat, &t.table, Event::Update, &set, up.or);
         Ok(UpdatePlan {
+            triggers,
             writer: t.writer,
             returning: t.returning,
             returning_columns: t.returning_columns.into(),
@@ -1180,8 +1235,9 @@ impl UpdatePlan {
         let mut out = DmlOutcome::new(&self.returning_columns);
         // Only a REPLACE or a foreign key action can change a row this
         // statement has yet to update; without them no row is read again.
-        let may_change =
-            self.writer.may_replace(or) || (opts.foreign_keys && self.writer.referenced);
+        let may_change = self.writer.may_replace(or)
+            || (opts.foreign_keys && self.writer.referenced)
+            || self.triggers.is_some();
         // Without them, and when neither foreign key checks, CHECK
         // constraints nor RETURNING can read an index while the statement
         // runs, the entries of indexes that are not UNIQUE change at the
@@ -1217,10 +1273,30 @@ impl UpdatePlan {
                 (Some(current), _) if current != old => (current, None),
                 (_, planned) => (old, planned),
             };
-            let new = match new {
+            let mut new = match new {
                 Some(new) => new,
                 None => self.sets_now(&*kv, params, opts, &old, &joined, &mut cache)?,
             };
+            let mut old = old;
+            if let Some(t) = &self.triggers {
+                match self.fire_before(kv, cat, t, &old, &new, params, opts) {
+                    Ok(Some(now)) => {
+                        // What the triggers left: the columns SET does not
+                        // name take the row's values now (SQLite's rule).
+                        for (i, v) in now.iter().enumerate() {
+                            if !self.sets.iter().any(|s| s.targets.contains(&i)) {
+                                new[i] = v.clone();
+                            }
+                        }
+                        old = now;
+                    }
+                    Ok(None) => continue,
+                    Err(e) => {
+                        out.stopped = Some(self.writer.halted(e));
+                        break;
+                    }
+                }
+            }
             let q = if defer { Some(&mut queue) } else { None };
             let written = match write_update(
                 kv,
@@ -1242,6 +1318,12 @@ impl UpdatePlan {
             };
             if let Some(row) = written {
                 out.changes += 1;
+                if let Some(t) = &self.triggers {
+                    if let Err(e) = t.after(kv, cat, Some(&old), Some(&row), opts) {
+                        out.stopped = Some(self.writer.halted(e));
+                        break;
+                    }
+                }
                 if !self.returning.is_empty() {
                     out.returning.push(self.returned(&*kv, params, opts, &row)?);
                 }
@@ -1252,6 +1334,34 @@ impl UpdatePlan {
             self.writer.apply_queued(kv, &mut queue)?;
         }
         Ok(out)
+    }
+
+    /// The BEFORE UPDATE triggers for row `old` becoming `new` (its
+    /// generated columns computed for them): the row as they left it, or
+    /// `None` when one skipped it or it is gone.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn fire_before(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        triggers: &Triggers,
+        old: &[Value],
+        new: &[Value],
+        params: &[Value],
+        opts: DmlOptions,
+    ) -> Result<Option<Row>> {
+        let mut shown = new.to_vec();
+        ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+            self.writer.compute_generated(ctx, &mut shown)
+        })?;
+        if !triggers.before(kv, cat, Some(old), Some(&shown), opts)? {
+            return Ok(None);
+        }
+        let rowid = old[self.writer.table.columns.len()]
+            .to_i64_opt()
+            .unwrap_or_default();
+        self.writer.read(&*kv, rowid)
     }
 
     /// Row `old`'s new values computed as it is written (SET reads tables),
@@ -1304,6 +1414,8 @@ pub(crate) struct DeletePlan {
     returning: Vec<Expr>,
     returning_columns: Rc<[String]>,
     scan: Core,
+    /// The table's DELETE triggers.
+    triggers: Option<Triggers>,
 }
 
 impl DeletePlan {
@@ -1327,11 +1439,13 @@ impl DeletePlan {
             del.where_clause.as_ref(),
             del.pos,
         )?;
+        let triggers = Triggers::of(cat, &t.table, Event::Delete, &[], None);
         Ok(DeletePlan {
             writer: t.writer,
             returning: t.returning,
             returning_columns: t.returning_columns.into(),
             scan,
+            triggers,
         })
     }
 
@@ -1349,21 +1463,31 @@ impl DeletePlan {
         })?;
         let mut out = DmlOutcome::new(&self.returning_columns);
         let n = self.writer.table.columns.len();
-        // Only a foreign key action can change a row this statement has
-        // yet to delete; without one no row is read again.
-        let may_change = opts.foreign_keys && self.writer.referenced;
+        // Only a foreign key action or a trigger can change a row this
+        // statement has yet to delete; without one no row is read again.
+        let may_change = (opts.foreign_keys && self.writer.referenced) || self.triggers.is_some();
         let mut queue = IndexQueue::default();
         let single = rows.len() == 1;
         for row in rows {
             let rowid = row[n].to_i64_opt().unwrap_or_default();
             // A cascade may have removed or changed the row meanwhile.
-            let current = match may_change {
+            let mut current = match may_change {
                 true => match self.writer.read(&*kv, rowid)? {
                     Some(current) => Some(current),
                     None => continue,
                 },
                 false => None,
             };
+            if let (Some(t), Some(old)) = (&self.triggers, &current) {
+                // Its BEFORE triggers may skip it, or delete or change it.
+                if !t.before(kv, cat, Some(old), None, opts)? {
+                    continue;
+                }
+                current = match self.writer.read(&*kv, rowid)? {
+                    Some(now) => Some(now),
+                    None => continue,
+                };
+            }
             if !self.returning.is_empty() {
                 let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
                     eval_row(ctx, &self.returning, &row)
@@ -1371,7 +1495,12 @@ impl DeletePlan {
                 out.returning.push(r);
             }
             match current.as_ref() {
-                Some(current) => delete_row(kv, cat, &self.writer, current, params, opts)?,
+                Some(current) => {
+                    delete_row(kv, cat, &self.writer, current, params, opts)?;
+                    if let Some(t) = &self.triggers {
+                        t.after(kv, cat, Some(current), None, opts)?;
+                    }
+                }
                 None => {
                     // No foreign key action can look at the indexes while
                     // the statement runs: their entries go in key order

@@ -302,6 +302,39 @@ pub(crate) fn execute(
     Ok(out)
 }
 
+/// Runs a trigger's statement `stmt` by its `plan` with the trigger's row
+/// as `params`: a query's rows are read to the end and dropped; a write's
+/// changes count in `total_changes()`, not `changes()`. A write a constraint stopped is
+/// the statement's error.
+pub(crate) fn run_in_trigger(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    plan: &Plan,
+    stmt: &Statement,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<()> {
+    let outcome = match (&plan.kind, stmt) {
+        (PlanKind::Query(q), _) => {
+            ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| ctx.run_result(q))?;
+            return Ok(());
+        }
+        (PlanKind::Insert(p), Statement::Insert(i)) => p.run(kv, cat, i, params, opts, None)?,
+        (PlanKind::Update(p), Statement::Update(u)) => p.run(kv, cat, u, params, opts)?,
+        (PlanKind::Delete(p), Statement::Delete(_)) => p.run(kv, cat, params, opts)?,
+        _ => {
+            return Err(sql_err!(
+                "internal: a trigger's statement has no plan of its kind"
+            ))
+        }
+    };
+    crate::sql::functions::count_trigger_changes(outcome.changes);
+    match outcome.stopped {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
+}
+
 fn explain_columns() -> Vec<String> {
     vec![
         "id".into(),
