@@ -2843,6 +2843,13 @@ fn insert_triggers_fire_as_sqlite() {
         "INSERT INTO log(w) VALUES ('x')",
         "DROP TRIGGER bad2",
         "INSERT INTO log(w) VALUES ('y')",
+        "CREATE TRIGGER f BEFORE INSERT ON t WHEN NEW.x = 150 BEGIN SELECT RAISE(FAIL, 'failing'); END",
+        "CREATE TRIGGER r AFTER INSERT ON t WHEN NEW.x = 160 BEGIN SELECT RAISE(ROLLBACK, 'rolled back'); END",
+        "INSERT INTO t(x) VALUES (7), (150), (8)",
+        "BEGIN",
+        "INSERT INTO t(x) VALUES (9)",
+        "INSERT INTO t(x) VALUES (160)",
+        "COMMIT",
     ];
     run_with_sqlite_errors(&mut tj, &lite, &statements);
     let queries = [
@@ -2899,6 +2906,34 @@ fn update_and_delete_triggers_fire_as_sqlite() {
     ];
     let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("update and delete triggers", queries.len(), &mismatches);
+}
+
+/// changes() and total_changes() after a statement a constraint stopped:
+/// FAIL keeps the rows before the failing one, and they count; ABORT and
+/// ROLLBACK count none.
+#[test]
+fn changes_after_a_stopped_statement_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let statements = [
+        "CREATE TABLE p(a UNIQUE, b)",
+        "INSERT INTO p VALUES (0, 0)",
+        "INSERT OR FAIL INTO p VALUES (1, 1), (2, 2), (1, 3)",
+        "SELECT changes(), total_changes()",
+        "INSERT INTO p VALUES (5, 5), (6, 6), (5, 7)",
+        "SELECT changes(), total_changes()",
+        "UPDATE OR FAIL p SET a = 10 WHERE a >= 1",
+        "SELECT changes(), total_changes()",
+        "BEGIN",
+        "INSERT OR ROLLBACK INTO p VALUES (7, 7), (7, 8)",
+        "SELECT changes(), total_changes()",
+    ];
+    let queries: Vec<String> = statements.iter().map(|s| s.to_string()).collect();
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches(
+        "changes after stopped statements",
+        queries.len(),
+        &mismatches,
+    );
 }
 
 /// Runs each statement on both engines: the outcomes must match, and an

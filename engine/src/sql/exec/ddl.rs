@@ -1329,6 +1329,7 @@ pub(crate) fn alter_table(
             if old.autoincrement {
                 super::sequence::rename(kv, &old.name, new)?;
             }
+            super::trigger::rename_table(kv, cat, &old.name, new)?;
             rename_in_children(kv, cat, &old.name, &ParentRename::Table(new))?
         }
         ast::AlterAction::RenameColumn { old: o, new: n } => {

@@ -78,6 +78,26 @@ thread_local! {
     /// The RAISE that stopped a trigger's statement, read by the code that
     /// fired it.
     static RAISED: Cell<Option<RaiseAction>> = const { Cell::new(None) };
+    /// How a RAISE(FAIL | ROLLBACK) stops the statement outside every
+    /// trigger ([`take_halt`]).
+    static HALT: Cell<Option<super::write::Halt>> = const { Cell::new(None) };
+}
+
+/// For the statement outside every trigger: how a trigger's RAISE(FAIL)
+/// or RAISE(ROLLBACK) stops it (SQLite applies it to the statement, not
+/// to the trigger's own); `None` inside a trigger, or without one.
+pub(crate) fn take_halt() -> Option<super::write::Halt> {
+    match ACTIVE.with(|a| a.borrow().is_empty()) {
+        true => HALT.with(Cell::take),
+        false => None,
+    }
+}
+
+/// Forgets what an earlier statement's triggers raised (each statement
+/// starts clean).
+pub(crate) fn reset() {
+    RAISED.with(|r| r.set(None));
+    HALT.with(|h| h.set(None));
 }
 
 /// The row of the trigger whose statements are being bound, if any.
@@ -136,6 +156,9 @@ pub(crate) fn create(
     if !on_view && cat.table(target).is_none() {
         return Err(sql_err!("no such table: main.{target}"));
     }
+    if ct.timing == TriggerTiming::InsteadOf && on_view {
+        return Err(sql_err!("INSTEAD OF triggers are not supported yet"));
+    }
     match (ct.timing, on_view) {
         (TriggerTiming::InsteadOf, false) => {
             return Err(sql_err!(
@@ -176,6 +199,26 @@ pub(crate) fn drop(kv: &mut dyn Kv, cat: &mut Catalog, d: &ast::DropObject) -> R
     }
     kv.remove(TRIGGER_TREE, key(name).as_bytes())?;
     Ok(true)
+}
+
+/// After RENAME TO of table `old`: its triggers are on `new`, their
+/// CREATE TRIGGER rendered anew with the new name. (Their statements keep
+/// what they name: one naming the old table fails when it fires.)
+pub(crate) fn rename_table(kv: &mut dyn Kv, cat: &mut Catalog, old: &str, new: &str) -> Result<()> {
+    for t in cat.table_triggers(old) {
+        let mut def = t.def.clone();
+        def.table.name = new.to_string();
+        let trigger = Trigger {
+            name: t.name.clone(),
+            table: key(new),
+            sql: ast::Statement::CreateTrigger(Box::new(def.clone())).to_string(),
+            def,
+            seq: t.seq,
+        };
+        save(kv, &trigger)?;
+        cat.triggers.insert(key(&t.name), Rc::new(trigger));
+    }
+    Ok(())
 }
 
 /// Drops the triggers on table or view `table` (its DROP).
@@ -420,6 +463,14 @@ impl Firing {
             if let Err(e) = super::statement::run_in_trigger(kv, cat, plan, stmt, &params, opts) {
                 result = match take_raised() {
                     Some(RaiseAction::Ignore) => Ok(false),
+                    Some(RaiseAction::Fail) => {
+                        HALT.with(|h| h.set(Some(super::write::Halt::Fail)));
+                        Err(e)
+                    }
+                    Some(RaiseAction::Rollback) => {
+                        HALT.with(|h| h.set(Some(super::write::Halt::Rollback)));
+                        Err(e)
+                    }
                     _ => Err(e),
                 };
                 break;
