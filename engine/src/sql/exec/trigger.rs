@@ -2,28 +2,39 @@
 //! `catalog::TRIGGER_TREE`), and the triggers a table's DROP or RENAME
 //! takes along.
 //!
-//! Work in progress on the branch `triggers` (not on `main`): firing them
-//! is the next step. The plan, from SQLite's documented behaviour and the
-//! probes in the branch's notes:
+//! Work in progress on the branch `triggers` (not on `main`). Done, as
+//! SQLite's (tests `trigger_definitions_as_sqlite`,
+//! `insert_triggers_fire_as_sqlite`, `update_and_delete_triggers_fire_as_sqlite`):
 //! - Each INSERT / UPDATE / DELETE plan holds the triggers of its table
-//!   and event (UPDATE OF: those naming a SET column), split BEFORE /
-//!   AFTER, their body statements planned lazily per catalog version.
+//!   and event ([`Triggers`]; UPDATE OF: those naming a SET column),
+//!   newest first, their WHEN and statements planned on first use.
 //! - Per row: BEFORE triggers (NEW after defaults, affinity and generated
-//!   columns; NEW.rowid -1 when not yet given), the write, AFTER triggers;
-//!   WHEN first. A BEFORE UPDATE / DELETE whose row its triggers deleted
-//!   skips the row.
-//! - A body statement runs with `NEW.c` / `OLD.c` rewritten to parameters
-//!   bound to the row's values; its SELECT rows are discarded; its changes
-//!   count in total_changes(), not changes(); the outer statement's OR
-//!   clause overrides the body statements'.
-//! - RAISE(IGNORE) ends the trigger and skips the row (BEFORE); ABORT /
-//!   FAIL / ROLLBACK fail the statement as that conflict algorithm does,
-//!   with the message.
+//!   columns; NEW.rowid -1 when not yet given), the write, AFTER
+//!   triggers. A BEFORE UPDATE / DELETE that deleted its row skips it; the
+//!   columns an UPDATE does not SET take what the BEFORE triggers left.
+//! - `NEW.c` / `OLD.c` bind to parameters ([`RowContext`]); a statement's
+//!   SELECT rows are dropped; its changes count in total_changes() (even
+//!   when the statement fails), not changes(); the outer statement's OR
+//!   clause overrides the body's.
+//! - RAISE(IGNORE) skips the row; ABORT / FAIL / ROLLBACK stop the outer
+//!   statement as those algorithms do, with the message
+//!   (`CONSTRAINT_TRIGGER`).
 //! - A trigger does not fire while it is already running (SQLite's
-//!   default, recursive_triggers OFF); nesting past 1000 levels fails.
-//! - Foreign key actions fire the child table's triggers; REPLACE's
-//!   deletes do not (recursive_triggers OFF).
-//! - INSTEAD OF triggers make a view writable.
+//!   default, recursive_triggers OFF); nesting past 1000 fails.
+//!
+//! Left before it can land:
+//! - An upsert's DO UPDATE does not fire UPDATE triggers yet.
+//! - Foreign key actions (CASCADE, SET NULL / DEFAULT) do not fire the
+//!   child table's triggers yet (fk.rs writes directly).
+//! - INSTEAD OF triggers (writable views) are refused.
+//! - RENAME COLUMN, DROP COLUMN and RENAME TO of a table a trigger's
+//!   statements name are not rewritten in them (SQLite rewrites them, or
+//!   fails the ALTER): such a trigger fails when it fires. RENAME TO of
+//!   the trigger's own table is carried (its ON clause).
+//! - The native shell's `.dump` does not write triggers.
+//! - README, FORMAT.md (the tree `__trigger`), worker/PROTOCOL.md
+//!   (`CONSTRAINT_TRIGGER`), the size budget (rendering a CREATE TRIGGER
+//!   pulls the statement renderer into the wasm), and the artifacts.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
