@@ -2865,7 +2865,8 @@ fn insert_triggers_fire_as_sqlite() {
 /// UPDATE and DELETE triggers fire as SQLite's: OLD and NEW, UPDATE OF
 /// firing only for the columns SET names, a BEFORE trigger that deletes or
 /// changes the row (the columns SET does not name take what it left),
-/// RAISE(IGNORE) keeping the row, audit and cascade-like triggers. (A
+/// RAISE(IGNORE) keeping the row, audit and cascade-like triggers, an
+/// upsert's DO UPDATE firing UPDATE triggers. (A
 /// BEFORE UPDATE trigger's NEW of a generated column is left out: SQLite
 /// gives NULL or the value depending on the columns SET names; TinyJoin
 /// computes it.)
@@ -2896,11 +2897,22 @@ fn update_and_delete_triggers_fire_as_sqlite() {
         "DELETE FROM t WHERE x = 30",
         "DROP TRIGGER nodel",
         "DELETE FROM t",
+        "CREATE TABLE kv(k PRIMARY KEY, v, hits DEFAULT 0)",
+        "CREATE TRIGGER kvu BEFORE UPDATE OF v ON kv BEGIN INSERT INTO log(w, a, b, c) VALUES ('kvu', OLD.k, OLD.v, NEW.v); END",
+        "CREATE TRIGGER kva AFTER UPDATE ON kv BEGIN UPDATE kv SET hits = hits + 1 WHERE k = NEW.k; END",
+        "CREATE TRIGGER kvi AFTER INSERT ON kv BEGIN INSERT INTO log(w, a) VALUES ('kvi', NEW.k); END",
+        "INSERT INTO kv VALUES ('a', 1, 0), ('b', 2, 0)",
+        "INSERT INTO kv VALUES ('a', 10, 0) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
+        "INSERT INTO kv VALUES ('b', 20, 0) ON CONFLICT DO UPDATE SET hits = 5",
+        "INSERT INTO kv VALUES ('c', 30, 0) ON CONFLICT DO UPDATE SET v = excluded.v",
+        "CREATE TRIGGER kvx BEFORE UPDATE ON kv WHEN NEW.v = 0 BEGIN SELECT RAISE(IGNORE); END",
+        "INSERT INTO kv VALUES ('a', 0, 0) ON CONFLICT DO UPDATE SET v = excluded.v",
     ];
     run_with_sqlite_errors(&mut tj, &lite, &statements);
     let queries = [
         "SELECT * FROM t ORDER BY id",
         "SELECT * FROM log ORDER BY n",
+        "SELECT * FROM kv ORDER BY k",
         "SELECT changes(), total_changes()",
         "PRAGMA integrity_check",
     ];

@@ -253,6 +253,8 @@ pub(crate) struct InsertPlan {
     sequence: Option<Cell<i64>>,
     /// The table's INSERT triggers.
     triggers: Option<Triggers>,
+    /// For each upsert clause, the UPDATE triggers its DO UPDATE fires.
+    upsert_triggers: Vec<Option<Triggers>>,
 }
 
 /// What an upsert clause's conflict target names, resolved when the INSERT
@@ -397,8 +399,24 @@ impl InsertPlan {
             .map(|u| upsert_target(cat, &writer, u))
             .collect::<Result<_>>()?;
         let triggers = Triggers::of(cat, &table, Event::Insert, &[], ins.or);
+        let upsert_triggers = ins
+            .upsert
+            .iter()
+            .map(|u| match &u.action {
+                ast::UpsertAction::Update { sets, .. } => {
+                    let set: Vec<usize> = sets
+                        .iter()
+                        .flat_map(|a| a.columns.iter())
+                        .filter_map(|c| table.column_index(c))
+                        .collect();
+                    Triggers::of(cat, &table, Event::Update, &set, ins.or)
+                }
+                ast::UpsertAction::Nothing => None,
+            })
+            .collect();
         Ok(InsertPlan {
             triggers,
+            upsert_triggers,
             targets,
             sequence: table.autoincrement.then(|| Cell::new(0)),
             writer,
@@ -760,8 +778,8 @@ fn insert_one(
                         w,
                         rowid,
                         &row,
-                        sets,
-                        where_clause.as_ref(),
+                        (sets, where_clause.as_ref()),
+                        plan.upsert_triggers.get(k).and_then(Option::as_ref),
                         params,
                         opts,
                     )
@@ -879,8 +897,8 @@ fn upsert_update(
     w: &TableWriter,
     rowid: i64,
     excluded: &[Value],
-    sets: &[ast::Assignment],
-    where_clause: Option<&ast::Expr>,
+    (sets, where_clause): (&[ast::Assignment], Option<&ast::Expr>),
+    triggers: Option<&Triggers>,
     params: &[Value],
     opts: DmlOptions,
 ) -> Result<Option<Row>> {
@@ -909,9 +927,25 @@ fn upsert_update(
         }
     }
     let sets = bind_sets(&mut binder, &scope, table, sets)?;
-    let new_row = apply_sets(&ctx, &sets, table, &old, &env_row)?;
+    let mut new_row = apply_sets(&ctx, &sets, table, &old, &env_row)?;
     drop(ctx);
-    write_update(
+    let mut old = old;
+    if let Some(t) = triggers {
+        // As an UPDATE's BEFORE triggers (`UpdatePlan::fire_before`).
+        let mut shown = new_row.clone();
+        ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+            w.compute_generated(ctx, &mut shown)
+        })?;
+        if !t.before(kv, cat, Some(&old), Some(&shown), opts)? {
+            return Ok(None);
+        }
+        let Some(now) = w.read(&*kv, rowid)? else {
+            return Ok(None);
+        };
+        take_unset(&mut new_row, &now, &sets);
+        old = now;
+    }
+    let written = write_update(
         kv,
         cat,
         w,
@@ -922,7 +956,21 @@ fn upsert_update(
         opts,
         None,
         &mut ChangedValues::default(),
-    )
+    )?;
+    if let (Some(t), Some(row)) = (triggers, &written) {
+        t.after(kv, cat, Some(&old), Some(row), opts)?;
+    }
+    Ok(written)
+}
+
+/// After BEFORE UPDATE triggers ran: the columns `sets` does not name
+/// take the row's values as the triggers left it, `now` (SQLite's rule).
+fn take_unset(new: &mut [Value], now: &[Value], sets: &[BoundSet]) {
+    for (i, v) in now.iter().enumerate() {
+        if !sets.iter().any(|s| s.targets.contains(&i)) {
+            new[i] = v.clone();
+        }
+    }
 }
 
 /// One SET assignment, bound: the target slots (a column, or n for the
@@ -1281,13 +1329,7 @@ impl UpdatePlan {
             if let Some(t) = &self.triggers {
                 match self.fire_before(kv, cat, t, &old, &new, params, opts) {
                     Ok(Some(now)) => {
-                        // What the triggers left: the columns SET does not
-                        // name take the row's values now (SQLite's rule).
-                        for (i, v) in now.iter().enumerate() {
-                            if !self.sets.iter().any(|s| s.targets.contains(&i)) {
-                                new[i] = v.clone();
-                            }
-                        }
+                        take_unset(&mut new, &now, &self.sets);
                         old = now;
                     }
                     Ok(None) => continue,

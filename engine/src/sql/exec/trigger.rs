@@ -22,8 +22,10 @@
 //! - A trigger does not fire while it is already running (SQLite's
 //!   default, recursive_triggers OFF); nesting past 1000 fails.
 //!
+//! - An upsert's DO UPDATE fires UPDATE triggers (those naming a column
+//!   it sets).
+//!
 //! Left before it can land:
-//! - An upsert's DO UPDATE does not fire UPDATE triggers yet.
 //! - Foreign key actions (CASCADE, SET NULL / DEFAULT) do not fire the
 //!   child table's triggers yet (fk.rs writes directly).
 //! - INSTEAD OF triggers (writable views) are refused.
