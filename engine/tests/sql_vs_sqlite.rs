@@ -2948,6 +2948,41 @@ fn changes_after_a_stopped_statement_as_sqlite() {
     );
 }
 
+/// Foreign key actions fire the child table's triggers, as SQLite's:
+/// CASCADE's deletes its DELETE triggers, CASCADE's and SET NULL's updates
+/// its UPDATE triggers (those naming a key column), and a BEFORE trigger
+/// may skip the child row's change.
+#[test]
+fn foreign_key_actions_fire_child_triggers_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let statements = [
+        "CREATE TABLE p(id INTEGER PRIMARY KEY, name UNIQUE)",
+        "CREATE TABLE c(id INTEGER PRIMARY KEY, pid REFERENCES p(id) ON DELETE CASCADE ON UPDATE CASCADE, pname REFERENCES p(name) ON DELETE SET NULL ON UPDATE SET NULL, note)",
+        "CREATE TABLE log(n INTEGER PRIMARY KEY, w, a, b, c)",
+        "INSERT INTO p VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "INSERT INTO c VALUES (10, 1, 'a', 'x'), (11, 1, 'b', 'y'), (12, 2, 'c', 'keep'), (13, 3, 'c', 'z')",
+        "CREATE TRIGGER cbd BEFORE DELETE ON c BEGIN INSERT INTO log(w, a, b) VALUES ('cbd', OLD.id, OLD.pid); END",
+        "CREATE TRIGGER cad AFTER DELETE ON c BEGIN INSERT INTO log(w, a, b) VALUES ('cad', OLD.id, (SELECT count(*) FROM c)); END",
+        "CREATE TRIGGER cup AFTER UPDATE OF pname ON c BEGIN INSERT INTO log(w, a, b, c) VALUES ('cup', OLD.id, OLD.pname, NEW.pname); END",
+        "CREATE TRIGGER cpid AFTER UPDATE OF pid ON c BEGIN INSERT INTO log(w, a, b, c) VALUES ('cpid', OLD.id, OLD.pid, NEW.pid); END",
+        "CREATE TRIGGER other AFTER UPDATE OF note ON c BEGIN INSERT INTO log(w) VALUES ('never'); END",
+        "CREATE TRIGGER skip BEFORE DELETE ON c WHEN OLD.note = 'keep' BEGIN SELECT RAISE(IGNORE); END",
+        "DELETE FROM p WHERE id = 1",
+        "UPDATE p SET id = 20 WHERE id = 3",
+        "UPDATE p SET name = 'cc' WHERE id = 20",
+        "DELETE FROM p WHERE id = 2",
+    ];
+    run_with_sqlite_errors(&mut tj, &lite, &statements);
+    let queries = [
+        "SELECT * FROM p ORDER BY id",
+        "SELECT * FROM c ORDER BY id",
+        "SELECT * FROM log ORDER BY n",
+        "SELECT changes(), total_changes()",
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("foreign key actions' triggers", queries.len(), &mismatches);
+}
+
 /// Runs each statement on both engines: the outcomes must match, and an
 /// error must say what SQLite's says.
 fn run_with_sqlite_errors(tj: &mut Connection, lite: &rusqlite::Connection, stmts: &[&str]) {

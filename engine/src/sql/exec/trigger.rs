@@ -23,11 +23,12 @@
 //!   default, recursive_triggers OFF); nesting past 1000 fails.
 //!
 //! - An upsert's DO UPDATE fires UPDATE triggers (those naming a column
-//!   it sets).
+//!   it sets); foreign key actions fire the child table's DELETE / UPDATE
+//!   triggers, in SQLite's order of keys (newest table, last key first),
+//!   and a child row a BEFORE trigger kept still referencing the parent
+//!   fails the statement (test `foreign_key_actions_fire_child_triggers_as_sqlite`).
 //!
 //! Left before it can land:
-//! - Foreign key actions (CASCADE, SET NULL / DEFAULT) do not fire the
-//!   child table's triggers yet (fk.rs writes directly).
 //! - INSTEAD OF triggers (writable views) are refused.
 //! - RENAME COLUMN, DROP COLUMN and RENAME TO of a table a trigger's
 //!   statements name are not rewritten in them (SQLite rewrites them, or
