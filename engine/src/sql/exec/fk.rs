@@ -298,7 +298,11 @@ pub(crate) fn on_parent_delete(
     params: &[Value],
     opts: DmlOptions,
 ) -> Result<()> {
-    for (child, fk) in children(cat, parent) {
+    // NO ACTION is checked when the statement ends in SQLite: after every
+    // action (which may remove the rows it would find).
+    let mut kids = children(cat, parent);
+    kids.sort_by_key(|(_, fk)| fk.on_delete == ForeignKeyAction::NoAction);
+    for (child, fk) in kids {
         let pcols = parent_columns(parent, &fk)?;
         let key: Vec<Value> = pcols.iter().map(|&i| row[i].clone()).collect();
         let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
@@ -364,7 +368,10 @@ pub(crate) fn on_parent_update(
     params: &[Value],
     opts: DmlOptions,
 ) -> Result<()> {
-    for (child, fk) in children(cat, parent) {
+    // NO ACTION after the actions, as on delete.
+    let mut kids = children(cat, parent);
+    kids.sort_by_key(|(_, fk)| fk.on_update == ForeignKeyAction::NoAction);
+    for (child, fk) in kids {
         let pcols = parent_columns(parent, &fk)?;
         let old_key: Vec<Value> = pcols.iter().map(|&i| old[i].clone()).collect();
         let new_key: Vec<Value> = pcols.iter().map(|&i| new[i].clone()).collect();
