@@ -129,9 +129,7 @@ fn table_function(
     left_join: bool,
 ) -> Result<PendingItem> {
     let lower = name.to_ascii_lowercase();
-    let pragma = lower
-        .strip_prefix("pragma_")
-        .and_then(crate::sql::exec::pragma::function);
+    let pragma = crate::sql::exec::pragma::table_function(name);
     let (function, names, max): (_, Vec<&str>, usize) = match (lower.as_str(), pragma) {
         ("json_each", _) => (
             TableFunction::Json { tree: false },
@@ -629,14 +627,7 @@ impl Binder<'_> {
         }
         // `FROM pragma_user_version`: a table-valued function without
         // arguments.
-        let pragma = name
-            .get(..7)
-            .is_some_and(|p| p.eq_ignore_ascii_case("pragma_"))
-            && name
-                .get(7..)
-                .and_then(crate::sql::exec::pragma::function)
-                .is_some();
-        if pragma {
+        if crate::sql::exec::pragma::table_function(name).is_some() {
             return table_function(self.catalog, (None, name), &[], alias, left_join);
         }
         Err(sql_err!("no such table: {name}"))

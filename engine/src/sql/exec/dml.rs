@@ -793,7 +793,6 @@ fn insert_one(
     } else {
         w.insert(kv, &index_vals, &row, pending)?;
     }
-
     if opts.foreign_keys {
         super::fk::check_child(kv, cat, table, &row, params, opts.batch_limit)?;
     }

@@ -98,6 +98,15 @@ pub(crate) fn function(name: &str) -> Option<(&'static str, &'static [&'static s
         .map(|&(n, columns, _)| (n, columns))
 }
 
+/// For a FROM name `pragma_<name>` (the prefix in any case): what
+/// [`function`] gives for `<name>`.
+pub(crate) fn table_function(from_name: &str) -> Option<(&'static str, &'static [&'static str])> {
+    let prefixed = from_name
+        .get(..7)
+        .is_some_and(|p| p.eq_ignore_ascii_case("pragma_"));
+    function(from_name.get(7..).filter(|_| prefixed)?)
+}
+
 /// Whether `pragma_<name>` takes an argument (and so has the hidden
 /// columns `arg` and `schema`).
 pub(crate) fn takes_argument(name: &str) -> bool {

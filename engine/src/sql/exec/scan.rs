@@ -482,12 +482,7 @@ impl ExecCtx<'_> {
                 },
                 _,
             ) if !item.right_join => {
-                let rows = match function {
-                    TableFunction::Pragma { name, catalog } => {
-                        self.pragma_function_rows(name, catalog, args, &Env::new(row, outer))?
-                    }
-                    _ => self.sequence_rows()?,
-                };
+                let rows = self.function_rows(function, args, &Env::new(row, outer), None)?;
                 for r in rows {
                     row[off..off + w].clone_from_slice(&r);
                     if !f(row)? {
@@ -608,6 +603,25 @@ impl ExecCtx<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// The rows of a table-valued function (or `sqlite_sequence`) with
+    /// arguments `args` evaluated against `env`; for JSON's, only the
+    /// columns `used` marks are filled.
+    fn function_rows(
+        &self,
+        function: &TableFunction,
+        args: &[Expr],
+        env: &Env,
+        used: Option<&[bool]>,
+    ) -> Result<Vec<Row>> {
+        match function {
+            TableFunction::Json { tree } => self.json_each_rows(*tree, args, env, used),
+            TableFunction::Pragma { name, catalog } => {
+                self.pragma_function_rows(name, catalog, args, env)
+            }
+            TableFunction::Sequence => self.sequence_rows(),
+        }
     }
 
     /// The candidates of a level whose rows are kept: a hash join's build
@@ -738,21 +752,10 @@ impl ExecCtx<'_> {
             }
             Source::Query { query } => Rc::new(self.run_query(&query.query, env.outer)?),
             Source::CteWorking(id) => self.working.borrow().get(id).cloned().unwrap_or_default(),
-            Source::Function {
-                function: TableFunction::Json { tree },
-                args,
-            } => {
+            Source::Function { function, args } => {
                 let used = (item.used.len() == item.width).then_some(item.used.as_slice());
-                Rc::new(self.json_each_rows(*tree, args, env, used)?)
+                Rc::new(self.function_rows(function, args, env, used)?)
             }
-            Source::Function {
-                function: TableFunction::Pragma { name, catalog },
-                args,
-            } => Rc::new(self.pragma_function_rows(name, catalog, args, env)?),
-            Source::Function {
-                function: TableFunction::Sequence,
-                ..
-            } => Rc::new(self.sequence_rows()?),
         };
         let rows = match &item.source {
             // A RIGHT / FULL join's operand: each row numbered in its last
