@@ -1351,7 +1351,7 @@ pub(crate) fn alter_table(
             return Err(sql_err!("error in view {}: {e}", v.name));
         }
     }
-    Ok(())
+    super::trigger::check_all(kv, cat)
 }
 
 /// A name as SQLite writes it into a statement it makes: bare when it is

@@ -299,6 +299,39 @@ pub(crate) fn load(kv: &dyn Kv, cat: &mut Catalog) -> Result<()> {
     Ok(())
 }
 
+/// After an ALTER: every trigger's WHEN and statements must still bind
+/// (SQLite rewrites the names a rename changes; triggers here keep their
+/// text, so one a rename or a dropped column breaks fails the ALTER, as
+/// one that was already broken does in SQLite).
+pub(crate) fn check_all(kv: &dyn Kv, cat: &Catalog) -> Result<()> {
+    let mut all: Vec<Rc<Trigger>> = cat.triggers.values().cloned().collect();
+    all.sort_by_key(|t| t.seq);
+    for trigger in all {
+        let Some(table) = cat.tables.get(&trigger.table) else {
+            return Err(sql_err!("error in trigger {}: no such table: {}", trigger.name, trigger.def.table.name));
+        };
+        let event = match trigger.def.event {
+            ast::TriggerEvent::Insert => Event::Insert,
+            ast::TriggerEvent::Update(_) => Event::Update,
+            ast::TriggerEvent::Delete => Event::Delete,
+        };
+        let firing = Firing {
+            row: RowContext {
+                table: table.clone(),
+                old: event != Event::Insert,
+                new: event != Event::Delete,
+            },
+            trigger: trigger.clone(),
+            or: None,
+            planned: RefCell::new(None),
+        };
+        if let Err(e) = firing.planned(kv, cat) {
+            return Err(sql_err!("error in trigger {}: {e}", trigger.name));
+        }
+    }
+    Ok(())
+}
+
 /// When a trigger fires against its row's change.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Event {
