@@ -2983,6 +2983,94 @@ fn foreign_key_actions_fire_child_triggers_as_sqlite() {
     assert_no_mismatches("foreign key actions' triggers", queries.len(), &mismatches);
 }
 
+/// Views written through INSTEAD OF triggers as SQLite's: INSERT (with
+/// and without a column list, VALUES, SELECT, DEFAULT VALUES), UPDATE
+/// (OF lists, multi-column SET, FROM), DELETE, WHEN, RETURNING, OR
+/// clauses, RAISE, changes() counting nothing and total_changes() the
+/// triggers' rows; refusals and their messages (a view without such a
+/// trigger, an upsert, a BEFORE trigger on a view, INSTEAD OF on a table);
+/// a trigger's statement failing under FAIL stopping its outer statement
+/// (a view's or a table's) as FAIL does.
+#[test]
+fn views_written_through_instead_of_triggers_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let statements = [
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b)",
+        "CREATE TABLE log(n INTEGER PRIMARY KEY, x)",
+        "CREATE VIEW v AS SELECT a, b, a * 2 AS c FROM t",
+        "CREATE TRIGGER bad BEFORE INSERT ON v BEGIN SELECT 1; END",
+        "CREATE TRIGGER bad2 INSTEAD OF INSERT ON t BEGIN SELECT 1; END",
+        "INSERT INTO v VALUES (1, 'x', 99)",
+        "CREATE TRIGGER vi INSTEAD OF INSERT ON v BEGIN INSERT INTO t VALUES (new.a, new.b); INSERT INTO log(x) VALUES ('i ' || quote(new.a) || ' ' || quote(new.b) || ' ' || quote(new.c)); END",
+        "INSERT INTO v VALUES (1, 'x', 99)",
+        "SELECT changes(), total_changes()",
+        "INSERT INTO v(b) VALUES ('y'), ('z')",
+        "INSERT INTO v(b, a) SELECT 'w', 10",
+        "INSERT INTO v DEFAULT VALUES",
+        "INSERT INTO v VALUES (1, 2)",
+        "INSERT INTO v(a, q) VALUES (1, 2)",
+        "INSERT INTO v VALUES (1, 2, 3) ON CONFLICT DO NOTHING",
+        "INSERT INTO v VALUES (1, 2, 3)",
+        "INSERT INTO v VALUES (20, 'r', 0), (21, 's', 0) RETURNING *, c + 1",
+        "CREATE TRIGGER vu INSTEAD OF UPDATE OF b ON v BEGIN UPDATE t SET b = new.b WHERE a = old.a; INSERT INTO log(x) VALUES ('u ' || old.a || ' ' || quote(old.b) || '->' || quote(new.b) || ' c ' || quote(new.c)); END",
+        "UPDATE v SET b = 'B' WHERE a > 1 AND a < 20",
+        "SELECT changes()",
+        "UPDATE v SET c = 5",
+        "UPDATE v SET zz = 1",
+        "UPDATE v SET (b, c) = ('P', 7) WHERE a = 1",
+        "UPDATE v SET b = b || '!' WHERE a >= 20 RETURNING a, b, c",
+        "CREATE TRIGGER vd INSTEAD OF DELETE ON v WHEN old.a < 3 BEGIN DELETE FROM t WHERE a = old.a; END",
+        "DELETE FROM v WHERE b = 'B' RETURNING *",
+        "SELECT changes()",
+        "CREATE TRIGGER vi2 INSTEAD OF INSERT ON v WHEN new.a > 1000 BEGIN INSERT INTO log(x) VALUES ('big'); END",
+        "INSERT INTO v VALUES (2000, 'k', 0)",
+        "CREATE TRIGGER vu2 INSTEAD OF UPDATE ON v BEGIN SELECT RAISE(ABORT, 'no updates of c') WHERE new.c IS NOT old.c; END",
+        "UPDATE v SET c = 1 WHERE a = 10",
+        "UPDATE v SET b = 'again' WHERE a = 10",
+        "CREATE TABLE u(k UNIQUE)",
+        "CREATE VIEW uv AS SELECT k FROM u",
+        "CREATE TRIGGER ui INSTEAD OF INSERT ON uv BEGIN INSERT INTO u VALUES (new.k); END",
+        "INSERT INTO u VALUES (2)",
+        "INSERT OR IGNORE INTO uv VALUES (1), (2), (3)",
+        "INSERT INTO uv VALUES (4), (2), (5)",
+        "BEGIN",
+        "INSERT OR FAIL INTO uv VALUES (6), (2), (7)",
+        "COMMIT",
+        "SELECT changes(), total_changes()",
+        "DROP VIEW uv",
+        "SELECT name FROM sqlite_schema WHERE type = 'trigger' ORDER BY name",
+        // A trigger's statement failing under FAIL (its own clause or the
+        // outer one overriding it) stops the outer statement as FAIL does.
+        "CREATE TABLE s(k)",
+        "CREATE TRIGGER si AFTER INSERT ON s BEGIN INSERT INTO u VALUES (new.k); END",
+        "INSERT OR FAIL INTO s VALUES (16), (2), (17)",
+        "SELECT changes(), total_changes()",
+        "CREATE TABLE w(k)",
+        "CREATE TRIGGER wi AFTER INSERT ON w BEGIN INSERT OR FAIL INTO u VALUES (new.k); END",
+        "INSERT INTO w VALUES (18), (2), (19)",
+        "SELECT changes(), total_changes()",
+        "CREATE TABLE d(k)",
+        "INSERT INTO d VALUES (30), (2), (31), (32), (33)",
+        "CREATE TRIGGER dd AFTER DELETE ON d BEGIN INSERT OR FAIL INTO u VALUES (old.k); END",
+        "DELETE FROM d WHERE k < 32",
+        "SELECT changes(), total_changes()",
+        "CREATE TRIGGER de BEFORE DELETE ON d WHEN old.k = 33 BEGIN SELECT RAISE(FAIL, 'not 33'); END",
+        "DELETE FROM d WHERE k > 31",
+        "SELECT changes(), total_changes()",
+    ];
+    run_with_sqlite_errors(&mut tj, &lite, &statements);
+    let queries = [
+        "SELECT * FROM t ORDER BY a",
+        "SELECT * FROM log ORDER BY n",
+        "SELECT * FROM u ORDER BY k",
+        "SELECT * FROM s ORDER BY rowid",
+        "SELECT * FROM w ORDER BY rowid",
+        "SELECT * FROM d ORDER BY rowid",
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("writable views", queries.len(), &mismatches);
+}
+
 /// Runs each statement on both engines: the outcomes must match, and an
 /// error must say what SQLite's says.
 fn run_with_sqlite_errors(tj: &mut Connection, lite: &rusqlite::Connection, stmts: &[&str]) {

@@ -60,7 +60,7 @@ pub(crate) struct DmlOutcome {
 
 impl DmlOutcome {
     /// Nothing done yet; RETURNING names `returning_columns` (shared with the plan).
-    fn new(returning_columns: &Rc<[String]>) -> DmlOutcome {
+    pub(crate) fn new(returning_columns: &Rc<[String]>) -> DmlOutcome {
         DmlOutcome {
             changes: 0,
             last_rowid: None,
@@ -132,7 +132,7 @@ impl<'c> WriteTarget<'c> {
 }
 
 /// Binds RETURNING over the one-table layout.
-fn bind_returning(
+pub(crate) fn bind_returning(
     cat: &Catalog,
     table: &Table,
     name: &str,
@@ -163,7 +163,7 @@ fn bind_returning(
     Ok((exprs, names))
 }
 
-fn eval_row(ctx: &ExecCtx, exprs: &[Expr], row: &[Value]) -> Result<Row> {
+pub(crate) fn eval_row(ctx: &ExecCtx, exprs: &[Expr], row: &[Value]) -> Result<Row> {
     let env = Env::new(row, None);
     exprs.iter().map(|e| ctx.eval(e, &env)).collect()
 }
@@ -231,7 +231,7 @@ fn rowid_row(ctx: &ExecCtx, core: &Core) -> Result<Option<Vec<Row>>> {
 }
 
 /// Where an INSERT's rows come from, bound.
-enum SourcePlan {
+pub(crate) enum SourcePlan {
     DefaultValues,
     Values(Vec<Vec<Expr>>),
     Query(Box<Query>),
@@ -542,18 +542,19 @@ impl InsertPlan {
                     break;
                 }
             };
-            let inserted = written.as_ref().filter(|(_, inserted)| *inserted);
-            if let (Some(t), Some((row, _))) = (&self.triggers, inserted) {
-                if let Err(e) = t.after(kv, cat, None, Some(row), opts) {
-                    out.stopped = Some(self.writer.halted(e));
-                    break;
-                }
-            }
             if let Some((row, inserted)) = written {
+                // Counted before its AFTER triggers run (a row they fail
+                // under FAIL stays counted, as in SQLite).
                 out.changes += 1;
                 // An upsert's DO UPDATE changes a row but inserts none.
                 if inserted {
                     out.last_rowid = row[n].to_i64_opt();
+                    if let Some(t) = &self.triggers {
+                        if let Err(e) = t.after(kv, cat, None, Some(&row), opts) {
+                            out.stopped = Some(self.writer.halted(e));
+                            break;
+                        }
+                    }
                 }
                 if !self.returning.is_empty() {
                     let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
@@ -627,7 +628,7 @@ impl IntOpt for Value {
 }
 
 /// Binds where an INSERT's rows come from.
-fn bind_source(cat: &Catalog, ins: &ast::Insert) -> Result<SourcePlan> {
+pub(crate) fn bind_source(cat: &Catalog, ins: &ast::Insert) -> Result<SourcePlan> {
     match &ins.source {
         ast::InsertSource::DefaultValues => Ok(SourcePlan::DefaultValues),
         ast::InsertSource::Values(rows) => {
@@ -659,7 +660,7 @@ fn bind_source(cat: &Catalog, ins: &ast::Insert) -> Result<SourcePlan> {
 /// The rows an INSERT supplies, computed before anything is written
 /// (held in memory, or in temp space when a query's are many).
 #[inline(never)]
-fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<SortedRows> {
+pub(crate) fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<SortedRows> {
     let rows = match source {
         SourcePlan::DefaultValues => vec![Vec::new()],
         SourcePlan::Values(rows) => {
@@ -1490,6 +1491,67 @@ impl DeletePlan {
         })
     }
 
+    /// Deletes one of the rows the scan found, unless a foreign key action
+    /// removed it or a BEFORE trigger skipped it (`None`): its RETURNING
+    /// row, and the row deleted when its AFTER triggers are to see it.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn delete_one(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        params: &[Value],
+        opts: DmlOptions,
+        row: &[Value],
+        may_change: bool,
+        single: bool,
+        queue: &mut IndexQueue,
+    ) -> Result<Option<(Option<Row>, Option<Row>)>> {
+        let n = self.writer.table.columns.len();
+        let rowid = row[n].to_i64_opt().unwrap_or_default();
+        // A cascade may have removed or changed the row meanwhile.
+        let mut current = match may_change {
+            true => match self.writer.read(&*kv, rowid)? {
+                Some(current) => Some(current),
+                None => return Ok(None),
+            },
+            false => None,
+        };
+        if let (Some(t), Some(old)) = (&self.triggers, &current) {
+            // Its BEFORE triggers may skip it, or delete or change it.
+            if !t.before(kv, cat, Some(old), None, opts)? {
+                return Ok(None);
+            }
+            current = match self.writer.read(&*kv, rowid)? {
+                Some(now) => Some(now),
+                None => return Ok(None),
+            };
+        }
+        let returned = match self.returning.is_empty() {
+            true => None,
+            false => Some(ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                eval_row(ctx, &self.returning, row)
+            })?),
+        };
+        match current.as_ref() {
+            Some(current) => {
+                delete_row(kv, cat, &self.writer, current, params, opts)?;
+            }
+            None => {
+                // No foreign key action can look at the indexes while
+                // the statement runs: their entries go in key order
+                // (a single row's go at once, nothing to order).
+                let vals = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                    self.writer.all_index_values(ctx, row)
+                })?;
+                match single {
+                    true => self.writer.delete(kv, &vals, rowid)?,
+                    false => self.writer.delete_deferred(kv, &vals, rowid, queue)?,
+                }
+            }
+        }
+        Ok(Some((returned, current)))
+    }
+
     /// Runs the DELETE this plan was made from.
     #[inline(never)]
     pub(crate) fn run(
@@ -1503,59 +1565,35 @@ impl DeletePlan {
             matching_rows(ctx, &self.scan)
         })?;
         let mut out = DmlOutcome::new(&self.returning_columns);
-        let n = self.writer.table.columns.len();
         // Only a foreign key action or a trigger can change a row this
         // statement has yet to delete; without one no row is read again.
         let may_change = (opts.foreign_keys && self.writer.referenced) || self.triggers.is_some();
         let mut queue = IndexQueue::default();
         let single = rows.len() == 1;
         for row in rows {
-            let rowid = row[n].to_i64_opt().unwrap_or_default();
-            // A cascade may have removed or changed the row meanwhile.
-            let mut current = match may_change {
-                true => match self.writer.read(&*kv, rowid)? {
-                    Some(current) => Some(current),
-                    None => continue,
-                },
-                false => None,
+            let step = self.delete_one(kv, cat, params, opts, &row, may_change, single, &mut queue);
+            let after = match step {
+                Ok(None) => continue,
+                Ok(Some((returned, deleted))) => {
+                    // Counted before its AFTER triggers run, as in SQLite.
+                    out.changes += 1;
+                    out.returning.extend(returned);
+                    match (&self.triggers, deleted) {
+                        (Some(t), Some(old)) => t.after(kv, cat, Some(&old), None, opts),
+                        _ => Ok(()),
+                    }
+                }
+                Err(e) => Err(e),
             };
-            if let (Some(t), Some(old)) = (&self.triggers, &current) {
-                // Its BEFORE triggers may skip it, or delete or change it.
-                if !t.before(kv, cat, Some(old), None, opts)? {
-                    continue;
-                }
-                current = match self.writer.read(&*kv, rowid)? {
-                    Some(now) => Some(now),
-                    None => continue,
-                };
+            if let Err(e) = after {
+                out.stopped = Some(self.writer.halted(e));
+                break;
             }
-            if !self.returning.is_empty() {
-                let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
-                    eval_row(ctx, &self.returning, &row)
-                })?;
-                out.returning.push(r);
-            }
-            match current.as_ref() {
-                Some(current) => {
-                    delete_row(kv, cat, &self.writer, current, params, opts)?;
-                    if let Some(t) = &self.triggers {
-                        t.after(kv, cat, Some(current), None, opts)?;
-                    }
-                }
-                None => {
-                    // No foreign key action can look at the indexes while
-                    // the statement runs: their entries go in key order
-                    // (a single row's go at once, nothing to order).
-                    let vals = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
-                        self.writer.all_index_values(ctx, &row)
-                    })?;
-                    match single {
-                        true => self.writer.delete(kv, &vals, rowid)?,
-                        false => self.writer.delete_deferred(kv, &vals, rowid, &mut queue)?,
-                    }
-                }
-            }
-            out.changes += 1;
+        }
+        // Under FAIL the rows before the failing one stay deleted: their
+        // entries go too.
+        if !matches!(out.stopped, None | Some((Halt::Fail, _))) {
+            return Ok(out);
         }
         self.writer.apply_queued(kv, &mut queue)?;
         Ok(out)

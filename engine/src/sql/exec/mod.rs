@@ -73,6 +73,7 @@ pub(crate) mod store_kv;
 mod tests;
 pub(crate) mod text_checks;
 pub(crate) mod trigger;
+pub(crate) mod view_write;
 pub(crate) mod window;
 pub(crate) mod write;
 

@@ -133,6 +133,8 @@ enum PlanKind {
     Delete(dml::DeletePlan),
     /// A DELETE or UPDATE of `sqlite_sequence`.
     Sequence(super::sequence::SequenceWrite),
+    /// An INSERT, UPDATE or DELETE of a view (its INSTEAD OF triggers).
+    View(super::view_write::ViewWrite),
     /// Runs from the syntax tree each time (DDL, no-ops, errors).
     Direct,
 }
@@ -168,6 +170,8 @@ impl Plan {
     }
 }
 
+use super::view_write::{is_view, ViewWrite};
+
 /// Binds and plans `stmt` against `cat`, sizing tables in `kv`.
 pub(crate) fn prepare(kv: &dyn Kv, cat: &Catalog, stmt: &Statement) -> Result<Plan> {
     let log = StatsLog::default();
@@ -188,6 +192,15 @@ pub(crate) fn prepare(kv: &dyn Kv, cat: &Catalog, stmt: &Statement) -> Result<Pl
             binder.stats = Some(&stats);
             let (q, _, _) = binder.bind_query_in(s, None)?;
             PlanKind::Explain(super::explain::explain(&q))
+        }
+        Statement::Insert(i) if is_view(cat, &i.table) => {
+            PlanKind::View(ViewWrite::insert(cat, i)?)
+        }
+        Statement::Update(u) if is_view(cat, &u.table) => {
+            PlanKind::View(ViewWrite::update(cat, u)?)
+        }
+        Statement::Delete(d) if is_view(cat, &d.table) => {
+            PlanKind::View(ViewWrite::delete(cat, d)?)
         }
         Statement::Insert(i) => PlanKind::Insert(dml::InsertPlan::new(cat, i)?),
         Statement::Update(u) if super::sequence::is_sequence_table(&u.table) => {
@@ -287,6 +300,7 @@ pub(crate) fn execute(
             dml_output(&mut out, p.run(kv, cat, params, opts)?)
         }
         (PlanKind::Sequence(p), _) => out.changes = p.run(kv, params, opts.batch_limit)?,
+        (PlanKind::View(p), _) => dml_output(&mut out, p.run(kv, cat, params, opts)?),
         (PlanKind::Direct, stmt) if is_ddl(stmt) => {
             let cat = Rc::make_mut(cat);
             let r = run_direct(kv, cat, stmt, sql, params, opts);
@@ -322,6 +336,7 @@ pub(crate) fn run_in_trigger(
         (PlanKind::Insert(p), Statement::Insert(i)) => p.run(kv, cat, i, params, opts, None)?,
         (PlanKind::Update(p), Statement::Update(u)) => p.run(kv, cat, u, params, opts)?,
         (PlanKind::Delete(p), Statement::Delete(_)) => p.run(kv, cat, params, opts)?,
+        (PlanKind::View(p), _) => p.run(kv, cat, params, opts)?,
         _ => {
             return Err(sql_err!(
                 "internal: a trigger's statement has no plan of its kind"
@@ -330,7 +345,10 @@ pub(crate) fn run_in_trigger(
     };
     crate::sql::functions::count_trigger_changes(outcome.changes);
     match outcome.stopped {
-        Some((_, e)) => Err(e),
+        Some((halt, e)) => {
+            super::trigger::halt_outer(halt);
+            Err(e)
+        }
         None => Ok(()),
     }
 }

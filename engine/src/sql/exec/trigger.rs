@@ -107,6 +107,16 @@ pub(crate) fn take_halt() -> Option<super::write::Halt> {
     }
 }
 
+/// A trigger's statement stopped by a constraint under FAIL or ROLLBACK
+/// (its own clause, or the outer statement's overriding it) stops the
+/// statement outside every trigger so too, as SQLite does; ABORT is the
+/// default already.
+pub(crate) fn halt_outer(halt: super::write::Halt) {
+    if !matches!(halt, super::write::Halt::Abort) {
+        HALT.with(|h| h.set(Some(halt)));
+    }
+}
+
 /// Forgets what an earlier statement's triggers raised (each statement
 /// starts clean).
 pub(crate) fn reset() {
@@ -169,9 +179,6 @@ pub(crate) fn create(
     let on_view = cat.views.contains_key(&key(target));
     if !on_view && cat.table(target).is_none() {
         return Err(sql_err!("no such table: main.{target}"));
-    }
-    if ct.timing == TriggerTiming::InsteadOf && on_view {
-        return Err(sql_err!("INSTEAD OF triggers are not supported yet"));
     }
     match (ct.timing, on_view) {
         (TriggerTiming::InsteadOf, false) => {
@@ -307,9 +314,11 @@ pub(crate) fn check_all(kv: &dyn Kv, cat: &Catalog) -> Result<()> {
     let mut all: Vec<Rc<Trigger>> = cat.triggers.values().cloned().collect();
     all.sort_by_key(|t| t.seq);
     for trigger in all {
-        let Some(table) = cat.tables.get(&trigger.table) else {
-            return Err(sql_err!("error in trigger {}: no such table: {}", trigger.name, trigger.def.table.name));
+        let table = match cat.views.get(&trigger.table) {
+            Some(view) => super::view_write::view_table(cat, view),
+            None => cat.table_or_err(&trigger.def.table.name).cloned(),
         };
+        let table = table.map_err(|e| sql_err!("error in trigger {}: {e}", trigger.name))?;
         let event = match trigger.def.event {
             ast::TriggerEvent::Insert => Event::Insert,
             ast::TriggerEvent::Update(_) => Event::Update,
@@ -345,6 +354,8 @@ pub(crate) enum Event {
 pub(crate) struct Triggers {
     before: Vec<Firing>,
     after: Vec<Firing>,
+    /// INSTEAD OF triggers (of a view: [`super::view_write`]).
+    instead: Vec<Firing>,
 }
 
 /// One trigger as a write fires it.
@@ -386,6 +397,7 @@ impl Triggers {
         let mut out = Triggers {
             before: Vec::new(),
             after: Vec::new(),
+            instead: Vec::new(),
         };
         for trigger in cat.table_triggers(&table.name) {
             let fires = match (&trigger.def.event, event) {
@@ -415,10 +427,28 @@ impl Triggers {
             match trigger.def.timing {
                 TriggerTiming::Before => out.before.push(firing),
                 TriggerTiming::After => out.after.push(firing),
-                TriggerTiming::InsteadOf => {}
+                TriggerTiming::InsteadOf => out.instead.push(firing),
             }
         }
-        (!out.before.is_empty() || !out.after.is_empty()).then_some(out)
+        let none = out.before.is_empty() && out.after.is_empty() && out.instead.is_empty();
+        (!none).then_some(out)
+    }
+
+    /// Fires the INSTEAD OF triggers for a row of a view.
+    pub(crate) fn instead(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        old: Option<&[Value]>,
+        new: Option<&[Value]>,
+        opts: super::dml::DmlOptions,
+    ) -> Result<()> {
+        fire_all(&self.instead, kv, cat, old, new, opts).map(|_| ())
+    }
+
+    /// Whether INSTEAD OF triggers fire (else a write of the view is refused).
+    pub(crate) fn has_instead(&self) -> bool {
+        !self.instead.is_empty()
     }
 
     /// Fires the BEFORE triggers for a row (`old`, `new`: the rows as
