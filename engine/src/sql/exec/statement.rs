@@ -20,6 +20,7 @@ use super::dml::{self, DmlOptions};
 use super::kv::Kv;
 use super::pending::PendingInserts;
 use super::scan::Row;
+use super::view_write::{is_view, ViewWrite};
 use super::write::Halt;
 use super::ExecCtx;
 use crate::sql::ast::{self, Statement};
@@ -169,8 +170,6 @@ impl Plan {
         }
     }
 }
-
-use super::view_write::{is_view, ViewWrite};
 
 /// Binds and plans `stmt` against `cat`, sizing tables in `kv`.
 pub(crate) fn prepare(kv: &dyn Kv, cat: &Catalog, stmt: &Statement) -> Result<Plan> {

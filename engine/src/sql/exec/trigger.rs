@@ -1,10 +1,9 @@
 //! Triggers: CREATE TRIGGER and DROP TRIGGER, their storage (the tree
-//! `catalog::TRIGGER_TREE`), and the triggers a table's DROP or RENAME
-//! takes along.
-//!
-//! Work in progress on the branch `triggers` (not on `main`). Done, as
-//! SQLite's (tests `trigger_definitions_as_sqlite`,
-//! `insert_triggers_fire_as_sqlite`, `update_and_delete_triggers_fire_as_sqlite`):
+//! `catalog::TRIGGER_TREE`), the triggers a table's DROP or RENAME takes
+//! along, and firing them, as SQLite's (tests `trigger_definitions_as_sqlite`,
+//! `insert_triggers_fire_as_sqlite`, `update_and_delete_triggers_fire_as_sqlite`,
+//! `foreign_key_actions_fire_child_triggers_as_sqlite`,
+//! `views_written_through_instead_of_triggers_as_sqlite`):
 //! - Each INSERT / UPDATE / DELETE plan holds the triggers of its table
 //!   and event ([`Triggers`]; UPDATE OF: those naming a SET column),
 //!   newest first, their WHEN and statements planned on first use.
@@ -18,26 +17,21 @@
 //!   clause overrides the body's.
 //! - RAISE(IGNORE) skips the row; ABORT / FAIL / ROLLBACK stop the outer
 //!   statement as those algorithms do, with the message
-//!   (`CONSTRAINT_TRIGGER`).
+//!   (`CONSTRAINT_TRIGGER`); so does a trigger's statement a constraint
+//!   stopped under FAIL or ROLLBACK ([`halt_outer`]).
 //! - A trigger does not fire while it is already running (SQLite's
 //!   default, recursive_triggers OFF); nesting past 1000 fails.
-//!
 //! - An upsert's DO UPDATE fires UPDATE triggers (those naming a column
 //!   it sets); foreign key actions fire the child table's DELETE / UPDATE
 //!   triggers, in SQLite's order of keys (newest table, last key first),
 //!   and a child row a BEFORE trigger kept still referencing the parent
-//!   fails the statement (test `foreign_key_actions_fire_child_triggers_as_sqlite`).
+//!   fails the statement.
+//! - INSTEAD OF triggers are a view's, fired by `super::view_write`.
 //!
-//! Left before it can land:
-//! - INSTEAD OF triggers (writable views) are refused.
-//! - RENAME COLUMN, DROP COLUMN and RENAME TO of a table a trigger's
-//!   statements name are not rewritten in them (SQLite rewrites them, or
-//!   fails the ALTER): such a trigger fails when it fires. RENAME TO of
-//!   the trigger's own table is carried (its ON clause).
-//! - The native shell's `.dump` does not write triggers.
-//! - README, FORMAT.md (the tree `__trigger`), worker/PROTOCOL.md
-//!   (`CONSTRAINT_TRIGGER`), the size budget (rendering a CREATE TRIGGER
-//!   pulls the statement renderer into the wasm), and the artifacts.
+//! Unlike SQLite, an ALTER does not rewrite the names in a trigger's
+//! statements: one that leaves them unbound fails ([`check_all`]), as
+//! for views. RENAME TO of the trigger's own table is carried (its ON
+//! clause, the CREATE TRIGGER rendered anew).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
