@@ -568,6 +568,7 @@ impl Connection {
             changes: self.changes,
             total_changes: self.total_changes,
         });
+        crate::sql::exec::trigger::reset();
         let scratch = spill::install(self.db.shared.temp.clone());
         let result = self.run_parsed_at(sql, parsed, params, plan);
         drop(scratch);
@@ -610,20 +611,26 @@ impl Connection {
             ast::Statement::Insert(_) | ast::Statement::Update(_) | ast::Statement::Delete(_)
         );
         // A failed INSERT, UPDATE or DELETE changed nothing (SQLite's
-        // changes() is 0 after one).
-        if dml && (out.is_err() || out.as_ref().is_ok_and(|o| o.stopped.is_some())) {
+        // changes() is 0 after one), unless FAIL kept its rows (they count
+        // as a successful statement's do).
+        let kept = |o: &Output| matches!(o.stopped, None | Some((Halt::Fail, _)));
+        if dml && !out.as_ref().is_ok_and(kept) {
             self.changes = 0;
+            // Its triggers' changes still count (SQLite's total_changes()).
+            self.total_changes += crate::sql::functions::trigger_changes();
         }
         let out = out?;
         if let Some(id) = out.last_rowid {
             self.last_insert_rowid = id;
         }
+        if dml && kept(&out) {
+            self.changes = out.changes;
+            self.total_changes += out.changes
+                + crate::sql::functions::action_changes()
+                + crate::sql::functions::trigger_changes();
+        }
         if let Some((_, e)) = out.stopped {
             return Err(e);
-        }
-        if dml {
-            self.changes = out.changes;
-            self.total_changes += out.changes + crate::sql::functions::action_changes();
         }
         Ok(QueryResult {
             columns: out.columns,

@@ -20,6 +20,8 @@ pub enum ConstraintKind {
     ForeignKey,
     /// A STRICT table's column refused a value of another type.
     Datatype,
+    /// A trigger's RAISE(ABORT | FAIL | ROLLBACK, message).
+    Trigger,
 }
 
 /// Every failure the engine reports.
@@ -85,6 +87,7 @@ impl Error {
                 ConstraintKind::Check => "CONSTRAINT_CHECK",
                 ConstraintKind::ForeignKey => "CONSTRAINT_FOREIGN_KEY",
                 ConstraintKind::Datatype => "CONSTRAINT_DATATYPE",
+                ConstraintKind::Trigger => "CONSTRAINT_TRIGGER",
             },
             Error::ReadOnly(_) => "READ_ONLY",
             Error::Busy(_) => "BUSY",

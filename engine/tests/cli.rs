@@ -67,9 +67,10 @@ fn an_option_is_never_taken_for_a_file_name() {
 
 /// `.dump` recreates the database: restored into a new file it gives the
 /// same rows (generated columns computed again, not inserted) and keeps
-/// AUTOINCREMENT's sequence past deleted rows; `:memory:` names no file.
+/// AUTOINCREMENT's sequence past deleted rows, and its triggers (created
+/// after the rows, which do not fire them again); `:memory:` names no file.
 #[test]
-fn a_dump_restores_generated_columns_and_sequences() {
+fn a_dump_restores_generated_columns_sequences_and_triggers() {
     let dir = std::env::temp_dir().join(format!("tinyjoin-cli-dump-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let run = |file: &str, sql: Option<&str>, stdin: Option<&str>| {
@@ -104,6 +105,10 @@ fn a_dump_restores_generated_columns_and_sequences() {
         "a.db",
         Some(
             "CREATE TABLE g(id INTEGER PRIMARY KEY AUTOINCREMENT, a, \"o'd\" TEXT, b AS (a * 2), c AS (a || 'x') STORED);
+             CREATE TABLE log(x);
+             CREATE TRIGGER gl AFTER INSERT ON g BEGIN INSERT INTO log VALUES (new.a); END;
+             CREATE VIEW gv AS SELECT id, a FROM g;
+             CREATE TRIGGER gvi INSTEAD OF INSERT ON gv BEGIN INSERT INTO g(a) VALUES (new.a * 10); END;
              INSERT INTO g(a, \"o'd\") VALUES (1, 'q'), (2, 'it''s'), (3, NULL);
              DELETE FROM g WHERE id = 3;
              CREATE INDEX gb ON g(b)",
@@ -117,6 +122,9 @@ fn a_dump_restores_generated_columns_and_sequences() {
         run("b.db", Some(read), None),
         "1|1|q|2|1x\n2|2|it's|4|2x\ng|3\n4\n"
     );
+    // The triggers came back after the rows (which did not fire them again).
+    let fired = "INSERT INTO gv(a) VALUES (5); SELECT x FROM log ORDER BY rowid";
+    assert_eq!(run("b.db", Some(fired), None), "1\n2\n3\n9\n50\n");
     assert_eq!(run(":memory:", Some("SELECT 1"), None), "1\n");
     let left: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()

@@ -418,6 +418,7 @@ fn tj_kind(k: ConstraintKind) -> &'static str {
         ConstraintKind::Check => "CHECK",
         ConstraintKind::ForeignKey => "FOREIGNKEY",
         ConstraintKind::Datatype => "DATATYPE",
+        ConstraintKind::Trigger => "TRIGGER",
     }
 }
 

@@ -287,7 +287,9 @@ fn dump(conn: &mut Connection, out: &mut dyn Write) -> Result<(), String> {
         )
         .map_err(w)?;
     }
-    for r in query(conn, "SELECT sql FROM sqlite_schema WHERE type IN ('index', 'view') AND sql IS NOT NULL ORDER BY type, name")? {
+    // Triggers last: after the rows (which must not fire them again) and
+    // the views (an INSTEAD OF trigger's).
+    for r in query(conn, "SELECT sql FROM sqlite_schema WHERE type IN ('index', 'view', 'trigger') AND sql IS NOT NULL ORDER BY type = 'trigger', type, name")? {
         writeln!(out, "{};", render(&r[0])).map_err(w)?;
     }
     writeln!(out, "COMMIT;").map_err(w)

@@ -55,6 +55,8 @@ pub(crate) enum Statement {
     CreateIndex(Box<CreateIndex>),
     /// `CREATE VIEW`.
     CreateView(Box<CreateView>),
+    /// `CREATE TRIGGER`.
+    CreateTrigger(Box<CreateTrigger>),
     /// `DROP TABLE|INDEX|VIEW`.
     Drop(DropObject),
     /// `ALTER TABLE`.
@@ -631,7 +633,46 @@ pub(crate) struct CreateView {
     pub pos: Position,
 }
 
-/// `DROP TABLE|INDEX|VIEW [IF EXISTS] name`.
+/// `CREATE [TEMP] TRIGGER [IF NOT EXISTS] name [BEFORE | AFTER | INSTEAD
+/// OF] DELETE | INSERT | UPDATE [OF columns] ON table [FOR EACH ROW] [WHEN
+/// expr] BEGIN statement; ... END`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct CreateTrigger {
+    pub temporary: bool,
+    pub if_not_exists: bool,
+    pub name: QualifiedName,
+    pub timing: TriggerTiming,
+    pub event: TriggerEvent,
+    /// The table (or, for INSTEAD OF, the view); never schema-qualified
+    /// beyond `main`.
+    pub table: QualifiedName,
+    pub when: Option<Expr>,
+    /// INSERT, UPDATE, DELETE and SELECT statements, at least one, whose
+    /// expressions may name the row as `NEW.c` / `OLD.c` and call RAISE.
+    pub body: Vec<Statement>,
+    pub pos: Position,
+}
+
+/// When a trigger runs, against the row's change. Without one written,
+/// BEFORE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TriggerTiming {
+    Before,
+    After,
+    InsteadOf,
+}
+
+/// The change a trigger runs for.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum TriggerEvent {
+    Delete,
+    Insert,
+    /// `UPDATE [OF columns]`: an UPDATE setting any column, or one of
+    /// these (empty: any).
+    Update(Vec<Ident>),
+}
+
+/// `DROP TABLE|INDEX|VIEW|TRIGGER [IF EXISTS] name`.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct DropObject {
     pub kind: DropKind,
@@ -646,6 +687,7 @@ pub(crate) enum DropKind {
     Table,
     Index,
     View,
+    Trigger,
 }
 
 /// `ALTER TABLE name action`.
@@ -776,6 +818,14 @@ pub(crate) enum ExprKind {
     },
     /// `EXISTS (select)`.
     Exists(Box<Select>),
+    /// `RAISE(IGNORE)` or `RAISE(ROLLBACK | ABORT | FAIL, message)`, only
+    /// in a trigger's statements.
+    Raise {
+        action: RaiseAction,
+        /// The error message (a string or a name in SQLite 3.46's grammar);
+        /// none for IGNORE.
+        message: Option<String>,
+    },
     /// `(select)` used as a value (or a row value if it has several columns).
     Subquery(Box<Select>),
     /// A function call, aggregate or window function.
@@ -969,4 +1019,14 @@ pub(crate) enum FrameExclude {
     CurrentRow,
     Group,
     Ties,
+}
+
+/// What `RAISE` does: IGNORE ends the trigger and skips the row's change;
+/// the others fail with the message, as that conflict algorithm does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RaiseAction {
+    Ignore,
+    Rollback,
+    Abort,
+    Fail,
 }

@@ -8,6 +8,12 @@
 //! again from their table). The empty key holds `(next tree id, user_version)`. Opening a
 //! database parses every stored statement again ([`Catalog::load`]).
 //!
+//! Triggers: the tree [`TRIGGER_TREE`] maps each trigger's lowercase name
+//! to the record `(name, table name, sql, seq)`, `sql` its CREATE TRIGGER as
+//! written and `seq` a value of the tree id counter taken when it was made
+//! (a table's triggers fire newest first) (trigger names are apart from the other objects', so they have
+//! a tree of their own).
+//!
 //! Statistics: `ANALYZE` (see `exec::analyze`) stores one [`TreeStats`]
 //! per analyzed tree in the tree [`STAT_TREE`], keyed by the tree's name
 //! (a table's tree for a table without indexes, an index's tree
@@ -40,6 +46,10 @@ use crate::{sql_err, Result};
 
 /// The tree that stores the schema.
 pub(crate) const SCHEMA_TREE: &str = "__schema";
+
+/// The tree that stores the triggers (see the module doc), absent until
+/// the first CREATE TRIGGER.
+pub(crate) const TRIGGER_TREE: &str = "__trigger";
 
 /// The tree that stores ANALYZE's statistics (see the module doc).
 pub(crate) const STAT_TREE: &str = "__stat";
@@ -278,12 +288,29 @@ pub(crate) struct View {
     pub sql: String,
 }
 
+/// A trigger, as its CREATE TRIGGER defines it.
+#[derive(Clone, Debug)]
+pub(crate) struct Trigger {
+    pub name: String,
+    /// The key of the table (or view) it is on.
+    pub table: String,
+    pub def: ast::CreateTrigger,
+    /// The CREATE TRIGGER as written (as SQLite keeps it).
+    pub sql: String,
+    /// Orders triggers by creation (a value of the catalog's `next_id`):
+    /// a table's fire newest first, as SQLite's do.
+    pub seq: u64,
+}
+
 /// Every schema object of a database. Cheap to clone (objects are shared).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Catalog {
     pub tables: BTreeMap<String, Rc<Table>>,
     pub indexes: BTreeMap<String, Rc<Index>>,
     pub views: BTreeMap<String, Rc<View>>,
+    /// By lowercase name: their names are apart from the other objects'
+    /// (a trigger may share a table's name, as in SQLite).
+    pub triggers: BTreeMap<String, Rc<Trigger>>,
     /// The next id for a tree name.
     pub next_id: u64,
     /// `PRAGMA user_version`: an integer the application keeps with the
@@ -340,6 +367,20 @@ impl Catalog {
     pub(crate) fn name_taken(&self, name: &str) -> bool {
         let k = key(name);
         self.tables.contains_key(&k) || self.indexes.contains_key(&k) || self.views.contains_key(&k)
+    }
+
+    /// The triggers on table (or view) `name`, newest first (the order
+    /// SQLite fires them in).
+    pub(crate) fn table_triggers(&self, name: &str) -> Vec<Rc<Trigger>> {
+        let k = key(name);
+        let mut found: Vec<Rc<Trigger>> = self
+            .triggers
+            .values()
+            .filter(|t| t.table == k)
+            .cloned()
+            .collect();
+        found.sort_by_key(|t| std::cmp::Reverse(t.seq));
+        found
     }
 
     /// A fresh tree name with the given prefix (`t` tables, `i` indexes).

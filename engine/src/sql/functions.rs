@@ -43,7 +43,8 @@ mod printf;
 mod text;
 
 pub(crate) use connection::{
-    action_changes, count_action_change, set_connection_state, ConnectionState,
+    action_changes, count_action_change, count_trigger_changes, set_connection_state,
+    trigger_changes, ConnectionState,
 };
 pub(crate) use datetime::set_statement_time;
 

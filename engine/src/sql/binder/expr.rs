@@ -185,7 +185,7 @@ macro_rules! expr_walk {
             f(e);
             match &$($m)? e.kind {
                 ExprKind::Literal(_) | ExprKind::Param { .. } | ExprKind::Column(_) => {}
-                ExprKind::Exists(_) | ExprKind::Subquery(_) => {}
+                ExprKind::Exists(_) | ExprKind::Subquery(_) | ExprKind::Raise { .. } => {}
                 ExprKind::Unary { expr, .. }
                 | ExprKind::IsNull { expr, .. }
                 | ExprKind::Cast { expr, .. }
@@ -479,6 +479,14 @@ impl Binder<'_> {
                 let (sub, _) = self.bind_subquery(select, scope)?;
                 Bound::plain(Expr::Exists(sub))
             }
+            ExprKind::Raise { action, message } => {
+                if self.trigger.is_none() {
+                    return Err(sql_err!(
+                        "RAISE() may only be used within a trigger-program"
+                    ));
+                }
+                Bound::plain(Expr::Raise(*action, message.clone()))
+            }
             ExprKind::Subquery(select) => {
                 let (sub, types) = self.bind_subquery(select, scope)?;
                 // A scalar subquery keeps its column's affinity but no
@@ -683,6 +691,20 @@ impl Binder<'_> {
             return Err(sql_err!("no such column: {}", c.column));
         }
         let t = c.table.as_deref().unwrap_or_default();
+        if let Some(row) = self.trigger.as_ref().filter(|_| c.schema.is_none()) {
+            if let Some((param, i)) = row.param(t, &c.column)? {
+                let (aff, coll, decl) = match row.table.columns.get(i) {
+                    Some(col) => (col.affinity, col.collation, col.decl_type.clone()),
+                    None => (Affinity::Integer, Collation::Binary, "INTEGER".to_string()),
+                };
+                return Ok(Bound {
+                    expr: Expr::Param(param),
+                    aff: Some(aff),
+                    coll: CollSource::Column(coll),
+                    decl_type: Some(decl),
+                });
+            }
+        }
         Err(sql_err!("no such column: {}.{}", t, c.column))
     }
 

@@ -633,8 +633,8 @@ impl Binder<'_> {
         Err(sql_err!("no such table: {name}"))
     }
 
-    /// `sqlite_schema` (alias `sqlite_master`): one row per table, index and
-    /// view: (type, name, tbl_name, rootpage, sql). `rootpage` is 0:
+    /// `sqlite_schema` (alias `sqlite_master`): one row per table, index,
+    /// view and trigger: (type, name, tbl_name, rootpage, sql). `rootpage` is 0:
     /// TinyJoin names trees instead of numbering pages.
     fn schema_source(&mut self, shown: String, left_join: bool) -> PendingItem {
         let text = |s: &str| Expr::Literal(Value::Text(s.to_string()));
@@ -670,6 +670,20 @@ impl Binder<'_> {
                 text(&v.name),
                 Expr::Literal(Value::Integer(0)),
                 text(&v.sql),
+            ]);
+        }
+        for tr in self.catalog.triggers.values() {
+            let on = &tr.def.table.name;
+            let table = match self.catalog.tables.get(&tr.table) {
+                Some(t) => &t.name,
+                None => self.catalog.views.get(&tr.table).map_or(on, |v| &v.name),
+            };
+            rows.push(vec![
+                text("trigger"),
+                text(&tr.name),
+                text(table),
+                Expr::Literal(Value::Integer(0)),
+                text(&tr.sql),
             ]);
         }
         let names = ["type", "name", "tbl_name", "rootpage", "sql"];

@@ -57,6 +57,8 @@ pub(crate) struct Binder<'c> {
     /// several aliases) is not expanded again, so binding cannot recurse
     /// without end.
     expanding_aliases: Vec<String>,
+    /// In a trigger's statements, the row `NEW.c` / `OLD.c` name.
+    pub trigger: Option<crate::sql::exec::trigger::RowContext>,
 }
 
 impl<'c> Binder<'c> {
@@ -68,6 +70,7 @@ impl<'c> Binder<'c> {
             view_depth: 0,
             stats: None,
             expanding_aliases: Vec::new(),
+            trigger: crate::sql::exec::trigger::binding(),
         }
     }
 }

@@ -72,6 +72,7 @@ pub(crate) fn load_catalog(kv: &dyn Kv) -> Result<Catalog> {
             load_object(&mut cat, &entry, &records)?;
         }
     }
+    super::trigger::load(kv, &mut cat)?;
     cat.stats = super::analyze::load_stats(kv, &cat)?;
     cat.bump_version();
     Ok(cat)
@@ -643,7 +644,7 @@ pub(crate) fn create_view(
     Ok(true)
 }
 
-/// DROP TABLE/INDEX/VIEW.
+/// DROP TABLE/INDEX/VIEW/TRIGGER (a table's or view's triggers go with it).
 pub(crate) fn drop(
     kv: &mut dyn Kv,
     cat: &mut Catalog,
@@ -672,6 +673,7 @@ pub(crate) fn drop(
             if table.autoincrement {
                 super::sequence::remove(kv, &table.name)?;
             }
+            super::trigger::drop_all_on(kv, cat, name)?;
             kv.drop_tree(&table.tree)?;
             kv.remove(SCHEMA_TREE, k.as_bytes())?;
             cat.tables.remove(&k);
@@ -702,8 +704,10 @@ pub(crate) fn drop(
                     Err(sql_err!("no such view: {name}"))
                 };
             }
+            super::trigger::drop_all_on(kv, cat, name)?;
             kv.remove(SCHEMA_TREE, k.as_bytes())?;
         }
+        ast::DropKind::Trigger => return super::trigger::drop(kv, cat, d),
     }
     Ok(true)
 }
@@ -1325,6 +1329,7 @@ pub(crate) fn alter_table(
             if old.autoincrement {
                 super::sequence::rename(kv, &old.name, new)?;
             }
+            super::trigger::rename_table(kv, cat, &old.name, new)?;
             rename_in_children(kv, cat, &old.name, &ParentRename::Table(new))?
         }
         ast::AlterAction::RenameColumn { old: o, new: n } => {
@@ -1346,7 +1351,7 @@ pub(crate) fn alter_table(
             return Err(sql_err!("error in view {}: {e}", v.name));
         }
     }
-    Ok(())
+    super::trigger::check_all(kv, cat)
 }
 
 /// A name as SQLite writes it into a statement it makes: bare when it is

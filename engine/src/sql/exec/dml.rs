@@ -31,6 +31,7 @@ use super::kv::Kv;
 use super::pending::PendingInserts;
 use super::scan::Row;
 use super::spill::SortedRows;
+use super::trigger::{Event, Triggers};
 use super::write::{table_scope_item, ChangedValues, Halt, IndexQueue, TableWriter};
 use super::ExecCtx;
 use crate::sql::ast;
@@ -59,7 +60,7 @@ pub(crate) struct DmlOutcome {
 
 impl DmlOutcome {
     /// Nothing done yet; RETURNING names `returning_columns` (shared with the plan).
-    fn new(returning_columns: &Rc<[String]>) -> DmlOutcome {
+    pub(crate) fn new(returning_columns: &Rc<[String]>) -> DmlOutcome {
         DmlOutcome {
             changes: 0,
             last_rowid: None,
@@ -131,7 +132,7 @@ impl<'c> WriteTarget<'c> {
 }
 
 /// Binds RETURNING over the one-table layout.
-fn bind_returning(
+pub(crate) fn bind_returning(
     cat: &Catalog,
     table: &Table,
     name: &str,
@@ -162,7 +163,7 @@ fn bind_returning(
     Ok((exprs, names))
 }
 
-fn eval_row(ctx: &ExecCtx, exprs: &[Expr], row: &[Value]) -> Result<Row> {
+pub(crate) fn eval_row(ctx: &ExecCtx, exprs: &[Expr], row: &[Value]) -> Result<Row> {
     let env = Env::new(row, None);
     exprs.iter().map(|e| ctx.eval(e, &env)).collect()
 }
@@ -230,7 +231,7 @@ fn rowid_row(ctx: &ExecCtx, core: &Core) -> Result<Option<Vec<Row>>> {
 }
 
 /// Where an INSERT's rows come from, bound.
-enum SourcePlan {
+pub(crate) enum SourcePlan {
     DefaultValues,
     Values(Vec<Vec<Expr>>),
     Query(Box<Query>),
@@ -250,6 +251,10 @@ pub(crate) struct InsertPlan {
     /// (`exec::sequence`): read when it starts, raised by each row's
     /// rowid, written back when it ends.
     sequence: Option<Cell<i64>>,
+    /// The table's INSERT triggers.
+    triggers: Option<Triggers>,
+    /// For each upsert clause, the UPDATE triggers its DO UPDATE fires.
+    upsert_triggers: Vec<Option<Triggers>>,
 }
 
 /// What an upsert clause's conflict target names, resolved when the INSERT
@@ -393,7 +398,25 @@ impl InsertPlan {
             .iter()
             .map(|u| upsert_target(cat, &writer, u))
             .collect::<Result<_>>()?;
+        let triggers = Triggers::of(cat, &table, Event::Insert, &[], ins.or);
+        let upsert_triggers = ins
+            .upsert
+            .iter()
+            .map(|u| match &u.action {
+                ast::UpsertAction::Update { sets, .. } => {
+                    let set: Vec<usize> = sets
+                        .iter()
+                        .flat_map(|a| a.columns.iter())
+                        .filter_map(|c| table.column_index(c))
+                        .collect();
+                    Triggers::of(cat, &table, Event::Update, &set, ins.or)
+                }
+                ast::UpsertAction::Nothing => None,
+            })
+            .collect();
         Ok(InsertPlan {
+            triggers,
+            upsert_triggers,
             targets,
             sequence: table.autoincrement.then(|| Cell::new(0)),
             writer,
@@ -419,6 +442,7 @@ impl InsertPlan {
             ast::InsertSource::Select(_) => false,
         };
         let ok = plain_source
+            && self.triggers.is_none()
             && ins.upsert.is_empty()
             && !w.may_replace(ins.or)
             && ins.with.is_none()
@@ -500,6 +524,16 @@ impl InsertPlan {
                     );
                 }
             }
+            if let Some(t) = &self.triggers {
+                match self.fire_before(kv, cat, t, &row, params, opts) {
+                    Ok(true) => {}
+                    Ok(false) => continue,
+                    Err(e) => {
+                        out.stopped = Some(self.writer.halted(e));
+                        break;
+                    }
+                }
+            }
             let p = pending.as_deref_mut();
             let written = match insert_one(kv, cat, self, ins, row, params, opts, p) {
                 Ok(written) => written,
@@ -509,10 +543,18 @@ impl InsertPlan {
                 }
             };
             if let Some((row, inserted)) = written {
+                // Counted before its AFTER triggers run (a row they fail
+                // under FAIL stays counted, as in SQLite).
                 out.changes += 1;
                 // An upsert's DO UPDATE changes a row but inserts none.
                 if inserted {
                     out.last_rowid = row[n].to_i64_opt();
+                    if let Some(t) = &self.triggers {
+                        if let Err(e) = t.after(kv, cat, None, Some(&row), opts) {
+                            out.stopped = Some(self.writer.halted(e));
+                            break;
+                        }
+                    }
                 }
                 if !self.returning.is_empty() {
                     let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
@@ -530,6 +572,38 @@ impl InsertPlan {
             super::sequence::write(kv, &table.name, seq.get())?;
         }
         Ok(out)
+    }
+}
+
+impl InsertPlan {
+    /// The BEFORE INSERT triggers for `row` (defaults and affinities
+    /// applied): they see its generated columns computed and, for a rowid
+    /// not given, -1 (SQLite's value); false when one skips the row.
+    fn fire_before(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        triggers: &Triggers,
+        row: &[Value],
+        params: &[Value],
+        opts: DmlOptions,
+    ) -> Result<bool> {
+        let table = &self.writer.table;
+        let n = table.columns.len();
+        let mut new = row.to_vec();
+        ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+            self.writer.compute_generated(ctx, &mut new)
+        })?;
+        let given = match table.rowid_alias {
+            Some(a) if !new[a].is_null() => Some(new[a].clone()),
+            _ => Some(new[n].clone()).filter(|v| !v.is_null()),
+        };
+        let rowid = given.unwrap_or(Value::Integer(-1));
+        new[n] = rowid.clone();
+        if let Some(a) = table.rowid_alias {
+            new[a] = rowid;
+        }
+        triggers.before(kv, cat, None, Some(&new), opts)
     }
 }
 
@@ -554,7 +628,7 @@ impl IntOpt for Value {
 }
 
 /// Binds where an INSERT's rows come from.
-fn bind_source(cat: &Catalog, ins: &ast::Insert) -> Result<SourcePlan> {
+pub(crate) fn bind_source(cat: &Catalog, ins: &ast::Insert) -> Result<SourcePlan> {
     match &ins.source {
         ast::InsertSource::DefaultValues => Ok(SourcePlan::DefaultValues),
         ast::InsertSource::Values(rows) => {
@@ -586,7 +660,7 @@ fn bind_source(cat: &Catalog, ins: &ast::Insert) -> Result<SourcePlan> {
 /// The rows an INSERT supplies, computed before anything is written
 /// (held in memory, or in temp space when a query's are many).
 #[inline(never)]
-fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<SortedRows> {
+pub(crate) fn source_rows(ctx: &ExecCtx, source: &SourcePlan) -> Result<SortedRows> {
     let rows = match source {
         SourcePlan::DefaultValues => vec![Vec::new()],
         SourcePlan::Values(rows) => {
@@ -705,8 +779,8 @@ fn insert_one(
                         w,
                         rowid,
                         &row,
-                        sets,
-                        where_clause.as_ref(),
+                        (sets, where_clause.as_ref()),
+                        plan.upsert_triggers.get(k).and_then(Option::as_ref),
                         params,
                         opts,
                     )
@@ -823,8 +897,8 @@ fn upsert_update(
     w: &TableWriter,
     rowid: i64,
     excluded: &[Value],
-    sets: &[ast::Assignment],
-    where_clause: Option<&ast::Expr>,
+    (sets, where_clause): (&[ast::Assignment], Option<&ast::Expr>),
+    triggers: Option<&Triggers>,
     params: &[Value],
     opts: DmlOptions,
 ) -> Result<Option<Row>> {
@@ -853,9 +927,25 @@ fn upsert_update(
         }
     }
     let sets = bind_sets(&mut binder, &scope, table, sets)?;
-    let new_row = apply_sets(&ctx, &sets, table, &old, &env_row)?;
+    let mut new_row = apply_sets(&ctx, &sets, table, &old, &env_row)?;
     drop(ctx);
-    write_update(
+    let mut old = old;
+    if let Some(t) = triggers {
+        // As an UPDATE's BEFORE triggers (`UpdatePlan::fire_before`).
+        let mut shown = new_row.clone();
+        ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+            w.compute_generated(ctx, &mut shown)
+        })?;
+        if !t.before(kv, cat, Some(&old), Some(&shown), opts)? {
+            return Ok(None);
+        }
+        let Some(now) = w.read(&*kv, rowid)? else {
+            return Ok(None);
+        };
+        take_unset(&mut new_row, &now, &sets);
+        old = now;
+    }
+    let written = write_update(
         kv,
         cat,
         w,
@@ -866,7 +956,21 @@ fn upsert_update(
         opts,
         None,
         &mut ChangedValues::default(),
-    )
+    )?;
+    if let (Some(t), Some(row)) = (triggers, &written) {
+        t.after(kv, cat, Some(&old), Some(row), opts)?;
+    }
+    Ok(written)
+}
+
+/// After BEFORE UPDATE triggers ran: the columns `sets` does not name
+/// take the row's values as the triggers left it, `now` (SQLite's rule).
+fn take_unset(new: &mut [Value], now: &[Value], sets: &[BoundSet]) {
+    for (i, v) in now.iter().enumerate() {
+        if !sets.iter().any(|s| s.targets.contains(&i)) {
+            new[i] = v.clone();
+        }
+    }
 }
 
 /// One SET assignment, bound: the target slots (a column, or n for the
@@ -1098,6 +1202,8 @@ pub(crate) struct UpdatePlan {
     /// values are then computed when that row is written, so they see the
     /// rows this statement changed before it.
     sets_read_tables: bool,
+    /// The table's UPDATE triggers for the columns SET names.
+    triggers: Option<Triggers>,
 }
 
 impl UpdatePlan {
@@ -1115,7 +1221,13 @@ impl UpdatePlan {
             up.pos,
         )?;
         let sets = bind_sets(&mut t.binder, &scope, &t.table, &up.sets)?;
+        let set: Vec<usize> = sets
+            .iter()
+            .flat_map(|s| s.targets.iter().copied())
+            .collect();
+        let triggers = Triggers::of(cat, &t.table, Event::Update, &set, up.or);
         Ok(UpdatePlan {
+            triggers,
             writer: t.writer,
             returning: t.returning,
             returning_columns: t.returning_columns.into(),
@@ -1171,8 +1283,9 @@ impl UpdatePlan {
         let mut out = DmlOutcome::new(&self.returning_columns);
         // Only a REPLACE or a foreign key action can change a row this
         // statement has yet to update; without them no row is read again.
-        let may_change =
-            self.writer.may_replace(or) || (opts.foreign_keys && self.writer.referenced);
+        let may_change = self.writer.may_replace(or)
+            || (opts.foreign_keys && self.writer.referenced)
+            || self.triggers.is_some();
         // Without them, and when neither foreign key checks, CHECK
         // constraints nor RETURNING can read an index while the statement
         // runs, the entries of indexes that are not UNIQUE change at the
@@ -1208,10 +1321,24 @@ impl UpdatePlan {
                 (Some(current), _) if current != old => (current, None),
                 (_, planned) => (old, planned),
             };
-            let new = match new {
+            let mut new = match new {
                 Some(new) => new,
                 None => self.sets_now(&*kv, params, opts, &old, &joined, &mut cache)?,
             };
+            let mut old = old;
+            if let Some(t) = &self.triggers {
+                match self.fire_before(kv, cat, t, &old, &new, params, opts) {
+                    Ok(Some(now)) => {
+                        take_unset(&mut new, &now, &self.sets);
+                        old = now;
+                    }
+                    Ok(None) => continue,
+                    Err(e) => {
+                        out.stopped = Some(self.writer.halted(e));
+                        break;
+                    }
+                }
+            }
             let q = if defer { Some(&mut queue) } else { None };
             let written = match write_update(
                 kv,
@@ -1233,6 +1360,12 @@ impl UpdatePlan {
             };
             if let Some(row) = written {
                 out.changes += 1;
+                if let Some(t) = &self.triggers {
+                    if let Err(e) = t.after(kv, cat, Some(&old), Some(&row), opts) {
+                        out.stopped = Some(self.writer.halted(e));
+                        break;
+                    }
+                }
                 if !self.returning.is_empty() {
                     out.returning.push(self.returned(&*kv, params, opts, &row)?);
                 }
@@ -1243,6 +1376,34 @@ impl UpdatePlan {
             self.writer.apply_queued(kv, &mut queue)?;
         }
         Ok(out)
+    }
+
+    /// The BEFORE UPDATE triggers for row `old` becoming `new` (its
+    /// generated columns computed for them): the row as they left it, or
+    /// `None` when one skipped it or it is gone.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn fire_before(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        triggers: &Triggers,
+        old: &[Value],
+        new: &[Value],
+        params: &[Value],
+        opts: DmlOptions,
+    ) -> Result<Option<Row>> {
+        let mut shown = new.to_vec();
+        ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+            self.writer.compute_generated(ctx, &mut shown)
+        })?;
+        if !triggers.before(kv, cat, Some(old), Some(&shown), opts)? {
+            return Ok(None);
+        }
+        let rowid = old[self.writer.table.columns.len()]
+            .to_i64_opt()
+            .unwrap_or_default();
+        self.writer.read(&*kv, rowid)
     }
 
     /// Row `old`'s new values computed as it is written (SET reads tables),
@@ -1295,6 +1456,8 @@ pub(crate) struct DeletePlan {
     returning: Vec<Expr>,
     returning_columns: Rc<[String]>,
     scan: Core,
+    /// The table's DELETE triggers.
+    triggers: Option<Triggers>,
 }
 
 impl DeletePlan {
@@ -1318,12 +1481,75 @@ impl DeletePlan {
             del.where_clause.as_ref(),
             del.pos,
         )?;
+        let triggers = Triggers::of(cat, &t.table, Event::Delete, &[], None);
         Ok(DeletePlan {
             writer: t.writer,
             returning: t.returning,
             returning_columns: t.returning_columns.into(),
             scan,
+            triggers,
         })
+    }
+
+    /// Deletes one of the rows the scan found, unless a foreign key action
+    /// removed it or a BEFORE trigger skipped it (`None`): its RETURNING
+    /// row, and the row deleted when its AFTER triggers are to see it.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn delete_one(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        params: &[Value],
+        opts: DmlOptions,
+        row: &[Value],
+        may_change: bool,
+        single: bool,
+        queue: &mut IndexQueue,
+    ) -> Result<Option<(Option<Row>, Option<Row>)>> {
+        let n = self.writer.table.columns.len();
+        let rowid = row[n].to_i64_opt().unwrap_or_default();
+        // A cascade may have removed or changed the row meanwhile.
+        let mut current = match may_change {
+            true => match self.writer.read(&*kv, rowid)? {
+                Some(current) => Some(current),
+                None => return Ok(None),
+            },
+            false => None,
+        };
+        if let (Some(t), Some(old)) = (&self.triggers, &current) {
+            // Its BEFORE triggers may skip it, or delete or change it.
+            if !t.before(kv, cat, Some(old), None, opts)? {
+                return Ok(None);
+            }
+            current = match self.writer.read(&*kv, rowid)? {
+                Some(now) => Some(now),
+                None => return Ok(None),
+            };
+        }
+        let returned = match self.returning.is_empty() {
+            true => None,
+            false => Some(ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                eval_row(ctx, &self.returning, row)
+            })?),
+        };
+        match current.as_ref() {
+            Some(current) => {
+                delete_row(kv, cat, &self.writer, current, params, opts)?;
+            }
+            None => {
+                // No foreign key action can look at the indexes while
+                // the statement runs: their entries go in key order
+                // (a single row's go at once, nothing to order).
+                let vals = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                    self.writer.all_index_values(ctx, row)
+                })?;
+                match single {
+                    true => self.writer.delete(kv, &vals, rowid)?,
+                    false => self.writer.delete_deferred(kv, &vals, rowid, queue)?,
+                }
+            }
+        }
+        Ok(Some((returned, current)))
     }
 
     /// Runs the DELETE this plan was made from.
@@ -1339,44 +1565,35 @@ impl DeletePlan {
             matching_rows(ctx, &self.scan)
         })?;
         let mut out = DmlOutcome::new(&self.returning_columns);
-        let n = self.writer.table.columns.len();
-        // Only a foreign key action can change a row this statement has
-        // yet to delete; without one no row is read again.
-        let may_change = opts.foreign_keys && self.writer.referenced;
+        // Only a foreign key action or a trigger can change a row this
+        // statement has yet to delete; without one no row is read again.
+        let may_change = (opts.foreign_keys && self.writer.referenced) || self.triggers.is_some();
         let mut queue = IndexQueue::default();
         let single = rows.len() == 1;
         for row in rows {
-            let rowid = row[n].to_i64_opt().unwrap_or_default();
-            // A cascade may have removed or changed the row meanwhile.
-            let current = match may_change {
-                true => match self.writer.read(&*kv, rowid)? {
-                    Some(current) => Some(current),
-                    None => continue,
-                },
-                false => None,
-            };
-            if !self.returning.is_empty() {
-                let r = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
-                    eval_row(ctx, &self.returning, &row)
-                })?;
-                out.returning.push(r);
-            }
-            match current.as_ref() {
-                Some(current) => delete_row(kv, cat, &self.writer, current, params, opts)?,
-                None => {
-                    // No foreign key action can look at the indexes while
-                    // the statement runs: their entries go in key order
-                    // (a single row's go at once, nothing to order).
-                    let vals = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
-                        self.writer.all_index_values(ctx, &row)
-                    })?;
-                    match single {
-                        true => self.writer.delete(kv, &vals, rowid)?,
-                        false => self.writer.delete_deferred(kv, &vals, rowid, &mut queue)?,
+            let step = self.delete_one(kv, cat, params, opts, &row, may_change, single, &mut queue);
+            let after = match step {
+                Ok(None) => continue,
+                Ok(Some((returned, deleted))) => {
+                    // Counted before its AFTER triggers run, as in SQLite.
+                    out.changes += 1;
+                    out.returning.extend(returned);
+                    match (&self.triggers, deleted) {
+                        (Some(t), Some(old)) => t.after(kv, cat, Some(&old), None, opts),
+                        _ => Ok(()),
                     }
                 }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = after {
+                out.stopped = Some(self.writer.halted(e));
+                break;
             }
-            out.changes += 1;
+        }
+        // Under FAIL the rows before the failing one stay deleted: their
+        // entries go too.
+        if !matches!(out.stopped, None | Some((Halt::Fail, _))) {
+            return Ok(out);
         }
         self.writer.apply_queued(kv, &mut queue)?;
         Ok(out)

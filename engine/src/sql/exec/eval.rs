@@ -376,6 +376,9 @@ impl ExecCtx<'_> {
             Expr::Aggregate(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Window(i) => env.windows.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Row(_) => return Err(sql_err!("row value misused")),
+            Expr::Raise(action, message) => {
+                return Err(super::trigger::raise(*action, message.as_deref()))
+            }
         })
     }
 

@@ -16,6 +16,7 @@ use std::rc::Rc;
 use super::dml::{delete_by_rowid, DmlOptions};
 use super::kv::Kv;
 use super::scan::{index_key_rowid, index_prefix_range, key_columns, Row};
+use super::trigger::{Event, Triggers};
 use super::write::TableWriter;
 use super::ExecCtx;
 use crate::sql::ast::ForeignKeyAction;
@@ -174,13 +175,20 @@ pub(crate) fn check_child_key(
 fn children(cat: &Catalog, parent: &Table) -> Vec<(Rc<Table>, ForeignKey)> {
     let mut out = Vec::new();
     for t in cat.tables.values() {
-        for fk in &t.foreign_keys {
+        for (i, fk) in t.foreign_keys.iter().enumerate() {
             if fk.parent.eq_ignore_ascii_case(&parent.name) {
-                out.push((t.clone(), fk.clone()));
+                // A tree name is a letter and the id counter's value when
+                // the table was made (catalog module doc).
+                let made: u64 = t.tree.get(1..).and_then(|n| n.parse().ok()).unwrap_or(0);
+                out.push(((made, i), t.clone(), fk.clone()));
             }
         }
     }
-    out
+    // SQLite's order: the newest table's keys first, and a table's last
+    // declared key first (its actions, and the triggers they fire, run in
+    // that order).
+    out.sort_by_key(|(order, ..)| std::cmp::Reverse(*order));
+    out.into_iter().map(|(_, t, fk)| (t, fk)).collect()
 }
 
 /// Rows of `table` whose columns `cols` may equal `vals` under collations
@@ -290,7 +298,11 @@ pub(crate) fn on_parent_delete(
     params: &[Value],
     opts: DmlOptions,
 ) -> Result<()> {
-    for (child, fk) in children(cat, parent) {
+    // NO ACTION is checked when the statement ends in SQLite: after every
+    // action (which may remove the rows it would find).
+    let mut kids = children(cat, parent);
+    kids.sort_by_key(|(_, fk)| fk.on_delete == ForeignKeyAction::NoAction);
+    for (child, fk) in kids {
         let pcols = parent_columns(parent, &fk)?;
         let key: Vec<Value> = pcols.iter().map(|&i| row[i].clone()).collect();
         let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
@@ -317,15 +329,28 @@ pub(crate) fn on_parent_delete(
             continue;
         }
         let writer = TableWriter::new(cat, &child)?;
+        // The child's triggers fire for the action's changes, as SQLite's.
+        let event = match fk.on_delete {
+            ForeignKeyAction::Cascade => Event::Delete,
+            _ => Event::Update,
+        };
+        let triggers = Triggers::of(cat, &child, event, &fk.columns, None);
+        let triggers = triggers.as_ref();
         for r in refs {
             let Value::Integer(id) = r[n] else { continue };
             crate::sql::functions::count_action_change();
-            match fk.on_delete {
-                ForeignKeyAction::Cascade => delete_by_rowid(kv, cat, &writer, id, params, opts)?,
+            let done = match fk.on_delete {
+                ForeignKeyAction::Cascade => match triggers {
+                    None => delete_by_rowid(kv, cat, &writer, id, params, opts).map(|_| true)?,
+                    Some(t) => delete_firing(kv, cat, &writer, t, &r, params, opts)?,
+                },
                 ForeignKeyAction::SetNull | ForeignKeyAction::SetDefault => {
-                    set_child_key(kv, &writer, &r, &fk, None, params, opts)?;
+                    set_child_key(kv, cat, &writer, triggers, &r, &fk, None, (params, opts))?
                 }
                 ForeignKeyAction::NoAction | ForeignKeyAction::Restrict => return Err(fk_error()),
+            };
+            if !done {
+                refuse_skipped(&*kv, &writer, &r, &fk, &key, &affs)?;
             }
         }
     }
@@ -343,7 +368,10 @@ pub(crate) fn on_parent_update(
     params: &[Value],
     opts: DmlOptions,
 ) -> Result<()> {
-    for (child, fk) in children(cat, parent) {
+    // NO ACTION after the actions, as on delete.
+    let mut kids = children(cat, parent);
+    kids.sort_by_key(|(_, fk)| fk.on_update == ForeignKeyAction::NoAction);
+    for (child, fk) in kids {
         let pcols = parent_columns(parent, &fk)?;
         let old_key: Vec<Value> = pcols.iter().map(|&i| old[i].clone()).collect();
         let new_key: Vec<Value> = pcols.iter().map(|&i| new[i].clone()).collect();
@@ -365,32 +393,63 @@ pub(crate) fn on_parent_update(
             continue;
         }
         let writer = TableWriter::new(cat, &child)?;
+        let triggers = Triggers::of(cat, &child, Event::Update, &fk.columns, None);
+        let triggers = triggers.as_ref();
         for r in refs {
             crate::sql::functions::count_action_change();
-            match fk.on_update {
-                ForeignKeyAction::Cascade => {
-                    set_child_key(kv, &writer, &r, &fk, Some(&new_key), params, opts)?
-                }
-                ForeignKeyAction::SetNull | ForeignKeyAction::SetDefault => {
-                    set_child_key(kv, &writer, &r, &fk, None, params, opts)?
-                }
+            let key = match fk.on_update {
+                ForeignKeyAction::Cascade => Some(new_key.as_slice()),
+                ForeignKeyAction::SetNull | ForeignKeyAction::SetDefault => None,
                 ForeignKeyAction::NoAction | ForeignKeyAction::Restrict => return Err(fk_error()),
+            };
+            if !set_child_key(kv, cat, &writer, triggers, &r, &fk, key, (params, opts))? {
+                refuse_skipped(&*kv, &writer, &r, &fk, &old_key, &affs)?;
             }
         }
     }
     Ok(())
 }
 
-/// Rewrites a child row's foreign key columns (to `key`, or NULL).
+/// A CASCADE's delete of child row `row` with the child's DELETE
+/// `triggers` firing around it; false when a BEFORE trigger skipped it.
+fn delete_firing(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    w: &TableWriter,
+    triggers: &Triggers,
+    row: &[Value],
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<bool> {
+    if !triggers.before(kv, cat, Some(row), None, opts)? {
+        return Ok(false);
+    }
+    let Value::Integer(id) = row[w.table.columns.len()] else {
+        return Ok(true);
+    };
+    let Some(now) = w.read(&*kv, id)? else {
+        return Ok(true);
+    };
+    delete_by_rowid(kv, cat, w, id, params, opts)?;
+    triggers.after(kv, cat, Some(&now), None, opts)?;
+    Ok(true)
+}
+
+/// Rewrites a child row's foreign key columns (to `key`, or NULL), its
+/// UPDATE `triggers` firing around it; false when a BEFORE trigger
+/// skipped it.
+#[allow(clippy::too_many_arguments)]
 fn set_child_key(
     kv: &mut dyn Kv,
+    cat: &Catalog,
     w: &TableWriter,
+    triggers: Option<&Triggers>,
     row: &[Value],
     fk: &ForeignKey,
     key: Option<&[Value]>,
-    params: &[Value],
-    opts: DmlOptions,
-) -> Result<()> {
+    (params, opts): (&[Value], DmlOptions),
+) -> Result<bool> {
+    let mut row = std::borrow::Cow::Borrowed(row);
     let mut new = row.to_vec();
     for (j, &i) in fk.columns.iter().enumerate() {
         new[i] = key.map_or(Value::Null, |k| {
@@ -399,8 +458,25 @@ fn set_child_key(
     }
     let n = w.table.columns.len();
     let Value::Integer(id) = row[n] else {
-        return Ok(());
+        return Ok(true);
     };
+    if let Some(t) = triggers {
+        let mut shown = new.clone();
+        w.compute_generated(&ExecCtx::new(&*kv, params, opts.batch_limit), &mut shown)?;
+        if !t.before(kv, cat, Some(&row), Some(&shown), opts)? {
+            return Ok(false);
+        }
+        let Some(now) = w.read(&*kv, id)? else {
+            return Ok(true);
+        };
+        for (i, v) in now.iter().enumerate() {
+            if !fk.columns.contains(&i) {
+                new[i] = v.clone();
+            }
+        }
+        row = std::borrow::Cow::Owned(now);
+    }
+    let row = row.as_ref();
     let (old_vals, new_vals) = {
         let ctx = ExecCtx::new(&*kv, params, opts.batch_limit);
         w.compute_generated(&ctx, &mut new)?;
@@ -411,7 +487,35 @@ fn set_child_key(
         )
     };
     w.delete(kv, &old_vals, id)?;
-    w.insert(kv, &new_vals, &new, None)
+    w.insert(kv, &new_vals, &new, None)?;
+    if let Some(t) = triggers {
+        t.after(kv, cat, Some(row), Some(&new), opts)?;
+    }
+    Ok(true)
+}
+
+/// After a trigger skipped an action's change of child row `row`: an
+/// error when the row, as it is now, still references `key` (the parent
+/// key going away), as SQLite's statement-end check finds.
+fn refuse_skipped(
+    kv: &dyn Kv,
+    w: &TableWriter,
+    row: &[Value],
+    fk: &ForeignKey,
+    key: &[Value],
+    affs: &[Affinity],
+) -> Result<()> {
+    let Value::Integer(id) = row[w.table.columns.len()] else {
+        return Ok(());
+    };
+    let Some(now) = w.read(kv, id)? else {
+        return Ok(());
+    };
+    let child: Vec<Value> = fk.columns.iter().map(|&i| now[i].clone()).collect();
+    match child.iter().any(Value::is_null) || !values_match(&child, key, affs) {
+        true => Ok(()),
+        false => Err(fk_error()),
+    }
 }
 
 /// DROP TABLE of a parent: deletes its rows first so child actions run

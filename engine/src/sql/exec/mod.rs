@@ -72,6 +72,8 @@ pub(crate) mod store_kv;
 #[cfg(test)]
 mod tests;
 pub(crate) mod text_checks;
+pub(crate) mod trigger;
+pub(crate) mod view_write;
 pub(crate) mod window;
 pub(crate) mod write;
 

@@ -20,6 +20,7 @@ use super::dml::{self, DmlOptions};
 use super::kv::Kv;
 use super::pending::PendingInserts;
 use super::scan::Row;
+use super::view_write::{is_view, ViewWrite};
 use super::write::Halt;
 use super::ExecCtx;
 use crate::sql::ast::{self, Statement};
@@ -133,6 +134,8 @@ enum PlanKind {
     Delete(dml::DeletePlan),
     /// A DELETE or UPDATE of `sqlite_sequence`.
     Sequence(super::sequence::SequenceWrite),
+    /// An INSERT, UPDATE or DELETE of a view (its INSTEAD OF triggers).
+    View(super::view_write::ViewWrite),
     /// Runs from the syntax tree each time (DDL, no-ops, errors).
     Direct,
 }
@@ -189,6 +192,15 @@ pub(crate) fn prepare(kv: &dyn Kv, cat: &Catalog, stmt: &Statement) -> Result<Pl
             let (q, _, _) = binder.bind_query_in(s, None)?;
             PlanKind::Explain(super::explain::explain(&q))
         }
+        Statement::Insert(i) if is_view(cat, &i.table) => {
+            PlanKind::View(ViewWrite::insert(cat, i)?)
+        }
+        Statement::Update(u) if is_view(cat, &u.table) => {
+            PlanKind::View(ViewWrite::update(cat, u)?)
+        }
+        Statement::Delete(d) if is_view(cat, &d.table) => {
+            PlanKind::View(ViewWrite::delete(cat, d)?)
+        }
         Statement::Insert(i) => PlanKind::Insert(dml::InsertPlan::new(cat, i)?),
         Statement::Update(u) if super::sequence::is_sequence_table(&u.table) => {
             let refused = !u.returning.is_empty() || u.from.is_some() || u.or.is_some();
@@ -232,6 +244,7 @@ fn is_ddl(stmt: &Statement) -> bool {
         Statement::CreateTable(_)
             | Statement::CreateIndex(_)
             | Statement::CreateView(_)
+            | Statement::CreateTrigger(_)
             | Statement::Drop(_)
             | Statement::AlterTable(_)
             | Statement::Analyze { .. }
@@ -286,6 +299,7 @@ pub(crate) fn execute(
             dml_output(&mut out, p.run(kv, cat, params, opts)?)
         }
         (PlanKind::Sequence(p), _) => out.changes = p.run(kv, params, opts.batch_limit)?,
+        (PlanKind::View(p), _) => dml_output(&mut out, p.run(kv, cat, params, opts)?),
         (PlanKind::Direct, stmt) if is_ddl(stmt) => {
             let cat = Rc::make_mut(cat);
             let r = run_direct(kv, cat, stmt, sql, params, opts);
@@ -299,6 +313,43 @@ pub(crate) fn execute(
         _ => return Err(sql_err!("internal: plan of another statement")),
     }
     Ok(out)
+}
+
+/// Runs a trigger's statement `stmt` by its `plan` with the trigger's row
+/// as `params`: a query's rows are read to the end and dropped; a write's
+/// changes count in `total_changes()`, not `changes()`. A write a constraint stopped is
+/// the statement's error.
+pub(crate) fn run_in_trigger(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    plan: &Plan,
+    stmt: &Statement,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<()> {
+    let outcome = match (&plan.kind, stmt) {
+        (PlanKind::Query(q), _) => {
+            ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| ctx.run_result(q))?;
+            return Ok(());
+        }
+        (PlanKind::Insert(p), Statement::Insert(i)) => p.run(kv, cat, i, params, opts, None)?,
+        (PlanKind::Update(p), Statement::Update(u)) => p.run(kv, cat, u, params, opts)?,
+        (PlanKind::Delete(p), Statement::Delete(_)) => p.run(kv, cat, params, opts)?,
+        (PlanKind::View(p), _) => p.run(kv, cat, params, opts)?,
+        _ => {
+            return Err(sql_err!(
+                "internal: a trigger's statement has no plan of its kind"
+            ))
+        }
+    };
+    crate::sql::functions::count_trigger_changes(outcome.changes);
+    match outcome.stopped {
+        Some((halt, e)) => {
+            super::trigger::halt_outer(halt);
+            Err(e)
+        }
+        None => Ok(()),
+    }
 }
 
 fn explain_columns() -> Vec<String> {
@@ -407,6 +458,9 @@ fn run_direct(
         }
         Statement::CreateView(cv) => {
             out.schema_changed = super::ddl::create_view(kv, cat, cv, sql)?
+        }
+        Statement::CreateTrigger(ct) => {
+            out.schema_changed = super::trigger::create(kv, cat, ct, sql)?
         }
         Statement::Drop(d) => out.schema_changed = super::ddl::drop(kv, cat, d, opts)?,
         Statement::AlterTable(at) => {

@@ -365,9 +365,12 @@ impl TableWriter {
     }
 
     /// A row's error `e` with how it stops the statement: by the
-    /// algorithm of the constraint failure that raised it, else ABORT.
+    /// algorithm of the constraint failure that raised it, or of a
+    /// trigger's RAISE(FAIL | ROLLBACK) (for the statement outside every
+    /// trigger, which it stops), else ABORT.
     pub(crate) fn halted(&self, e: Error) -> (Halt, Error) {
-        (self.halt.take().unwrap_or(Halt::Abort), e)
+        let raised = super::trigger::take_halt();
+        (self.halt.take().or(raised).unwrap_or(Halt::Abort), e)
     }
 
     /// Computes `row`'s generated columns from its other columns, each

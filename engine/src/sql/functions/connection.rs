@@ -38,6 +38,7 @@ thread_local! {
         })
     };
     static ACTION_CHANGES: Cell<u64> = const { Cell::new(0) };
+    static TRIGGER_CHANGES: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Sets what the next statement's connection-state functions read, and
@@ -45,6 +46,7 @@ thread_local! {
 pub(crate) fn set_connection_state(state: ConnectionState) {
     STATE.with(|s| s.set(state));
     ACTION_CHANGES.with(|c| c.set(0));
+    TRIGGER_CHANGES.with(|c| c.set(0));
 }
 
 /// Counts a row a foreign key action (CASCADE, SET NULL, SET DEFAULT)
@@ -56,6 +58,17 @@ pub(crate) fn count_action_change() {
 /// The rows the statement's foreign key actions changed.
 pub(crate) fn action_changes() -> u64 {
     ACTION_CHANGES.with(Cell::get)
+}
+
+/// Counts `n` rows a trigger's statement inserted, changed or deleted.
+pub(crate) fn count_trigger_changes(n: u64) {
+    TRIGGER_CHANGES.with(|c| c.set(c.get() + n));
+}
+
+/// The rows the statement's triggers changed: SQLite counts them in
+/// total_changes() even when the statement then fails.
+pub(crate) fn trigger_changes() -> u64 {
+    TRIGGER_CHANGES.with(Cell::get)
 }
 
 fn state() -> ConnectionState {

@@ -3,10 +3,11 @@
 //! SQLite-style error messages, and the nesting-depth bound.
 //!
 //! A statement's tokens are lexed up front, up to and including its `;`
-//! (or the end of the text, or the first illegal token). Without triggers,
-//! whose bodies TinyJoin rejects, a `;` token always ends a statement, so
-//! this never lexes into the next statement; it gives the parser cheap
-//! arbitrary lookahead.
+//! (or the end of the text, or the first illegal token), which gives the
+//! parser cheap arbitrary lookahead. A `;` ends every statement but CREATE
+//! TRIGGER, whose body holds statements each ended by one: its tokens run
+//! to the `;` after the END that closes its body ([`TriggerEnd`]), so this
+//! never lexes into the next statement either.
 //!
 //! Depth: every recursive descent into an expression or query goes through
 //! [`Parser::enter`], and every expression node built by the iterative
@@ -50,6 +51,70 @@ const TYPICAL_TOKEN_COUNT: usize = 48;
 /// The largest `?NNN` parameter number (SQLite's SQLITE_MAX_VARIABLE_NUMBER).
 pub(crate) const MAX_PARAM_INDEX: u32 = 32766;
 
+/// Where a CREATE TRIGGER's tokens end, as its tokens are lexed: a
+/// statement whose first keywords are CREATE [TEMP | TEMPORARY] TRIGGER is
+/// in its body from its BEGIN until the END that closes it, and a `;` there
+/// ends a statement of the body, not the trigger. Inside the body END also
+/// closes a CASE, so CASE ... END pairs are counted. (An END used as a bare
+/// name inside a body would end it early, and the statement then fails to
+/// parse: quote such a name.)
+#[derive(Default)]
+struct TriggerEnd {
+    state: TriggerState,
+    /// CASE expressions open in the body.
+    cases: u32,
+}
+
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum TriggerState {
+    /// Nothing seen yet.
+    #[default]
+    Start,
+    /// CREATE seen.
+    Create,
+    /// CREATE TEMP seen.
+    CreateTemp,
+    /// CREATE [TEMP] TRIGGER seen, not yet its BEGIN.
+    Head,
+    /// In the body.
+    Body,
+    /// Another statement, or past the body.
+    Other,
+}
+
+impl TriggerEnd {
+    fn see(&mut self, kind: TokenKind) {
+        use TriggerState::*;
+        let k = match kind {
+            TokenKind::Keyword(k) => Some(k),
+            _ => None,
+        };
+        self.state = match (self.state, k) {
+            (Start, Some(Keyword::Create)) => Create,
+            (Create, Some(Keyword::Temp | Keyword::Temporary)) => CreateTemp,
+            (Create | CreateTemp, Some(Keyword::Trigger)) => Head,
+            (Head, Some(Keyword::Begin)) => Body,
+            (Head, _) => Head,
+            (Body, Some(Keyword::Case)) => {
+                self.cases += 1;
+                Body
+            }
+            (Body, Some(Keyword::End)) if self.cases > 0 => {
+                self.cases -= 1;
+                Body
+            }
+            (Body, Some(Keyword::End)) => Other,
+            (Body, _) => Body,
+            _ => Other,
+        };
+    }
+
+    /// Whether a `;` here ends a statement of a trigger's body.
+    fn in_body(&self) -> bool {
+        self.state == TriggerState::Body
+    }
+}
+
 /// The parser state for one statement.
 pub(crate) struct Parser<'a> {
     pub(super) sql: &'a str,
@@ -83,11 +148,13 @@ impl<'a> Parser<'a> {
         let mut tokens = Vec::with_capacity(TYPICAL_TOKEN_COUNT);
         tokens.push(first);
         let mut last = first;
-        while !matches!(
-            last.kind,
-            TokenKind::Semicolon | TokenKind::Eof | TokenKind::Illegal
-        ) {
+        let mut trigger = TriggerEnd::default();
+        trigger.see(last.kind);
+        while !matches!(last.kind, TokenKind::Eof | TokenKind::Illegal)
+            && (last.kind != TokenKind::Semicolon || trigger.in_body())
+        {
             last = lexer.next_token();
+            trigger.see(last.kind);
             if last.end - first.start > MAX_STATEMENT_LEN {
                 return Err(Error::Syntax {
                     message: format!("statement too long (the limit is {MAX_STATEMENT_LEN} bytes)"),
@@ -216,6 +283,16 @@ impl<'a> Parser<'a> {
         } else {
             Err(self.unexpected())
         }
+    }
+
+    /// Consumes the `;` that ends a statement of a trigger's body (any
+    /// other `;` ends the whole statement and is never consumed).
+    pub(super) fn expect_body_semicolon(&mut self) -> Result<()> {
+        if self.peek() != TokenKind::Semicolon {
+            return Err(self.unexpected());
+        }
+        self.next += 1;
+        Ok(())
     }
 
     /// Consumes a token of `kind` if it is next.

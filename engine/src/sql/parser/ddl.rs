@@ -1,13 +1,13 @@
 //! Schema statements: CREATE TABLE (columns, constraints, options, AS
-//! SELECT), CREATE INDEX, CREATE VIEW, DROP, ALTER TABLE. CREATE TRIGGER and
-//! CREATE VIRTUAL TABLE are recognised and rejected as unsupported.
+//! SELECT), CREATE INDEX, CREATE VIEW, CREATE TRIGGER, DROP, ALTER TABLE.
+//! CREATE VIRTUAL TABLE is recognised and rejected as unsupported.
 
 use crate::error::Result;
 use crate::sql::ast::{
     AlterAction, AlterTable, ColumnConstraint, ColumnConstraintKind, ColumnDef, CreateIndex,
-    CreateTable, CreateTableBody, CreateView, DropKind, DropObject, Expr, ExprKind,
+    CreateTable, CreateTableBody, CreateTrigger, CreateView, DropKind, DropObject, Expr, ExprKind,
     ForeignKeyAction, ForeignKeyClause, IndexedColumn, Literal, Statement, TableConstraint,
-    TableConstraintKind, UnaryOp,
+    TableConstraintKind, TriggerEvent, TriggerTiming, UnaryOp,
 };
 use crate::sql::lexer::{self, Keyword, TokenKind};
 
@@ -24,7 +24,7 @@ impl<'a> Parser<'a> {
             TokenKind::Keyword(Keyword::Unique | Keyword::Index) if !temporary => {
                 self.create_index(pos)
             }
-            TokenKind::Keyword(Keyword::Trigger) => Err(self.unsupported(pos, "triggers are")),
+            TokenKind::Keyword(Keyword::Trigger) => self.create_trigger(temporary, pos),
             TokenKind::Keyword(Keyword::Virtual) if !temporary => {
                 Err(self.unsupported(pos, "virtual tables are"))
             }
@@ -529,16 +529,107 @@ impl<'a> Parser<'a> {
         })))
     }
 
-    /// `DROP TABLE|INDEX|VIEW [IF EXISTS] name`.
+    /// `CREATE [TEMP] TRIGGER [IF NOT EXISTS] name [BEFORE | AFTER | INSTEAD
+    /// OF] DELETE | INSERT | UPDATE [OF columns] ON table [FOR EACH ROW]
+    /// [WHEN expr] BEGIN statement; ... END`, the body's statements being
+    /// INSERT, UPDATE, DELETE and SELECT.
+    fn create_trigger(&mut self, temporary: bool, pos: usize) -> Result<Statement> {
+        self.expect_kw(Keyword::Trigger)?;
+        let if_not_exists = self.if_not_exists()?;
+        let name = self.qualified_name()?;
+        let timing = if self.eat_kw(Keyword::Before) {
+            TriggerTiming::Before
+        } else if self.eat_kw(Keyword::After) {
+            TriggerTiming::After
+        } else if self.eat_kw(Keyword::Instead) {
+            self.expect_kw(Keyword::Of)?;
+            TriggerTiming::InsteadOf
+        } else {
+            TriggerTiming::Before
+        };
+        let event = if self.eat_kw(Keyword::Delete) {
+            TriggerEvent::Delete
+        } else if self.eat_kw(Keyword::Insert) {
+            TriggerEvent::Insert
+        } else if self.eat_kw(Keyword::Update) {
+            let mut columns = Vec::new();
+            if self.eat_kw(Keyword::Of) {
+                columns.push(self.name()?);
+                while self.eat(TokenKind::Comma) {
+                    columns.push(self.name()?);
+                }
+            }
+            TriggerEvent::Update(columns)
+        } else {
+            return Err(self.unexpected());
+        };
+        self.expect_kw(Keyword::On)?;
+        let table = self.qualified_name()?;
+        if self.eat_kw(Keyword::For) {
+            self.expect_kw(Keyword::Each)?;
+            self.expect_kw(Keyword::Row)?;
+        }
+        let params_before = self.params.len();
+        let when = if self.eat_kw(Keyword::When) {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        self.expect_kw(Keyword::Begin)?;
+        let mut body = Vec::new();
+        loop {
+            let start = self.pos();
+            let statement = match self.peek() {
+                TokenKind::Keyword(
+                    Keyword::Insert
+                    | Keyword::Replace
+                    | Keyword::Update
+                    | Keyword::Delete
+                    | Keyword::Select
+                    | Keyword::Values
+                    | Keyword::With,
+                ) => self.statement_body()?,
+                _ => return Err(self.unexpected()),
+            };
+            if let Some(message) = trigger_statement_error(&statement) {
+                return Err(crate::Error::Syntax {
+                    message: message.to_string(),
+                    position: start,
+                });
+            }
+            body.push(statement);
+            self.expect_body_semicolon()?;
+            if self.eat_kw(Keyword::End) {
+                break;
+            }
+        }
+        if self.params.len() > params_before {
+            return Err(crate::Error::Syntax {
+                message: "trigger cannot use variables".into(),
+                position: pos,
+            });
+        }
+        Ok(Statement::CreateTrigger(Box::new(CreateTrigger {
+            temporary,
+            if_not_exists,
+            name,
+            timing,
+            event,
+            table,
+            when,
+            body,
+            pos,
+        })))
+    }
+
+    /// `DROP TABLE|INDEX|VIEW|TRIGGER [IF EXISTS] name`.
     pub(super) fn drop(&mut self) -> Result<Statement> {
         let pos = self.expect_kw(Keyword::Drop)?.start;
         let kind = match self.peek() {
             TokenKind::Keyword(Keyword::Table) => DropKind::Table,
             TokenKind::Keyword(Keyword::Index) => DropKind::Index,
             TokenKind::Keyword(Keyword::View) => DropKind::View,
-            TokenKind::Keyword(Keyword::Trigger) => {
-                return Err(self.unsupported(pos, "triggers are"))
-            }
+            TokenKind::Keyword(Keyword::Trigger) => DropKind::Trigger,
             _ => return Err(self.unexpected()),
         };
         self.advance();
@@ -595,4 +686,21 @@ impl<'a> Parser<'a> {
             pos,
         })))
     }
+}
+
+/// What SQLite's grammar refuses in a statement of a trigger's body: a
+/// schema-qualified target of INSERT, UPDATE or DELETE, and RETURNING.
+fn trigger_statement_error(s: &Statement) -> Option<&'static str> {
+    let (table, returning) = match s {
+        Statement::Insert(i) => (&i.table, !i.returning.is_empty()),
+        Statement::Update(u) => (&u.table, !u.returning.is_empty()),
+        Statement::Delete(d) => (&d.table, !d.returning.is_empty()),
+        _ => return None,
+    };
+    if table.schema.is_some() {
+        return Some(
+            "qualified table names are not allowed on INSERT, UPDATE, and DELETE statements within triggers",
+        );
+    }
+    returning.then_some("cannot use RETURNING in a trigger")
 }

@@ -28,7 +28,7 @@
 use crate::error::Result;
 use crate::sql::ast::{
     BinaryOp, ColumnRef, Expr, ExprKind, FunctionCall, LikeOp, Literal, Over, QualifiedName,
-    TypeName, UnaryOp,
+    RaiseAction, TypeName, UnaryOp,
 };
 use crate::sql::lexer::{self, IntegerValue, Keyword, Quote, TokenKind};
 
@@ -422,15 +422,40 @@ impl<'a> Parser<'a> {
                     pos,
                 });
             }
-            Keyword::Raise if call_follows => {
-                return Err(self.unsupported(pos, "RAISE() outside a trigger is"))
-            }
+            Keyword::Raise if call_follows => return self.raise(),
             _ if !k.is_reserved() || is_name_keyword(k) => return self.name_expr(),
             _ => return Err(self.unexpected()),
         };
         self.advance();
         Ok(Expr {
             kind: ExprKind::Literal(literal),
+            pos,
+        })
+    }
+
+    /// `RAISE(IGNORE)` or `RAISE(ROLLBACK | ABORT | FAIL, message)` (the
+    /// binder allows it only in a trigger's statements).
+    fn raise(&mut self) -> Result<Expr> {
+        let pos = self.advance().start;
+        self.expect(TokenKind::LParen)?;
+        let action = match self.peek() {
+            TokenKind::Keyword(Keyword::Ignore) => RaiseAction::Ignore,
+            TokenKind::Keyword(Keyword::Rollback) => RaiseAction::Rollback,
+            TokenKind::Keyword(Keyword::Abort) => RaiseAction::Abort,
+            TokenKind::Keyword(Keyword::Fail) => RaiseAction::Fail,
+            _ => return Err(self.unexpected()),
+        };
+        self.advance();
+        let message = match action {
+            RaiseAction::Ignore => None,
+            _ => {
+                self.expect(TokenKind::Comma)?;
+                Some(self.name()?)
+            }
+        };
+        self.expect(TokenKind::RParen)?;
+        Ok(Expr {
+            kind: ExprKind::Raise { action, message },
             pos,
         })
     }

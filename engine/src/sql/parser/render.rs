@@ -380,6 +380,19 @@ impl Display for Expr {
                 f.write_str(" END")
             }
             ExprKind::Exists(select) => write!(f, "EXISTS ({select})"),
+            ExprKind::Raise { action, message } => {
+                f.write_str(match action {
+                    RaiseAction::Ignore => "RAISE(IGNORE",
+                    RaiseAction::Rollback => "RAISE(ROLLBACK",
+                    RaiseAction::Abort => "RAISE(ABORT",
+                    RaiseAction::Fail => "RAISE(FAIL",
+                })?;
+                if let Some(m) = message {
+                    f.write_str(", ")?;
+                    Literal::Text(m.clone()).fmt(f)?;
+                }
+                f.write_char(')')
+            }
             ExprKind::Subquery(select) => write!(f, "({select})"),
             ExprKind::Function(call) => write!(f, "{call}"),
             ExprKind::Collate { expr, collation } => {

@@ -102,11 +102,13 @@ impl Display for Statement {
                 }
                 write!(f, " AS {}", c.select)
             }
+            Statement::CreateTrigger(c) => write!(f, "{c}"),
             Statement::Drop(d) => {
                 f.write_str(match d.kind {
                     DropKind::Table => "DROP TABLE ",
                     DropKind::Index => "DROP INDEX ",
                     DropKind::View => "DROP VIEW ",
+                    DropKind::Trigger => "DROP TRIGGER ",
                 })?;
                 if d.if_exists {
                     f.write_str("IF EXISTS ")?;
@@ -482,5 +484,44 @@ impl Display for AlterTable {
                 ident(f, name)
             }
         }
+    }
+}
+
+impl Display for CreateTrigger {
+    fn fmt(&self, f: &mut Formatter<'_>) -> R {
+        f.write_str(if self.temporary {
+            "CREATE TEMP TRIGGER "
+        } else {
+            "CREATE TRIGGER "
+        })?;
+        if self.if_not_exists {
+            f.write_str("IF NOT EXISTS ")?;
+        }
+        write!(f, "{} ", self.name)?;
+        f.write_str(match self.timing {
+            TriggerTiming::Before => "BEFORE ",
+            TriggerTiming::After => "AFTER ",
+            TriggerTiming::InsteadOf => "INSTEAD OF ",
+        })?;
+        match &self.event {
+            TriggerEvent::Delete => f.write_str("DELETE")?,
+            TriggerEvent::Insert => f.write_str("INSERT")?,
+            TriggerEvent::Update(columns) => {
+                f.write_str("UPDATE")?;
+                for (i, c) in columns.iter().enumerate() {
+                    f.write_str(if i == 0 { " OF " } else { ", " })?;
+                    ident(f, c)?;
+                }
+            }
+        }
+        write!(f, " ON {}", self.table)?;
+        if let Some(w) = &self.when {
+            write!(f, " WHEN {w}")?;
+        }
+        f.write_str(" BEGIN")?;
+        for s in &self.body {
+            write!(f, " {s};")?;
+        }
+        f.write_str(" END")
     }
 }

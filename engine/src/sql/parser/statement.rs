@@ -89,7 +89,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn statement_body(&mut self) -> Result<Statement> {
+    pub(super) fn statement_body(&mut self) -> Result<Statement> {
         let pos = self.pos();
         let TokenKind::Keyword(k) = self.peek() else {
             return Err(self.unexpected());

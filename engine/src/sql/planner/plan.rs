@@ -18,6 +18,9 @@ use crate::sql::value::{Affinity, BinaryOp as ArithOp, Collation, Value};
 #[derive(Clone, Debug)]
 pub(crate) enum Expr {
     Literal(Value),
+    /// `RAISE(...)` in a trigger's statement: evaluating it fails the
+    /// statement (`exec::trigger::raise`).
+    Raise(crate::sql::ast::RaiseAction, Option<String>),
     /// A slot of a row in scope (see the module doc).
     Column {
         level: usize,
@@ -600,7 +603,11 @@ pub(crate) fn local_slots(e: &Expr, f: &mut dyn FnMut(usize)) {
 /// Walks `e` as seen from `level` scopes inside the current query.
 fn walk(e: &Expr, level: usize, f: &mut dyn FnMut(usize)) {
     match e {
-        Expr::Literal(_) | Expr::Param(_) | Expr::Aggregate(_) | Expr::Window(_) => {}
+        Expr::Literal(_)
+        | Expr::Param(_)
+        | Expr::Aggregate(_)
+        | Expr::Window(_)
+        | Expr::Raise(..) => {}
         Expr::Column { level: l, index } => {
             if *l == level {
                 f(*index)

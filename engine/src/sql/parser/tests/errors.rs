@@ -132,11 +132,6 @@ fn positions_are_offsets_into_the_whole_script() {
 fn unsupported_statements_are_sql_errors() {
     for (sql, message) in [
         (
-            "CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END",
-            "triggers are not supported",
-        ),
-        ("DROP TRIGGER tr", "triggers are not supported"),
-        (
             "CREATE VIRTUAL TABLE f USING fts5(a)",
             "virtual tables are not supported",
         ),
