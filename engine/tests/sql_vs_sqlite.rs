@@ -2803,7 +2803,21 @@ fn trigger_definitions_as_sqlite() {
     let queries = [schema];
     let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("trigger definitions", queries.len(), &mismatches);
-    run_with_sqlite_errors(&mut tj, &lite, &["DROP TABLE x", "DROP TABLE log"]);
+    // RENAME TO replaces the name after ON, quoted, and keeps the rest.
+    let renames = [
+        "CREATE TABLE r(a)",
+        "CREATE TRIGGER r1 AFTER INSERT ON main . r /* c */ BEGIN SELECT 1; END",
+        "CREATE TRIGGER r2 AFTER DELETE ON [r] BEGIN SELECT 2; END",
+        "ALTER TABLE r RENAME TO \"we\"\"ird\"",
+    ];
+    run_with_sqlite_errors(&mut tj, &lite, &renames);
+    // (The table's own CREATE TABLE is rendered anew: README.)
+    let triggers =
+        ["SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name"];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &triggers);
+    assert_no_mismatches("triggers after RENAME TO", triggers.len(), &mismatches);
+    let drops = ["DROP TABLE x", "DROP TABLE log", "DROP TABLE \"we\"\"ird\""];
+    run_with_sqlite_errors(&mut tj, &lite, &drops);
     let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("triggers after DROP TABLE", queries.len(), &mismatches);
 }

@@ -216,9 +216,10 @@ pub(crate) fn drop(kv: &mut dyn Kv, cat: &mut Catalog, d: &ast::DropObject) -> R
     Ok(true)
 }
 
-/// After RENAME TO of table `old`: its triggers are on `new`, their
-/// CREATE TRIGGER rendered anew with the new name. (Their statements keep
-/// what they name: one naming the old table fails when it fires.)
+/// After RENAME TO of table `old`: its triggers are on `new`, the name
+/// after ON in their CREATE TRIGGER replaced by `new` in double quotes,
+/// the rest of the text kept (SQLite edits it so). (Their statements keep
+/// what they name: [`check_all`] fails the ALTER if that breaks them.)
 pub(crate) fn rename_table(kv: &mut dyn Kv, cat: &mut Catalog, old: &str, new: &str) -> Result<()> {
     for t in cat.table_triggers(old) {
         let mut def = t.def.clone();
@@ -226,7 +227,7 @@ pub(crate) fn rename_table(kv: &mut dyn Kv, cat: &mut Catalog, old: &str, new: &
         let trigger = Trigger {
             name: t.name.clone(),
             table: key(new),
-            sql: ast::Statement::CreateTrigger(Box::new(def.clone())).to_string(),
+            sql: renamed_target(&t.sql, new)?,
             def,
             seq: t.seq,
         };
@@ -234,6 +235,29 @@ pub(crate) fn rename_table(kv: &mut dyn Kv, cat: &mut Catalog, old: &str, new: &
         cat.triggers.insert(key(&t.name), Rc::new(trigger));
     }
     Ok(())
+}
+
+/// `sql` (a CREATE TRIGGER) with the table name after ON replaced by
+/// `new`, quoted.
+fn renamed_target(sql: &str, new: &str) -> Result<String> {
+    use crate::sql::lexer::{Lexer, TokenKind};
+    let statements = crate::sql::parser::parse(sql)?;
+    let Some(ast::Statement::CreateTrigger(def)) = statements.first() else {
+        return Err(sql_err!(
+            "internal: a stored trigger is not a CREATE TRIGGER"
+        ));
+    };
+    let mut lexer = Lexer::new(sql, def.table.pos);
+    let mut name = lexer.next_token();
+    if def.table.schema.is_some() && lexer.next_token().kind == TokenKind::Dot {
+        name = lexer.next_token();
+    }
+    let quoted = format!("\"{}\"", new.replace('"', "\"\""));
+    Ok(format!(
+        "{}{quoted}{}",
+        &sql[..name.start],
+        &sql[name.end..]
+    ))
 }
 
 /// Drops the triggers on table or view `table` (its DROP).
