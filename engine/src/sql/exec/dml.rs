@@ -34,7 +34,7 @@ use super::spill::SortedRows;
 use super::trigger::{Event, Triggers};
 use super::write::{table_scope_item, ChangedValues, Halt, IndexQueue, TableWriter};
 use super::ExecCtx;
-use crate::sql::ast;
+use crate::sql::ast::{self, TriggerTiming};
 use crate::sql::binder::expr::{contains_subquery, AggCtx};
 use crate::sql::binder::scope::Scope;
 use crate::sql::binder::Binder;
@@ -550,7 +550,9 @@ impl InsertPlan {
                 if inserted {
                     out.last_rowid = row[n].to_i64_opt();
                     if let Some(t) = &self.triggers {
-                        if let Err(e) = t.after(kv, cat, None, Some(&row), opts) {
+                        if let Err(e) =
+                            t.fire(TriggerTiming::After, kv, cat, None, Some(&row), opts)
+                        {
                             out.stopped = Some(self.writer.halted(e));
                             break;
                         }
@@ -603,7 +605,7 @@ impl InsertPlan {
         if let Some(a) = table.rowid_alias {
             new[a] = rowid;
         }
-        triggers.before(kv, cat, None, Some(&new), opts)
+        triggers.fire(TriggerTiming::Before, kv, cat, None, Some(&new), opts)
     }
 }
 
@@ -936,7 +938,14 @@ fn upsert_update(
         ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
             w.compute_generated(ctx, &mut shown)
         })?;
-        if !t.before(kv, cat, Some(&old), Some(&shown), opts)? {
+        if !t.fire(
+            TriggerTiming::Before,
+            kv,
+            cat,
+            Some(&old),
+            Some(&shown),
+            opts,
+        )? {
             return Ok(None);
         }
         let Some(now) = w.read(&*kv, rowid)? else {
@@ -958,7 +967,7 @@ fn upsert_update(
         &mut ChangedValues::default(),
     )?;
     if let (Some(t), Some(row)) = (triggers, &written) {
-        t.after(kv, cat, Some(&old), Some(row), opts)?;
+        t.fire(TriggerTiming::After, kv, cat, Some(&old), Some(row), opts)?;
     }
     Ok(written)
 }
@@ -1361,7 +1370,9 @@ impl UpdatePlan {
             if let Some(row) = written {
                 out.changes += 1;
                 if let Some(t) = &self.triggers {
-                    if let Err(e) = t.after(kv, cat, Some(&old), Some(&row), opts) {
+                    if let Err(e) =
+                        t.fire(TriggerTiming::After, kv, cat, Some(&old), Some(&row), opts)
+                    {
                         out.stopped = Some(self.writer.halted(e));
                         break;
                     }
@@ -1397,7 +1408,14 @@ impl UpdatePlan {
         ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
             self.writer.compute_generated(ctx, &mut shown)
         })?;
-        if !triggers.before(kv, cat, Some(old), Some(&shown), opts)? {
+        if !triggers.fire(
+            TriggerTiming::Before,
+            kv,
+            cat,
+            Some(old),
+            Some(&shown),
+            opts,
+        )? {
             return Ok(None);
         }
         let rowid = old[self.writer.table.columns.len()]
@@ -1518,7 +1536,7 @@ impl DeletePlan {
         };
         if let (Some(t), Some(old)) = (&self.triggers, &current) {
             // Its BEFORE triggers may skip it, or delete or change it.
-            if !t.before(kv, cat, Some(old), None, opts)? {
+            if !t.fire(TriggerTiming::Before, kv, cat, Some(old), None, opts)? {
                 return Ok(None);
             }
             current = match self.writer.read(&*kv, rowid)? {
@@ -1579,8 +1597,10 @@ impl DeletePlan {
                     out.changes += 1;
                     out.returning.extend(returned);
                     match (&self.triggers, deleted) {
-                        (Some(t), Some(old)) => t.after(kv, cat, Some(&old), None, opts),
-                        _ => Ok(()),
+                        (Some(t), Some(old)) => {
+                            t.fire(TriggerTiming::After, kv, cat, Some(&old), None, opts)
+                        }
+                        _ => Ok(true),
                     }
                 }
                 Err(e) => Err(e),

@@ -19,7 +19,7 @@ use super::scan::{index_key_rowid, index_prefix_range, key_columns, Row};
 use super::trigger::{Event, Triggers};
 use super::write::TableWriter;
 use super::ExecCtx;
-use crate::sql::ast::ForeignKeyAction;
+use crate::sql::ast::{ForeignKeyAction, TriggerTiming};
 use crate::sql::catalog::{Catalog, ForeignKey, Table};
 use crate::sql::keycode;
 use crate::sql::value::{apply_affinity, compare, Affinity, Collation, Value};
@@ -421,7 +421,7 @@ fn delete_firing(
     params: &[Value],
     opts: DmlOptions,
 ) -> Result<bool> {
-    if !triggers.before(kv, cat, Some(row), None, opts)? {
+    if !triggers.fire(TriggerTiming::Before, kv, cat, Some(row), None, opts)? {
         return Ok(false);
     }
     let Value::Integer(id) = row[w.table.columns.len()] else {
@@ -431,7 +431,7 @@ fn delete_firing(
         return Ok(true);
     };
     delete_by_rowid(kv, cat, w, id, params, opts)?;
-    triggers.after(kv, cat, Some(&now), None, opts)?;
+    triggers.fire(TriggerTiming::After, kv, cat, Some(&now), None, opts)?;
     Ok(true)
 }
 
@@ -463,7 +463,14 @@ fn set_child_key(
     if let Some(t) = triggers {
         let mut shown = new.clone();
         w.compute_generated(&ExecCtx::new(&*kv, params, opts.batch_limit), &mut shown)?;
-        if !t.before(kv, cat, Some(&row), Some(&shown), opts)? {
+        if !t.fire(
+            TriggerTiming::Before,
+            kv,
+            cat,
+            Some(&row),
+            Some(&shown),
+            opts,
+        )? {
             return Ok(false);
         }
         let Some(now) = w.read(&*kv, id)? else {
@@ -489,7 +496,7 @@ fn set_child_key(
     w.delete(kv, &old_vals, id)?;
     w.insert(kv, &new_vals, &new, None)?;
     if let Some(t) = triggers {
-        t.after(kv, cat, Some(row), Some(&new), opts)?;
+        t.fire(TriggerTiming::After, kv, cat, Some(row), Some(&new), opts)?;
     }
     Ok(true)
 }

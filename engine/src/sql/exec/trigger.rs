@@ -342,17 +342,7 @@ pub(crate) fn check_all(kv: &dyn Kv, cat: &Catalog) -> Result<()> {
             ast::TriggerEvent::Update(_) => Event::Update,
             ast::TriggerEvent::Delete => Event::Delete,
         };
-        let firing = Firing {
-            row: RowContext {
-                table: table.clone(),
-                old: event != Event::Insert,
-                new: event != Event::Delete,
-            },
-            trigger: trigger.clone(),
-            or: None,
-            planned: RefCell::new(None),
-        };
-        if let Err(e) = firing.planned(kv, cat) {
+        if let Err(e) = Firing::new(trigger.clone(), &table, event, None).planned(kv, cat) {
             return Err(sql_err!("error in trigger {}: {e}", trigger.name));
         }
     }
@@ -432,16 +422,7 @@ impl Triggers {
             if !fires {
                 continue;
             }
-            let firing = Firing {
-                row: RowContext {
-                    table: table.clone(),
-                    old: event != Event::Insert,
-                    new: event != Event::Delete,
-                },
-                trigger: trigger.clone(),
-                or,
-                planned: RefCell::new(None),
-            };
+            let firing = Firing::new(trigger.clone(), table, event, or);
             match trigger.def.timing {
                 TriggerTiming::Before => out.before.push(firing),
                 TriggerTiming::After => out.after.push(firing),
@@ -452,67 +433,58 @@ impl Triggers {
         (!none).then_some(out)
     }
 
-    /// Fires the INSTEAD OF triggers for a row of a view.
-    pub(crate) fn instead(
-        &self,
-        kv: &mut dyn Kv,
-        cat: &Catalog,
-        old: Option<&[Value]>,
-        new: Option<&[Value]>,
-        opts: super::dml::DmlOptions,
-    ) -> Result<()> {
-        fire_all(&self.instead, kv, cat, old, new, opts).map(|_| ())
-    }
-
     /// Whether INSTEAD OF triggers fire (else a write of the view is refused).
     pub(crate) fn has_instead(&self) -> bool {
         !self.instead.is_empty()
     }
 
-    /// Fires the BEFORE triggers for a row (`old`, `new`: the rows as
+    /// Fires the triggers of `timing` for a row (`old`, `new`: the rows as
     /// `Row`s, rowid last); false when one of them RAISE(IGNORE)d, so the
-    /// row's change is skipped.
-    pub(crate) fn before(
+    /// row's change is skipped (which matters for BEFORE triggers).
+    pub(crate) fn fire(
         &self,
+        timing: TriggerTiming,
         kv: &mut dyn Kv,
         cat: &Catalog,
         old: Option<&[Value]>,
         new: Option<&[Value]>,
         opts: super::dml::DmlOptions,
     ) -> Result<bool> {
-        fire_all(&self.before, kv, cat, old, new, opts)
-    }
-
-    /// Fires the AFTER triggers for a row.
-    pub(crate) fn after(
-        &self,
-        kv: &mut dyn Kv,
-        cat: &Catalog,
-        old: Option<&[Value]>,
-        new: Option<&[Value]>,
-        opts: super::dml::DmlOptions,
-    ) -> Result<()> {
-        fire_all(&self.after, kv, cat, old, new, opts).map(|_| ())
-    }
-}
-
-fn fire_all(
-    list: &[Firing],
-    kv: &mut dyn Kv,
-    cat: &Catalog,
-    old: Option<&[Value]>,
-    new: Option<&[Value]>,
-    opts: super::dml::DmlOptions,
-) -> Result<bool> {
-    for f in list {
-        if !f.fire(kv, cat, old, new, opts)? {
-            return Ok(false);
+        let list = match timing {
+            TriggerTiming::Before => &self.before,
+            TriggerTiming::After => &self.after,
+            TriggerTiming::InsteadOf => &self.instead,
+        };
+        for f in list {
+            if !f.fire(kv, cat, old, new, opts)? {
+                return Ok(false);
+            }
         }
+        Ok(true)
     }
-    Ok(true)
 }
 
 impl Firing {
+    /// `trigger` firing for a row of `table` changed by `event`, under the
+    /// statement's conflict clause `or`.
+    fn new(
+        trigger: Rc<Trigger>,
+        table: &Rc<Table>,
+        event: Event,
+        or: Option<ast::ConflictResolution>,
+    ) -> Firing {
+        Firing {
+            row: RowContext {
+                table: table.clone(),
+                old: event != Event::Insert,
+                new: event != Event::Delete,
+            },
+            trigger,
+            or,
+            planned: RefCell::new(None),
+        }
+    }
+
     /// Runs the trigger for one row, unless it is already running; false
     /// when it RAISE(IGNORE)d.
     fn fire(

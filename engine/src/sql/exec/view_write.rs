@@ -21,7 +21,7 @@ use super::trigger::{Event, Triggers};
 use super::write::Halt;
 use super::ExecCtx;
 use crate::error::Position;
-use crate::sql::ast;
+use crate::sql::ast::{self, TriggerTiming};
 use crate::sql::binder::Binder;
 use crate::sql::catalog::{key, Catalog, Column, Table, TableOptions, View};
 use crate::sql::planner::plan::{Expr, Query};
@@ -38,6 +38,9 @@ pub(crate) struct ViewWrite {
     returning: Vec<Expr>,
     returning_columns: Rc<[String]>,
 }
+
+/// A row's `OLD` (UPDATE, DELETE) and `NEW` (INSERT, UPDATE).
+type OldNew = (Option<Vec<Value>>, Option<Vec<Value>>);
 
 enum Kind {
     /// Each source row's values go to these view columns.
@@ -333,9 +336,14 @@ impl ViewWrite {
         let rows = self.rows(&*kv, params, opts)?;
         let mut out = DmlOutcome::new(&self.returning_columns);
         for (old, new) in rows {
-            let fired = self
-                .triggers
-                .instead(kv, cat, old.as_deref(), new.as_deref(), opts);
+            let fired = self.triggers.fire(
+                TriggerTiming::InsteadOf,
+                kv,
+                cat,
+                old.as_deref(),
+                new.as_deref(),
+                opts,
+            );
             if let Err(e) = fired {
                 let halt = super::trigger::take_halt().unwrap_or(Halt::Abort);
                 out.stopped = Some((halt, e));
@@ -353,13 +361,7 @@ impl ViewWrite {
     }
 
     /// Each row's `OLD` and `NEW` (the view's columns, then a NULL rowid).
-    #[allow(clippy::type_complexity)]
-    fn rows(
-        &self,
-        kv: &dyn Kv,
-        params: &[Value],
-        opts: DmlOptions,
-    ) -> Result<Vec<(Option<Vec<Value>>, Option<Vec<Value>>)>> {
+    fn rows(&self, kv: &dyn Kv, params: &[Value], opts: DmlOptions) -> Result<Vec<OldNew>> {
         let n = self.n;
         let with_rowid = |mut r: Vec<Value>| {
             r.truncate(n);
