@@ -1146,3 +1146,69 @@ fn added_columns_read_their_defaults_after_reopen() {
     assert!(failed_check(&mut c).contains("b > 100"));
     assert!(db.check().expect("check").problems.is_empty());
 }
+
+/// Triggers and writable views survive a reopen (read back from their
+/// tree), a RENAME TO of their table included; an ALTER that would leave
+/// a trigger's statements naming what no longer exists fails and changes
+/// nothing (SQLite rewrites them instead: README).
+#[test]
+fn triggers_survive_reopen_and_alters_that_break_them_fail() {
+    let device = MemoryDevice::new();
+    let open = || Database::open(Box::new(device.clone()), DbOptions::default()).expect("open");
+    {
+        let db = open();
+        let mut c = db.connect();
+        c.execute_batch(
+            "CREATE TABLE t(a, b);
+             CREATE TABLE log(x);
+             CREATE TRIGGER ti AFTER INSERT ON t BEGIN INSERT INTO log VALUES (new.a + new.b); END;
+             CREATE VIEW v AS SELECT a, b FROM t;
+             CREATE TRIGGER vi INSTEAD OF INSERT ON v BEGIN INSERT INTO t VALUES (new.a, 100); END;
+             INSERT INTO t VALUES (1, 2)",
+        )
+        .expect("schema");
+        for (alter, object) in [
+            ("ALTER TABLE t RENAME COLUMN a TO aa", "view v"),
+            ("ALTER TABLE log RENAME TO log2", "trigger ti"),
+            ("DROP VIEW v", ""),
+            ("ALTER TABLE t RENAME COLUMN b TO bb", "trigger ti"),
+            ("ALTER TABLE t DROP COLUMN b", "trigger ti"),
+        ] {
+            match object {
+                "" => c.execute_batch(alter).expect(alter),
+                _ => {
+                    let e = c
+                        .execute(alter, &Params::None)
+                        .expect_err(alter)
+                        .to_string();
+                    assert!(e.contains(&format!("error in {object}")), "{alter}: {e}");
+                }
+            }
+        }
+        c.execute_batch(
+            "ALTER TABLE log RENAME COLUMN x TO y;
+             ALTER TABLE log RENAME COLUMN y TO x;
+             ALTER TABLE t ADD COLUMN c;
+             ALTER TABLE t RENAME TO t2;
+             CREATE VIEW v AS SELECT a, b FROM t2;
+             CREATE TRIGGER vi INSTEAD OF INSERT ON v BEGIN INSERT INTO t2(a, b) VALUES (new.a, 100); END",
+        )
+        .expect("alters that break nothing");
+    }
+    let db = open();
+    let mut c = db.connect();
+    c.execute_batch("INSERT INTO t2(a, b) VALUES (3, 4); INSERT INTO v(a) VALUES (5)")
+        .expect("the triggers fire after reopen");
+    assert_eq!(
+        rows(&mut c, "SELECT x FROM log ORDER BY rowid"),
+        vec![vec![int(3)], vec![int(7)], vec![int(105)]]
+    );
+    let sql = rows(&mut c, "SELECT sql FROM sqlite_schema WHERE name = 'ti'");
+    assert_eq!(
+        sql,
+        vec![vec![Value::Text(
+            "CREATE TRIGGER ti AFTER INSERT ON \"t2\" BEGIN INSERT INTO log VALUES (new.a + new.b); END".into()
+        )]]
+    );
+    assert!(db.check().expect("check").problems.is_empty());
+}
