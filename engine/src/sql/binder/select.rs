@@ -80,19 +80,45 @@ fn mark_used(
 
 /// `SELECT * FROM name` (for `x IN table`).
 pub(crate) fn select_star_from(name: &str, pos: usize) -> ast::Select {
-    let from = ast::FromClause {
+    select_from(
+        vec![ast::ResultColumn::Star { pos }],
+        table_from(name, None, pos),
+        pos,
+    )
+}
+
+/// `FROM name [AS alias]`.
+pub(crate) fn table_from(name: &str, alias: Option<String>, pos: usize) -> ast::FromClause {
+    ast::FromClause {
         first: ast::TableOrSubquery::Table {
             name: ast::QualifiedName {
                 schema: None,
                 name: name.to_string(),
                 pos,
             },
-            alias: None,
+            alias,
             indexed: None,
         },
         joins: Vec::new(),
-    };
-    select_from(vec![ast::ResultColumn::Star { pos }], from, pos)
+    }
+}
+
+/// `[WITH ..] SELECT columns FROM name [AS alias] [WHERE ..]`: the rows a
+/// write of something that is not a stored table (`sqlite_sequence`, a
+/// view) changes, read by a query.
+pub(crate) fn select_rows_of(
+    columns: Vec<ast::ResultColumn>,
+    (name, alias): (&str, &Option<String>),
+    with: &Option<ast::With>,
+    where_clause: &Option<ast::Expr>,
+    pos: usize,
+) -> ast::Select {
+    let mut select = select_from(columns, table_from(name, alias.clone(), pos), pos);
+    select.with.clone_from(with);
+    if let ast::SelectCore::Select(core) = &mut select.first {
+        core.where_clause.clone_from(where_clause);
+    }
+    select
 }
 
 /// `SELECT columns FROM from`, nothing else.

@@ -404,11 +404,7 @@ impl InsertPlan {
             .iter()
             .map(|u| match &u.action {
                 ast::UpsertAction::Update { sets, .. } => {
-                    let set: Vec<usize> = sets
-                        .iter()
-                        .flat_map(|a| a.columns.iter())
-                        .filter_map(|c| table.column_index(c))
-                        .collect();
+                    let set = set_columns(&table, sets);
                     Triggers::of(cat, &table, Event::Update, &set, ins.or)
                 }
                 ast::UpsertAction::Nothing => None,
@@ -609,8 +605,17 @@ impl InsertPlan {
     }
 }
 
+/// The columns of `table` that `sets` assign (names it lacks left out):
+/// which UPDATE OF triggers a write fires.
+pub(crate) fn set_columns(table: &Table, sets: &[ast::Assignment]) -> Vec<usize> {
+    sets.iter()
+        .flat_map(|a| a.columns.iter())
+        .filter_map(|c| table.column_index(c))
+        .collect()
+}
+
 /// True for the names of the rowid (`rowid`, `oid`, `_rowid_`).
-fn is_rowid_name(c: &str) -> bool {
+pub(crate) fn is_rowid_name(c: &str) -> bool {
     ["rowid", "oid", "_rowid_"]
         .iter()
         .any(|r| r.eq_ignore_ascii_case(c))
@@ -933,26 +938,11 @@ fn upsert_update(
     drop(ctx);
     let mut old = old;
     if let Some(t) = triggers {
-        // As an UPDATE's BEFORE triggers (`UpdatePlan::fire_before`).
-        let mut shown = new_row.clone();
-        ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
-            w.compute_generated(ctx, &mut shown)
-        })?;
-        if !t.fire(
-            TriggerTiming::Before,
-            kv,
-            cat,
-            Some(&old),
-            Some(&shown),
-            opts,
-        )? {
-            return Ok(None);
+        let is_set = |i| sets.iter().any(|s| s.targets.contains(&i));
+        match t.before_update(kv, cat, w, &old, &mut new_row, &is_set, (params, opts))? {
+            Some(now) => old = now,
+            None => return Ok(None),
         }
-        let Some(now) = w.read(&*kv, rowid)? else {
-            return Ok(None);
-        };
-        take_unset(&mut new_row, &now, &sets);
-        old = now;
     }
     let written = write_update(
         kv,
@@ -970,16 +960,6 @@ fn upsert_update(
         t.fire(TriggerTiming::After, kv, cat, Some(&old), Some(row), opts)?;
     }
     Ok(written)
-}
-
-/// After BEFORE UPDATE triggers ran: the columns `sets` does not name
-/// take the row's values as the triggers left it, `now` (SQLite's rule).
-fn take_unset(new: &mut [Value], now: &[Value], sets: &[BoundSet]) {
-    for (i, v) in now.iter().enumerate() {
-        if !sets.iter().any(|s| s.targets.contains(&i)) {
-            new[i] = v.clone();
-        }
-    }
 }
 
 /// One SET assignment, bound: the target slots (a column, or n for the
@@ -1336,11 +1316,10 @@ impl UpdatePlan {
             };
             let mut old = old;
             if let Some(t) = &self.triggers {
-                match self.fire_before(kv, cat, t, &old, &new, params, opts) {
-                    Ok(Some(now)) => {
-                        take_unset(&mut new, &now, &self.sets);
-                        old = now;
-                    }
+                let is_set = |i| self.sets.iter().any(|s| s.targets.contains(&i));
+                let w = &self.writer;
+                match t.before_update(kv, cat, w, &old, &mut new, &is_set, (params, opts)) {
+                    Ok(Some(now)) => old = now,
                     Ok(None) => continue,
                     Err(e) => {
                         out.stopped = Some(self.writer.halted(e));
@@ -1387,41 +1366,6 @@ impl UpdatePlan {
             self.writer.apply_queued(kv, &mut queue)?;
         }
         Ok(out)
-    }
-
-    /// The BEFORE UPDATE triggers for row `old` becoming `new` (its
-    /// generated columns computed for them): the row as they left it, or
-    /// `None` when one skipped it or it is gone.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    fn fire_before(
-        &self,
-        kv: &mut dyn Kv,
-        cat: &Catalog,
-        triggers: &Triggers,
-        old: &[Value],
-        new: &[Value],
-        params: &[Value],
-        opts: DmlOptions,
-    ) -> Result<Option<Row>> {
-        let mut shown = new.to_vec();
-        ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
-            self.writer.compute_generated(ctx, &mut shown)
-        })?;
-        if !triggers.fire(
-            TriggerTiming::Before,
-            kv,
-            cat,
-            Some(old),
-            Some(&shown),
-            opts,
-        )? {
-            return Ok(None);
-        }
-        let rowid = old[self.writer.table.columns.len()]
-            .to_i64_opt()
-            .unwrap_or_default();
-        self.writer.read(&*kv, rowid)
     }
 
     /// Row `old`'s new values computed as it is written (SET reads tables),

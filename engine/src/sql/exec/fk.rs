@@ -461,27 +461,12 @@ fn set_child_key(
         return Ok(true);
     };
     if let Some(t) = triggers {
-        let mut shown = new.clone();
-        w.compute_generated(&ExecCtx::new(&*kv, params, opts.batch_limit), &mut shown)?;
-        if !t.fire(
-            TriggerTiming::Before,
-            kv,
-            cat,
-            Some(&row),
-            Some(&shown),
-            opts,
-        )? {
-            return Ok(false);
+        let is_set = |i| fk.columns.contains(&i);
+        match t.before_update(kv, cat, w, &row, &mut new, &is_set, (params, opts))? {
+            Some(now) => row = std::borrow::Cow::Owned(now),
+            // Skipped (or gone: `refuse_skipped` then finds nothing).
+            None => return Ok(false),
         }
-        let Some(now) = w.read(&*kv, id)? else {
-            return Ok(true);
-        };
-        for (i, v) in now.iter().enumerate() {
-            if !fk.columns.contains(&i) {
-                new[i] = v.clone();
-            }
-        }
-        row = std::borrow::Cow::Owned(now);
     }
     let row = row.as_ref();
     let (old_vals, new_vals) = {

@@ -177,23 +177,13 @@ impl SequenceWrite {
                 text: String::new(),
             })
             .collect();
-        let from = ast::FromClause {
-            first: ast::TableOrSubquery::Table {
-                name: ast::QualifiedName {
-                    schema: None,
-                    name: "sqlite_sequence".to_string(),
-                    pos,
-                },
-                alias: alias.clone(),
-                indexed: None,
-            },
-            joins: Vec::new(),
-        };
-        let mut select = crate::sql::binder::select::select_from(columns, from, pos);
-        select.with.clone_from(with);
-        if let ast::SelectCore::Select(core) = &mut select.first {
-            core.where_clause.clone_from(where_clause);
-        }
+        let select = crate::sql::binder::select::select_rows_of(
+            columns,
+            ("sqlite_sequence", alias),
+            with,
+            where_clause,
+            pos,
+        );
         let (query, _, _) = Binder::new(cat).bind_query_in(&select, None)?;
         Ok(SequenceWrite {
             query,

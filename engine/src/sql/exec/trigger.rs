@@ -36,7 +36,11 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use super::dml::DmlOptions;
 use super::kv::Kv;
+use super::scan::Row;
+use super::write::TableWriter;
+use super::ExecCtx;
 use crate::sql::ast::{self, RaiseAction, TriggerTiming};
 use crate::sql::catalog::{key, Catalog, Table, Trigger, TRIGGER_TREE};
 use crate::sql::record;
@@ -65,9 +69,7 @@ impl RowContext {
             return Ok(None);
         }
         let n = self.table.columns.len();
-        let rowid = ["rowid", "oid", "_rowid_"]
-            .iter()
-            .any(|r| r.eq_ignore_ascii_case(column));
+        let rowid = super::dml::is_rowid_name(column);
         let i = match self.table.column_index(column) {
             Some(i) => i,
             None if rowid && self.table.rowid_visible() => n,
@@ -402,6 +404,9 @@ impl Triggers {
         set: &[usize],
         or: Option<ast::ConflictResolution>,
     ) -> Option<Triggers> {
+        if cat.triggers.is_empty() {
+            return None;
+        }
         let mut out = Triggers {
             before: Vec::new(),
             after: Vec::new(),
@@ -438,6 +443,52 @@ impl Triggers {
         !self.instead.is_empty()
     }
 
+    /// The BEFORE UPDATE triggers for row `old` of `w`'s table becoming
+    /// `new` (they see its generated columns computed): the row as they
+    /// left it, or `None` when one skipped it or it is gone. The columns
+    /// of `new` the change does not set (`set` false; the rowid's slot
+    /// included) then take that row's values, SQLite's rule. An UPDATE,
+    /// an upsert's DO UPDATE and a foreign key action all change a row so.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    pub(crate) fn before_update(
+        &self,
+        kv: &mut dyn Kv,
+        cat: &Catalog,
+        w: &TableWriter,
+        old: &[Value],
+        new: &mut [Value],
+        set: &dyn Fn(usize) -> bool,
+        (params, opts): (&[Value], DmlOptions),
+    ) -> Result<Option<Row>> {
+        let mut shown = new.to_vec();
+        ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+            w.compute_generated(ctx, &mut shown)
+        })?;
+        if !self.fire(
+            TriggerTiming::Before,
+            kv,
+            cat,
+            Some(old),
+            Some(&shown),
+            opts,
+        )? {
+            return Ok(None);
+        }
+        let Value::Integer(rowid) = old[w.table.columns.len()] else {
+            return Ok(None);
+        };
+        let Some(now) = w.read(&*kv, rowid)? else {
+            return Ok(None);
+        };
+        for (i, v) in now.iter().enumerate() {
+            if !set(i) {
+                new[i] = v.clone();
+            }
+        }
+        Ok(Some(now))
+    }
+
     /// Fires the triggers of `timing` for a row (`old`, `new`: the rows as
     /// `Row`s, rowid last); false when one of them RAISE(IGNORE)d, so the
     /// row's change is skipped (which matters for BEFORE triggers).
@@ -448,7 +499,7 @@ impl Triggers {
         cat: &Catalog,
         old: Option<&[Value]>,
         new: Option<&[Value]>,
-        opts: super::dml::DmlOptions,
+        opts: DmlOptions,
     ) -> Result<bool> {
         let list = match timing {
             TriggerTiming::Before => &self.before,
@@ -493,7 +544,7 @@ impl Firing {
         cat: &Catalog,
         old: Option<&[Value]>,
         new: Option<&[Value]>,
-        opts: super::dml::DmlOptions,
+        opts: DmlOptions,
     ) -> Result<bool> {
         let name = key(&self.trigger.name);
         let depth = ACTIVE.with(|a| {

@@ -70,12 +70,7 @@ pub(crate) fn is_view(cat: &Catalog, name: &ast::QualifiedName) -> bool {
 /// A view's columns as a table's, for binding `NEW.c` / `OLD.c` and
 /// RETURNING: the names `SELECT *` gives, no affinity, no rowid.
 pub(crate) fn view_table(cat: &Catalog, view: &View) -> Result<Rc<Table>> {
-    let pos = Position::default();
-    let select = crate::sql::binder::select::select_from(
-        vec![ast::ResultColumn::Star { pos }],
-        from_view(&view.name, &None, pos),
-        pos,
-    );
+    let select = crate::sql::binder::select::select_star_from(&view.name, Position::default());
     let (query, _, _) = Binder::new(cat).bind_query_in(&select, None)?;
     let columns = query
         .columns
@@ -109,21 +104,6 @@ pub(crate) fn view_table(cat: &Catalog, view: &View) -> Result<Rc<Table>> {
             without_rowid: true,
         },
     }))
-}
-
-fn from_view(name: &str, alias: &Option<String>, pos: Position) -> ast::FromClause {
-    ast::FromClause {
-        first: ast::TableOrSubquery::Table {
-            name: ast::QualifiedName {
-                schema: None,
-                name: name.to_string(),
-                pos,
-            },
-            alias: alias.clone(),
-            indexed: None,
-        },
-        joins: Vec::new(),
-    }
 }
 
 fn view_of<'c>(cat: &'c Catalog, name: &ast::QualifiedName) -> Result<&'c Rc<View>> {
@@ -172,23 +152,22 @@ fn rows_query(
         alias: None,
         text: String::new(),
     }));
-    let mut clause = from_view(view, alias, pos);
-    if let Some(more) = from {
-        clause.joins.push(ast::Join {
-            operator: ast::JoinOperator {
-                natural: false,
-                kind: ast::JoinKind::Comma,
-            },
-            table: more.first.clone(),
-            constraint: None,
-            pos,
-        });
-        clause.joins.extend(more.joins.iter().cloned());
-    }
-    let mut select = crate::sql::binder::select::select_from(columns, clause, pos);
-    select.with.clone_from(with);
-    if let ast::SelectCore::Select(core) = &mut select.first {
-        core.where_clause.clone_from(where_clause);
+    let mut select =
+        crate::sql::binder::select::select_rows_of(columns, (view, alias), with, where_clause, pos);
+    // UPDATE ... FROM: the view's rows joined with the FROM items.
+    if let (Some(more), ast::SelectCore::Select(core)) = (from, &mut select.first) {
+        if let Some(clause) = &mut core.from {
+            clause.joins.push(ast::Join {
+                operator: ast::JoinOperator {
+                    natural: false,
+                    kind: ast::JoinKind::Comma,
+                },
+                table: more.first.clone(),
+                constraint: None,
+                pos,
+            });
+            clause.joins.extend(more.joins.iter().cloned());
+        }
     }
     Ok(Binder::new(cat).bind_query_in(&select, None)?.0)
 }
@@ -242,12 +221,7 @@ impl ViewWrite {
         // As SQLite: the triggers are found by the SET names first (an
         // unknown name matches none), so a view no trigger writes is
         // refused before its names are checked.
-        let known: Vec<usize> = up
-            .sets
-            .iter()
-            .flat_map(|a| a.columns.iter())
-            .filter_map(|c| table.column_index(c))
-            .collect();
+        let known = dml::set_columns(&table, &up.sets);
         let triggers = instead_of(cat, &table, Event::Update, &known, up.or)?;
         let mut sets = Vec::new();
         let mut values = Vec::new();
