@@ -254,3 +254,28 @@ test("the write warm-up after the open leaves the database alone; requests befor
   await quick.close();
   await new Promise((r) => setTimeout(r, 20));
 });
+
+test("triggers and foreign key actions nest to SQLite's 1000 levels; deeper fails with its error, not a trap", { skip }, async () => {
+  const db = await openMem();
+  await db.exec("PRAGMA recursive_triggers = ON; CREATE TABLE t(x)");
+  const recurse = (n) => `CREATE TRIGGER up AFTER INSERT ON t WHEN NEW.x < ${n} BEGIN INSERT INTO t VALUES (NEW.x + 1); END`;
+  await db.exec(recurse(1000));
+  await db.run("INSERT INTO t VALUES (1)");
+  assert.deepEqual((await db.query("SELECT count(*), max(x) FROM t")).rows, [[1000, 1000]]);
+  await db.exec(`DROP TRIGGER up; DELETE FROM t; ${recurse(1001)}`);
+  const deep = await db.run("INSERT INTO t VALUES (1)").catch((e) => e);
+  assert.equal(deep.code, "SQL_ERROR");
+  assert.match(deep.message, /too many levels of trigger recursion/);
+  assert.deepEqual((await db.query("SELECT count(*) FROM t")).rows, [[0]]);
+  // A CASCADE down a chain of 100,000 rows: one frame per row.
+  await db.exec(
+    "CREATE TABLE n(id INTEGER PRIMARY KEY, p INTEGER REFERENCES n(id) ON DELETE CASCADE); CREATE INDEX n_p ON n(p); INSERT INTO n VALUES (1, NULL); " +
+      "WITH RECURSIVE c(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM c WHERE i < 100000) INSERT INTO n SELECT i, i - 1 FROM c",
+  );
+  const cascade = await db.run("DELETE FROM n WHERE id = 1").catch((e) => e);
+  assert.equal(cascade.code, "SQL_ERROR");
+  assert.match(cascade.message, /too many levels of trigger recursion/);
+  assert.deepEqual((await db.run("DELETE FROM n WHERE id = 99001")).changes, 1);
+  assert.deepEqual((await db.query("SELECT count(*), max(id) FROM n")).rows, [[99000, 99000]]);
+  await db.close();
+});

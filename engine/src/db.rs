@@ -173,6 +173,7 @@ impl Database {
             db: self.clone(),
             txn: None,
             foreign_keys: true,
+            recursive_triggers: false,
             last_insert_rowid: 0,
             changes: 0,
             total_changes: 0,
@@ -305,6 +306,8 @@ pub struct Connection {
     /// request of the owner, and the open transaction is large.
     txn: Option<Box<Txn>>,
     foreign_keys: bool,
+    /// `PRAGMA recursive_triggers` (OFF by default, as in SQLite).
+    recursive_triggers: bool,
     last_insert_rowid: i64,
     /// Rows the last INSERT, UPDATE or DELETE changed (SQL's `changes()`).
     changes: u64,
@@ -539,6 +542,7 @@ impl Connection {
     fn opts(&self) -> DmlOptions {
         DmlOptions {
             foreign_keys: self.foreign_keys,
+            recursive_triggers: self.recursive_triggers,
             batch_limit: self.db.shared.opts.batch_limit_bytes,
         }
     }
@@ -887,6 +891,15 @@ impl Connection {
             }),
             ("foreign_keys", Some(v)) => {
                 self.foreign_keys = pragma_bool(v)?;
+                Ok(Output::default())
+            }
+            ("recursive_triggers", None) => Ok(Output {
+                columns: Rc::from(["recursive_triggers".to_string()]),
+                rows: vec![vec![Value::Integer(i64::from(self.recursive_triggers))]],
+                ..Output::default()
+            }),
+            ("recursive_triggers", Some(v)) => {
+                self.recursive_triggers = pragma_bool(v)?;
                 Ok(Output::default())
             }
             ("integrity_check" | "quick_check", None) => {

@@ -281,6 +281,7 @@ mod tests {
             &[],
             crate::sql::exec::dml::DmlOptions {
                 foreign_keys: true,
+                recursive_triggers: false,
                 batch_limit: 1 << 20,
             },
         )

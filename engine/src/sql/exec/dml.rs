@@ -75,6 +75,9 @@ impl DmlOutcome {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DmlOptions {
     pub foreign_keys: bool,
+    /// `PRAGMA recursive_triggers`: a trigger may fire inside itself, and
+    /// REPLACE fires the DELETE triggers of the rows it deletes.
+    pub recursive_triggers: bool,
     pub batch_limit: u64,
 }
 
@@ -776,6 +779,7 @@ fn insert_one(
         }
         match resolved {
             Resolved::Write => {}
+            Resolved::Recheck => recheck(&*kv, w, &index_vals, rowid, None)?,
             Resolved::Skip => return Ok(None),
             Resolved::Upsert(k, rowid) => {
                 return match &ins.upsert[k].action {
@@ -815,6 +819,9 @@ enum Resolved {
     Skip,
     /// Run upsert clause `.0` on the row with rowid `.1`.
     Upsert(usize, i64),
+    /// Write the row once [`recheck`] finds no conflict: REPLACE fired
+    /// DELETE triggers, which may have written conflicting rows.
+    Recheck,
 }
 
 /// Resolves a row's uniqueness conflicts one by one in the order SQLite
@@ -835,6 +842,9 @@ fn resolve_conflicts(
     opts: DmlOptions,
 ) -> Result<Resolved> {
     let mut deleted = Vec::new();
+    // With recursive_triggers ON, the table's DELETE triggers fire for
+    // the rows REPLACE deletes, their statements under OR REPLACE.
+    let mut triggers = None;
     for c in conflict_order(w, conflicts, or, upserts) {
         if deleted.contains(&c.rowid) {
             continue;
@@ -844,7 +854,18 @@ fn resolve_conflicts(
         }
         match w.resolution(c.index, or) {
             ast::ConflictResolution::Replace => {
-                delete_by_rowid(kv, cat, w, c.rowid, params, opts)?;
+                if opts.recursive_triggers && triggers.is_none() {
+                    let replace = Some(ast::ConflictResolution::Replace);
+                    triggers = Some(Triggers::of(cat, &w.table, Event::Delete, &[], replace));
+                }
+                match triggers.as_ref().and_then(Option::as_ref) {
+                    Some(t) => {
+                        if let Some(row) = w.read(&*kv, c.rowid)? {
+                            delete_firing(kv, cat, w, t, &row, params, opts)?;
+                        }
+                    }
+                    None => delete_by_rowid(kv, cat, w, c.rowid, params, opts)?,
+                }
                 deleted.push(c.rowid);
             }
             ast::ConflictResolution::Ignore => return Ok(Resolved::Skip),
@@ -854,13 +875,36 @@ fn resolve_conflicts(
             }
         }
     }
-    Ok(Resolved::Write)
+    match triggers {
+        Some(Some(_)) => Ok(Resolved::Recheck),
+        _ => Ok(Resolved::Write),
+    }
+}
+
+/// After triggers a REPLACE fired: the row's uniqueness checked again,
+/// any conflict (a row the triggers wrote) failing the statement (ABORT),
+/// as SQLite does.
+fn recheck(
+    kv: &dyn Kv,
+    w: &TableWriter,
+    vals: &[Option<Vec<Value>>],
+    rowid: i64,
+    old: Option<i64>,
+) -> Result<()> {
+    match w.find_conflicts(kv, vals, rowid, old, true)?.first() {
+        Some(c) => {
+            w.halt_on(Some(ast::ConflictResolution::Abort));
+            Err(w.conflict_error(c))
+        }
+        None => Ok(()),
+    }
 }
 
 /// `conflicts` (the rowid's first, then the indexes' in the writer's
 /// order, which is SQLite's: see `write::check_order`) in the order SQLite
 /// checks them. Without upserts the rowid goes first, or last when it
-/// resolves by REPLACE. With upserts, the indexes that clauses target go
+/// resolves by its own ON CONFLICT REPLACE (not the statement's OR
+/// REPLACE), which orders the DELETE triggers REPLACE fires. With upserts, the indexes that clauses target go
 /// first, in the clauses' order, then the others; the rowid goes after the
 /// indexes of the clauses before the first that targets the rowid or
 /// none (`sqlite3GenerateConstraintChecks`, `sqlite3UpsertNextIsIPK`).
@@ -871,7 +915,11 @@ fn conflict_order<'a>(
     upserts: &[UpsertOn],
 ) -> Vec<&'a super::write::Conflict> {
     let rank = |c: &super::write::Conflict| match (upserts, c.index) {
-        ([], None) if w.resolution(None, or) == ast::ConflictResolution::Replace => usize::MAX,
+        ([], None)
+            if or.is_none() && w.resolution(None, or) == ast::ConflictResolution::Replace =>
+        {
+            usize::MAX
+        }
         ([], _) => 0,
         (_, None) => {
             let leading = upserts
@@ -1125,14 +1173,40 @@ fn write_update(
     if !admitted {
         return Ok(None);
     }
-    let (old_vals, new_vals) = (&vals.before, &vals.after);
-    let conflicts = w.find_conflicts(&*kv, new_vals, new_id, Some(old_id), true)?;
+    let conflicts = w.find_conflicts(&*kv, &vals.after, new_id, Some(old_id), true)?;
+    let current;
+    let mut old = old;
     if !conflicts.is_empty() {
         match resolve_conflicts(kv, cat, w, &conflicts, or, &[], params, opts)? {
             Resolved::Write => {}
+            Resolved::Recheck => {
+                // The DELETE triggers may have changed or deleted the row.
+                // Keeping its rowid, it must be as it was (SQLite pins it,
+                // SQLITE_CONSTRAINT_PINNED); moving, it is skipped if gone.
+                let now = w.read(&*kv, old_id)?;
+                if new_id == old_id && now.as_deref() != Some(old) {
+                    w.halt_on(Some(ast::ConflictResolution::Abort));
+                    return Err(Error::Constraint {
+                        kind: crate::ConstraintKind::Trigger,
+                        message: "constraint failed: the DELETE triggers of a REPLACE \
+                                  changed the row being updated"
+                            .into(),
+                    });
+                }
+                let Some(now) = now else {
+                    return Ok(None);
+                };
+                current = now;
+                old = &current;
+                ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
+                    w.changed_index_values(ctx, old, &new, vals)
+                })?;
+                recheck(&*kv, w, &vals.after, new_id, Some(old_id))?;
+            }
             _ => return Ok(None),
         }
     }
+    let (old_vals, new_vals) = (&vals.before, &vals.after);
     if opts.foreign_keys && w.referenced {
         super::fk::on_parent_update(kv, cat, table, old, &new, params, opts)?;
     }
@@ -1157,6 +1231,33 @@ pub(crate) fn delete_by_rowid(
         return Ok(());
     };
     delete_row(kv, cat, w, &row, params, opts)
+}
+
+/// The delete of row `row` of `w`'s table (as stored: every column,
+/// then the rowid) by a foreign key's CASCADE or a REPLACE, with the
+/// table's DELETE `triggers` firing around it; false when a BEFORE
+/// trigger skipped it.
+pub(crate) fn delete_firing(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    w: &TableWriter,
+    triggers: &Triggers,
+    row: &[Value],
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<bool> {
+    if !triggers.fire(TriggerTiming::Before, kv, cat, Some(row), None, opts)? {
+        return Ok(false);
+    }
+    let Value::Integer(id) = row[w.table.columns.len()] else {
+        return Ok(true);
+    };
+    let Some(now) = w.read(&*kv, id)? else {
+        return Ok(true);
+    };
+    delete_by_rowid(kv, cat, w, id, params, opts)?;
+    triggers.fire(TriggerTiming::After, kv, cat, Some(&now), None, opts)?;
+    Ok(true)
 }
 
 /// Deletes `row` (as stored now: every column, then the rowid), its index

@@ -13,10 +13,10 @@
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-use super::dml::{delete_by_rowid, DmlOptions};
+use super::dml::{delete_by_rowid, delete_firing, DmlOptions};
 use super::kv::Kv;
 use super::scan::{index_key_rowid, index_prefix_range, key_columns, Row};
-use super::trigger::{Event, Triggers};
+use super::trigger::{Event, Frame, Triggers};
 use super::write::TableWriter;
 use super::ExecCtx;
 use crate::sql::ast::{ForeignKeyAction, TriggerTiming};
@@ -288,6 +288,16 @@ fn referencing_rows(
         .collect())
 }
 
+/// The frame an action (CASCADE, SET NULL, SET DEFAULT) runs in for one
+/// parent row, as SQLite's action triggers do, so a cascade down a chain
+/// of rows stops with a typed error where the stack or 1000 levels end.
+fn action_frame(action: ForeignKeyAction) -> Result<Option<Frame>> {
+    match action {
+        ForeignKeyAction::NoAction | ForeignKeyAction::Restrict => Ok(None),
+        _ => Frame::enter().map(Some),
+    }
+}
+
 /// Applies ON DELETE actions for a parent row about to be deleted.
 #[inline(never)]
 pub(crate) fn on_parent_delete(
@@ -303,6 +313,7 @@ pub(crate) fn on_parent_delete(
     let mut kids = children(cat, parent);
     kids.sort_by_key(|(_, fk)| fk.on_delete == ForeignKeyAction::NoAction);
     for (child, fk) in kids {
+        let _frame = action_frame(fk.on_delete)?;
         let pcols = parent_columns(parent, &fk)?;
         let key: Vec<Value> = pcols.iter().map(|&i| row[i].clone()).collect();
         let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
@@ -372,6 +383,7 @@ pub(crate) fn on_parent_update(
     let mut kids = children(cat, parent);
     kids.sort_by_key(|(_, fk)| fk.on_update == ForeignKeyAction::NoAction);
     for (child, fk) in kids {
+        let _frame = action_frame(fk.on_update)?;
         let pcols = parent_columns(parent, &fk)?;
         let old_key: Vec<Value> = pcols.iter().map(|&i| old[i].clone()).collect();
         let new_key: Vec<Value> = pcols.iter().map(|&i| new[i].clone()).collect();
@@ -408,31 +420,6 @@ pub(crate) fn on_parent_update(
         }
     }
     Ok(())
-}
-
-/// A CASCADE's delete of child row `row` with the child's DELETE
-/// `triggers` firing around it; false when a BEFORE trigger skipped it.
-fn delete_firing(
-    kv: &mut dyn Kv,
-    cat: &Catalog,
-    w: &TableWriter,
-    triggers: &Triggers,
-    row: &[Value],
-    params: &[Value],
-    opts: DmlOptions,
-) -> Result<bool> {
-    if !triggers.fire(TriggerTiming::Before, kv, cat, Some(row), None, opts)? {
-        return Ok(false);
-    }
-    let Value::Integer(id) = row[w.table.columns.len()] else {
-        return Ok(true);
-    };
-    let Some(now) = w.read(&*kv, id)? else {
-        return Ok(true);
-    };
-    delete_by_rowid(kv, cat, w, id, params, opts)?;
-    triggers.fire(TriggerTiming::After, kv, cat, Some(&now), None, opts)?;
-    Ok(true)
 }
 
 /// Rewrites a child row's foreign key columns (to `key`, or NULL), its

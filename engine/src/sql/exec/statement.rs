@@ -342,7 +342,11 @@ pub(crate) fn run_in_trigger(
             ))
         }
     };
-    crate::sql::functions::count_trigger_changes(outcome.changes);
+    // A statement stopped by ABORT or ROLLBACK is undone: its rows do not
+    // count (those of the trigger statements it completed do).
+    if !matches!(outcome.stopped, Some((Halt::Abort | Halt::Rollback, _))) {
+        crate::sql::functions::count_trigger_changes(outcome.changes);
+    }
     match outcome.stopped {
         Some((halt, e)) => {
             super::trigger::halt_outer(halt);
@@ -526,6 +530,7 @@ mod tests {
     fn exec(kv: &mut MemKv, cat: &mut Catalog, sql: &str) {
         let opts = DmlOptions {
             foreign_keys: true,
+            recursive_triggers: false,
             batch_limit: 16 << 20,
         };
         for s in parser::parse(sql).unwrap() {

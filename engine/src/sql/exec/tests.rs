@@ -33,6 +33,7 @@ fn transcript(script: &str) -> String {
     let mut cat = Catalog::default();
     let opts = DmlOptions {
         foreign_keys: true,
+        recursive_triggers: false,
         batch_limit: 16 << 20,
     };
     let mut out = String::new();

@@ -19,14 +19,23 @@
 //!   statement as those algorithms do, with the message
 //!   (`CONSTRAINT_TRIGGER`); so does a trigger's statement a constraint
 //!   stopped under FAIL or ROLLBACK ([`halt_outer`]).
-//! - A trigger does not fire while it is already running (SQLite's
-//!   default, recursive_triggers OFF); nesting past 1000 fails.
+//! - A trigger does not fire while it is already running, unless
+//!   `PRAGMA recursive_triggers` is ON (it is OFF by default, as in
+//!   SQLite); then REPLACE also fires the DELETE triggers of the rows it
+//!   deletes (`dml::resolve_conflicts`). Triggers and foreign key actions
+//!   nest at most 1000 deep, and within a stack bound ([`Frame`]).
 //! - An upsert's DO UPDATE fires UPDATE triggers (those naming a column
 //!   it sets); foreign key actions fire the child table's DELETE / UPDATE
 //!   triggers, in SQLite's order of keys (newest table, last key first),
 //!   and a child row a BEFORE trigger kept still referencing the parent
 //!   fails the statement.
 //! - INSTEAD OF triggers are a view's, fired by `super::view_write`.
+//!
+//! - With recursive_triggers ON, an UPDATE OR REPLACE whose DELETE
+//!   triggers changed or deleted the row it updates (keeping its rowid)
+//!   fails, as SQLite's pinned row does (SQLITE_CONSTRAINT_PINNED; SQLite
+//!   fails it for a write to any row of the table, inside the trigger's
+//!   statement, whose changes then do not count in total_changes()).
 //!
 //! Unlike SQLite, an ALTER does not rewrite the names in a trigger's
 //! statements: one that leaves them unbound fails ([`check_all`]), as
@@ -385,13 +394,60 @@ struct Planned {
 }
 
 thread_local! {
-    /// The triggers running on this thread's stack (recursion is off, as
-    /// SQLite's default: a trigger does not fire again inside itself).
+    /// The triggers running on this thread's stack: with recursive_triggers
+    /// OFF (SQLite's default) a trigger does not fire again inside itself.
     static ACTIVE: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// The frames entered ([`Frame`]) and the stack address of the first.
+    static FRAMES: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
 
-/// The deepest nesting of triggers (SQLite's SQLITE_MAX_TRIGGER_DEPTH).
+/// The deepest nesting of frames (SQLite's SQLITE_MAX_TRIGGER_DEPTH).
 const MAX_DEPTH: usize = 1000;
+
+/// The most stack, in bytes, nested frames may use below the first: with
+/// the statement that began them and the deepest frame's own work it must
+/// fit the thread's stack. The wasm build's stack is 4 MiB
+/// (`.cargo/config.toml`); a native thread's, Rust's default, 2 MiB.
+const MAX_FRAME_STACK: usize = if cfg!(target_arch = "wasm32") {
+    3 << 20
+} else {
+    1 << 20
+};
+
+/// One level of nesting of what a statement's write sets off: a trigger
+/// firing for a row, or a foreign key action for a parent row, each of
+/// which runs statements that may write and set off more (SQLite runs
+/// both as trigger programs, one frame each). Past [`MAX_DEPTH`] frames,
+/// or [`MAX_FRAME_STACK`] bytes of stack since the first, entering fails
+/// with SQLite's "too many levels of trigger recursion" instead of
+/// overflowing the stack: a frame costs kilobytes of stack (a statement's
+/// execution), so the stack bound, not the count, is what stops a deep
+/// cascade in an unoptimised build. Leaving is the guard's drop.
+pub(crate) struct Frame(());
+
+impl Frame {
+    pub(crate) fn enter() -> Result<Frame> {
+        let here = crate::sql::parser::stack_address();
+        FRAMES.with(|f| {
+            let (depth, base) = f.get();
+            let base = if depth == 0 { here } else { base };
+            if depth >= MAX_DEPTH || base.saturating_sub(here) > MAX_FRAME_STACK {
+                return Err(sql_err!("too many levels of trigger recursion"));
+            }
+            f.set((depth + 1, base));
+            Ok(Frame(()))
+        })
+    }
+}
+
+impl Drop for Frame {
+    fn drop(&mut self) {
+        FRAMES.with(|f| {
+            let (depth, base) = f.get();
+            f.set((depth.saturating_sub(1), base));
+        });
+    }
+}
 
 impl Triggers {
     /// The triggers of `table` for `event` (for an UPDATE, those without
@@ -547,17 +603,10 @@ impl Firing {
         opts: DmlOptions,
     ) -> Result<bool> {
         let name = key(&self.trigger.name);
-        let depth = ACTIVE.with(|a| {
-            let a = a.borrow();
-            (a.contains(&name), a.len())
-        });
-        match depth {
-            (true, _) => return Ok(true),
-            (_, d) if d >= MAX_DEPTH => {
-                return Err(sql_err!("too many levels of trigger recursion"))
-            }
-            _ => {}
+        if !opts.recursive_triggers && ACTIVE.with(|a| a.borrow().contains(&name)) {
+            return Ok(true);
         }
+        let _frame = Frame::enter()?;
         let planned = self.planned(kv, cat)?;
         let n = self.row.table.columns.len();
         let mut params = Vec::with_capacity(2 * (n + 1));

@@ -502,7 +502,7 @@ impl<'a> Parser<'a> {
 /// The address of a local of the caller's frame: comparing two such
 /// addresses measures the stack used between them (stacks grow downwards).
 #[inline(never)]
-fn stack_address() -> usize {
+pub(crate) fn stack_address() -> usize {
     let marker = 0u8;
     std::hint::black_box(&marker) as *const u8 as usize
 }
