@@ -570,3 +570,38 @@ fn an_index_covers_an_item_only_when_no_later_lookup_reads_its_other_columns() {
         assert!(!rows(&mut tj, sql).is_empty(), "{sql}");
     }
 }
+
+/// Bug: a query that expanded more than 32 views inside each other failed
+/// with "view v0 is circularly defined", naming the innermost view of a
+/// chain that has no cycle. The bound stays (each view nests a subquery,
+/// and the parser lets a statement nest about 50), with its own message
+/// naming the outermost view (CREATE VIEW counts the view it creates, so
+/// every view it accepts can be read); 32 views inside each other read.
+#[test]
+fn views_nested_past_the_bound_fail_by_name_not_as_a_cycle() {
+    let db = Database::open_in_memory().unwrap();
+    let mut conn = db.connect();
+    let run =
+        |conn: &mut tinyjoin_engine::db::Connection, sql: &str| conn.execute(sql, &Params::None);
+    run(
+        &mut conn,
+        "CREATE TABLE t0(x); INSERT INTO t0 VALUES (7); CREATE VIEW v0 AS SELECT x FROM t0",
+    )
+    .unwrap();
+    for i in 1..32 {
+        run(
+            &mut conn,
+            &format!("CREATE VIEW v{i} AS SELECT x FROM v{}", i - 1),
+        )
+        .unwrap();
+    }
+    let r = run(&mut conn, "SELECT x FROM v31").unwrap();
+    assert_eq!(r.rows.len(), 1);
+    let e = run(&mut conn, "CREATE VIEW v32 AS SELECT x FROM v31").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "view v32 nests more than 32 views inside each other"
+    );
+    let r = run(&mut conn, "SELECT * FROM v31, (SELECT 1), v30").unwrap();
+    assert_eq!(r.rows.len(), 1);
+}

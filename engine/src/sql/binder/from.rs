@@ -599,14 +599,27 @@ impl Binder<'_> {
             .get(&crate::sql::catalog::key(name))
             .cloned()
         {
-            if self.view_depth > 32 {
+            let key = crate::sql::catalog::key(name);
+            if self.views.contains(&key) {
                 return Err(sql_err!("view {} is circularly defined", view.name));
             }
-            self.view_depth += 1;
+            if self.views.len() >= super::MAX_VIEW_DEPTH {
+                let outer = self
+                    .catalog
+                    .views
+                    .get(&self.views[0])
+                    .map(|v| v.name.as_str());
+                return Err(sql_err!(
+                    "view {} nests more than {} views inside each other",
+                    outer.unwrap_or(name),
+                    super::MAX_VIEW_DEPTH
+                ));
+            }
+            self.views.push(key);
             let saved = std::mem::take(&mut self.ctes);
             let bound = self.bind_query_in(&view.select, None);
             self.ctes = saved;
-            self.view_depth -= 1;
+            self.views.pop();
             let (query, types, _) = bound?;
             let mut columns = query_columns(&query, &types);
             for (c, n) in columns.iter_mut().zip(view.columns.iter()) {

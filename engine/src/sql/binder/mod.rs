@@ -43,13 +43,20 @@ pub(crate) fn next_plan_id() -> usize {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// The most views a query may expand inside each other. A query nests
+/// each view's query as a subquery, and the parser's stack bound lets one
+/// statement nest about 50 subqueries in FROM; SQLite has no such bound.
+pub(crate) const MAX_VIEW_DEPTH: usize = 32;
+
 /// Binds statements against one catalog.
 pub(crate) struct Binder<'c> {
     pub catalog: &'c Catalog,
     /// Highest parameter index seen (1-based count).
     pub param_count: usize,
     pub ctes: Vec<CteDef>,
-    view_depth: usize,
+    /// The views being expanded, outermost first (their keys): one among
+    /// them again is a cycle, and at most [`MAX_VIEW_DEPTH`] nest.
+    views: Vec<String>,
     /// Row count of a table's tree, for the planner's estimates.
     pub stats: Option<&'c dyn Fn(&str) -> u64>,
     /// Result aliases being expanded (lower-cased): an alias met again
@@ -67,10 +74,17 @@ impl<'c> Binder<'c> {
             catalog,
             param_count: 0,
             ctes: Vec::new(),
-            view_depth: 0,
+            views: Vec::new(),
             stats: None,
             expanding_aliases: Vec::new(),
             trigger: crate::sql::exec::trigger::binding(),
         }
+    }
+
+    /// Binds as inside view `name`, which counts toward [`MAX_VIEW_DEPTH`]
+    /// as it will when read (for CREATE VIEW's check of its query).
+    pub(crate) fn inside_view(mut self, name: &str) -> Self {
+        self.views.push(crate::sql::catalog::key(name));
+        self
     }
 }

@@ -634,6 +634,7 @@ pub(crate) fn create_view(
     // Bind once so a broken view fails at CREATE, as in SQLite.
     cat.views.insert(key(name), Rc::new(view));
     let check = crate::sql::binder::Binder::new(cat)
+        .inside_view(name)
         .bind_query_in(&cv.select, None)
         .map(|_| ());
     if let Err(e) = check {
