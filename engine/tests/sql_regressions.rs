@@ -605,3 +605,95 @@ fn views_nested_past_the_bound_fail_by_name_not_as_a_cycle() {
     let r = run(&mut conn, "SELECT * FROM v31, (SELECT 1), v30").unwrap();
     assert_eq!(r.rows.len(), 1);
 }
+
+/// Bug: a compound of 20,000 `UNION ALL` terms overflowed the stack and
+/// aborted the process (binding and running a compound recurse per term;
+/// 2,000 terms failed on the batch limit). As in SQLite, a compound takes
+/// at most 500 terms ("too many terms in compound SELECT"); 500 run on a
+/// 1 MiB stack, and a VALUES list of any length is one term.
+#[test]
+fn compounds_past_500_terms_fail_as_in_sqlite_not_by_overflow() {
+    let compound = |n: usize| {
+        format!(
+            "SELECT count(*) FROM (SELECT 1{})",
+            " UNION ALL SELECT 1".repeat(n - 1)
+        )
+    };
+    for (n, ok) in [(500, true), (501, false), (20_000, false)] {
+        let sql = compound(n);
+        let r = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || {
+                let db = Database::open_in_memory().unwrap();
+                let mut conn = db.connect();
+                conn.execute(&sql, &Params::None)
+                    .map(|r| format!("{:?}", r.rows))
+                    .map_err(|e| e.to_string())
+            })
+            .unwrap()
+            .join()
+            .expect("no panic or overflow on a 1 MiB stack");
+        match ok {
+            true => assert_eq!(r, Ok(format!("[[Integer({n})]]")), "{n} terms"),
+            false => assert!(
+                r.as_ref()
+                    .is_err_and(|e| e.contains("too many terms in compound SELECT")),
+                "{n} terms: {r:?}"
+            ),
+        }
+    }
+    let db = Database::open_in_memory().unwrap();
+    let values = format!("SELECT count(*) FROM (VALUES (1){})", ", (1)".repeat(2000));
+    let r = db.connect().execute(&values, &Params::None).unwrap();
+    assert_eq!(format!("{:?}", r.rows), "[[Integer(2001)]]");
+}
+
+/// Bug: a chain of 5,000 CTEs (`c1` reading `c0`, `c2` reading `c1`, ...)
+/// overflowed the stack and aborted the process: binding and running it
+/// recurse once per link. Now a chain fails by name where the stack bound
+/// that triggers share ends (about 100 links natively, 300 in wasm), and
+/// every chain that binds also runs, on a 2 MiB stack (Rust's default for
+/// a thread), up to the longest.
+#[test]
+fn long_cte_chains_fail_by_name_not_by_overflow() {
+    let chain = |n: usize| {
+        let links: String = (1..n)
+            .map(|i| format!(", c{i} AS (SELECT x + 1 AS x FROM c{})", i - 1))
+            .collect();
+        format!("WITH c0 AS (SELECT 0 AS x){links} SELECT x FROM c{}", n - 1)
+    };
+    let run = |sql: String| {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let db = Database::open_in_memory().unwrap();
+                let mut conn = db.connect();
+                conn.execute(&sql, &Params::None)
+                    .map(|r| format!("{:?}", r.rows))
+                    .map_err(|e| e.to_string())
+            })
+            .unwrap()
+            .join()
+            .expect("no panic or overflow on a 2 MiB stack")
+    };
+    let longest = (1..)
+        .map(|k| 10 * k)
+        .take_while(|&n| match run(chain(n)) {
+            Ok(rows) => {
+                assert_eq!(rows, format!("[[Integer({})]]", n - 1));
+                true
+            }
+            Err(e) => {
+                let name = format!("c{}", n - 1);
+                assert!(
+                    e.contains(&format!("{name} nests too many CTEs or views")),
+                    "{e}"
+                );
+                false
+            }
+        })
+        .last();
+    assert!(longest.is_some_and(|n| n >= 30), "{longest:?}");
+    let e = run(chain(5000)).unwrap_err();
+    assert!(e.contains("c4999 nests too many CTEs or views"), "{e}");
+}

@@ -615,11 +615,13 @@ impl Binder<'_> {
                     super::MAX_VIEW_DEPTH
                 ));
             }
+            self.enter_expansion(&view.name)?;
             self.views.push(key);
             let saved = std::mem::take(&mut self.ctes);
             let bound = self.bind_query_in(&view.select, None);
             self.ctes = saved;
             self.views.pop();
+            self.leave_expansion();
             let (query, types, _) = bound?;
             let mut columns = query_columns(&query, &types);
             for (c, n) in columns.iter_mut().zip(view.columns.iter()) {
@@ -757,6 +759,7 @@ impl Binder<'_> {
         }
         // Bind with only the CTEs defined before (and including, if
         // recursive) this one visible.
+        self.enter_expansion(&cte.name)?;
         let saved = self.ctes.split_off(pos + 1);
         let bound = if cte.recursive {
             self.bind_recursive_cte(pos)
@@ -767,6 +770,7 @@ impl Binder<'_> {
             r
         };
         self.ctes.extend(saved);
+        self.leave_expansion();
         let (query, types, correlated) = bound?;
         let mut columns = query_columns(&query, &types);
         if !cte.columns.is_empty() {

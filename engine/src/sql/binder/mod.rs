@@ -57,6 +57,9 @@ pub(crate) struct Binder<'c> {
     /// The views being expanded, outermost first (their keys): one among
     /// them again is a cycle, and at most [`MAX_VIEW_DEPTH`] nest.
     views: Vec<String>,
+    /// CTEs and views being expanded, the stack address where the first
+    /// began, and its name ([`Binder::enter_expansion`]).
+    expansions: (usize, usize, String),
     /// Row count of a table's tree, for the planner's estimates.
     pub stats: Option<&'c dyn Fn(&str) -> u64>,
     /// Result aliases being expanded (lower-cased): an alias met again
@@ -75,10 +78,35 @@ impl<'c> Binder<'c> {
             param_count: 0,
             ctes: Vec::new(),
             views: Vec::new(),
+            expansions: (0, 0, String::new()),
             stats: None,
             expanding_aliases: Vec::new(),
             trigger: crate::sql::exec::trigger::binding(),
         }
+    }
+
+    /// Enters the binding of a CTE's or a view's query where `name` reads
+    /// it. Each nests a subquery, so a chain of them (`c2` reading `c1`
+    /// reading ...) recurses once per link, here and when it runs: past
+    /// the stack bound triggers share (`exec::trigger::stack_exhausted`)
+    /// it fails instead of overflowing the stack. Paired with
+    /// [`Binder::leave_expansion`].
+    fn enter_expansion(&mut self, name: &str) -> crate::Result<()> {
+        if self.expansions.0 == 0 {
+            self.expansions = (0, crate::sql::parser::stack_address(), name.to_string());
+        }
+        if crate::sql::exec::trigger::stack_exhausted(self.expansions.1) {
+            return Err(crate::sql_err!(
+                "{} nests too many CTEs or views inside each other",
+                self.expansions.2
+            ));
+        }
+        self.expansions.0 += 1;
+        Ok(())
+    }
+
+    fn leave_expansion(&mut self) {
+        self.expansions.0 = self.expansions.0.saturating_sub(1);
     }
 
     /// Binds as inside view `name`, which counts toward [`MAX_VIEW_DEPTH`]

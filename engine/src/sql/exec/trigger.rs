@@ -440,6 +440,20 @@ impl Frame {
     }
 }
 
+/// Whether the stack used since `base` (a [`stack_address`] taken by a
+/// caller that nests, such as the binder expanding CTEs) exceeds
+/// [`MAX_FRAME_STACK`]; counted from the first frame when frames are
+/// entered (which began further up the stack), so that work nested inside
+/// triggers shares their bound.
+///
+/// [`stack_address`]: crate::sql::parser::stack_address
+pub(crate) fn stack_exhausted(base: usize) -> bool {
+    let here = crate::sql::parser::stack_address();
+    let (depth, first) = FRAMES.with(Cell::get);
+    let base = if depth > 0 { base.max(first) } else { base };
+    base.saturating_sub(here) > MAX_FRAME_STACK
+}
+
 impl Drop for Frame {
     fn drop(&mut self) {
         FRAMES.with(|f| {

@@ -11,6 +11,12 @@ use crate::sql::lexer::{Keyword, TokenKind};
 
 use super::cursor::Parser;
 
+/// The most SELECT cores a compound may join (SQLite's
+/// SQLITE_MAX_COMPOUND_SELECT): binding and running a compound recurse
+/// once per term, and the parser, which reads them in a loop, is where
+/// the bound is cheap to keep.
+const MAX_COMPOUND_TERMS: usize = 500;
+
 impl<'a> Parser<'a> {
     /// A full query: `[WITH ..] core [op core]* [ORDER BY ..] [LIMIT ..]`.
     pub(super) fn select(&mut self) -> Result<Select> {
@@ -50,6 +56,9 @@ impl<'a> Parser<'a> {
                 }
                 _ => break,
             };
+            if compounds.len() + 1 >= MAX_COMPOUND_TERMS {
+                return Err(self.error_at(self.pos(), "too many terms in compound SELECT"));
+            }
             compounds.push((op, self.select_core()?));
         }
         // In SQLite's grammar ORDER BY and LIMIT belong to a SELECT core, so

@@ -109,8 +109,15 @@ fn long_operator_chains_are_bounded_by_tree_height() {
         let list = vec!["1"; 50_000].join(",");
         assert!(parse(&format!("SELECT 1 IN ({list})")).is_ok());
         assert!(parse(&format!("VALUES ({list})")).is_ok());
-        let compound = vec!["SELECT 1"; 5_000].join(" UNION ALL ");
+        // A compound is a list too, bounded at SQLite's 500 terms.
+        let compound = vec!["SELECT 1"; 500].join(" UNION ALL ");
         assert!(parse(&compound).is_ok());
+        let compound = vec!["SELECT 1"; 5_000].join(" UNION ALL ");
+        let e = parse(&compound).expect_err("501 terms or more fail");
+        assert!(
+            e.to_string().contains("too many terms in compound SELECT"),
+            "{e}"
+        );
     });
 }
 
