@@ -255,14 +255,14 @@ test("the write warm-up after the open leaves the database alone; requests befor
   await new Promise((r) => setTimeout(r, 20));
 });
 
-test("triggers and foreign key actions nest to SQLite's 1000 levels; deeper fails with its error, not a trap", { skip }, async () => {
+test("triggers and foreign key actions nest 400 levels; deeper fails with SQLite's error, not a trap", { skip }, async () => {
   const db = await openMem();
   await db.exec("PRAGMA recursive_triggers = ON; CREATE TABLE t(x)");
   const recurse = (n) => `CREATE TRIGGER up AFTER INSERT ON t WHEN NEW.x < ${n} BEGIN INSERT INTO t VALUES (NEW.x + 1); END`;
-  await db.exec(recurse(1000));
+  await db.exec(recurse(400));
   await db.run("INSERT INTO t VALUES (1)");
-  assert.deepEqual((await db.query("SELECT count(*), max(x) FROM t")).rows, [[1000, 1000]]);
-  await db.exec(`DROP TRIGGER up; DELETE FROM t; ${recurse(1001)}`);
+  assert.deepEqual((await db.query("SELECT count(*), max(x) FROM t")).rows, [[400, 400]]);
+  await db.exec(`DROP TRIGGER up; DELETE FROM t; ${recurse(401)}`);
   const deep = await db.run("INSERT INTO t VALUES (1)").catch((e) => e);
   assert.equal(deep.code, "SQL_ERROR");
   assert.match(deep.message, /too many levels of trigger recursion/);
@@ -275,7 +275,18 @@ test("triggers and foreign key actions nest to SQLite's 1000 levels; deeper fail
   const cascade = await db.run("DELETE FROM n WHERE id = 1").catch((e) => e);
   assert.equal(cascade.code, "SQL_ERROR");
   assert.match(cascade.message, /too many levels of trigger recursion/);
-  assert.deepEqual((await db.run("DELETE FROM n WHERE id = 99001")).changes, 1);
-  assert.deepEqual((await db.query("SELECT count(*), max(id) FROM n")).rows, [[99000, 99000]]);
+  assert.deepEqual((await db.run("DELETE FROM n WHERE id = 99700")).changes, 1);
+  assert.deepEqual((await db.query("SELECT count(*), max(id) FROM n")).rows, [[99699, 99699]]);
+  // A chain of CTEs (c1 reading c0, ...) binds and runs while the stack
+  // bound allows; a longer one fails by name.
+  const chain = (n) => {
+    let sql = "WITH c0 AS (SELECT 0 AS x)";
+    for (let i = 1; i < n; i++) sql += `, c${i} AS (SELECT x + 1 AS x FROM c${i - 1})`;
+    return `${sql} SELECT x FROM c${n - 1}`;
+  };
+  assert.deepEqual((await db.query(chain(50))).rows, [[49]]);
+  const long = await db.query(chain(5000)).catch((e) => e);
+  assert.equal(long.code, "SQL_ERROR");
+  assert.match(long.message, /c4999 nests too many CTEs or views inside each other/);
   await db.close();
 });

@@ -651,7 +651,7 @@ fn compounds_past_500_terms_fail_as_in_sqlite_not_by_overflow() {
 /// Bug: a chain of 5,000 CTEs (`c1` reading `c0`, `c2` reading `c1`, ...)
 /// overflowed the stack and aborted the process: binding and running it
 /// recurse once per link. Now a chain fails by name where the stack bound
-/// that triggers share ends (about 100 links natively, 300 in wasm), and
+/// that triggers share ends (about 100 links natively, 70 in wasm), and
 /// every chain that binds also runs, on a 2 MiB stack (Rust's default for
 /// a thread), up to the longest.
 #[test]

@@ -683,4 +683,67 @@ export const tests = [
       for (const r of results) assert.deepEqual(r, [[1, null]]);
     },
   },
+  {
+    // Nesting in the owner Worker ends in typed errors, never in a stack
+    // overflow of the browser's own stack (which kills the engine): a
+    // recursive trigger 400 levels deep works (the wasm build's bound;
+    // this browser's stack held about 850) and deeper fails with SQLite's
+    // message, so does a CASCADE down 20,000 rows, and one firing a DELETE
+    // trigger per row; chains of CTEs of every length up to 1,000 either
+    // run or fail by name; the database stays usable.
+    name: "deep triggers, cascades and CTE chains fail with typed errors in the owner Worker",
+    async run(env) {
+      const name = freshName("deep");
+      const tab = await env.tab();
+      const r = await must(tab, async (name) => {
+        const db = await tinyjoin.open(name);
+        const out = {};
+        const recurse = (n) => `CREATE TRIGGER up AFTER INSERT ON t WHEN NEW.x < ${n} BEGIN INSERT INTO t VALUES (NEW.x + 1); END`;
+        await db.exec(`PRAGMA recursive_triggers = ON; CREATE TABLE t(x); ${recurse(400)}`);
+        await db.run("INSERT INTO t VALUES (1)");
+        out.levels = (await db.query("SELECT count(*) FROM t")).rows[0][0];
+        await db.exec(`DROP TRIGGER up; DELETE FROM t; ${recurse(401)}`);
+        const deeper = await window.attempt(() => db.run("INSERT INTO t VALUES (1)"));
+        out.deeper = [deeper.code, deeper.message];
+        await db.exec(
+          "CREATE TABLE n(id INTEGER PRIMARY KEY, p INTEGER REFERENCES n(id) ON DELETE CASCADE); CREATE INDEX n_p ON n(p); INSERT INTO n VALUES (1, NULL); " +
+            "WITH RECURSIVE c(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM c WHERE i < 20000) INSERT INTO n SELECT i, i - 1 FROM c",
+        );
+        const cascade = await window.attempt(() => db.run("DELETE FROM n WHERE id = 1"));
+        out.cascade = [cascade.code, cascade.message];
+        await db.exec("CREATE TABLE gone(id); CREATE TRIGGER nd AFTER DELETE ON n BEGIN INSERT INTO gone VALUES (OLD.id); END");
+        const fired = await window.attempt(() => db.run("DELETE FROM n WHERE id = 1"));
+        out.fired = [fired.code, fired.message];
+        const chain = (n) => {
+          let sql = "WITH c0 AS (SELECT 0 AS x)";
+          for (let i = 1; i < n; i++) sql += `, c${i} AS (SELECT x + 1 AS x FROM c${i - 1})`;
+          return `${sql} SELECT x FROM c${n - 1}`;
+        };
+        out.chains = [];
+        for (let n = 25; n <= 1000; n += 25) {
+          const c = await window.attempt(() => db.query(chain(n)));
+          out.chains.push(c.ok ? [n, c.value.rows[0][0]] : [n, c.code, c.message]);
+        }
+        out.after = (await db.query("SELECT count(*) FROM n")).rows[0][0];
+        await db.close();
+        return out;
+      }, name);
+      assert.equal(r.levels, 400);
+      assert.deepEqual(r.deeper, ["SQL_ERROR", "too many levels of trigger recursion"]);
+      assert.deepEqual(r.cascade, ["SQL_ERROR", "too many levels of trigger recursion"]);
+      assert.deepEqual(r.fired, ["SQL_ERROR", "too many levels of trigger recursion"]);
+      let longest = 0;
+      for (const [n, ...rest] of r.chains) {
+        if (rest.length === 1) {
+          assert.equal(rest[0], n - 1);
+          longest = n;
+        } else {
+          assert.deepEqual(rest, ["SQL_ERROR", `c${n - 1} nests too many CTEs or views inside each other`], `a chain of ${n}`);
+        }
+      }
+      assert.ok(longest >= 50, `the longest chain that ran: ${longest}`);
+      console.log(`    (the longest CTE chain that ran: ${longest})`);
+      assert.equal(r.after, 20000);
+    },
+  },
 ];

@@ -23,7 +23,7 @@
 //!   `PRAGMA recursive_triggers` is ON (it is OFF by default, as in
 //!   SQLite); then REPLACE also fires the DELETE triggers of the rows it
 //!   deletes (`dml::resolve_conflicts`). Triggers and foreign key actions
-//!   nest at most 1000 deep, and within a stack bound ([`Frame`]).
+//!   nest at most 1000 deep (400 in wasm), within a stack bound ([`Frame`]).
 //! - An upsert's DO UPDATE fires UPDATE triggers (those naming a column
 //!   it sets); foreign key actions fire the child table's DELETE / UPDATE
 //!   triggers, in SQLite's order of keys (newest table, last key first),
@@ -401,15 +401,35 @@ thread_local! {
     static FRAMES: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
 
-/// The deepest nesting of frames (SQLite's SQLITE_MAX_TRIGGER_DEPTH).
-const MAX_DEPTH: usize = 1000;
+/// The deepest nesting of frames: SQLite's SQLITE_MAX_TRIGGER_DEPTH,
+/// natively; fewer in wasm, whose code runs on the browser's own stack
+/// (below).
+const MAX_DEPTH: usize = if cfg!(target_arch = "wasm32") {
+    400
+} else {
+    1000
+};
 
-/// The most stack, in bytes, nested frames may use below the first: with
-/// the statement that began them and the deepest frame's own work it must
-/// fit the thread's stack. The wasm build's stack is 4 MiB
-/// (`.cargo/config.toml`); a native thread's, Rust's default, 2 MiB.
+/// The most stack, in bytes, nested frames may use below the first (and a
+/// binder's chain of CTEs and views, [`stack_exhausted`]).
+///
+/// Natively the measure is the thread's stack, which must hold this, the
+/// statement that began the frames and the deepest frame's own work:
+/// 1 MiB of Rust's 2 MiB thread default.
+///
+/// In wasm the measure is only the shadow stack in linear memory (locals
+/// whose address is taken, large values); the functions' frames are on
+/// the engine's (V8's) own stack, about 1 MB in a Chromium Worker, which
+/// overflowing kills the instance. Measured there (the Chromium test
+/// "deep triggers, cascades and CTE chains ..."), that stack held about
+/// 850 levels of a recursive trigger, 750 of a CASCADE and 250 links of a
+/// CTE chain, which use 0.7, 0.45 and 4.6 KiB of shadow stack a level:
+/// the engine's stack per level is 0.85 to 3 times the shadow stack's. So
+/// wasm stops at 400 frames (about half the engine's stack for a trigger
+/// or a cascade) and at 320 KiB of shadow stack (about 70 links of a CTE
+/// chain, a quarter of it).
 const MAX_FRAME_STACK: usize = if cfg!(target_arch = "wasm32") {
-    3 << 20
+    320 << 10
 } else {
     1 << 20
 };
@@ -421,8 +441,9 @@ const MAX_FRAME_STACK: usize = if cfg!(target_arch = "wasm32") {
 /// or [`MAX_FRAME_STACK`] bytes of stack since the first, entering fails
 /// with SQLite's "too many levels of trigger recursion" instead of
 /// overflowing the stack: a frame costs kilobytes of stack (a statement's
-/// execution), so the stack bound, not the count, is what stops a deep
-/// cascade in an unoptimised build. Leaving is the guard's drop.
+/// execution), so the stack bound, not the count, may come first (in an
+/// unoptimised build, or for a trigger doing more than one write).
+/// Leaving is the guard's drop.
 pub(crate) struct Frame(());
 
 impl Frame {
