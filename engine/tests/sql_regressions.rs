@@ -606,6 +606,23 @@ fn views_nested_past_the_bound_fail_by_name_not_as_a_cycle() {
     assert_eq!(r.rows.len(), 1);
 }
 
+/// Runs `sql` on a fresh in-memory database on a thread with `stack`
+/// bytes of stack: its rows (debug-printed) or its error's message.
+fn rows_on_stack(stack: usize, sql: String) -> Result<String, String> {
+    std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            let db = Database::open_in_memory().unwrap();
+            let mut conn = db.connect();
+            conn.execute(&sql, &Params::None)
+                .map(|r| format!("{:?}", r.rows))
+                .map_err(|e| e.to_string())
+        })
+        .unwrap()
+        .join()
+        .unwrap_or_else(|_| panic!("no panic or overflow on a {stack}-byte stack"))
+}
+
 /// Bug: a compound of 20,000 `UNION ALL` terms overflowed the stack and
 /// aborted the process (binding and running a compound recurse per term;
 /// 2,000 terms failed on the batch limit). As in SQLite, a compound takes
@@ -620,19 +637,7 @@ fn compounds_past_500_terms_fail_as_in_sqlite_not_by_overflow() {
         )
     };
     for (n, ok) in [(500, true), (501, false), (20_000, false)] {
-        let sql = compound(n);
-        let r = std::thread::Builder::new()
-            .stack_size(1 << 20)
-            .spawn(move || {
-                let db = Database::open_in_memory().unwrap();
-                let mut conn = db.connect();
-                conn.execute(&sql, &Params::None)
-                    .map(|r| format!("{:?}", r.rows))
-                    .map_err(|e| e.to_string())
-            })
-            .unwrap()
-            .join()
-            .expect("no panic or overflow on a 1 MiB stack");
+        let r = rows_on_stack(1 << 20, compound(n));
         match ok {
             true => assert_eq!(r, Ok(format!("[[Integer({n})]]")), "{n} terms"),
             false => assert!(
@@ -662,20 +667,7 @@ fn long_cte_chains_fail_by_name_not_by_overflow() {
             .collect();
         format!("WITH c0 AS (SELECT 0 AS x){links} SELECT x FROM c{}", n - 1)
     };
-    let run = |sql: String| {
-        std::thread::Builder::new()
-            .stack_size(2 << 20)
-            .spawn(move || {
-                let db = Database::open_in_memory().unwrap();
-                let mut conn = db.connect();
-                conn.execute(&sql, &Params::None)
-                    .map(|r| format!("{:?}", r.rows))
-                    .map_err(|e| e.to_string())
-            })
-            .unwrap()
-            .join()
-            .expect("no panic or overflow on a 2 MiB stack")
-    };
+    let run = |sql: String| rows_on_stack(2 << 20, sql);
     let longest = (1..)
         .map(|k| 10 * k)
         .take_while(|&n| match run(chain(n)) {
