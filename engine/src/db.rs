@@ -884,23 +884,9 @@ impl Connection {
     fn pragma(&mut self, p: &ast::Pragma) -> Result<Output> {
         let name = p.name.name.to_ascii_lowercase();
         match (name.as_str(), &p.value) {
-            ("foreign_keys", None) => Ok(Output {
-                columns: Rc::from(["foreign_keys".to_string()]),
-                rows: vec![vec![Value::Integer(i64::from(self.foreign_keys))]],
-                ..Output::default()
-            }),
-            ("foreign_keys", Some(v)) => {
-                self.foreign_keys = pragma_bool(v)?;
-                Ok(Output::default())
-            }
-            ("recursive_triggers", None) => Ok(Output {
-                columns: Rc::from(["recursive_triggers".to_string()]),
-                rows: vec![vec![Value::Integer(i64::from(self.recursive_triggers))]],
-                ..Output::default()
-            }),
-            ("recursive_triggers", Some(v)) => {
-                self.recursive_triggers = pragma_bool(v)?;
-                Ok(Output::default())
+            ("foreign_keys", v) => bool_pragma(&name, &mut self.foreign_keys, v.as_ref()),
+            ("recursive_triggers", v) => {
+                bool_pragma(&name, &mut self.recursive_triggers, v.as_ref())
             }
             ("integrity_check" | "quick_check", None) => {
                 let report = self.db.check()?;
@@ -949,6 +935,22 @@ fn statement_clock() -> Option<i64> {
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?;
     i64::try_from(since.as_millis()).ok()
+}
+
+/// A connection's ON / OFF pragma: reading it gives one row of 0 or 1
+/// under its name, setting it (`value`) gives nothing.
+fn bool_pragma(name: &str, setting: &mut bool, value: Option<&ast::PragmaValue>) -> Result<Output> {
+    match value {
+        None => Ok(Output {
+            columns: Rc::from([name.to_string()]),
+            rows: vec![vec![Value::Integer(i64::from(*setting))]],
+            ..Output::default()
+        }),
+        Some(v) => {
+            *setting = pragma_bool(v)?;
+            Ok(Output::default())
+        }
+    }
 }
 
 fn pragma_bool(v: &ast::PragmaValue) -> Result<bool> {

@@ -52,6 +52,7 @@ pub(crate) mod exec;
 pub(crate) mod functions;
 pub(crate) mod keycode;
 pub(crate) mod lexer;
+pub(crate) mod nesting;
 pub(crate) mod parser;
 pub(crate) mod planner;
 pub(crate) mod record;

@@ -88,14 +88,14 @@ impl<'c> Binder<'c> {
     /// Enters the binding of a CTE's or a view's query where `name` reads
     /// it. Each nests a subquery, so a chain of them (`c2` reading `c1`
     /// reading ...) recurses once per link, here and when it runs: past
-    /// the stack bound triggers share (`exec::trigger::stack_exhausted`)
+    /// the stack bound triggers share (`sql::nesting::stack_exhausted`)
     /// it fails instead of overflowing the stack. Paired with
     /// [`Binder::leave_expansion`].
     fn enter_expansion(&mut self, name: &str) -> crate::Result<()> {
         if self.expansions.0 == 0 {
             self.expansions = (0, crate::sql::parser::stack_address(), name.to_string());
         }
-        if crate::sql::exec::trigger::stack_exhausted(self.expansions.1) {
+        if crate::sql::nesting::stack_exhausted(self.expansions.1) {
             return Err(crate::sql_err!(
                 "{} nests too many CTEs or views inside each other",
                 self.expansions.2

@@ -843,8 +843,13 @@ fn resolve_conflicts(
 ) -> Result<Resolved> {
     let mut deleted = Vec::new();
     // With recursive_triggers ON, the table's DELETE triggers fire for
-    // the rows REPLACE deletes, their statements under OR REPLACE.
-    let mut triggers = None;
+    // the rows REPLACE deletes.
+    let triggers = || {
+        opts.recursive_triggers
+            .then(|| w.replace_triggers(cat))
+            .flatten()
+    };
+    let mut fired = false;
     for c in conflict_order(w, conflicts, or, upserts) {
         if deleted.contains(&c.rowid) {
             continue;
@@ -854,12 +859,9 @@ fn resolve_conflicts(
         }
         match w.resolution(c.index, or) {
             ast::ConflictResolution::Replace => {
-                if opts.recursive_triggers && triggers.is_none() {
-                    let replace = Some(ast::ConflictResolution::Replace);
-                    triggers = Some(Triggers::of(cat, &w.table, Event::Delete, &[], replace));
-                }
-                match triggers.as_ref().and_then(Option::as_ref) {
+                match triggers() {
                     Some(t) => {
+                        fired = true;
                         if let Some(row) = w.read(&*kv, c.rowid)? {
                             delete_firing(kv, cat, w, t, &row, params, opts)?;
                         }
@@ -875,10 +877,11 @@ fn resolve_conflicts(
             }
         }
     }
-    match triggers {
-        Some(Some(_)) => Ok(Resolved::Recheck),
-        _ => Ok(Resolved::Write),
-    }
+    Ok(if fired {
+        Resolved::Recheck
+    } else {
+        Resolved::Write
+    })
 }
 
 /// After triggers a REPLACE fired: the row's uniqueness checked again,

@@ -16,12 +16,13 @@ use std::rc::Rc;
 use super::dml::{delete_by_rowid, delete_firing, DmlOptions};
 use super::kv::Kv;
 use super::scan::{index_key_rowid, index_prefix_range, key_columns, Row};
-use super::trigger::{Event, Frame, Triggers};
+use super::trigger::{Event, Triggers};
 use super::write::TableWriter;
 use super::ExecCtx;
 use crate::sql::ast::{ForeignKeyAction, TriggerTiming};
 use crate::sql::catalog::{Catalog, ForeignKey, Table};
 use crate::sql::keycode;
+use crate::sql::nesting::Frame;
 use crate::sql::value::{apply_affinity, compare, Affinity, Collation, Value};
 use crate::{sql_err, ConstraintKind, Error, Result};
 

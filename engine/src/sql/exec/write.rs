@@ -188,6 +188,10 @@ pub(crate) struct TableWriter {
     /// Nothing between the two can catch the error (an error that OR
     /// IGNORE swallows never sets it), so it is never stale.
     halt: Cell<Option<Halt>>,
+    /// The table's DELETE triggers as REPLACE fires them (recursive_triggers
+    /// ON; their statements under OR REPLACE), found and planned once per
+    /// writer, when a REPLACE first deletes a row ([`Self::replace_triggers`]).
+    replace_triggers: std::cell::OnceCell<Option<super::trigger::Triggers>>,
 }
 
 /// How a failing row ends its statement (SQLite's conflict algorithms):
@@ -329,6 +333,7 @@ impl TableWriter {
             generated,
             replaces,
             halt: Cell::new(None),
+            replace_triggers: std::cell::OnceCell::new(),
         })
     }
 
@@ -360,6 +365,18 @@ impl TableWriter {
 
     /// Notes that a constraint failure under algorithm `alg` is about to
     /// be returned (see [`Self::halt`]).
+    /// The DELETE triggers a REPLACE fires for the rows it deletes
+    /// (`None` when the table has none).
+    pub(crate) fn replace_triggers(&self, cat: &Catalog) -> Option<&super::trigger::Triggers> {
+        self.replace_triggers
+            .get_or_init(|| {
+                let replace = Some(ConflictResolution::Replace);
+                let event = super::trigger::Event::Delete;
+                super::trigger::Triggers::of(cat, &self.table, event, &[], replace)
+            })
+            .as_ref()
+    }
+
     pub(crate) fn halt_on(&self, alg: Option<ConflictResolution>) {
         self.halt.set(Halt::of(alg));
     }
