@@ -45,10 +45,13 @@ mod kv;
 mod measured;
 #[path = "common/mixed_ops.rs"]
 mod mixed_ops;
+#[path = "common/recording.rs"]
+mod recording;
 
 use kv::{kv_rows_and_ids, prng, KV_INSERT, KV_LOOKUP, KV_TABLE};
 use measured::measured;
 use mixed_ops::mixed_ops;
+use recording::{logged, totals_since, Recording};
 use tinyjoin_engine::storage::MemoryDevice;
 use tinyjoin_engine::{Connection, Database, DbOptions, Params, Statement, Value};
 
@@ -129,8 +132,14 @@ fn i8(c: &mut Connection) {
     let lo = 50_000i64;
     let mut upd = c.prepare(I8_UPDATE).unwrap();
     let p = Params::Positional(vec![Value::Integer(lo + 1), Value::Integer(lo + 10_000)]);
+    let mark = logged();
     let n = measured("I8", || upd.execute(c, &p).unwrap().changes);
     assert_eq!(n, 10_000);
+    let t = totals_since(mark);
+    eprintln!(
+        "I8 wrote {} bytes in {} writes and {} flushes, the furthest to byte {}",
+        t.bytes, t.writes, t.flushes, t.end
+    );
     // I8_REPEAT=N: N more runs of the same UPDATE, for a sampling profiler
     // (`perf record`) to see mostly I8.
     let more: usize = std::env::var("I8_REPEAT").map_or(0, |v| v.parse().unwrap());
@@ -571,7 +580,7 @@ fn durable_sqlite() {
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
     let db = Database::open_with_temp(
-        Box::new(MemoryDevice::new()),
+        Box::new(Recording(MemoryDevice::new())),
         Box::new(MemoryDevice::new()),
         DbOptions::default(),
     )

@@ -12,7 +12,7 @@ pub const PAGE_SIZE: usize = 4096;
 /// `PAGE_SIZE` as a device offset multiplier.
 pub const PAGE_SIZE_U64: u64 = PAGE_SIZE as u64;
 /// Format version written by this code.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// Magic bytes at `SUPERBLOCK_MAGIC_OFFSET`.
 pub const MAGIC: [u8; 8] = *b"TinyJoin";
 
@@ -402,12 +402,14 @@ mod tests {
         assert!(e.contains("format version 1"), "{e}");
     }
 
-    /// A format 2 superblock (same checksums, older SQL keys) is refused
-    /// by name too.
+    /// Format 2 and 3 superblocks (same checksums; older SQL keys, older
+    /// leaf entry heads) are refused by name too.
     #[test]
-    fn a_format_2_file_is_refused_with_its_version() {
-        let e = older_format_error(2, |copy| superblock_copy_checksum(copy, PageId(0)));
-        assert!(e.contains("format version 2"), "{e}");
-        assert!(e.contains("older TinyJoin"), "{e}");
+    fn format_2_and_3_files_are_refused_with_their_version() {
+        for version in [2, 3] {
+            let e = older_format_error(version, |copy| superblock_copy_checksum(copy, PageId(0)));
+            assert!(e.contains(&format!("format version {version}")), "{e}");
+            assert!(e.contains("older TinyJoin"), "{e}");
+        }
     }
 }

@@ -4,8 +4,12 @@
 //! encodes it again when it commits or spills.
 //!
 //! Page layouts (byte diagrams in FORMAT.md):
-//! - leaf: header, `count` u16 slot offsets, then entries
-//!   `[klen u16][vkind u8][inline: vlen u16 | overflow: len u64, first u64][key][value]`.
+//! - leaf: header, `count` u16 slot offsets, then entries `[head][key][value]`,
+//!   the head one of (by its first byte, the tag): `0 | klen u16 | vlen u16`,
+//!   `1 | klen u16 | len u64 | first u64` (overflow value), `2 | klen u8 |
+//!   vlen u8`, `3 | klen u8 | vlen u16`, or a tag of 4 to 255 alone: a key of
+//!   `tag - 4` bytes and an empty value (an index entry). The writer takes
+//!   the shortest head that fits ([`inline_head`]).
 //! - branch: header, `child0` u64, `count` u16 slot offsets, then entries
 //!   `[klen u16][child u64][key]`; keys in child `i + 1` are >= key `i`, keys in
 //!   child `i` are < key `i`.
@@ -160,8 +164,6 @@ pub fn page_vec(page: &[u8]) -> Vec<u8> {
     v
 }
 
-/// Fixed part of a leaf entry: klen + vkind.
-const LEAF_ENTRY_FIXED: usize = 3;
 /// Fixed part of a branch entry: klen + child.
 const BRANCH_ENTRY_FIXED: usize = 10;
 const SLOT_LEN: usize = 2;
@@ -173,10 +175,34 @@ pub(crate) const LEAF_SLOTS_OFFSET: usize = PAGE_HEADER_LEN;
 /// Two such entries always fit one leaf, so a split always succeeds.
 pub const MAX_INLINE_ENTRY: usize = (PAGE_SIZE - PAGE_HEADER_LEN) / 2;
 
+/// Leaf entry tags (an entry's first byte): a value inline with u16
+/// lengths, an overflow reference, a value inline with a u8 key length and
+/// a u8 or u16 value length; every tag from [`TAG_KEY_ONLY`] up is a key of
+/// `tag - TAG_KEY_ONLY` bytes with an empty value.
+const TAG_INLINE: u8 = 0;
+const TAG_OVERFLOW: u8 = 1;
+const TAG_SHORT: u8 = 2;
+const TAG_SHORT_WIDE: u8 = 3;
+const TAG_KEY_ONLY: u8 = 4;
+/// Longest key a one-byte head holds.
+const KEY_ONLY_MAX: usize = (u8::MAX - TAG_KEY_ONLY) as usize;
+
+/// Bytes of the head the writer gives an inline entry: the shortest form
+/// its key and value lengths fit.
+#[inline]
+pub(crate) fn inline_head(klen: usize, vlen: usize) -> usize {
+    match (klen, vlen) {
+        (0..=KEY_ONLY_MAX, 0) => 1,
+        (0..=255, 0..=255) => 3,
+        (0..=255, _) => 4,
+        _ => 5,
+    }
+}
+
 /// Whether a value of `vlen` bytes under a key of `klen` bytes stays inline.
 /// The single decision point: insert and the checker must agree on it.
 pub fn value_is_inline(klen: usize, vlen: usize) -> bool {
-    SLOT_LEN + LEAF_ENTRY_FIXED + klen + 2 + vlen <= MAX_INLINE_ENTRY
+    SLOT_LEN + inline_head(klen, vlen) + klen + vlen <= MAX_INLINE_ENTRY
 }
 
 /// Number of overflow pages that hold `len` bytes.
@@ -222,6 +248,9 @@ struct Slot {
     /// At most `MAX_KEY_LEN`.
     key_len: u16,
     overflow: bool,
+    /// Bytes of the record's head, before the key (the overflow reference
+    /// included).
+    head: u8,
     value_at: u32,
     /// The value's bytes in the arena: an inline value's length, or
     /// [`OVERFLOW_REF_LEN`].
@@ -230,9 +259,7 @@ struct Slot {
 
 /// The bytes of an overflow reference: length and first page, u64 each.
 const OVERFLOW_REF_LEN: u32 = 16;
-/// Bytes of an entry's record before its key: klen, vkind and an inline
-/// value's length, or klen, vkind and the overflow reference.
-const INLINE_HEAD: u32 = 5;
+/// Bytes of an overflow entry's head: tag, klen u16 and the reference.
 const OVERFLOW_HEAD: u32 = 3 + OVERFLOW_REF_LEN;
 
 const _: () = assert!(std::mem::size_of::<Slot>() == 16);
@@ -249,11 +276,11 @@ pub struct Branch {
 
 /// Encoded size of a leaf entry, slot included.
 pub fn leaf_entry_size(key: &[u8], value: &LeafValue) -> usize {
-    let v = match value {
-        LeafValue::Inline(v) => 2 + v.len(),
-        LeafValue::Overflow { .. } => 16,
-    };
-    SLOT_LEN + LEAF_ENTRY_FIXED + key.len() + v
+    SLOT_LEN
+        + match value {
+            LeafValue::Inline(v) => inline_head(key.len(), v.len()) + key.len() + v.len(),
+            LeafValue::Overflow { .. } => OVERFLOW_HEAD as usize + key.len(),
+        }
 }
 
 pub fn branch_entry_size(key: &[u8]) -> usize {
@@ -458,7 +485,7 @@ impl Leaf {
         let slot = write_record(&mut self.data, key.len(), value.as_raw(), |d| {
             d.extend_from_within(key)
         });
-        self.size = self.size + slot.value_encoded_len() - was.value_encoded_len();
+        self.size = self.size + slot.entry_size() - was.entry_size();
         self.slots[i] = slot;
         self.maybe_compact();
         old
@@ -549,17 +576,29 @@ fn write_record(
 ) -> Slot {
     let at = data.len() as u32;
     let key_len = klen as u16;
-    data.extend_from_slice(&key_len.to_le_bytes());
     match value {
         RawValue::Inline(v) => {
-            data.push(0);
-            data.extend_from_slice(&(v.len() as u16).to_le_bytes());
+            let head = inline_head(klen, v.len());
+            match head {
+                1 => data.push(TAG_KEY_ONLY + klen as u8),
+                3 => data.extend_from_slice(&[TAG_SHORT, klen as u8, v.len() as u8]),
+                4 => {
+                    data.extend_from_slice(&[TAG_SHORT_WIDE, klen as u8]);
+                    data.extend_from_slice(&(v.len() as u16).to_le_bytes());
+                }
+                _ => {
+                    data.push(TAG_INLINE);
+                    data.extend_from_slice(&key_len.to_le_bytes());
+                    data.extend_from_slice(&(v.len() as u16).to_le_bytes());
+                }
+            }
             key(data);
             data.extend_from_slice(v);
-            Slot::inline(at, key_len, v.len() as u32)
+            Slot::inline(at, head as u8, key_len, v.len() as u32)
         }
         RawValue::Overflow { len, first } => {
-            data.push(1);
+            data.push(TAG_OVERFLOW);
+            data.extend_from_slice(&key_len.to_le_bytes());
             data.extend_from_slice(&len.to_le_bytes());
             data.extend_from_slice(&first.0.to_le_bytes());
             key(data);
@@ -850,44 +889,49 @@ fn parse_leaf<'p>(page: &'p [u8], id: PageId, mut f: impl FnMut(Slot, &'p [u8]))
 }
 
 /// The slot of the leaf entry at offset `at` (< 2^16) of `page` (one
-/// page long), every offset and length checked against the page first.
+/// page long), every offset and length checked against the page first:
+/// [`page_head`]'s checks, with the error saying which failed.
 #[inline(always)]
 fn slot_at(page: &[u8], at: usize, id: PageId) -> Result<Slot> {
-    if at + LEAF_ENTRY_FIXED > PAGE_SIZE {
-        return Err(past_the_page(id, at, LEAF_ENTRY_FIXED));
-    }
-    let klen = read_u16(page, at);
-    let slot = match page[at + 2] {
-        0 => {
-            if at + 5 > PAGE_SIZE {
-                return Err(past_the_page(id, at + 3, 2));
-            }
-            let vlen = read_u16(page, at + 3);
-            let key_at = at + 5;
-            if key_at + klen as usize + vlen as usize > PAGE_SIZE {
-                return Err(past_the_page(id, key_at, klen as usize + vlen as usize));
-            }
-            Slot::inline(at as u32, klen, u32::from(vlen))
-        }
-        1 => {
-            if at + 19 > PAGE_SIZE {
-                return Err(past_the_page(id, at + 3, 16));
-            }
-            if at + 19 + klen as usize > PAGE_SIZE {
-                return Err(past_the_page(id, at + 19, klen as usize));
-            }
-            let (len, first) = (read_u64(page, at + 3), read_u64(page, at + 11));
-            if len == 0 || len > MAX_VALUE_LEN || first < FIRST_DATA_PAGE {
-                return Err(corrupt!(id.0, "bad overflow reference"));
-            }
-            Slot::overflow(at as u32, klen)
-        }
-        k => return Err(corrupt!(id.0, "bad value kind {k}")),
+    let Ok(page) = <&[u8; PAGE_SIZE]>::try_from(page) else {
+        return Err(corrupt!(id.0, "short page of {} bytes", page.len()));
     };
-    if klen as usize > MAX_KEY_LEN {
-        return Err(corrupt!(id.0, "key of {klen} bytes"));
+    match page_head(page, at) {
+        Some(head) => Ok(head.slot(at)),
+        None => Err(bad_head(page, at, id)),
     }
-    Ok(slot)
+}
+
+/// Why [`page_head`] refused the entry head at `at`.
+#[cold]
+#[inline(never)]
+fn bad_head(page: &[u8; PAGE_SIZE], at: usize, id: PageId) -> Error {
+    let u16_at = |i: usize| {
+        page.get(i..i + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
+    };
+    let byte_at = |i: usize| page.get(i).map(|b| *b as usize);
+    let (head, key_len, value_len) = match page.get(at) {
+        None => return past_the_page(id, at, 1),
+        Some(&TAG_INLINE) => (5, u16_at(at + 1), u16_at(at + 3)),
+        Some(&TAG_OVERFLOW) => (OVERFLOW_HEAD as usize, u16_at(at + 1), Some(0)),
+        Some(&TAG_SHORT) => (3, byte_at(at + 1), byte_at(at + 2)),
+        Some(&TAG_SHORT_WIDE) => (4, byte_at(at + 1), u16_at(at + 2)),
+        Some(&tag) => (1, Some((tag - TAG_KEY_ONLY) as usize), Some(0)),
+    };
+    if at + head > PAGE_SIZE {
+        return past_the_page(id, at, head);
+    }
+    let (Some(key_len), Some(value_len)) = (key_len, value_len) else {
+        return past_the_page(id, at, head);
+    };
+    if key_len > MAX_KEY_LEN {
+        return corrupt!(id.0, "key of {key_len} bytes");
+    }
+    if at + head + key_len + value_len > PAGE_SIZE {
+        return past_the_page(id, at + head, key_len + value_len);
+    }
+    corrupt!(id.0, "bad overflow reference")
 }
 
 /// [`slice`]'s error: `len` bytes at `at` do not fit the page.
@@ -898,14 +942,16 @@ fn past_the_page(id: PageId, at: usize, len: usize) -> Error {
 }
 
 impl Slot {
-    /// The slot of an inline-value record starting at `at`.
+    /// The slot of an inline-value record starting at `at` with a head of
+    /// `head` bytes.
     #[inline(always)]
-    fn inline(at: u32, key_len: u16, value_len: u32) -> Slot {
-        let key_at = at + INLINE_HEAD;
+    fn inline(at: u32, head: u8, key_len: u16, value_len: u32) -> Slot {
+        let key_at = at + u32::from(head);
         Slot {
             key_at,
             key_len,
             overflow: false,
+            head,
             value_at: key_at + u32::from(key_len),
             value_len,
         }
@@ -918,6 +964,7 @@ impl Slot {
             key_at: at + OVERFLOW_HEAD,
             key_len,
             overflow: true,
+            head: OVERFLOW_HEAD as u8,
             value_at: at + 3,
             value_len: OVERFLOW_REF_LEN,
         }
@@ -937,20 +984,22 @@ impl Slot {
         self.record().len()
     }
 
-    /// Where the entry's record (`[klen][vkind][vlen | len, first][key][value]`,
-    /// the page's entry layout) lies in the arena. Records are always
+    /// Where the entry's record (`[head][key][value]`, the page's entry
+    /// layout, an overflow reference inside the head) lies in the arena.
+    /// Records are always
     /// whole: a page's entries are, and a leaf writes every entry as one
     /// ([`write_record`]) and moves records whole ([`rebase`]), so encoding
     /// a leaf copies runs of adjacent records at once.
     #[inline]
     fn record(self) -> std::ops::Range<usize> {
+        let start = self.key_at as usize - self.head as usize;
         let key_end = self.key_at as usize + self.key_len as usize;
         if self.overflow {
             debug_assert_eq!(self.value_at + OVERFLOW_REF_LEN, self.key_at);
-            self.key_at as usize - OVERFLOW_HEAD as usize..key_end
+            start..key_end
         } else {
             debug_assert_eq!(self.value_at as usize, key_end);
-            self.key_at as usize - INLINE_HEAD as usize..key_end + self.value_len as usize
+            start..key_end + self.value_len as usize
         }
     }
 
@@ -978,17 +1027,7 @@ impl Slot {
     /// page's slot array included.
     #[inline]
     fn entry_size(self) -> usize {
-        SLOT_LEN + LEAF_ENTRY_FIXED + self.key_len as usize + self.value_encoded_len()
-    }
-
-    /// The value's encoded size in an entry: an inline value's length
-    /// field and bytes, or an overflow reference.
-    #[inline]
-    fn value_encoded_len(self) -> usize {
-        match self.overflow {
-            false => 2 + self.value_len as usize,
-            true => OVERFLOW_REF_LEN as usize,
-        }
+        SLOT_LEN + self.record().len()
     }
 }
 
@@ -1002,69 +1041,90 @@ impl Slot {
 #[inline(always)]
 fn page_slot(page: &[u8; PAGE_SIZE], at: usize) -> Slot {
     match page_head(page, at) {
-        Some(Head::Inline {
-            key_len, value_len, ..
-        }) => Slot::inline(at as u32, key_len as u16, value_len as u32),
-        Some(Head::Overflow { key_len, .. }) => Slot::overflow(at as u32, key_len as u16),
-        None => Slot::inline(0, 0, 0),
+        Some(head) => head.slot(at),
+        None => Slot::inline(0, 0, 0, 0),
     }
 }
 
-/// An entry's head on a trusted leaf page, checked ([`page_head`]).
+/// An entry's head on a leaf page, checked ([`page_head`]).
 enum Head {
     Inline {
-        key_at: usize,
+        head: usize,
         key_len: usize,
         value_len: usize,
     },
     Overflow {
-        key_at: usize,
         key_len: usize,
         len: u64,
         first: u64,
     },
 }
 
-/// The head of the entry at `at` of a trusted leaf page: [`slot_at`]'s
-/// checks, without an error (`None` when one fails). The layout: key
-/// length (u16), value kind (u8), then an inline value's length (u16) or
-/// an overflow value's length and first page (u64 each), the key, an
+impl Head {
+    /// The slot of the entry at `at` this head starts.
+    #[inline(always)]
+    fn slot(self, at: usize) -> Slot {
+        match self {
+            Head::Inline {
+                head,
+                key_len,
+                value_len,
+            } => Slot::inline(at as u32, head as u8, key_len as u16, value_len as u32),
+            Head::Overflow { key_len, .. } => Slot::overflow(at as u32, key_len as u16),
+        }
+    }
+}
+
+/// The head of the entry at `at` of a leaf page, `None` unless its key
+/// length is at most `MAX_KEY_LEN`, the whole entry lies in the page and
+/// an overflow reference is sound. The layout (module docs): a tag, then
+/// the lengths its form has, or for an overflow value the key length and
+/// the value's length and first page (u64 each); then the key and an
 /// inline value's bytes.
 #[inline(always)]
 fn page_head(page: &[u8; PAGE_SIZE], at: usize) -> Option<Head> {
-    let head = page.get(at..at + INLINE_HEAD as usize)?;
-    let key_len = u16::from_le_bytes([head[0], head[1]]) as usize;
-    if key_len > MAX_KEY_LEN {
-        return None;
-    }
-    match head[2] {
-        0 => {
-            let key_at = at + INLINE_HEAD as usize;
-            let value_len = u16::from_le_bytes([head[3], head[4]]) as usize;
-            (key_at + key_len + value_len <= PAGE_SIZE).then_some(Head::Inline {
-                key_at,
-                key_len,
-                value_len,
-            })
+    let (head, key_len, value_len) = match *page.get(at)? {
+        TAG_INLINE => {
+            let h = page.get(at + 1..at + 5)?;
+            (
+                5,
+                u16::from_le_bytes([h[0], h[1]]) as usize,
+                u16::from_le_bytes([h[2], h[3]]) as usize,
+            )
         }
-        1 => {
+        TAG_OVERFLOW => {
             let key_at = at + OVERFLOW_HEAD as usize;
-            let r = page.get(at + 3..key_at)?;
-            let len = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
-            let first = u64::from_le_bytes(r[8..16].try_into().expect("8 bytes"));
-            let ok = key_at + key_len <= PAGE_SIZE
+            let r = page.get(at + 1..key_at)?;
+            let key_len = u16::from_le_bytes([r[0], r[1]]) as usize;
+            let len = u64::from_le_bytes(r[2..10].try_into().expect("8 bytes"));
+            let first = u64::from_le_bytes(r[10..18].try_into().expect("8 bytes"));
+            let ok = key_len <= MAX_KEY_LEN
+                && key_at + key_len <= PAGE_SIZE
                 && len != 0
                 && len <= MAX_VALUE_LEN
                 && first >= FIRST_DATA_PAGE;
-            ok.then_some(Head::Overflow {
-                key_at,
+            return ok.then_some(Head::Overflow {
                 key_len,
                 len,
                 first,
-            })
+            });
         }
-        _ => None,
-    }
+        TAG_SHORT => {
+            let h = page.get(at + 1..at + 3)?;
+            (3, h[0] as usize, h[1] as usize)
+        }
+        TAG_SHORT_WIDE => {
+            let h = page.get(at + 1..at + 4)?;
+            (4, h[0] as usize, u16::from_le_bytes([h[1], h[2]]) as usize)
+        }
+        tag => (1, (tag - TAG_KEY_ONLY) as usize, 0),
+    };
+    let ok = key_len <= MAX_KEY_LEN && at + head + key_len + value_len <= PAGE_SIZE;
+    ok.then_some(Head::Inline {
+        head,
+        key_len,
+        value_len,
+    })
 }
 
 /// The key and value [`page_slot`] addresses, sliced straight from the
@@ -1074,25 +1134,28 @@ fn page_head(page: &[u8; PAGE_SIZE], at: usize) -> Option<Head> {
 fn page_entry(page: &[u8; PAGE_SIZE], at: usize) -> (&[u8], RawValue<'_>) {
     match page_head(page, at) {
         Some(Head::Inline {
-            key_at,
+            head,
             key_len,
             value_len,
         }) => {
+            let key_at = at + head;
             let (key, value) = page[key_at..key_at + key_len + value_len].split_at(key_len);
             (key, RawValue::Inline(value))
         }
         Some(Head::Overflow {
-            key_at,
             key_len,
             len,
             first,
-        }) => (
-            &page[key_at..key_at + key_len],
-            RawValue::Overflow {
-                len,
-                first: PageId(first),
-            },
-        ),
+        }) => {
+            let key_at = at + OVERFLOW_HEAD as usize;
+            (
+                &page[key_at..key_at + key_len],
+                RawValue::Overflow {
+                    len,
+                    first: PageId(first),
+                },
+            )
+        }
         None => (&[], RawValue::Inline(&[])),
     }
 }
@@ -1393,50 +1456,113 @@ mod tests {
         }
     }
 
-    /// A trusted page's entry head (`page_head`, no error) passes exactly
-    /// the checks of a validated one (`slot_at`), and both address its
-    /// key and value alike: heads built to sit near each check's edge (key
-    /// lengths around the limit, values running to or past the page's end,
-    /// overflow references with a zero, huge or too-low page), at offsets
-    /// near the page's end too.
+    /// Entry heads of every form, built by the layout FORMAT.md gives and
+    /// set near each check's edge (key lengths around the limit, values
+    /// running to or past the page's end, overflow references with a zero,
+    /// huge or too-low page), at offsets near the page's end too, decode
+    /// to exactly the entry written when it is sound and to an error
+    /// otherwise, never a panic; a trusted page's entry (`page_entry`)
+    /// reads the same key and value.
     #[test]
-    fn page_heads_check_what_slot_at_checks() {
+    fn entry_heads_of_every_form_decode_as_written_or_fail() {
         let mut next = lcg(5u64);
-        let fields = |s: Slot| (s.key_at, s.key_len, s.overflow, s.value_at, s.value_len);
-        for _ in 0..50_000 {
+        for _ in 0..100_000 {
             let mut page = [0u8; PAGE_SIZE];
             let at = match next() % 3 {
                 0 => PAGE_SIZE - (next() as usize) % 1200,
                 _ => LEAF_SLOTS_OFFSET + (next() as usize) % 3000,
             };
-            let key_len = match next() % 4 {
-                0 => MAX_KEY_LEN - 2 + (next() as usize) % 5,
+            let tag = [0u8, 1, 2, 3, 4, 4 + (next() % 252) as u8, 255][(next() % 7) as usize];
+            let key_len = match (tag, next() % 4) {
+                (4.., _) => (tag - 4) as usize,
+                (2 | 3, _) => (next() % 256) as usize,
+                (_, 0) => MAX_KEY_LEN - 2 + (next() as usize) % 5,
                 _ => (next() as usize) % 700,
-            } as u16;
-            let kind = [0u8, 0, 1, 1, 2][(next() % 5) as usize];
-            let mut head = Vec::new();
-            head.extend_from_slice(&key_len.to_le_bytes());
-            head.push(kind);
-            if kind == 1 {
-                let len = [0, 1, MAX_VALUE_LEN, MAX_VALUE_LEN + 1, next()][(next() % 5) as usize];
-                let first = [0, 1, FIRST_DATA_PAGE, 3, next()][(next() % 5) as usize];
-                head.extend_from_slice(&len.to_le_bytes());
-                head.extend_from_slice(&first.to_le_bytes());
-            } else {
-                head.extend_from_slice(&((next() % 3000) as u16).to_le_bytes());
+            };
+            let value_len = match tag {
+                0 | 3 => (next() % 3000) as usize,
+                2 => (next() % 256) as usize,
+                _ => 0,
+            };
+            let (len, first) = (
+                [0, 1, MAX_VALUE_LEN, MAX_VALUE_LEN + 1, next()][(next() % 5) as usize],
+                [0, 1, FIRST_DATA_PAGE, 3, next()][(next() % 5) as usize],
+            );
+            let mut head = vec![tag];
+            match tag {
+                0 => {
+                    head.extend_from_slice(&(key_len as u16).to_le_bytes());
+                    head.extend_from_slice(&(value_len as u16).to_le_bytes());
+                }
+                1 => {
+                    head.extend_from_slice(&(key_len as u16).to_le_bytes());
+                    head.extend_from_slice(&len.to_le_bytes());
+                    head.extend_from_slice(&first.to_le_bytes());
+                }
+                2 => head.extend_from_slice(&[key_len as u8, value_len as u8]),
+                3 => {
+                    head.push(key_len as u8);
+                    head.extend_from_slice(&(value_len as u16).to_le_bytes());
+                }
+                _ => {}
             }
-            for (i, b) in head.into_iter().enumerate() {
+            for (i, b) in head.iter().enumerate() {
                 if let Some(x) = page.get_mut(at + i) {
-                    *x = b;
+                    *x = *b;
                 }
             }
-            let strict = slot_at(&page, at, PageId(4)).ok().map(fields);
-            let trusted = page_head(&page, at).map(|_| fields(page_slot(&page, at)));
-            let bytes = &page[at.min(PAGE_SIZE)..(at + OVERFLOW_HEAD as usize).min(PAGE_SIZE)];
-            assert_eq!(strict, trusted, "head at {at}: {bytes:?}");
-            if let Ok(slot) = slot_at(&page, at, PageId(4)) {
-                assert_eq!(page_entry(&page, at), (slot.key(&page), slot.value(&page)));
+            let sound = at + head.len() + key_len + value_len <= PAGE_SIZE
+                && key_len <= MAX_KEY_LEN
+                && (tag != 1 || (len != 0 && len <= MAX_VALUE_LEN && first >= FIRST_DATA_PAGE));
+            let decoded = slot_at(&page, at, PageId(4));
+            assert_eq!(decoded.is_ok(), sound, "tag {tag} at {at}: {head:?}");
+            let Ok(slot) = decoded else { continue };
+            assert_eq!(
+                (slot.key_at as usize, slot.key_len as usize, slot.overflow),
+                (at + head.len(), key_len, tag == 1)
+            );
+            match slot.value(&page) {
+                RawValue::Inline(v) => assert_eq!(v.len(), value_len),
+                RawValue::Overflow { len: l, first: f } => assert_eq!((l, f.0), (len, first)),
             }
+            assert_eq!(
+                slot.entry_size(),
+                SLOT_LEN + head.len() + key_len + value_len
+            );
+            assert_eq!(page_entry(&page, at), (slot.key(&page), slot.value(&page)));
+        }
+    }
+
+    /// The writer takes the shortest head each entry fits, and what it
+    /// writes reads back.
+    #[test]
+    fn the_writer_takes_the_shortest_head() {
+        for (klen, vlen, head) in [
+            (0, 0, 1),
+            (9, 0, 1),
+            (251, 0, 1),
+            (252, 0, 3),
+            (255, 0, 3),
+            (256, 0, 5),
+            (3, 1, 3),
+            (3, 255, 3),
+            (3, 256, 4),
+            (255, 1700, 4),
+            (300, 1, 5),
+        ] {
+            assert_eq!(inline_head(klen, vlen), head, "{klen} {vlen}");
+            let (key, value) = (vec![7u8; klen], vec![9u8; vlen]);
+            let mut data = vec![0u8; 8];
+            let slot = write_record(&mut data, klen, RawValue::Inline(&value), |d| {
+                d.extend_from_slice(&key)
+            });
+            assert_eq!(slot.record(), 8..data.len());
+            assert_eq!(slot.entry_size(), SLOT_LEN + head + klen + vlen);
+            data.resize(PAGE_SIZE, 0);
+            let page: &[u8; PAGE_SIZE] = data.as_slice().try_into().unwrap();
+            let again = slot_at(page, 8, PageId(4)).unwrap();
+            assert_eq!(again.key(page), &key[..]);
+            assert_eq!(again.value(page), RawValue::Inline(&value));
         }
     }
 
