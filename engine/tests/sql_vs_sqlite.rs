@@ -3220,6 +3220,34 @@ fn deep_cascades_and_recursion_fail_with_sqlites_error() {
 
 /// Runs each statement on both engines: the outcomes must match, and an
 /// error must say what SQLite's says.
+/// A string or blob longer than SQLite's SQLITE_MAX_LENGTH (10^9 bytes)
+/// fails as in SQLite, "string or blob too big", whichever expression
+/// makes it: `||` (TinyJoin built the whole result before), hex, quote,
+/// concat, concat_ws, group_concat, zeroblob and randomblob; shorter
+/// results of the same expressions are unchanged. (The operands here are
+/// zeroblobs, which cost no memory until they are read.)
+#[test]
+fn results_past_sqlites_length_limit_fail_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    run_with_sqlite_errors(
+        &mut tj,
+        &lite,
+        &[
+            "SELECT length(zeroblob(600000000) || zeroblob(600000000))",
+            "SELECT length(hex(zeroblob(500000001)))",
+            "SELECT length(quote(zeroblob(500000000)))",
+            "SELECT length(concat(zeroblob(600000000), 'x', zeroblob(500000000)))",
+            "SELECT length(concat_ws('-', zeroblob(600000000), zeroblob(500000000)))",
+            "SELECT length(group_concat(zeroblob(600000000), 'x')) FROM (VALUES (1), (2))",
+            "SELECT length(zeroblob(1000000001))",
+            "SELECT length(randomblob(1000000001))",
+            "SELECT length(zeroblob(6) || 'abc'), hex(x'0102') || 'z', quote(x'ff')",
+            "SELECT concat('a', 1, x'62'), concat_ws('-', 'a', '', NULL, 2)",
+            "SELECT group_concat(v, '') FROM (VALUES ('a'), ('b'))",
+        ],
+    );
+}
+
 fn run_with_sqlite_errors(tj: &mut Connection, lite: &rusqlite::Connection, stmts: &[&str]) {
     for &stmt in stmts {
         let (x, y) = (tinyjoin_run(tj, stmt), sqlite_run(lite, stmt));

@@ -234,34 +234,44 @@ struct GroupConcat {
 }
 
 impl GroupConcat {
-    fn step(&mut self, value: &Value, sep: Option<&Value>) {
-        let Some(bytes) = value.to_bytes() else {
-            return;
+    /// Appends `value` after the separator; fails (SQLite's "string or
+    /// blob too big") rather than grow the text past `MAX_LENGTH`.
+    fn step(&mut self, value: &Value, sep: Option<&Value>) -> Result<()> {
+        // A string's or blob's bytes in place; a number's text.
+        let bytes: std::borrow::Cow<[u8]> = match value {
+            Value::Null => return Ok(()),
+            Value::Text(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
+            Value::Blob(b) => std::borrow::Cow::Borrowed(b),
+            other => std::borrow::Cow::Owned(other.to_bytes().unwrap_or_default()),
         };
         let first_term = !self.started;
+        // The separator's bytes: a comma by default, none for NULL.
+        let sep: std::borrow::Cow<[u8]> = match sep {
+            None => std::borrow::Cow::Borrowed(b","),
+            Some(sep) => std::borrow::Cow::Owned(sep.to_bytes().unwrap_or_default()),
+        };
+        let sep_len = if first_term { 0 } else { sep.len() };
+        crate::sql::functions::check_length(self.text.len() + sep_len + bytes.len())?;
         self.started = true;
-        match sep {
-            None if first_term => self.first_sep_len = 1,
-            None => self.text.push(b','),
-            Some(sep) if first_term => self.first_sep_len = sep.to_bytes().map_or(0, |b| b.len()),
-            Some(sep) => {
-                let sep = sep.to_bytes().unwrap_or_default();
-                self.text.extend_from_slice(&sep);
-                if sep.len() != self.first_sep_len || self.sep_lens.is_some() {
-                    let first = self.first_sep_len;
-                    let count = self.count;
-                    let lens = self
-                        .sep_lens
-                        .get_or_insert_with(|| vec![first; count.saturating_sub(1)]);
-                    lens.resize(count, 0);
-                    if count > 0 {
-                        lens[count - 1] = sep.len();
-                    }
+        if first_term {
+            self.first_sep_len = sep.len();
+        } else {
+            self.text.extend_from_slice(&sep);
+            if sep.len() != self.first_sep_len || self.sep_lens.is_some() {
+                let first = self.first_sep_len;
+                let count = self.count;
+                let lens = self
+                    .sep_lens
+                    .get_or_insert_with(|| vec![first; count.saturating_sub(1)]);
+                lens.resize(count, 0);
+                if count > 0 {
+                    lens[count - 1] = sep.len();
                 }
             }
         }
         self.count += 1;
         self.text.extend_from_slice(&bytes);
+        Ok(())
     }
 
     fn inverse(&mut self, value: &Value) {
@@ -408,7 +418,7 @@ impl Accumulator {
                 }
                 return Ok(replace);
             }
-            State::Concat(concat) => concat.step(first, args.get(1)),
+            State::Concat(concat) => concat.step(first, args.get(1))?,
             State::Json(group) => group.step(args, json)?,
         }
         Ok(false)
@@ -455,7 +465,7 @@ impl Accumulator {
             },
             State::Best(best) => best.clone().unwrap_or(Value::Null),
             State::Concat(concat) => concat.value(false),
-            State::Json(group) => group.value(),
+            State::Json(group) => crate::sql::functions::within_max_length(group.value())?,
         })
     }
 

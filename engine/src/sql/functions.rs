@@ -86,11 +86,37 @@ impl ScalarFn {
         self.deterministic
     }
 
-    /// Evaluates the function (checking the argument count first).
+    /// Evaluates the function (checking the argument count first); a
+    /// string or blob longer than [`MAX_LENGTH`] fails, as in SQLite.
     pub(crate) fn call(&self, args: &[Value], collation: Collation) -> Result<Value> {
         self.check_arity(args.len())?;
-        (self.imp)(args, collation)
+        within_max_length((self.imp)(args, collation)?)
     }
+}
+
+/// SQLite's SQLITE_MAX_LENGTH: the longest string or blob an expression
+/// may make. Longer fails with SQLite's "string or blob too big"
+/// (`TOO_LARGE`), checked before the bytes are built where their length
+/// is known first (`||`, hex, quote, concat, group_concat, zeroblob,
+/// randomblob, printf, replace) and on every function's result.
+pub(crate) const MAX_LENGTH: usize = 1_000_000_000;
+
+/// `TooLarge` when a string or blob of `len` bytes would pass [`MAX_LENGTH`].
+pub(crate) fn check_length(len: usize) -> Result<()> {
+    if len > MAX_LENGTH {
+        return Err(crate::Error::TooLarge("string or blob too big".to_string()));
+    }
+    Ok(())
+}
+
+/// `v`, unless it is a string or blob longer than [`MAX_LENGTH`].
+pub(crate) fn within_max_length(v: Value) -> Result<Value> {
+    match &v {
+        Value::Text(s) => check_length(s.len())?,
+        Value::Blob(b) => check_length(b.len())?,
+        _ => {}
+    }
+    Ok(v)
 }
 
 /// `Error::Sql("wrong number of arguments to function {name}()")` unless

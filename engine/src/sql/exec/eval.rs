@@ -11,6 +11,7 @@ use super::ExecCtx;
 use crate::sql::ast::{BinaryOp, LikeOp, UnaryOp};
 use crate::sql::exec::builtin::Callee;
 use crate::sql::functions::json::JsonFn;
+use crate::sql::functions::{check_length, within_max_length};
 use crate::sql::planner::plan::{CmpInfo, Expr, SubqueryPlan};
 use crate::sql::value::{self, compare_with_affinity, Collation, Value};
 use crate::{sql_err, Result};
@@ -205,6 +206,9 @@ impl ExecCtx<'_> {
                     if let Some(v) = op.exact(*x, *y) {
                         return Ok(v);
                     }
+                }
+                if *op == value::BinaryOp::Concat {
+                    return concat(&a, &b);
                 }
                 Ok(op.apply(&a, &b))
             }
@@ -499,7 +503,8 @@ impl ExecCtx<'_> {
             values.push(v);
             json.push(j || (i < 32 && json_args & (1 << i) != 0));
         }
-        f.call(&values, &json)
+        let (v, json) = f.call(&values, &json)?;
+        Ok((within_max_length(v)?, json))
     }
 
     /// An expression's value and whether it carries SQLite's JSON subtype:
@@ -728,4 +733,17 @@ fn in_values(x: &Value, values: &[Value], cmp: &[CmpInfo]) -> Option<bool> {
     } else {
         Some(false)
     }
+}
+
+/// `a || b`, failing as SQLite does when the result would be longer than
+/// `MAX_LENGTH`: the operands' string and blob bytes are counted before
+/// the result is built, and the result (numbers' text included) after.
+fn concat(a: &Value, b: &Value) -> Result<Value> {
+    let bytes = |v: &Value| match v {
+        Value::Text(s) => s.len(),
+        Value::Blob(b) => b.len(),
+        _ => 0,
+    };
+    check_length(bytes(a) + bytes(b))?;
+    within_max_length(value::BinaryOp::Concat.apply(a, b))
 }

@@ -5,12 +5,9 @@ use std::cell::Cell;
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 
-use super::arg_i32;
+use super::{arg_i32, check_length};
 use crate::sql::value::{parse_real, Collation, RealSyntax, Value};
-use crate::{Error, Result};
-
-/// SQLite's SQLITE_MAX_LENGTH: the largest string or blob a function makes.
-const MAX_LENGTH: i64 = 1_000_000_000;
+use crate::Result;
 
 pub(super) fn abs(args: &[Value], _: Collation) -> Result<Value> {
     Ok(match &args[0] {
@@ -114,11 +111,9 @@ pub(super) fn random(_: &[Value], _: Collation) -> Result<Value> {
 }
 
 fn blob_len(v: &Value) -> Result<usize> {
-    let n = v.to_i64();
-    if n > MAX_LENGTH {
-        return Err(Error::TooLarge("string or blob too big".to_string()));
-    }
-    Ok(n.max(0) as usize)
+    let n = v.to_i64().max(0);
+    check_length(usize::try_from(n).unwrap_or(usize::MAX))?;
+    Ok(n as usize)
 }
 
 /// `randomblob(n)`: n random bytes (at least 1).

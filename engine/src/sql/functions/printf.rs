@@ -12,8 +12,8 @@ use super::{arg_text, c_bytes, text_result};
 use crate::sql::value::{decode, Collation, Decoded, Digits, Value};
 use crate::{Error, Result};
 
-/// SQLite's SQLITE_MAX_LENGTH.
-const MAX_LENGTH: i64 = 1_000_000_000;
+/// SQLite's SQLITE_MAX_LENGTH, as printf's widths are counted.
+const MAX_LENGTH: i64 = super::MAX_LENGTH as i64;
 
 /// Flags of one conversion.
 #[derive(Clone, Copy, Default)]

@@ -3,12 +3,9 @@
 //! bytes) unless the function distinguishes blobs itself (length, substr,
 //! instr, hex).
 
-use super::{arg_i32, arg_text, c_str, text_result};
+use super::{arg_i32, arg_text, c_str, check_length, text_result};
 use crate::sql::value::{parse_real, real_to_text, Collation, Value};
-use crate::{Error, Result};
-
-/// SQLite's SQLITE_MAX_LENGTH: `replace` fails rather than grow past it.
-const MAX_LENGTH: usize = 1_000_000_000;
+use crate::Result;
 
 pub(super) fn length(args: &[Value], _: Collation) -> Result<Value> {
     Ok(match &args[0] {
@@ -156,9 +153,7 @@ pub(super) fn replace(args: &[Value], _: Collation) -> Result<Value> {
     let mut i = 0;
     while i < s.len() {
         if s[i..].starts_with(&pattern) {
-            if out.len() + rep.len() > MAX_LENGTH {
-                return Err(Error::TooLarge("string or blob too big".to_string()));
-            }
+            check_length(out.len() + rep.len())?;
             out.extend_from_slice(&rep);
             i += pattern.len();
         } else {
@@ -205,6 +200,7 @@ fn push_hex(out: &mut String, bytes: &[u8]) {
 
 /// `hex(x)`: upper-case hex of the blob or text bytes (NULL gives '').
 pub(super) fn hex(args: &[Value], _: Collation) -> Result<Value> {
+    check_length(text_len(&args[0]) * 2)?;
     let bytes = arg_text(&args[0]).unwrap_or_default();
     let mut out = String::with_capacity(bytes.len() * 2);
     push_hex(&mut out, &bytes);
@@ -250,8 +246,12 @@ pub(super) fn quote(args: &[Value], _: Collation) -> Result<Value> {
         Value::Null => "NULL".to_string(),
         Value::Integer(i) => i.to_string(),
         Value::Real(r) => quote_real(*r),
-        Value::Text(s) => format!("'{}'", c_str(s).replace('\'', "''")),
+        Value::Text(s) => {
+            check_length(s.len() + 2)?;
+            format!("'{}'", c_str(s).replace('\'', "''"))
+        }
         Value::Blob(b) => {
+            check_length(b.len() * 2 + 3)?;
             let mut out = String::with_capacity(b.len() * 2 + 3);
             out.push_str("X'");
             push_hex(&mut out, b);
@@ -329,8 +329,20 @@ pub(super) fn unicode(args: &[Value], _: Collation) -> Result<Value> {
     )
 }
 
+/// The bytes of a string or blob argument (0 for a number, whose text is
+/// short, or NULL): what a result built from it takes at least, checked
+/// against `MAX_LENGTH` before the result is built.
+fn text_len(v: &Value) -> usize {
+    match v {
+        Value::Text(s) => s.len(),
+        Value::Blob(b) => b.len(),
+        _ => 0,
+    }
+}
+
 /// `concat(x, ...)`: the texts of the non-NULL arguments.
 pub(super) fn concat(args: &[Value], _: Collation) -> Result<Value> {
+    check_length(args.iter().map(text_len).sum())?;
     Ok(text_result(
         args.iter().filter_map(arg_text).flatten().collect(),
     ))
@@ -341,6 +353,11 @@ pub(super) fn concat_ws(args: &[Value], _: Collation) -> Result<Value> {
     let Some(sep) = arg_text(&args[0]) else {
         return Ok(Value::Null);
     };
+    let parts = args[1..]
+        .iter()
+        .filter(|a| text_len(a) > 0 || matches!(a, Value::Integer(_) | Value::Real(_)));
+    let (count, len) = parts.fold((0usize, 0), |(n, len), a| (n + 1, len + text_len(a)));
+    check_length(len + sep.len() * count.saturating_sub(1))?;
     let mut out = Vec::new();
     for part in args[1..]
         .iter()
