@@ -109,13 +109,20 @@ pub(crate) fn check_length(len: usize) -> Result<()> {
     Ok(())
 }
 
+/// The bytes of a string or blob (0 for a number, whose text is short,
+/// or NULL): what a result built from it takes at least, so a result's
+/// length can be checked against [`MAX_LENGTH`] before it is built.
+pub(crate) fn bytes_len(v: &Value) -> usize {
+    match v {
+        Value::Text(s) => s.len(),
+        Value::Blob(b) => b.len(),
+        _ => 0,
+    }
+}
+
 /// `v`, unless it is a string or blob longer than [`MAX_LENGTH`].
 pub(crate) fn within_max_length(v: Value) -> Result<Value> {
-    match &v {
-        Value::Text(s) => check_length(s.len())?,
-        Value::Blob(b) => check_length(b.len())?,
-        _ => {}
-    }
+    check_length(bytes_len(&v))?;
     Ok(v)
 }
 

@@ -2,7 +2,7 @@
 //! typed error instead of a stack overflow: triggers and foreign key
 //! actions ([`Frame`]), and the binder's chains of CTEs and views
 //! ([`stack_exhausted`]). The parser keeps its own bounds
-//! (`parser::cursor`).
+//! (`parser::cursor`), measured by the same [`stack_address`].
 
 use std::cell::Cell;
 
@@ -60,7 +60,7 @@ pub(crate) struct Frame(());
 
 impl Frame {
     pub(crate) fn enter() -> Result<Frame> {
-        let here = crate::sql::parser::stack_address();
+        let here = stack_address();
         FRAMES.with(|f| {
             let (depth, base) = f.get();
             let base = if depth == 0 { here } else { base };
@@ -78,13 +78,19 @@ impl Frame {
 /// [`MAX_FRAME_STACK`]; counted from the first frame when frames are
 /// entered (which began further up the stack), so that work nested inside
 /// triggers shares their bound.
-///
-/// [`stack_address`]: crate::sql::parser::stack_address
 pub(crate) fn stack_exhausted(base: usize) -> bool {
-    let here = crate::sql::parser::stack_address();
+    let here = stack_address();
     let (depth, first) = FRAMES.with(Cell::get);
     let base = if depth > 0 { base.max(first) } else { base };
     base.saturating_sub(here) > MAX_FRAME_STACK
+}
+
+/// The address of a local of the caller's frame: comparing two such
+/// addresses measures the stack used between them (stacks grow downwards).
+#[inline(never)]
+pub(crate) fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
 }
 
 impl Drop for Frame {

@@ -890,48 +890,18 @@ fn parse_leaf<'p>(page: &'p [u8], id: PageId, mut f: impl FnMut(Slot, &'p [u8]))
 
 /// The slot of the leaf entry at offset `at` (< 2^16) of `page` (one
 /// page long), every offset and length checked against the page first:
-/// [`page_head`]'s checks, with the error saying which failed.
+/// [`decode_head`]'s checks, with the error saying which failed.
 #[inline(always)]
 fn slot_at(page: &[u8], at: usize, id: PageId) -> Result<Slot> {
     let Ok(page) = <&[u8; PAGE_SIZE]>::try_from(page) else {
         return Err(corrupt!(id.0, "short page of {} bytes", page.len()));
     };
-    match page_head(page, at) {
-        Some(head) => Ok(head.slot(at)),
-        None => Err(bad_head(page, at, id)),
+    match decode_head(page, at) {
+        Ok(head) => Ok(head.slot(at)),
+        Err(BadHead::Past(from, len)) => Err(past_the_page(id, from, len)),
+        Err(BadHead::KeyLen(len)) => Err(corrupt!(id.0, "key of {len} bytes")),
+        Err(BadHead::OverflowRef) => Err(corrupt!(id.0, "bad overflow reference")),
     }
-}
-
-/// Why [`page_head`] refused the entry head at `at`.
-#[cold]
-#[inline(never)]
-fn bad_head(page: &[u8; PAGE_SIZE], at: usize, id: PageId) -> Error {
-    let u16_at = |i: usize| {
-        page.get(i..i + 2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
-    };
-    let byte_at = |i: usize| page.get(i).map(|b| *b as usize);
-    let (head, key_len, value_len) = match page.get(at) {
-        None => return past_the_page(id, at, 1),
-        Some(&TAG_INLINE) => (5, u16_at(at + 1), u16_at(at + 3)),
-        Some(&TAG_OVERFLOW) => (OVERFLOW_HEAD as usize, u16_at(at + 1), Some(0)),
-        Some(&TAG_SHORT) => (3, byte_at(at + 1), byte_at(at + 2)),
-        Some(&TAG_SHORT_WIDE) => (4, byte_at(at + 1), u16_at(at + 2)),
-        Some(&tag) => (1, Some((tag - TAG_KEY_ONLY) as usize), Some(0)),
-    };
-    if at + head > PAGE_SIZE {
-        return past_the_page(id, at, head);
-    }
-    let (Some(key_len), Some(value_len)) = (key_len, value_len) else {
-        return past_the_page(id, at, head);
-    };
-    if key_len > MAX_KEY_LEN {
-        return corrupt!(id.0, "key of {key_len} bytes");
-    }
-    if at + head + key_len + value_len > PAGE_SIZE {
-        return past_the_page(id, at + head, key_len + value_len);
-    }
-    corrupt!(id.0, "bad overflow reference")
 }
 
 /// [`slice`]'s error: `len` bytes at `at` do not fit the page.
@@ -1046,7 +1016,7 @@ fn page_slot(page: &[u8; PAGE_SIZE], at: usize) -> Slot {
     }
 }
 
-/// An entry's head on a leaf page, checked ([`page_head`]).
+/// An entry's head on a leaf page, checked ([`decode_head`]).
 enum Head {
     Inline {
         head: usize,
@@ -1075,17 +1045,31 @@ impl Head {
     }
 }
 
-/// The head of the entry at `at` of a leaf page, `None` unless its key
+/// Why [`decode_head`] refused an entry head.
+enum BadHead {
+    /// `.1` bytes from offset `.0` (the head, or the key and value after
+    /// it) run past the page.
+    Past(usize, usize),
+    /// A key longer than `MAX_KEY_LEN`.
+    KeyLen(usize),
+    /// An overflow value of no bytes, past `MAX_VALUE_LEN`, or starting
+    /// below `FIRST_DATA_PAGE`.
+    OverflowRef,
+}
+
+/// The head of the entry at `at` of a leaf page, refused unless its key
 /// length is at most `MAX_KEY_LEN`, the whole entry lies in the page and
 /// an overflow reference is sound. The layout (module docs): a tag, then
 /// the lengths its form has, or for an overflow value the key length and
 /// the value's length and first page (u64 each); then the key and an
 /// inline value's bytes.
 #[inline(always)]
-fn page_head(page: &[u8; PAGE_SIZE], at: usize) -> Option<Head> {
-    let (head, key_len, value_len) = match *page.get(at)? {
+fn decode_head(page: &[u8; PAGE_SIZE], at: usize) -> std::result::Result<Head, BadHead> {
+    let head_bytes = |n: usize| page.get(at + 1..at + n).ok_or(BadHead::Past(at, n));
+    let tag = *page.get(at).ok_or(BadHead::Past(at, 1))?;
+    let (head, key_len, value_len) = match tag {
         TAG_INLINE => {
-            let h = page.get(at + 1..at + 5)?;
+            let h = head_bytes(5)?;
             (
                 5,
                 u16::from_le_bytes([h[0], h[1]]) as usize,
@@ -1093,38 +1077,53 @@ fn page_head(page: &[u8; PAGE_SIZE], at: usize) -> Option<Head> {
             )
         }
         TAG_OVERFLOW => {
-            let key_at = at + OVERFLOW_HEAD as usize;
-            let r = page.get(at + 1..key_at)?;
+            let r = head_bytes(OVERFLOW_HEAD as usize)?;
             let key_len = u16::from_le_bytes([r[0], r[1]]) as usize;
             let len = u64::from_le_bytes(r[2..10].try_into().expect("8 bytes"));
             let first = u64::from_le_bytes(r[10..18].try_into().expect("8 bytes"));
-            let ok = key_len <= MAX_KEY_LEN
-                && key_at + key_len <= PAGE_SIZE
-                && len != 0
-                && len <= MAX_VALUE_LEN
-                && first >= FIRST_DATA_PAGE;
-            return ok.then_some(Head::Overflow {
+            let key_at = at + OVERFLOW_HEAD as usize;
+            if key_len > MAX_KEY_LEN {
+                return Err(BadHead::KeyLen(key_len));
+            }
+            if key_at + key_len > PAGE_SIZE {
+                return Err(BadHead::Past(key_at, key_len));
+            }
+            if len == 0 || len > MAX_VALUE_LEN || first < FIRST_DATA_PAGE {
+                return Err(BadHead::OverflowRef);
+            }
+            return Ok(Head::Overflow {
                 key_len,
                 len,
                 first,
             });
         }
         TAG_SHORT => {
-            let h = page.get(at + 1..at + 3)?;
+            let h = head_bytes(3)?;
             (3, h[0] as usize, h[1] as usize)
         }
         TAG_SHORT_WIDE => {
-            let h = page.get(at + 1..at + 4)?;
+            let h = head_bytes(4)?;
             (4, h[0] as usize, u16::from_le_bytes([h[1], h[2]]) as usize)
         }
         tag => (1, (tag - TAG_KEY_ONLY) as usize, 0),
     };
-    let ok = key_len <= MAX_KEY_LEN && at + head + key_len + value_len <= PAGE_SIZE;
-    ok.then_some(Head::Inline {
+    if key_len > MAX_KEY_LEN {
+        return Err(BadHead::KeyLen(key_len));
+    }
+    if at + head + key_len + value_len > PAGE_SIZE {
+        return Err(BadHead::Past(at + head, key_len + value_len));
+    }
+    Ok(Head::Inline {
         head,
         key_len,
         value_len,
     })
+}
+
+/// [`decode_head`] for a trusted page, which cares only whether it holds.
+#[inline(always)]
+fn page_head(page: &[u8; PAGE_SIZE], at: usize) -> Option<Head> {
+    decode_head(page, at).ok()
 }
 
 /// The key and value [`page_slot`] addresses, sliced straight from the

@@ -93,7 +93,7 @@ impl<'c> Binder<'c> {
     /// [`Binder::leave_expansion`].
     fn enter_expansion(&mut self, name: &str) -> crate::Result<()> {
         if self.expansions.0 == 0 {
-            self.expansions = (0, crate::sql::parser::stack_address(), name.to_string());
+            self.expansions = (0, crate::sql::nesting::stack_address(), name.to_string());
         }
         if crate::sql::nesting::stack_exhausted(self.expansions.1) {
             return Err(crate::sql_err!(

@@ -11,7 +11,7 @@ use super::ExecCtx;
 use crate::sql::ast::{BinaryOp, LikeOp, UnaryOp};
 use crate::sql::exec::builtin::Callee;
 use crate::sql::functions::json::JsonFn;
-use crate::sql::functions::{check_length, within_max_length};
+use crate::sql::functions::{bytes_len, check_length, within_max_length};
 use crate::sql::planner::plan::{CmpInfo, Expr, SubqueryPlan};
 use crate::sql::value::{self, compare_with_affinity, Collation, Value};
 use crate::{sql_err, Result};
@@ -739,11 +739,6 @@ fn in_values(x: &Value, values: &[Value], cmp: &[CmpInfo]) -> Option<bool> {
 /// `MAX_LENGTH`: the operands' string and blob bytes are counted before
 /// the result is built, and the result (numbers' text included) after.
 fn concat(a: &Value, b: &Value) -> Result<Value> {
-    let bytes = |v: &Value| match v {
-        Value::Text(s) => s.len(),
-        Value::Blob(b) => b.len(),
-        _ => 0,
-    };
-    check_length(bytes(a) + bytes(b))?;
+    check_length(bytes_len(a) + bytes_len(b))?;
     within_max_length(value::BinaryOp::Concat.apply(a, b))
 }

@@ -363,8 +363,6 @@ impl TableWriter {
         or.or(own).unwrap_or(ConflictResolution::Abort)
     }
 
-    /// Notes that a constraint failure under algorithm `alg` is about to
-    /// be returned (see [`Self::halt`]).
     /// The DELETE triggers a REPLACE fires for the rows it deletes
     /// (`None` when the table has none).
     pub(crate) fn replace_triggers(&self, cat: &Catalog) -> Option<&super::trigger::Triggers> {
@@ -377,6 +375,8 @@ impl TableWriter {
             .as_ref()
     }
 
+    /// Notes that a constraint failure under algorithm `alg` is about to
+    /// be returned (see [`Self::halt`]).
     pub(crate) fn halt_on(&self, alg: Option<ConflictResolution>) {
         self.halt.set(Halt::of(alg));
     }

@@ -3,7 +3,7 @@
 //! bytes) unless the function distinguishes blobs itself (length, substr,
 //! instr, hex).
 
-use super::{arg_i32, arg_text, c_str, check_length, text_result};
+use super::{arg_i32, arg_text, bytes_len, c_str, check_length, text_result};
 use crate::sql::value::{parse_real, real_to_text, Collation, Value};
 use crate::Result;
 
@@ -200,7 +200,7 @@ fn push_hex(out: &mut String, bytes: &[u8]) {
 
 /// `hex(x)`: upper-case hex of the blob or text bytes (NULL gives '').
 pub(super) fn hex(args: &[Value], _: Collation) -> Result<Value> {
-    check_length(text_len(&args[0]) * 2)?;
+    check_length(bytes_len(&args[0]) * 2)?;
     let bytes = arg_text(&args[0]).unwrap_or_default();
     let mut out = String::with_capacity(bytes.len() * 2);
     push_hex(&mut out, &bytes);
@@ -329,20 +329,9 @@ pub(super) fn unicode(args: &[Value], _: Collation) -> Result<Value> {
     )
 }
 
-/// The bytes of a string or blob argument (0 for a number, whose text is
-/// short, or NULL): what a result built from it takes at least, checked
-/// against `MAX_LENGTH` before the result is built.
-fn text_len(v: &Value) -> usize {
-    match v {
-        Value::Text(s) => s.len(),
-        Value::Blob(b) => b.len(),
-        _ => 0,
-    }
-}
-
 /// `concat(x, ...)`: the texts of the non-NULL arguments.
 pub(super) fn concat(args: &[Value], _: Collation) -> Result<Value> {
-    check_length(args.iter().map(text_len).sum())?;
+    check_length(args.iter().map(bytes_len).sum())?;
     Ok(text_result(
         args.iter().filter_map(arg_text).flatten().collect(),
     ))
@@ -355,8 +344,8 @@ pub(super) fn concat_ws(args: &[Value], _: Collation) -> Result<Value> {
     };
     let parts = args[1..]
         .iter()
-        .filter(|a| text_len(a) > 0 || matches!(a, Value::Integer(_) | Value::Real(_)));
-    let (count, len) = parts.fold((0usize, 0), |(n, len), a| (n + 1, len + text_len(a)));
+        .filter(|a| bytes_len(a) > 0 || matches!(a, Value::Integer(_) | Value::Real(_)));
+    let (count, len) = parts.fold((0usize, 0), |(n, len), a| (n + 1, len + bytes_len(a)));
     check_length(len + sep.len() * count.saturating_sub(1))?;
     let mut out = Vec::new();
     for part in args[1..]

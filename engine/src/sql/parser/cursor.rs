@@ -31,6 +31,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::sql::ast::Ident;
 use crate::sql::lexer::{self, Keyword, Lexer, Token, TokenKind};
+use crate::sql::nesting::stack_address;
 
 /// The deepest nesting of expressions and queries the parser accepts.
 pub(crate) const MAX_DEPTH: u32 = 1000;
@@ -497,14 +498,6 @@ impl<'a> Parser<'a> {
         self.param_index.insert(text, index);
         Ok((index, Some(text.to_string())))
     }
-}
-
-/// The address of a local of the caller's frame: comparing two such
-/// addresses measures the stack used between them (stacks grow downwards).
-#[inline(never)]
-pub(crate) fn stack_address() -> usize {
-    let marker = 0u8;
-    std::hint::black_box(&marker) as *const u8 as usize
 }
 
 /// The reserved keywords SQLite nevertheless accepts as names of tables,

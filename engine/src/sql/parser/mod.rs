@@ -32,7 +32,6 @@ mod render_statement;
 mod select;
 mod statement;
 
-pub(crate) use cursor::stack_address;
 pub(crate) use statement::{parse, parse_next};
 
 #[cfg(test)]
