@@ -1,7 +1,8 @@
-//! Model test of the storage layer: random sequences of put / delete / range
-//! scan / commit / rollback / savepoint (copy-on-write and undo-log; rolled
-//! back, kept, released) / reopen / snapshot against a
-//! `BTreeMap` model. Keys and values range from empty to multi-page.
+//! Model test of the storage layer: random sequences of put / delete /
+//! sorted batches of removals and of empty-valued inserts / range scan /
+//! commit / rollback / savepoint (copy-on-write and undo-log; rolled back,
+//! kept, released) / reopen / snapshot against a `BTreeMap` model. Keys and
+//! values range from empty to multi-page.
 
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -17,6 +18,12 @@ enum Op {
     Put(usize, Vec<u8>, Vec<u8>),
     Delete(usize, Vec<u8>),
     DeleteNth(usize, usize),
+    /// `WriteTxn::remove_sorted` of the keys at these positions of the
+    /// tree (modulo its length) and of these other keys, sorted (repeats
+    /// kept).
+    RemoveSorted(usize, Vec<usize>, Vec<Vec<u8>>),
+    /// `WriteTxn::insert_keys_sorted` of these keys, sorted (repeats kept).
+    InsertKeysSorted(usize, Vec<Vec<u8>>),
     /// Tree, bounds, reverse, and whether each bound is inclusive.
     Range(usize, Option<Vec<u8>>, Option<Vec<u8>>, bool, (bool, bool)),
     Commit,
@@ -58,6 +65,9 @@ fn op() -> impl Strategy<Value = Op> {
         40 => (0..3usize, key(), value()).prop_map(|(t, k, v)| Op::Put(t, k, v)),
         8 => (0..3usize, key()).prop_map(|(t, k)| Op::Delete(t, k)),
         10 => (0..3usize, any::<usize>()).prop_map(|(t, n)| Op::DeleteNth(t, n)),
+        3 => (0..3usize, prop::collection::vec(any::<usize>(), 0..40), prop::collection::vec(key(), 0..4))
+            .prop_map(|(t, at, other)| Op::RemoveSorted(t, at, other)),
+        3 => (0..3usize, prop::collection::vec(key(), 0..40)).prop_map(|(t, k)| Op::InsertKeysSorted(t, k)),
         5 => (0..3usize, prop::option::of(key()), prop::option::of(key()), any::<bool>(), any::<(bool, bool)>())
             .prop_map(|(t, lo, hi, rev, inc)| Op::Range(t, lo, hi, rev, inc)),
         8 => Just(Op::Commit),
@@ -186,6 +196,30 @@ impl Harness {
                     let k = keys[n % keys.len()].clone();
                     assert!(self.txn().remove(TREES[t], &k).unwrap());
                     self.working.get_mut(TREES[t]).unwrap().remove(&k);
+                }
+            }
+            Op::RemoveSorted(t, at, other) => {
+                self.txn();
+                let m = self.working.entry(TREES[t]).or_default();
+                let keys: Vec<&Vec<u8>> = m.keys().collect();
+                let mut batch: Vec<Vec<u8>> = match keys.len() {
+                    0 => Vec::new(),
+                    n => at.iter().map(|i| keys[i % n].clone()).collect(),
+                };
+                batch.extend(other);
+                batch.sort();
+                let expected = batch.iter().filter(|k| m.remove(*k).is_some()).count();
+                let refs: Vec<&[u8]> = batch.iter().map(Vec::as_slice).collect();
+                let present = self.txn().remove_sorted(TREES[t], &refs).unwrap();
+                assert_eq!(present, expected as u64);
+            }
+            Op::InsertKeysSorted(t, mut batch) => {
+                batch.sort();
+                let refs: Vec<&[u8]> = batch.iter().map(Vec::as_slice).collect();
+                self.txn().insert_keys_sorted(TREES[t], &refs).unwrap();
+                let m = self.working.entry(TREES[t]).or_default();
+                for k in batch {
+                    m.insert(k, Vec::new());
                 }
             }
             Op::Range(t, lo, hi, rev, (lo_inc, hi_inc)) => {
@@ -349,6 +383,9 @@ fn savepoint_heavy_op() -> impl Strategy<Value = Op> {
     prop_oneof![
         6 => (0..2usize, key(), value()).prop_map(|(t, k, v)| Op::Put(t, k, v)),
         3 => (0..2usize, any::<usize>()).prop_map(|(t, n)| Op::DeleteNth(t, n)),
+        2 => (0..2usize, prop::collection::vec(any::<usize>(), 0..30), prop::collection::vec(key(), 0..3))
+            .prop_map(|(t, at, other)| Op::RemoveSorted(t, at, other)),
+        2 => (0..2usize, prop::collection::vec(key(), 0..30)).prop_map(|(t, k)| Op::InsertKeysSorted(t, k)),
         3 => Just(Op::StatementSavepoint),
         2 => Just(Op::Savepoint),
         2 => Just(Op::RollbackToSavepoint),
@@ -466,6 +503,65 @@ fn clustered_runs_match_model() {
                 10 => ops.push(Op::RollbackToSavepoint),
                 11 => ops.push(Op::Commit),
                 12 => ops.push(Op::Range(t, None, None, false, (true, true))),
+                _ => {}
+            }
+        }
+        ops.push(Op::Commit);
+        ops.push(Op::Reopen);
+        run(ops);
+    }
+}
+
+/// An index's sorted batches over many leaves: runs of removals and of
+/// empty-valued inserts, each batch a random sample of a key range (as an
+/// UPDATE's or an INSERT run's queued index entries are), with repeats
+/// and keys already there or absent, between savepoints, rollbacks,
+/// commits, spills and reopens. The batches fill and drain leaves past
+/// their split and underflow sizes, so both the one-pass path in the
+/// hinted leaf and the per-key path it falls back to run.
+#[test]
+fn sorted_batches_match_model() {
+    use rand::{Rng, SeedableRng};
+    for (seed, limit) in [(21u64, 16u64 << 20), (22, 40 << 10), (23, 16 << 20)] {
+        BATCH_LIMIT.with(|l| l.set(limit));
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let mut ops = Vec::new();
+        for _ in 0..120 {
+            let t = rng.gen_range(0..2usize);
+            let lo: u32 = rng.gen_range(0..40_000);
+            let span = rng.gen_range(1..8_000);
+            let n = rng.gen_range(1..1_500);
+            let keys: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    let k = lo + rng.gen_range(0..span);
+                    // Mostly index-sized keys, a few long ones.
+                    match rng.gen_range(0..50) {
+                        0 => format!("k{k:08}{}", "x".repeat(rng.gen_range(100..900))),
+                        _ => format!("k{k:08}"),
+                    }
+                    .into_bytes()
+                })
+                .collect();
+            match rng.gen_bool(0.55) {
+                true => ops.push(Op::InsertKeysSorted(t, keys)),
+                false => ops.push(Op::RemoveSorted(t, Vec::new(), keys)),
+            }
+            if rng.gen_bool(0.1) {
+                ops.push(Op::RemoveSorted(
+                    t,
+                    (0..rng.gen_range(0..3_000)).map(|_| rng.gen()).collect(),
+                    Vec::new(),
+                ));
+            }
+            match rng.gen_range(0..30) {
+                0..=4 => ops.push(Op::StatementSavepoint),
+                5 => ops.push(Op::Savepoint),
+                6 => ops.push(Op::RollbackKeep),
+                7..=8 => ops.push(Op::ReleaseSavepoint),
+                9 => ops.push(Op::RollbackToSavepoint),
+                10..=12 => ops.push(Op::Commit),
+                13 => ops.push(Op::Reopen),
+                14 => ops.push(Op::Range(t, None, None, false, (true, true))),
                 _ => {}
             }
         }

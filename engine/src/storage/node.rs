@@ -503,6 +503,122 @@ impl Leaf {
         value
     }
 
+    /// Index of `key` among entries `from..` of a leaf out of page form
+    /// (the caller knows no earlier entry is greater), or where it would
+    /// be inserted.
+    fn search_from(&self, from: usize, key: &[u8]) -> Result<usize, usize> {
+        debug_assert_eq!(self.raw, 0);
+        let p = key_prefix(key);
+        let (mut lo, mut hi) = (from, self.slots.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let ord = self.prefixes[mid]
+                .cmp(&p)
+                .then_with(|| cmp_after_prefix(self.slots[mid].key(&self.data), key));
+            match ord {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Ok(mid),
+            }
+        }
+        Err(lo)
+    }
+
+    /// Removes the entries of `keys` (ascending, all within this leaf's
+    /// range) while the leaf stays at least `min_size` bytes, closing the
+    /// slot array's gaps in one pass rather than shifting it once per
+    /// entry. Each removed entry's index in `keys` and value go to
+    /// `removed`. Returns how many of `keys`, from the first, were dealt
+    /// with (removed, or not in the leaf); 0 when the first one's removal
+    /// would underfill it.
+    pub fn remove_run(
+        &mut self,
+        keys: &[&[u8]],
+        min_size: usize,
+        removed: &mut Vec<(usize, LeafValue)>,
+    ) -> usize {
+        self.own();
+        let mut gone: Vec<usize> = Vec::new();
+        let (mut from, mut size, mut done) = (0, self.size, keys.len());
+        for (k, key) in keys.iter().enumerate() {
+            match self.search_from(from, key) {
+                Ok(i) => {
+                    let s = self.slots[i];
+                    if size - s.entry_size() < min_size {
+                        done = k;
+                        break;
+                    }
+                    size -= s.entry_size();
+                    self.garbage += s.arena_len();
+                    removed.push((k, s.value(&self.data).to_owned()));
+                    gone.push(i);
+                    from = i + 1;
+                }
+                // Not in the leaf (or a repeat of a key just removed).
+                Err(i) => from = i,
+            }
+        }
+        if let Some(&first) = gone.first() {
+            let len = self.slots.len();
+            let mut to = first;
+            for (j, &i) in gone.iter().enumerate() {
+                let end = gone.get(j + 1).copied().unwrap_or(len);
+                self.slots.copy_within(i + 1..end, to);
+                self.prefixes.copy_within(i + 1..end, to);
+                to += end - (i + 1);
+            }
+            self.slots.truncate(to);
+            self.prefixes.truncate(to);
+            self.size = size;
+            self.maybe_compact();
+        }
+        debug_assert_eq!(self.size, self.recounted_size());
+        done
+    }
+
+    /// Inserts `keys` (ascending, all within this leaf's range) with empty
+    /// values while the leaf stays at most `max_size` bytes, moving each
+    /// slot once rather than shifting the slot array once per entry.
+    /// Stops at a key already in the leaf or repeated (a replacement is
+    /// the caller's, one by one). Returns how many of `keys`, from the
+    /// first, were inserted.
+    pub fn insert_run(&mut self, keys: &[&[u8]], max_size: usize) -> usize {
+        self.own();
+        // Each new entry's place among the old ones, its slot and prefix.
+        let mut new: Vec<(usize, Slot, u64)> = Vec::new();
+        let mut from = 0;
+        for (k, key) in keys.iter().enumerate() {
+            if k > 0 && keys[k - 1] == *key {
+                break;
+            }
+            let Err(i) = self.search_from(from, key) else {
+                break;
+            };
+            if self.size + leaf_entry_size(key, &LeafValue::Inline(Vec::new())) > max_size {
+                break;
+            }
+            new.push((i, self.store(key, RawValue::Inline(&[])), key_prefix(key)));
+            from = i;
+        }
+        // From the back: the old entries after each new one move up by the
+        // number of new ones at or before it.
+        let old = self.slots.len();
+        if let Some(&(_, slot, _)) = new.first() {
+            self.slots.resize(old + new.len(), slot);
+            self.prefixes.resize(old + new.len(), 0);
+        }
+        let mut end = old;
+        for (j, &(i, slot, prefix)) in new.iter().enumerate().rev() {
+            self.slots.copy_within(i..end, i + j + 1);
+            self.prefixes.copy_within(i..end, i + j + 1);
+            self.slots[i + j] = slot;
+            self.prefixes[i + j] = prefix;
+            end = i;
+        }
+        debug_assert_eq!(self.size, self.recounted_size());
+        new.len()
+    }
+
     /// Rebuilds the arena once most of it is garbage.
     fn maybe_compact(&mut self) {
         if self.garbage > PAGE_SIZE / 2 && self.garbage * 2 > self.data.len() {

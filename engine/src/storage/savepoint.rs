@@ -224,6 +224,16 @@ impl WriteTxn {
         key: &[u8],
         old: Option<LeafValue>,
     ) -> Option<LeafValue> {
+        self.record_change(tree, key, old);
+        self.freeze_if_long();
+        None
+    }
+
+    /// [`WriteTxn::log_change`] without the freeze: for the changes a run
+    /// made to one leaf at once (`WriteTxn::remove_sorted`), which must
+    /// all be logged, the freeze checked after the last
+    /// ([`WriteTxn::freeze_if_long`]). Keeps `old`'s overflow pages.
+    pub(crate) fn record_change(&mut self, tree: &str, key: &[u8], old: Option<LeafValue>) {
         let t = self.undo.tree_index(tree);
         self.undo.bytes += record_bytes(key.len() as u32, old.as_ref());
         if let Some(v @ LeafValue::Overflow { .. }) = &old {
@@ -237,10 +247,14 @@ impl WriteTxn {
             key_len: key.len() as u32,
             old,
         });
+    }
+
+    /// Freezes the undo savepoints once the log passes a quarter of the
+    /// batch limit.
+    pub(crate) fn freeze_if_long(&mut self) {
         if self.undo.bytes > self.limit() / 4 {
             self.freeze_undo();
         }
-        None
     }
 
     /// Freezes every unfrozen undo savepoint (see the module docs).

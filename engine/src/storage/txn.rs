@@ -254,6 +254,89 @@ impl WriteTxn {
         Ok(true)
     }
 
+    /// Removes `keys` (ascending) from `tree`; returns how many were there.
+    /// The keys that fall in the leaf the last change left (see
+    /// `hinted_leaf`) leave it in one pass ([`Leaf::remove_run`]); a key
+    /// outside it, or whose removal would underfill it, is removed alone,
+    /// and the leaf that descent reaches serves the keys after it.
+    ///
+    /// [`Leaf::remove_run`]: super::node::Leaf::remove_run
+    pub fn remove_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<u64> {
+        let (mut at, mut present) = (0, 0);
+        let mut removed = Vec::new();
+        while at < keys.len() {
+            let done = match self.hinted_run(tree, &keys[at..], |_| true) {
+                Some((l, held)) => {
+                    l.remove_run(&keys[at..at + held], btree::UNDERFLOW_SIZE, &mut removed)
+                }
+                None => 0,
+            };
+            if done == 0 {
+                present += u64::from(self.remove(tree, keys[at])?);
+                at += 1;
+                continue;
+            }
+            let gone = removed.len() as u64;
+            if gone > 0 {
+                self.count_entries(tree, |n| n.saturating_sub(gone))?;
+            }
+            let changes = removed.drain(..).map(|(k, v)| (keys[at + k], Some(v)));
+            self.displaced_run(tree, changes);
+            present += gone;
+            at += done;
+            self.maybe_spill()?;
+        }
+        Ok(present)
+    }
+
+    /// Inserts `keys` (ascending) into `tree` with empty values (an
+    /// index's entries), replacing any there. As [`WriteTxn::remove_sorted`]:
+    /// the keys that fall in the hinted leaf and fit it go in at once
+    /// ([`Leaf::insert_run`]), any other alone.
+    ///
+    /// [`Leaf::insert_run`]: super::node::Leaf::insert_run
+    pub fn insert_keys_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<()> {
+        let mut at = 0;
+        while at < keys.len() {
+            // A key over the limit is left to `insert`, which reports it.
+            let fits = |k: &[u8]| k.len() <= MAX_KEY_LEN;
+            let done = match self.hinted_run(tree, &keys[at..], fits) {
+                Some((l, held)) => l.insert_run(&keys[at..at + held], PAGE_SIZE),
+                None => 0,
+            };
+            if done == 0 {
+                self.insert(tree, keys[at], &[])?;
+                at += 1;
+                continue;
+            }
+            self.count_entries(tree, |n| n + done as u64)?;
+            self.displaced_run(tree, keys[at..at + done].iter().map(|&k| (k, None)));
+            at += done;
+            self.maybe_spill()?;
+        }
+        Ok(())
+    }
+
+    /// The hinted leaf (see `hinted_leaf`) when it holds `keys[0]`, and
+    /// how many of `keys` (ascending), from the first, it holds and `ok`
+    /// accepts.
+    fn hinted_run(
+        &mut self,
+        tree: &str,
+        keys: &[&[u8]],
+        ok: impl Fn(&[u8]) -> bool,
+    ) -> Option<(&mut super::node::Leaf, usize)> {
+        let h = self.leaf_hints.get(tree)?;
+        let held = keys
+            .iter()
+            .take_while(|k| ok(k) && h.fences.holds(k))
+            .count();
+        if held == 0 {
+            return None;
+        }
+        Some((self.hinted_leaf(tree, keys[0])?, held))
+    }
+
     /// Puts `value` under `key` in the tree; returns the value it replaced,
     /// not yet freed.
     pub(crate) fn put_value(
@@ -436,6 +519,30 @@ impl WriteTxn {
         };
         if let Some(v) = free {
             self.free_value(&v);
+        }
+    }
+
+    /// [`WriteTxn::displaced`] for the changes one run made to a leaf at
+    /// once: when a statement savepoint logs, every one of them is logged
+    /// before the log may freeze (a freeze between them would leave the
+    /// rest, already made in place, out of both the log and the
+    /// copy-on-write state, and a rollback would keep them).
+    fn displaced_run<'k>(
+        &mut self,
+        tree: &str,
+        changes: impl Iterator<Item = (&'k [u8], Option<LeafValue>)>,
+    ) {
+        if self.logging() {
+            for (key, old) in changes {
+                self.record_change(tree, key, old);
+            }
+            self.freeze_if_long();
+            return;
+        }
+        for (_, old) in changes {
+            if let Some(v) = old {
+                self.free_value(&v);
+            }
         }
     }
 

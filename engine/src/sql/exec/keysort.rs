@@ -152,9 +152,9 @@ impl Drop for KeySorter {
 }
 
 /// Byte keys kept back to back in one buffer, with no allocation per key,
-/// and visited in byte order by [`KeyBatch::for_each_sorted`]: the index
+/// and listed in byte order by [`KeyBatch::sorted_keys`]: the index
 /// entries a statement or a run of INSERTs writes at the end, in key order.
-/// Equal keys are visited once each, in no particular order.
+/// Equal keys are listed once each.
 #[derive(Debug, Default)]
 pub(crate) struct KeyBatch {
     bytes: Vec<u8>,
@@ -226,12 +226,12 @@ impl KeyBatch {
         order
     }
 
-    /// Calls `f` with every key in byte order (stopping at its first
-    /// error).
-    pub(crate) fn for_each_sorted(&self, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    /// Every key, in byte order.
+    pub(crate) fn sorted_keys(&self) -> Vec<&[u8]> {
         self.sorted()
             .into_iter()
-            .try_for_each(|(_, i)| f(self.key(i as usize)))
+            .map(|(_, i)| self.key(i as usize))
+            .collect()
     }
 }
 
@@ -445,13 +445,11 @@ mod tests {
             assert_eq!(batch.len(), kept);
             let mut expected = keys.clone();
             expected.sort();
-            let mut got = Vec::new();
-            batch
-                .for_each_sorted(|k| {
-                    got.push(k.to_vec());
-                    Ok(())
-                })
-                .unwrap();
+            let got: Vec<Vec<u8>> = batch
+                .sorted_keys()
+                .into_iter()
+                .map(<[u8]>::to_vec)
+                .collect();
             assert_eq!(got, expected, "round {round}");
         }
     }

@@ -102,6 +102,23 @@ pub(crate) trait Kv {
     }
     /// Removes; true if the key was present.
     fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool>;
+    /// Removes `keys` (ascending); returns how many were present. The
+    /// store removes those sharing a leaf at once
+    /// ([`WriteTxn::remove_sorted`]); this default one by one.
+    fn remove_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<u64> {
+        let mut present = 0;
+        for k in keys {
+            present += u64::from(self.remove(tree, k)?);
+        }
+        Ok(present)
+    }
+    /// Inserts `keys` (ascending) with empty values: index entries. The
+    /// store inserts those sharing a leaf at once
+    /// ([`WriteTxn::insert_keys_sorted`]); this default one by one.
+    fn insert_keys_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<()> {
+        keys.iter()
+            .try_for_each(|k| self.insert(tree, k, &[]).map(drop))
+    }
     /// Fills `tree` with `source`'s entries (strictly ascending keys);
     /// returns how many. The store builds an empty tree bottom-up
     /// ([`WriteTxn::load_sorted`]); this default inserts one by one.

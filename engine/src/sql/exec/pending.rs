@@ -86,7 +86,7 @@ impl PendingInserts {
     /// Writes every waiting key, each index's in key order.
     pub(crate) fn apply(&mut self, kv: &mut dyn Kv) -> Result<()> {
         for (tree, keys) in &mut self.indexes {
-            keys.for_each_sorted(|k| kv.insert(tree, k, &[]).map(drop))?;
+            kv.insert_keys_sorted(tree, &keys.sorted_keys())?;
             keys.clear();
         }
         self.bytes = 0;

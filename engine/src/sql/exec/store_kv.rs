@@ -72,6 +72,12 @@ impl Kv for WriteTxn {
     fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool> {
         WriteTxn::remove(self, tree, key)
     }
+    fn remove_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<u64> {
+        WriteTxn::remove_sorted(self, tree, keys)
+    }
+    fn insert_keys_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<()> {
+        WriteTxn::insert_keys_sorted(self, tree, keys)
+    }
     fn load_sorted(&mut self, tree: &str, source: &mut dyn SortedSource) -> Result<u64> {
         WriteTxn::load_sorted(self, tree, source)
     }

@@ -795,11 +795,11 @@ impl TableWriter {
     /// or the row is skipped), so no key is inserted and later removed.
     pub(crate) fn apply_queued(&self, kv: &mut dyn Kv, queue: &mut IndexQueue) -> Result<()> {
         for (plan, keys) in self.indexes.iter().zip(&mut queue.removals) {
-            keys.for_each_sorted(|k| kv.remove(&plan.index.tree, k).map(drop))?;
+            kv.remove_sorted(&plan.index.tree, &keys.sorted_keys())?;
             keys.clear();
         }
         for (plan, keys) in self.indexes.iter().zip(&mut queue.insertions) {
-            keys.for_each_sorted(|k| kv.insert(&plan.index.tree, k, &[]).map(drop))?;
+            kv.insert_keys_sorted(&plan.index.tree, &keys.sorted_keys())?;
             keys.clear();
         }
         Ok(())
