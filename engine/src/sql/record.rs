@@ -163,7 +163,8 @@ pub(crate) fn encode_into(values: &[Value], out: &mut Vec<u8>) {
     encode_masked_into(values, None, out);
 }
 
-fn encode_masked_into(values: &[Value], null_at: Option<usize>, out: &mut Vec<u8>) {
+/// Appends [`encode_masked`]'s record to `out`.
+pub(crate) fn encode_masked_into(values: &[Value], null_at: Option<usize>, out: &mut Vec<u8>) {
     const NULL: &Value = &Value::Null;
     let value = |(i, v)| if Some(i) == null_at { NULL } else { v };
     put_varint(out, values.len() as u64);

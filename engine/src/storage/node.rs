@@ -275,11 +275,11 @@ pub struct Branch {
 }
 
 /// Encoded size of a leaf entry, slot included.
-pub fn leaf_entry_size(key: &[u8], value: &LeafValue) -> usize {
+pub fn leaf_entry_size(key: &[u8], value: RawValue<'_>) -> usize {
     SLOT_LEN
         + match value {
-            LeafValue::Inline(v) => inline_head(key.len(), v.len()) + key.len() + v.len(),
-            LeafValue::Overflow { .. } => OVERFLOW_HEAD as usize + key.len(),
+            RawValue::Inline(v) => inline_head(key.len(), v.len()) + key.len() + v.len(),
+            RawValue::Overflow { .. } => OVERFLOW_HEAD as usize + key.len(),
         }
 }
 
@@ -468,21 +468,37 @@ impl Leaf {
     }
 
     pub fn insert(&mut self, i: usize, key: &[u8], value: LeafValue) {
+        self.insert_raw(i, key, value.as_raw());
+    }
+
+    /// [`Leaf::insert`] with a borrowed value.
+    pub fn insert_raw(&mut self, i: usize, key: &[u8], value: RawValue<'_>) {
         self.own();
-        let slot = self.store(key, value.as_raw());
+        let slot = self.store(key, value);
         self.slots.insert(i, slot);
         self.prefixes.insert(i, key_prefix(key));
     }
 
     /// Replaces entry `i`'s value, returning the old one.
     pub fn replace(&mut self, i: usize, value: LeafValue) -> LeafValue {
+        self.replace_raw(i, value.as_raw(), true)
+    }
+
+    /// [`Leaf::replace`] with a borrowed value. The old value comes back
+    /// whole when it is an overflow reference (its pages are the caller's
+    /// to free) or `keep_inline` says so (an undo log keeps it); otherwise
+    /// an inline one comes back empty, saving its copy.
+    pub fn replace_raw(&mut self, i: usize, value: RawValue<'_>, keep_inline: bool) -> LeafValue {
         self.own();
-        let old = self.value(i).to_owned();
+        let old = match self.value(i) {
+            RawValue::Inline(_) if !keep_inline => LeafValue::Inline(Vec::new()),
+            v => v.to_owned(),
+        };
         let was = self.slots[i];
         self.garbage += was.arena_len();
         // A new record, key copied too: records stay whole (see `Slot::record`).
         let key = was.key_at as usize..was.key_at as usize + was.key_len as usize;
-        let slot = write_record(&mut self.data, key.len(), value.as_raw(), |d| {
+        let slot = write_record(&mut self.data, key.len(), value, |d| {
             d.extend_from_within(key)
         });
         self.size = self.size + slot.entry_size() - was.entry_size();
@@ -594,7 +610,7 @@ impl Leaf {
             let Err(i) = self.search_from(from, key) else {
                 break;
             };
-            if self.size + leaf_entry_size(key, &LeafValue::Inline(Vec::new())) > max_size {
+            if self.size + leaf_entry_size(key, RawValue::Inline(&[])) > max_size {
                 break;
             }
             new.push((i, self.store(key, RawValue::Inline(&[])), key_prefix(key)));
@@ -1840,11 +1856,11 @@ mod tests {
             .rev()
             .find(|&n| value_is_inline(k.len(), n))
             .unwrap();
-        let e = leaf_entry_size(&k, &LeafValue::Inline(vec![0; vlen]));
+        let e = leaf_entry_size(&k, RawValue::Inline(&vec![0; vlen]));
         assert!(LEAF_SLOTS_OFFSET + 2 * e <= PAGE_SIZE);
         let e = leaf_entry_size(
             &k,
-            &LeafValue::Overflow {
+            RawValue::Overflow {
                 len: 1,
                 first: PageId(2),
             },

@@ -14,7 +14,7 @@ use super::alloc::FreeSet;
 use super::btree::{self, NodeSource, NodeStore};
 use super::fasthash::FastMap;
 use super::format::*;
-use super::node::{leaf_entry_size, overflow_pages, value_is_inline, LeafValue, Node};
+use super::node::{leaf_entry_size, overflow_pages, value_is_inline, LeafValue, Node, RawValue};
 use super::savepoint::{SavepointState, UndoLog};
 use super::store::{
     catalog_meta, catalog_names, check_tree_name, no_such_tree, read_value, tree_get_with, Range,
@@ -222,8 +222,9 @@ impl WriteTxn {
         self.insert_cow(tree, key, Cow::Borrowed(value))
     }
 
-    /// [`WriteTxn::insert`] that keeps an owned `value`'s buffer as the
-    /// entry's value (no copy) when it fits in the leaf.
+    /// [`WriteTxn::insert`] of a borrowed or owned value: the leaf copies
+    /// it either way, and an owned one spares the copy a descent from the
+    /// root makes of a borrowed one.
     pub fn insert_cow(&mut self, tree: &str, key: &[u8], value: Cow<'_, [u8]>) -> Result<bool> {
         load::check_entry(key, &value)?;
         if value.len() as u64 > self.limit() {
@@ -232,12 +233,18 @@ impl WriteTxn {
                 needed: value.len() as u64,
             });
         }
-        let stored = if value_is_inline(key.len(), value.len()) {
-            LeafValue::Inline(value.into_owned())
+        let old = if value_is_inline(key.len(), value.len()) {
+            // In the hinted leaf the value is copied from where it is, and
+            // an inline value it replaces only when an undo log keeps it.
+            let keep = self.logging();
+            match self.try_hinted_insert(tree, key, RawValue::Inline(&value), keep) {
+                Some(old) => self.counted(tree, old)?,
+                None => self.put_descending(tree, key, LeafValue::Inline(value.into_owned()))?,
+            }
         } else {
-            self.write_overflow(&value)?
+            let stored = self.write_overflow(&value)?;
+            self.put_value(tree, key, stored)?
         };
-        let old = self.put_value(tree, key, stored)?;
         let replaced = old.is_some();
         self.displaced(tree, key, old);
         self.maybe_spill()?;
@@ -345,15 +352,28 @@ impl WriteTxn {
         key: &[u8],
         value: LeafValue,
     ) -> Result<Option<LeafValue>> {
-        let value = match self.try_hinted_insert(tree, key, value) {
-            Ok(old) => {
-                if old.is_none() {
-                    self.count_entries(tree, |n| n + 1)?;
-                }
-                return Ok(old);
-            }
-            Err(value) => value,
-        };
+        match self.try_hinted_insert(tree, key, value.as_raw(), true) {
+            Some(old) => self.counted(tree, old),
+            None => self.put_descending(tree, key, value),
+        }
+    }
+
+    /// After a put into the hinted leaf that replaced `old`: one more
+    /// entry in the tree when it replaced nothing.
+    fn counted(&mut self, tree: &str, old: Option<LeafValue>) -> Result<Option<LeafValue>> {
+        if old.is_none() {
+            self.count_entries(tree, |n| n + 1)?;
+        }
+        Ok(old)
+    }
+
+    /// [`WriteTxn::put_value`] by a descent from the root.
+    fn put_descending(
+        &mut self,
+        tree: &str,
+        key: &[u8],
+        value: LeafValue,
+    ) -> Result<Option<LeafValue>> {
         let mut m = self.existing(tree)?;
         let mut fences = std::mem::take(&mut self.scratch);
         let changed = btree::insert(self, m.root, key, value, &mut fences);
@@ -448,27 +468,30 @@ impl WriteTxn {
         }
     }
 
-    /// Inserts or replaces in the hinted leaf: the replaced value, or the
-    /// value back when the hint does not apply or the leaf would overflow.
+    /// Inserts or replaces in the hinted leaf: `Some(replaced value)`, or
+    /// `None` when the hint does not apply or the leaf would overflow. An
+    /// inline value replaced comes back empty unless `keep_inline` (see
+    /// [`Leaf::replace_raw`]).
+    ///
+    /// [`Leaf::replace_raw`]: super::node::Leaf::replace_raw
     fn try_hinted_insert(
         &mut self,
         tree: &str,
         key: &[u8],
-        value: LeafValue,
-    ) -> std::result::Result<Option<LeafValue>, LeafValue> {
-        let Some(l) = self.hinted_leaf(tree, key) else {
-            return Err(value);
-        };
-        let added = leaf_entry_size(key, &value);
+        value: RawValue<'_>,
+        keep_inline: bool,
+    ) -> Option<Option<LeafValue>> {
+        let l = self.hinted_leaf(tree, key)?;
+        let added = leaf_entry_size(key, value);
         match l.search(key) {
             Ok(i) if l.encoded_size() - l.entry_size(i) + added <= PAGE_SIZE => {
-                Ok(Some(l.replace(i, value)))
+                Some(Some(l.replace_raw(i, value, keep_inline)))
             }
             Err(i) if l.encoded_size() + added <= PAGE_SIZE => {
-                l.insert(i, key, value);
-                Ok(None)
+                l.insert_raw(i, key, value);
+                Some(None)
             }
-            _ => Err(value),
+            _ => None,
         }
     }
 

@@ -192,7 +192,14 @@ pub(crate) struct TableWriter {
     /// ON; their statements under OR REPLACE), found and planned once per
     /// writer, when a REPLACE first deletes a row ([`Self::replace_triggers`]).
     replace_triggers: std::cell::OnceCell<Option<super::trigger::Triggers>>,
+    /// The buffer `put_row` encodes rows into, kept from row to row (and
+    /// with the plan of a prepared statement) while at most
+    /// [`RECORD_BUFFER_KEPT`] bytes.
+    record: Cell<Vec<u8>>,
 }
+
+/// The largest row buffer a writer keeps between rows.
+const RECORD_BUFFER_KEPT: usize = 16 << 10;
 
 /// How a failing row ends its statement (SQLite's conflict algorithms):
 /// ABORT undoes the statement and keeps the transaction, as any error
@@ -334,6 +341,7 @@ impl TableWriter {
             replaces,
             halt: Cell::new(None),
             replace_triggers: std::cell::OnceCell::new(),
+            record: Cell::new(Vec::new()),
         })
     }
 
@@ -678,9 +686,15 @@ impl TableWriter {
             return Err(crate::sql_err!("internal: row without an integer rowid"));
         };
         // The INTEGER PRIMARY KEY column is stored as NULL (it is the key).
-        let value = record::encode_masked(&row[..n], self.table.rowid_alias);
-        let replaced = kv.insert_vec(&self.table.tree, &keycode::encode_rowid(rowid), value)?;
-        Ok((rowid, replaced))
+        // Encoded into the writer's buffer, which the store copies from.
+        let mut buf = self.record.take();
+        buf.clear();
+        record::encode_masked_into(&row[..n], self.table.rowid_alias, &mut buf);
+        let replaced = kv.insert(&self.table.tree, &keycode::encode_rowid(rowid), &buf);
+        if buf.capacity() <= RECORD_BUFFER_KEPT {
+            self.record.set(buf);
+        }
+        Ok((rowid, replaced?))
     }
 
     /// Replaces row `old` (rowid `old_id`, index values `old_vals`) by

@@ -115,7 +115,9 @@ impl WriteTxn {
                 last = Some(key.to_vec());
             }
             let stored = self.stored_value(key, value)?;
-            if !leaf.is_empty() && leaf.encoded_size() + leaf_entry_size(key, &stored) > LEAF_FILL {
+            if !leaf.is_empty()
+                && leaf.encoded_size() + leaf_entry_size(key, stored.as_raw()) > LEAF_FILL
+            {
                 let full = std::mem::replace(leaf, Leaf::new(Vec::new()));
                 let id = self.alloc_node(Node::Leaf(full))?;
                 level.push((std::mem::take(&mut first), id));
