@@ -14,7 +14,9 @@
 //!
 //! Writes are warmed later, on a database of their own: [`WriteWarmUp`]
 //! runs a short write workload (a table with a UNIQUE and a plain index;
-//! INSERT, UPDATE and DELETE by id, prepared, in a transaction and alone)
+//! INSERT, UPDATE and DELETE by id, prepared, in a transaction and alone;
+//! then an UPDATE and a DELETE of a range of ids, the UPDATE's index
+//! entries queued and applied in key order as a bulk UPDATE's are)
 //! on a scratch in-memory owner with the real one's options, one group of
 //! statements per call. The runtime makes those calls from timers after
 //! the open has answered, so they use the time before the first request
@@ -103,14 +105,16 @@ const TABLE: &str = "CREATE TABLE w(id INTEGER PRIMARY KEY, k TEXT NOT NULL UNIQ
 const INSERT: &str = "INSERT INTO w(id, k, n, v) VALUES (?1, ?2, ?3, ?4)";
 const UPDATE: &str = "UPDATE w SET k = ?1, n = ?2 WHERE id = ?3";
 const DELETE: &str = "DELETE FROM w WHERE id = ?1";
+const UPDATE_RANGE: &str = "UPDATE w SET n = n + 1 WHERE id BETWEEN ?1 AND ?2";
+const DELETE_RANGE: &str = "DELETE FROM w WHERE id BETWEEN ?1 AND ?2";
 
-/// The write workload on a scratch in-memory owner, in two groups of
-/// statements (the schema; then the writes), one per
+/// The write workload on a scratch in-memory owner, in three groups of
+/// statements (the schema; the writes by id; the writes of a range), one per
 /// [`WriteWarmUp::step`]; its answers are dropped.
 pub struct WriteWarmUp {
     scratch: Owner,
     done: usize,
-    stmts: [u32; 3],
+    stmts: [u32; 5],
 }
 
 impl WriteWarmUp {
@@ -123,7 +127,7 @@ impl WriteWarmUp {
         Ok(WriteWarmUp {
             scratch,
             done: 0,
-            stmts: [0; 3],
+            stmts: [0; 5],
         })
     }
 
@@ -167,10 +171,20 @@ impl WriteWarmUp {
                     && self.run(w(), 2, by_id(5))
                     && self.call(Request::Commit { txn: "w".into() })
             }
+            2 => {
+                let range = |lo: i64, hi: i64| {
+                    Params::Positional(vec![WireValue::Integer(lo), WireValue::Integer(hi)])
+                };
+                let auto = |s: &Self, n| Some(txn(&s.scratch, n));
+                self.prepare(3, UPDATE_RANGE)
+                    && self.prepare(4, DELETE_RANGE)
+                    && self.run(auto(self, 2), 3, range(1, 6))
+                    && self.run(auto(self, 3), 4, range(5, 6))
+            }
             _ => false,
         };
         self.done += 1;
-        ok && self.done < 2
+        ok && self.done < 3
     }
 
     /// Sends `req` as the scratch owner's own client; true unless it failed.
@@ -258,8 +272,9 @@ mod tests {
             let groups = std::iter::from_fn(|| Some(w.step()))
                 .take(5)
                 .collect::<Vec<_>>();
-            assert_eq!(groups, [true, false, false, false, false]);
-            // Every statement did its work: rows 4 and 5 deleted, 2 and 3 updated.
+            assert_eq!(groups, [true, true, false, false, false]);
+            // Every statement did its work: rows 4 and 5 deleted, 2 and 3
+            // updated, then every n incremented and row 6 deleted.
             let Response::Rows(rows) = w
                 .scratch
                 .call_local(&Request::Query {
@@ -271,7 +286,7 @@ mod tests {
             else {
                 panic!("no rows");
             };
-            let want: Vec<Vec<WireValue>> = [(1, "a", 1), (2, "b", 3), (3, "c", 4), (6, "k6", 0)]
+            let want: Vec<Vec<WireValue>> = [(1, "a", 2), (2, "b", 4), (3, "c", 5)]
                 .iter()
                 .map(|&(id, k, n)| {
                     vec![

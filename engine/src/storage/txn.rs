@@ -272,7 +272,7 @@ impl WriteTxn {
         let (mut at, mut present) = (0, 0);
         let mut removed = Vec::new();
         while at < keys.len() {
-            let done = match self.hinted_run(tree, &keys[at..], |_| true) {
+            let done = match self.hinted_run(tree, &keys[at..], usize::MAX) {
                 Some((l, held)) => {
                     l.remove_run(&keys[at..at + held], btree::UNDERFLOW_SIZE, &mut removed)
                 }
@@ -286,9 +286,8 @@ impl WriteTxn {
             let gone = removed.len() as u64;
             if gone > 0 {
                 self.count_entries(tree, |n| n.saturating_sub(gone))?;
+                self.displaced_run(tree, &keys[at..at + done], &mut removed);
             }
-            let changes = removed.drain(..).map(|(k, v)| (keys[at + k], Some(v)));
-            self.displaced_run(tree, changes);
             present += gone;
             at += done;
             self.maybe_spill()?;
@@ -306,8 +305,7 @@ impl WriteTxn {
         let mut at = 0;
         while at < keys.len() {
             // A key over the limit is left to `insert`, which reports it.
-            let fits = |k: &[u8]| k.len() <= MAX_KEY_LEN;
-            let done = match self.hinted_run(tree, &keys[at..], fits) {
+            let done = match self.hinted_run(tree, &keys[at..], MAX_KEY_LEN) {
                 Some((l, held)) => l.insert_run(&keys[at..at + held], PAGE_SIZE),
                 None => 0,
             };
@@ -317,7 +315,7 @@ impl WriteTxn {
                 continue;
             }
             self.count_entries(tree, |n| n + done as u64)?;
-            self.displaced_run(tree, keys[at..at + done].iter().map(|&k| (k, None)));
+            self.displaced_run(tree, &keys[at..at + done], &mut Vec::new());
             at += done;
             self.maybe_spill()?;
         }
@@ -325,18 +323,18 @@ impl WriteTxn {
     }
 
     /// The hinted leaf (see `hinted_leaf`) when it holds `keys[0]`, and
-    /// how many of `keys` (ascending), from the first, it holds and `ok`
-    /// accepts.
+    /// how many of `keys` (ascending), from the first, it holds that are
+    /// at most `max_len` bytes long.
     fn hinted_run(
         &mut self,
         tree: &str,
         keys: &[&[u8]],
-        ok: impl Fn(&[u8]) -> bool,
+        max_len: usize,
     ) -> Option<(&mut super::node::Leaf, usize)> {
         let h = self.leaf_hints.get(tree)?;
         let held = keys
             .iter()
-            .take_while(|k| ok(k) && h.fences.holds(k))
+            .take_while(|k| k.len() <= max_len && h.fences.holds(k))
             .count();
         if held == 0 {
             return None;
@@ -546,26 +544,30 @@ impl WriteTxn {
     }
 
     /// [`WriteTxn::displaced`] for the changes one run made to a leaf at
-    /// once: when a statement savepoint logs, every one of them is logged
-    /// before the log may freeze (a freeze between them would leave the
-    /// rest, already made in place, out of both the log and the
+    /// once: the removal of the entries `removed` lists (their index in
+    /// `keys` and value), which it empties, or when it lists none the
+    /// insertion of every key of `keys`. When a statement savepoint logs, every change
+    /// is logged before the log may freeze (a freeze between them would
+    /// leave the rest, already made in place, out of both the log and the
     /// copy-on-write state, and a rollback would keep them).
-    fn displaced_run<'k>(
-        &mut self,
-        tree: &str,
-        changes: impl Iterator<Item = (&'k [u8], Option<LeafValue>)>,
-    ) {
-        if self.logging() {
-            for (key, old) in changes {
-                self.record_change(tree, key, old);
+    fn displaced_run(&mut self, tree: &str, keys: &[&[u8]], removed: &mut Vec<(usize, LeafValue)>) {
+        let logging = self.logging();
+        if removed.is_empty() {
+            if logging {
+                for key in keys {
+                    self.record_change(tree, key, None);
+                }
             }
-            self.freeze_if_long();
-            return;
+        } else {
+            for (k, old) in removed.drain(..) {
+                match logging {
+                    true => self.record_change(tree, keys[k], Some(old)),
+                    false => self.free_value(&old),
+                }
+            }
         }
-        for (_, old) in changes {
-            if let Some(v) = old {
-                self.free_value(&v);
-            }
+        if logging {
+            self.freeze_if_long();
         }
     }
 
