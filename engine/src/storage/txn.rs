@@ -263,11 +263,9 @@ impl WriteTxn {
 
     /// Removes `keys` (ascending) from `tree`; returns how many were there.
     /// The keys that fall in the leaf the last change left (see
-    /// `hinted_leaf`) leave it in one pass ([`Leaf::remove_run`]); a key
+    /// `hinted_leaf`) leave it in one pass (`Leaf::remove_run`); a key
     /// outside it, or whose removal would underfill it, is removed alone,
     /// and the leaf that descent reaches serves the keys after it.
-    ///
-    /// [`Leaf::remove_run`]: super::node::Leaf::remove_run
     pub fn remove_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<u64> {
         let (mut at, mut present) = (0, 0);
         let mut removed = Vec::new();
@@ -298,9 +296,7 @@ impl WriteTxn {
     /// Inserts `keys` (ascending) into `tree` with empty values (an
     /// index's entries), replacing any there. As [`WriteTxn::remove_sorted`]:
     /// the keys that fall in the hinted leaf and fit it go in at once
-    /// ([`Leaf::insert_run`]), any other alone.
-    ///
-    /// [`Leaf::insert_run`]: super::node::Leaf::insert_run
+    /// (`Leaf::insert_run`), any other alone.
     pub fn insert_keys_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<()> {
         let mut at = 0;
         while at < keys.len() {
