@@ -1498,6 +1498,92 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// `remove_run` and `insert_run` over a leaf of short-keyed
+        /// entries with sorted batches (repeats, keys absent or present)
+        /// and size bounds that may stop them early: they deal with a
+        /// prefix of the batch, exactly as one removal or insertion per
+        /// key would, report that prefix and what they removed, keep the
+        /// size bookkeeping, and the leaf encodes and decodes as built.
+        #[test]
+        fn runs_agree_with_one_change_per_key(
+            start in proptest::collection::btree_set(0u16..600, 0..300),
+            batch in proptest::collection::vec(0u16..600, 0..200),
+            insert in proptest::prelude::any::<bool>(),
+            bound in 0usize..PAGE_SIZE + 1,
+            vlen in 0usize..6,
+        ) {
+            use std::collections::BTreeMap;
+            let key = |k: u16| format!("k{k:04}").into_bytes();
+            let mut leaf = Leaf::default();
+            let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+            for (i, &k) in start.iter().enumerate() {
+                let v = vec![k as u8; vlen];
+                leaf.insert(i, &key(k), LeafValue::Inline(v.clone()));
+                model.insert(key(k), v);
+            }
+            let mut keys: Vec<Vec<u8>> = batch.iter().map(|&k| key(k)).collect();
+            keys.sort();
+            let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+            // The same changes one key at a time, up to where the run
+            // must stop.
+            let mut size = leaf.encoded_size();
+            let mut expected_removed = Vec::new();
+            let mut done = refs.len();
+            for (n, k) in refs.iter().enumerate() {
+                if insert {
+                    let add = leaf_entry_size(k, RawValue::Inline(&[]));
+                    let repeat = n > 0 && refs[n - 1] == *k;
+                    if repeat || model.contains_key(*k) || size + add > bound {
+                        done = n;
+                        break;
+                    }
+                    size += add;
+                    model.insert(k.to_vec(), Vec::new());
+                } else if let Some(v) = model.get(*k) {
+                    let entry = leaf_entry_size(k, RawValue::Inline(v));
+                    if size - entry < bound {
+                        done = n;
+                        break;
+                    }
+                    size -= entry;
+                    expected_removed.push((n, v.clone()));
+                    model.remove(*k);
+                }
+            }
+            let mut removed = Vec::new();
+            let got = match insert {
+                true => leaf.insert_run(&refs, bound),
+                false => leaf.remove_run(&refs, bound, &mut removed),
+            };
+            proptest::prop_assert_eq!(got, done);
+            let removed: Vec<(usize, Vec<u8>)> = removed
+                .into_iter()
+                .map(|(n, v)| match v {
+                    LeafValue::Inline(v) => (n, v),
+                    LeafValue::Overflow { .. } => unreachable!("inline values only"),
+                })
+                .collect();
+            proptest::prop_assert_eq!(removed, expected_removed);
+            let entries: Vec<(Vec<u8>, Vec<u8>)> = leaf
+                .iter()
+                .map(|(k, v)| match v {
+                    RawValue::Inline(v) => (k.to_vec(), v.to_vec()),
+                    RawValue::Overflow { .. } => unreachable!("inline values only"),
+                })
+                .collect();
+            let want: Vec<(Vec<u8>, Vec<u8>)> = model.into_iter().collect();
+            proptest::prop_assert_eq!(entries, want);
+            proptest::prop_assert_eq!(leaf.encoded_size(), size);
+            proptest::prop_assert_eq!(leaf.encoded_size(), leaf.recounted_size());
+            if leaf.encoded_size() <= PAGE_SIZE {
+                let mut page = [0u8; PAGE_SIZE];
+                Node::Leaf(leaf.clone()).encode(&mut page, PageId(3));
+                proptest::prop_assert_eq!(Node::decode(&page, PageId(3)).unwrap(), Node::Leaf(leaf));
+            }
+        }
+    }
+
     #[test]
     fn key_prefixes_order_as_keys_do() {
         let keys: Vec<Vec<u8>> = vec![
