@@ -1429,6 +1429,16 @@ mod tests {
         }
     }
 
+    /// A leaf's entries, every value inline.
+    fn inline_entries(leaf: &Leaf) -> Vec<(Vec<u8>, Vec<u8>)> {
+        leaf.iter()
+            .map(|(k, v)| match v {
+                RawValue::Inline(v) => (k.to_vec(), v.to_vec()),
+                RawValue::Overflow { .. } => unreachable!("inline values only"),
+            })
+            .collect()
+    }
+
     proptest::proptest! {
         /// Inserts, removals, replacements and splits of a leaf (split
         /// halves edited further) agree with a sorted model: entries, the
@@ -1442,13 +1452,7 @@ mod tests {
             let mut leaf = Leaf::default();
             let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
             let check = |leaf: &Leaf, model: &BTreeMap<Vec<u8>, Vec<u8>>| {
-                let got: Vec<(Vec<u8>, Vec<u8>)> = leaf
-                    .iter()
-                    .map(|(k, v)| match v {
-                        RawValue::Inline(v) => (k.to_vec(), v.to_vec()),
-                        RawValue::Overflow { .. } => unreachable!("inline values only"),
-                    })
-                    .collect();
+                let got = inline_entries(leaf);
                 let want: Vec<(Vec<u8>, Vec<u8>)> =
                     model.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
                 assert_eq!(got, want);
@@ -1565,15 +1569,8 @@ mod tests {
                 })
                 .collect();
             proptest::prop_assert_eq!(removed, expected_removed);
-            let entries: Vec<(Vec<u8>, Vec<u8>)> = leaf
-                .iter()
-                .map(|(k, v)| match v {
-                    RawValue::Inline(v) => (k.to_vec(), v.to_vec()),
-                    RawValue::Overflow { .. } => unreachable!("inline values only"),
-                })
-                .collect();
             let want: Vec<(Vec<u8>, Vec<u8>)> = model.into_iter().collect();
-            proptest::prop_assert_eq!(entries, want);
+            proptest::prop_assert_eq!(inline_entries(&leaf), want);
             proptest::prop_assert_eq!(leaf.encoded_size(), size);
             proptest::prop_assert_eq!(leaf.encoded_size(), leaf.recounted_size());
             if leaf.encoded_size() <= PAGE_SIZE {
