@@ -401,38 +401,39 @@ fn savepoint_heavy_op() -> impl Strategy<Value = Op> {
 /// savepoints, rollbacks, deletes, random puts, spills and reopens.
 #[test]
 fn sorted_appends_match_model() {
-    use rand::{Rng, SeedableRng};
-    for (seed, limit) in [(1u64, 16u64 << 20), (2, 40 << 10), (3, 40 << 10)] {
-        BATCH_LIMIT.with(|l| l.set(limit));
-        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-        let mut ops = Vec::new();
-        let mut next = 0u32;
-        for _ in 0..4000 {
-            let t = rng.gen_range(0..2usize);
-            match rng.gen_range(0..100) {
-                0..=79 => {
-                    next += rng.gen_range(1..3);
-                    let len = rng.gen_range(0..300);
-                    ops.push(Op::Put(t, format!("k{next:08}").into_bytes(), vec![7; len]));
+    use rand::Rng;
+    run_seeded(
+        &[(1u64, 16u64 << 20), (2, 40 << 10), (3, 40 << 10)],
+        |rng| {
+            let mut ops = Vec::new();
+            let mut next = 0u32;
+            for _ in 0..4000 {
+                let t = rng.gen_range(0..2usize);
+                match rng.gen_range(0..100) {
+                    0..=79 => {
+                        next += rng.gen_range(1..3);
+                        let len = rng.gen_range(0..300);
+                        ops.push(Op::Put(t, format!("k{next:08}").into_bytes(), vec![7; len]));
+                    }
+                    80..=83 => ops.push(Op::Put(
+                        t,
+                        format!("k{:08}", rng.gen_range(0..=next)).into_bytes(),
+                        vec![1; 10],
+                    )),
+                    84..=86 => ops.push(Op::DeleteNth(t, rng.gen())),
+                    87..=89 => ops.push(Op::StatementSavepoint),
+                    90 => ops.push(Op::Savepoint),
+                    91..=92 => ops.push(Op::RollbackKeep),
+                    93..=94 => ops.push(Op::ReleaseSavepoint),
+                    95 => ops.push(Op::RollbackToSavepoint),
+                    96..=97 => ops.push(Op::Commit),
+                    98 => ops.push(Op::Reopen),
+                    _ => ops.push(Op::Range(t, None, None, rng.gen(), (true, true))),
                 }
-                80..=83 => ops.push(Op::Put(
-                    t,
-                    format!("k{:08}", rng.gen_range(0..=next)).into_bytes(),
-                    vec![1; 10],
-                )),
-                84..=86 => ops.push(Op::DeleteNth(t, rng.gen())),
-                87..=89 => ops.push(Op::StatementSavepoint),
-                90 => ops.push(Op::Savepoint),
-                91..=92 => ops.push(Op::RollbackKeep),
-                93..=94 => ops.push(Op::ReleaseSavepoint),
-                95 => ops.push(Op::RollbackToSavepoint),
-                96..=97 => ops.push(Op::Commit),
-                98 => ops.push(Op::Reopen),
-                _ => ops.push(Op::Range(t, None, None, rng.gen(), (true, true))),
             }
-        }
-        run(ops);
-    }
+            ops
+        },
+    );
 }
 
 /// Long sequences of small keys: deep trees, splits and merges at every level.
@@ -468,38 +469,49 @@ fn large_random_workload_matches_model() {
 /// savepoints, rollbacks, spills and commits between the runs.
 #[test]
 fn clustered_runs_match_model() {
-    use rand::{Rng, SeedableRng};
-    for (seed, limit) in [
-        (11u64, 16u64 << 20),
-        (12, 40 << 10),
-        (13, 16 << 20),
-        (14, 64 << 10),
-    ] {
-        BATCH_LIMIT.with(|l| l.set(limit));
-        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-        let mut ops = Vec::new();
-        for _ in 0..700 {
-            let t = rng.gen_range(0..3usize);
-            let mut k: i64 = rng.gen_range(0..30_000);
-            let step: i64 = if rng.gen_bool(0.5) { 1 } else { -1 } * rng.gen_range(1..4);
-            let delete = rng.gen_bool(0.35);
-            let run = rng.gen_range(1..60);
-            for _ in 0..run {
-                let key = format!("k{k:06}").into_bytes();
-                if delete {
-                    ops.push(Op::Delete(t, key));
-                } else {
-                    let max = if rng.gen_bool(0.05) { 900 } else { 40 };
-                    let len = rng.gen_range(0..max);
-                    ops.push(Op::Put(t, key, vec![(k % 251) as u8; len]));
+    use rand::Rng;
+    run_seeded(
+        &[
+            (11u64, 16u64 << 20),
+            (12, 40 << 10),
+            (13, 16 << 20),
+            (14, 64 << 10),
+        ],
+        |rng| {
+            let mut ops = Vec::new();
+            for _ in 0..700 {
+                let t = rng.gen_range(0..3usize);
+                let mut k: i64 = rng.gen_range(0..30_000);
+                let step: i64 = if rng.gen_bool(0.5) { 1 } else { -1 } * rng.gen_range(1..4);
+                let delete = rng.gen_bool(0.35);
+                let run = rng.gen_range(1..60);
+                for _ in 0..run {
+                    let key = format!("k{k:06}").into_bytes();
+                    if delete {
+                        ops.push(Op::Delete(t, key));
+                    } else {
+                        let max = if rng.gen_bool(0.05) { 900 } else { 40 };
+                        let len = rng.gen_range(0..max);
+                        ops.push(Op::Put(t, key, vec![(k % 251) as u8; len]));
+                    }
+                    k += step;
                 }
-                k += step;
+                ops.extend(between_runs(rng, t));
             }
-            ops.extend(between_runs(&mut rng, t));
-        }
-        ops.push(Op::Commit);
-        ops.push(Op::Reopen);
-        run(ops);
+            ops.push(Op::Commit);
+            ops.push(Op::Reopen);
+            ops
+        },
+    );
+}
+
+/// Runs the operations `make` draws from each case's seed, under the
+/// case's batch limit.
+fn run_seeded(cases: &[(u64, u64)], make: impl Fn(&mut rand::rngs::SmallRng) -> Vec<Op>) {
+    use rand::SeedableRng;
+    for &(seed, limit) in cases {
+        BATCH_LIMIT.with(|l| l.set(limit));
+        run(make(&mut rand::rngs::SmallRng::seed_from_u64(seed)));
     }
 }
 
@@ -528,49 +540,50 @@ fn between_runs(rng: &mut rand::rngs::SmallRng, t: usize) -> Option<Op> {
 /// hinted leaf and the per-key path it falls back to run.
 #[test]
 fn sorted_batches_match_model() {
-    use rand::{Rng, SeedableRng};
-    for (seed, limit) in [(21u64, 16u64 << 20), (22, 40 << 10), (23, 16 << 20)] {
-        BATCH_LIMIT.with(|l| l.set(limit));
-        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-        let mut ops = Vec::new();
-        for _ in 0..120 {
-            let t = rng.gen_range(0..2usize);
-            let lo: u32 = rng.gen_range(0..40_000);
-            let span = rng.gen_range(1..8_000);
-            let n = rng.gen_range(1..1_500);
-            let keys: Vec<Vec<u8>> = (0..n)
-                .map(|_| {
-                    let k = lo + rng.gen_range(0..span);
-                    // Mostly index-sized keys, a few long ones.
-                    match rng.gen_range(0..50) {
-                        0 => format!("k{k:08}{}", "x".repeat(rng.gen_range(100..900))),
-                        _ => format!("k{k:08}"),
-                    }
-                    .into_bytes()
-                })
-                .collect();
-            match rng.gen_bool(0.55) {
-                true => ops.push(Op::InsertKeysSorted(t, keys)),
-                false => ops.push(Op::RemoveSorted(t, Vec::new(), keys)),
+    use rand::Rng;
+    run_seeded(
+        &[(21u64, 16u64 << 20), (22, 40 << 10), (23, 16 << 20)],
+        |rng| {
+            let mut ops = Vec::new();
+            for _ in 0..120 {
+                let t = rng.gen_range(0..2usize);
+                let lo: u32 = rng.gen_range(0..40_000);
+                let span = rng.gen_range(1..8_000);
+                let n = rng.gen_range(1..1_500);
+                let keys: Vec<Vec<u8>> = (0..n)
+                    .map(|_| {
+                        let k = lo + rng.gen_range(0..span);
+                        // Mostly index-sized keys, a few long ones.
+                        match rng.gen_range(0..50) {
+                            0 => format!("k{k:08}{}", "x".repeat(rng.gen_range(100..900))),
+                            _ => format!("k{k:08}"),
+                        }
+                        .into_bytes()
+                    })
+                    .collect();
+                match rng.gen_bool(0.55) {
+                    true => ops.push(Op::InsertKeysSorted(t, keys)),
+                    false => ops.push(Op::RemoveSorted(t, Vec::new(), keys)),
+                }
+                if rng.gen_bool(0.1) {
+                    ops.push(Op::RemoveSorted(
+                        t,
+                        (0..rng.gen_range(0..3_000)).map(|_| rng.gen()).collect(),
+                        Vec::new(),
+                    ));
+                }
+                ops.extend(between_runs(rng, t));
+                match rng.gen_range(0..20) {
+                    0 => ops.push(Op::Commit),
+                    1 => ops.push(Op::Reopen),
+                    _ => {}
+                }
             }
-            if rng.gen_bool(0.1) {
-                ops.push(Op::RemoveSorted(
-                    t,
-                    (0..rng.gen_range(0..3_000)).map(|_| rng.gen()).collect(),
-                    Vec::new(),
-                ));
-            }
-            ops.extend(between_runs(&mut rng, t));
-            match rng.gen_range(0..20) {
-                0 => ops.push(Op::Commit),
-                1 => ops.push(Op::Reopen),
-                _ => {}
-            }
-        }
-        ops.push(Op::Commit);
-        ops.push(Op::Reopen);
-        run(ops);
-    }
+            ops.push(Op::Commit);
+            ops.push(Op::Reopen);
+            ops
+        },
+    );
 }
 
 /// A page freed while an older savepoint can still bring it back, then

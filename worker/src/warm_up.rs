@@ -175,11 +175,10 @@ impl WriteWarmUp {
                 let range = |lo: i64, hi: i64| {
                     Params::Positional(vec![WireValue::Integer(lo), WireValue::Integer(hi)])
                 };
-                let auto = |s: &Self, n| Some(txn(&s.scratch, n));
                 self.prepare(3, UPDATE_RANGE)
                     && self.prepare(4, DELETE_RANGE)
-                    && self.run(auto(self, 2), 3, range(1, 6))
-                    && self.run(auto(self, 3), 4, range(5, 6))
+                    && self.run(Some(txn(&self.scratch, 2)), 3, range(1, 6))
+                    && self.run(Some(txn(&self.scratch, 3)), 4, range(5, 6))
             }
             _ => false,
         };

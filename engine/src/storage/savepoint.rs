@@ -216,23 +216,9 @@ impl WriteTxn {
     }
 
     /// Logs the inverse of a change to `key` that displaced `old`, and keeps
-    /// `old`'s overflow pages for the log. Returns the value to free now
-    /// (None: nothing, or kept for the log).
-    pub(crate) fn log_change(
-        &mut self,
-        tree: &str,
-        key: &[u8],
-        old: Option<LeafValue>,
-    ) -> Option<LeafValue> {
-        self.record_change(tree, key, old);
-        self.freeze_if_long();
-        None
-    }
-
-    /// [`WriteTxn::log_change`] without the freeze: for the changes a run
-    /// made to one leaf at once (`WriteTxn::remove_sorted`), which must
-    /// all be logged, the freeze checked after the last
-    /// ([`WriteTxn::freeze_if_long`]). Keeps `old`'s overflow pages.
+    /// `old`'s overflow pages for the log. The caller checks the freeze
+    /// ([`WriteTxn::freeze_if_long`]) once the changes it made together
+    /// are all logged (a leaf's run of changes: `WriteTxn::remove_sorted`).
     pub(crate) fn record_change(&mut self, tree: &str, key: &[u8], old: Option<LeafValue>) {
         let t = self.undo.tree_index(tree);
         self.undo.bytes += record_bytes(key.len() as u32, old.as_ref());

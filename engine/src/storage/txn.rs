@@ -233,17 +233,22 @@ impl WriteTxn {
                 needed: value.len() as u64,
             });
         }
-        let old = if value_is_inline(key.len(), value.len()) {
-            // In the hinted leaf the value is copied from where it is, and
-            // an inline value it replaces only when an undo log keeps it.
-            let keep = self.logging();
-            match self.try_hinted_insert(tree, key, RawValue::Inline(&value), keep) {
-                Some(old) => self.counted(tree, old)?,
-                None => self.put_descending(tree, key, LeafValue::Inline(value.into_owned()))?,
+        let overflow = match value_is_inline(key.len(), value.len()) {
+            true => None,
+            false => Some(self.write_overflow(&value)?),
+        };
+        // In the hinted leaf the value is copied from where it is, and an
+        // inline value it replaces only when an undo log keeps it.
+        let raw = overflow
+            .as_ref()
+            .map_or(RawValue::Inline(&value), LeafValue::as_raw);
+        let keep = self.logging();
+        let old = match self.try_hinted_insert(tree, key, raw, keep) {
+            Some(old) => self.counted(tree, old)?,
+            None => {
+                let stored = overflow.unwrap_or_else(|| LeafValue::Inline(value.into_owned()));
+                self.put_descending(tree, key, stored)?
             }
-        } else {
-            let stored = self.write_overflow(&value)?;
-            self.put_value(tree, key, stored)?
         };
         let replaced = old.is_some();
         self.displaced(tree, key, old);
@@ -284,7 +289,13 @@ impl WriteTxn {
             let gone = removed.len() as u64;
             if gone > 0 {
                 self.count_entries(tree, |n| n.saturating_sub(gone))?;
-                self.displaced_run(tree, &keys[at..at + done], &mut removed);
+            }
+            let mut logged = false;
+            for (k, old) in removed.drain(..) {
+                logged |= self.log_or_free(tree, keys[at + k], Some(old));
+            }
+            if logged {
+                self.freeze_if_long();
             }
             present += gone;
             at += done;
@@ -311,7 +322,13 @@ impl WriteTxn {
                 continue;
             }
             self.count_entries(tree, |n| n + done as u64)?;
-            self.displaced_run(tree, &keys[at..at + done], &mut Vec::new());
+            let mut logged = false;
+            for key in &keys[at..at + done] {
+                logged |= self.log_or_free(tree, key, None);
+            }
+            if logged {
+                self.freeze_if_long();
+            }
             at += done;
             self.maybe_spill()?;
         }
@@ -529,42 +546,25 @@ impl WriteTxn {
     /// After a change to `key` displaced `old`: log its inverse when a
     /// statement savepoint is logging, and free `old` unless the log keeps it.
     fn displaced(&mut self, tree: &str, key: &[u8], old: Option<LeafValue>) {
-        let free = if self.logging() {
-            self.log_change(tree, key, old)
-        } else {
-            old
-        };
-        if let Some(v) = free {
-            self.free_value(&v);
+        if self.log_or_free(tree, key, old) {
+            self.freeze_if_long();
         }
     }
 
-    /// [`WriteTxn::displaced`] for the changes one run made to a leaf at
-    /// once: the removal of the entries `removed` lists (their index in
-    /// `keys` and value), which it empties, or when it lists none the
-    /// insertion of every key of `keys`. When a statement savepoint logs, every change
-    /// is logged before the log may freeze (a freeze between them would
-    /// leave the rest, already made in place, out of both the log and the
-    /// copy-on-write state, and a rollback would keep them).
-    fn displaced_run(&mut self, tree: &str, keys: &[&[u8]], removed: &mut Vec<(usize, LeafValue)>) {
-        let logging = self.logging();
-        if removed.is_empty() {
-            if logging {
-                for key in keys {
-                    self.record_change(tree, key, None);
-                }
-            }
-        } else {
-            for (k, old) in removed.drain(..) {
-                match logging {
-                    true => self.record_change(tree, keys[k], Some(old)),
-                    false => self.free_value(&old),
-                }
-            }
+    /// [`WriteTxn::displaced`] without the freeze: true when it logged. A
+    /// run of changes made to a leaf at once logs every one of them before
+    /// the log may freeze (a freeze between them would leave the rest,
+    /// already made in place, out of both the log and the copy-on-write
+    /// state, and a rollback would keep them).
+    fn log_or_free(&mut self, tree: &str, key: &[u8], old: Option<LeafValue>) -> bool {
+        if self.logging() {
+            self.record_change(tree, key, old);
+            return true;
         }
-        if logging {
-            self.freeze_if_long();
+        if let Some(v) = old {
+            self.free_value(&v);
         }
+        false
     }
 
     /// Writes a large value to fresh consecutive overflow pages right away:

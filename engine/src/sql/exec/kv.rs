@@ -102,15 +102,10 @@ pub(crate) trait Kv {
     }
     /// Removes; true if the key was present.
     fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool>;
-    /// Removes `keys` (ascending); returns how many were present. The
-    /// store removes those sharing a leaf at once
-    /// ([`WriteTxn::remove_sorted`]); this default one by one.
-    fn remove_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<u64> {
-        let mut present = 0;
-        for k in keys {
-            present += u64::from(self.remove(tree, k)?);
-        }
-        Ok(present)
+    /// Removes `keys` (ascending). The store removes those sharing a leaf
+    /// at once ([`WriteTxn::remove_sorted`]); this default one by one.
+    fn remove_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<()> {
+        keys.iter().try_for_each(|k| self.remove(tree, k).map(drop))
     }
     /// Inserts `keys` (ascending) with empty values: index entries. The
     /// store inserts those sharing a leaf at once

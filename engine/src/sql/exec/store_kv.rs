@@ -72,8 +72,8 @@ impl Kv for WriteTxn {
     fn remove(&mut self, tree: &str, key: &[u8]) -> Result<bool> {
         WriteTxn::remove(self, tree, key)
     }
-    fn remove_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<u64> {
-        WriteTxn::remove_sorted(self, tree, keys)
+    fn remove_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<()> {
+        WriteTxn::remove_sorted(self, tree, keys).map(drop)
     }
     fn insert_keys_sorted(&mut self, tree: &str, keys: &[&[u8]]) -> Result<()> {
         WriteTxn::insert_keys_sorted(self, tree, keys)
