@@ -723,6 +723,9 @@ impl TableWriter {
         let n = self.indexes.len();
         for (i, ((plan, old), new)) in self.indexes.iter().zip(old_vals).zip(new_vals).enumerate() {
             let (old, new) = (old.as_deref(), new.as_deref());
+            if old.is_none() && new.is_none() {
+                continue;
+            }
             match queue.as_deref_mut().filter(|_| !plan.index.unique) {
                 Some(q) => {
                     let (removals, insertions) = q.batches(n, i);
@@ -840,16 +843,23 @@ impl TableWriter {
         new: &[Value],
         out: &mut ChangedValues,
     ) -> Result<()> {
-        out.recycle();
-        for plan in &self.indexes {
+        let n = self.indexes.len();
+        out.before.resize_with(n, || None);
+        out.after.resize_with(n, || None);
+        let ChangedValues {
+            before,
+            after,
+            spare,
+        } = out;
+        for ((plan, b), a) in self.indexes.iter().zip(before).zip(after) {
             if plan.reads.iter().any(|&c| !identical(&old[c], &new[c])) {
-                let before = index_values_in(ctx, plan, old, out.spare.pop().unwrap_or_default())?;
-                out.before.push(before);
-                let after = index_values_in(ctx, plan, new, out.spare.pop().unwrap_or_default())?;
-                out.after.push(after);
+                let list = b.take().or_else(|| spare.pop()).unwrap_or_default();
+                *b = index_values_in(ctx, plan, old, list)?;
+                let list = a.take().or_else(|| spare.pop()).unwrap_or_default();
+                *a = index_values_in(ctx, plan, new, list)?;
             } else {
-                out.before.push(None);
-                out.after.push(None);
+                spare.extend(b.take());
+                spare.extend(a.take());
             }
         }
         Ok(())
@@ -982,18 +992,9 @@ pub(crate) fn visit_index_keys(
 pub(crate) struct ChangedValues {
     pub(crate) before: IndexValues,
     pub(crate) after: IndexValues,
-    /// Emptied lists, for the next row's values.
+    /// Lists no index needs now, for the next row's values (emptied as
+    /// they are reused).
     spare: Vec<Vec<Value>>,
-}
-
-impl ChangedValues {
-    /// Empties `before` and `after`, keeping their lists in `spare`.
-    fn recycle(&mut self) {
-        for mut v in self.before.drain(..).chain(self.after.drain(..)).flatten() {
-            v.clear();
-            self.spare.push(v);
-        }
-    }
 }
 
 /// A CHECK constraint's label when it has no name: its expression, as
