@@ -10,11 +10,16 @@
 // SQLite WASM with WAL + synchronous=NORMAL, the comparison's fastest mode.
 // Needs scripts/build-wasm and the comparison's packages (scripts/setup).
 //
-// Usage: node scripts/inworker-timing/opfs-calls.mjs [--engines=tinyjoin,tinyjoin-deferred,sqlite-wal-normal] [--skip-i8]
+// --js-flags passes V8 flags to Chromium: with "--no-liftoff
+// --no-wasm-lazy-compilation" every wasm function is optimized before its
+// first call, which tells a round's cold code from its own work.
+//
+// Usage: node scripts/inworker-timing/opfs-calls.mjs [--engines=tinyjoin,tinyjoin-deferred,sqlite-wal-normal] [--skip-i8] [--js-flags=...]
 import { join } from "node:path";
 import { COMPARE_DIR, ROOT, ensureCompareDeps, launchBrowser, parseArgs, serve } from "../compare/lib/harness.mjs";
 
-const { flags } = parseArgs(process.argv.slice(2), ["engines", "skip-i8"]);
+const { flags } = parseArgs(process.argv.slice(2), ["engines", "skip-i8", "js-flags"]);
+const jsFlags = flags["js-flags"] === undefined ? null : String(flags["js-flags"]);
 const SPECS = {
   tinyjoin: { engine: "tinyjoin" },
   "tinyjoin-deferred": { engine: "tinyjoin", commit: "deferred" },
@@ -31,7 +36,7 @@ const server = await serve({
   "/cmp/": join(COMPARE_DIR, "web"),
   "/nm/": join(COMPARE_DIR, "node_modules"),
 });
-const browser = await launchBrowser("opfs-calls");
+const browser = await launchBrowser("opfs-calls", jsFlags);
 try {
   const page = await browser.context.newPage();
   await page.goto(`${server.origin}/h/page.html`);
