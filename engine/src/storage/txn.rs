@@ -290,16 +290,10 @@ impl WriteTxn {
             if gone > 0 {
                 self.count_entries(tree, |n| n.saturating_sub(gone))?;
             }
-            let mut logged = false;
-            for (k, old) in removed.drain(..) {
-                logged |= self.log_or_free(tree, keys[at + k], Some(old));
-            }
-            if logged {
-                self.freeze_if_long();
-            }
+            let run = removed.drain(..).map(|(k, old)| (keys[at + k], Some(old)));
+            self.finish_run(tree, run)?;
             present += gone;
             at += done;
-            self.maybe_spill()?;
         }
         Ok(present)
     }
@@ -322,17 +316,30 @@ impl WriteTxn {
                 continue;
             }
             self.count_entries(tree, |n| n + done as u64)?;
-            let mut logged = false;
-            for key in &keys[at..at + done] {
-                logged |= self.log_or_free(tree, key, None);
-            }
-            if logged {
-                self.freeze_if_long();
-            }
+            let run = keys[at..at + done].iter().map(|&key| (key, None));
+            self.finish_run(tree, run)?;
             at += done;
-            self.maybe_spill()?;
         }
         Ok(())
+    }
+
+    /// After a run of changes made to a leaf at once, each key with the
+    /// value it displaced: logs or frees every one ([`WriteTxn::log_or_free`])
+    /// before the log may freeze, then spills if the transaction holds too
+    /// much.
+    fn finish_run<'k>(
+        &mut self,
+        tree: &str,
+        run: impl Iterator<Item = (&'k [u8], Option<LeafValue>)>,
+    ) -> Result<()> {
+        let mut logged = false;
+        for (key, old) in run {
+            logged |= self.log_or_free(tree, key, old);
+        }
+        if logged {
+            self.freeze_if_long();
+        }
+        self.maybe_spill()
     }
 
     /// The hinted leaf (see `hinted_leaf`) when it holds `keys[0]`, and
