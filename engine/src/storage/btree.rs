@@ -76,6 +76,14 @@ pub(crate) trait NodeSource {
     fn scan_node(&self, id: PageId) -> Result<Rc<Node>> {
         self.node(id)
     }
+    /// [`scan_node`] of `next[0]`, where `next` are the siblings a forward
+    /// scan visits from there on, in order: a source may read those that
+    /// follow `next[0]` in the file in the same device call.
+    ///
+    /// [`scan_node`]: NodeSource::scan_node
+    fn scan_ahead(&self, next: &[PageId]) -> Result<Rc<Node>> {
+        self.scan_node(next[0])
+    }
 }
 
 /// Write access: what a write transaction provides to the algorithms.

@@ -191,7 +191,12 @@ impl Cursor {
                     "tree deeper than {MAX_TREE_DEPTH} levels"
                 ));
             }
-            let n = src.scan_node(child)?;
+            // Forward, the siblings after `child` are what the scan reads
+            // next: the source may read them with it.
+            let n = match forward {
+                true => src.scan_ahead(&b.children()[*i..])?,
+                false => src.scan_node(child)?,
+            };
             match &*n {
                 Node::Branch(cb) => {
                     let j = if forward { 0 } else { cb.children().len() - 1 };

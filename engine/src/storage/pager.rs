@@ -23,6 +23,9 @@ use std::rc::Rc;
 /// Largest single device write the pager issues (pages coalesced per call).
 const MAX_WRITE_RUN_PAGES: usize = 256;
 
+/// Most pages one read of a sequential scan takes (see `Pager::scan_ahead`).
+const SCAN_AHEAD_PAGES: usize = 16;
+
 pub(crate) struct Pager {
     device: Box<dyn Device>,
     cache: NodeCache,
@@ -35,6 +38,8 @@ pub(crate) struct Pager {
     pub(crate) trust_order: bool,
     /// Device calls made, for tests and benchmarks.
     pub(crate) stats: PagerStats,
+    /// The buffer `scan_ahead` reads its runs into, kept between calls.
+    ahead_buf: Vec<u8>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -53,6 +58,7 @@ impl Pager {
             poisoned: None,
             trust_order: false,
             stats: PagerStats::default(),
+            ahead_buf: Vec::new(),
         }
     }
 
@@ -129,6 +135,53 @@ impl Pager {
     /// cached only while the cache has room (scan resistance).
     pub(crate) fn scan_node(&mut self, id: PageId) -> Result<Rc<Node>> {
         self.node_for(id, false)
+    }
+
+    /// [`Pager::scan_node`] of page `first`, whose next `run - 1` pages
+    /// hold the nodes a forward scan visits after it: when `first` must be
+    /// read, those of them not cached come in the same device call (OPFS
+    /// charges per call, not per byte) and wait in the cache, if it has room
+    /// for all of them; otherwise `first` alone is read. A page read ahead
+    /// that fails its checksum or does not decode is left out: the scan
+    /// reports it if it gets there.
+    pub(crate) fn scan_ahead(&mut self, first: PageId, run: usize) -> Result<Rc<Node>> {
+        self.check_poison()?;
+        if let Some(n) = self.cache.get(first) {
+            self.stats.cache_hits += 1;
+            return Ok(n);
+        }
+        let ahead = (1..run.min(SCAN_AHEAD_PAGES))
+            .take_while(|&i| !self.cache.map.contains_key(&PageId(first.0 + i as u64)))
+            .count();
+        if ahead == 0 || self.cache.map.len() + 1 + ahead > self.cache.capacity {
+            return self.node_for(first, false);
+        }
+        let mut buf = std::mem::take(&mut self.ahead_buf);
+        let read = self.read_raw_run(first, 1 + ahead, &mut buf);
+        let node = read.and_then(|()| {
+            let mut pages = buf.chunks(PAGE_SIZE).zip(first.0..);
+            let (page, id) = pages.next().expect("the run holds its first page");
+            verify_page(page, PageId(id))?;
+            let node = self.decode_read(page, PageId(id))?;
+            for (page, id) in pages {
+                let id = PageId(id);
+                if verify_page(page, id).is_ok() {
+                    if let Ok(n) = self.decode_read(page, id) {
+                        self.cache.insert(id, n);
+                    }
+                }
+            }
+            self.cache.insert(first, node.clone());
+            Ok(node)
+        });
+        self.ahead_buf = buf;
+        node
+    }
+
+    /// A node from page `id`'s verified bytes.
+    fn decode_read(&self, page: &[u8], id: PageId) -> Result<Rc<Node>> {
+        let page = super::node::page_vec(page);
+        Ok(Rc::new(Node::decode_owned(page, id, self.trust_order)?))
     }
 
     /// Page `id`'s node for a writer that changes a copy of it (copy on

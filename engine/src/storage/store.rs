@@ -201,6 +201,19 @@ impl Inner {
         self.pager.scan_node(id)
     }
 
+    /// [`Inner::scan_node`] of `next[0]`, reading ahead the siblings in
+    /// `next` that follow it in the file (see [`Pager::scan_ahead`]).
+    pub(crate) fn scan_ahead(&mut self, next: &[PageId], page_count: u64) -> Result<Rc<Node>> {
+        let first = next[0];
+        check_node_ref(first, page_count)?;
+        let run = next
+            .iter()
+            .enumerate()
+            .take_while(|&(i, id)| id.0 == first.0 + i as u64 && id.0 < page_count)
+            .count();
+        self.pager.scan_ahead(first, run)
+    }
+
     /// Moves pending pages no open snapshot can reach into the allocator.
     pub(crate) fn release_pending(&mut self) {
         self.snapshots.retain(|_, n| *n > 0);
@@ -744,6 +757,16 @@ impl NodeSource for ReadTxn {
             .inner
             .borrow_mut()
             .scan_node(id, self.sb.page_count)
+    }
+
+    /// A snapshot's pages are all in the file and stay as they are while
+    /// it lives: reading some ahead is safe (a writer's pages are not: its
+    /// source keeps the default).
+    fn scan_ahead(&self, next: &[PageId]) -> Result<Rc<Node>> {
+        self.shared
+            .inner
+            .borrow_mut()
+            .scan_ahead(next, self.sb.page_count)
     }
 }
 
