@@ -15,7 +15,9 @@
 // A tool, not a test: nothing is asserted about time. Less noisy than the
 // browser for A/B comparisons of wasm-specific code; V8 flags pass through
 // (--no-liftoff: optimized code only; --liftoff --no-wasm-tier-up: the
-// baseline tier only).
+// baseline tier only; --wasm-tiering-budget=13000000: Chromium 156's budget
+// before V8 optimizes a function, Node 20's being 1800000, for first runs
+// that behave as in the browser; --v8-pool-size=1: one compile thread).
 //
 // Build: cargo build --release --target wasm32-unknown-unknown \
 //          --manifest-path engine/wasm-bench/Cargo.toml

@@ -16,3 +16,16 @@ for (const m of ["write", "read", "flush", "getSize", "truncate"]) {
     }
   };
 }
+
+/** A copy of the counts so far, for `since`. */
+export const snapshot = () => JSON.parse(JSON.stringify(calls));
+
+/** The calls made since `before` (a `snapshot`), per method that had any. */
+export function since(before) {
+  const out = {};
+  for (const [m, c] of Object.entries(calls)) {
+    const n = c.n - before[m].n;
+    if (n > 0) out[m] = { n, us: c.us - before[m].us, bytes: c.bytes - before[m].bytes };
+  }
+  return out;
+}

@@ -1,17 +1,7 @@
 // The timed side of opfs-calls.mjs: one engine, its OPFS calls per workload.
-import { calls } from "./opfs-calls-counter.js";
+import { since, snapshot } from "./opfs-calls-counter.js";
 import { openEngine } from "/cmp/engines.js";
 import { A_COLS, WORKLOADS, aRow, load, prng } from "/cmp/workloads.js";
-
-const snapshot = () => JSON.parse(JSON.stringify(calls));
-function since(before) {
-  const out = {};
-  for (const [m, c] of Object.entries(calls)) {
-    const n = c.n - before[m].n;
-    if (n > 0) out[m] = { n, us: c.us - before[m].us, bytes: c.bytes - before[m].bytes };
-  }
-  return out;
-}
 
 onmessage = async (ev) => {
   const { spec, i8 } = ev.data;

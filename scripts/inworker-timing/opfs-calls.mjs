@@ -15,8 +15,8 @@
 // first call, which tells a round's cold code from its own work.
 //
 // Usage: node scripts/inworker-timing/opfs-calls.mjs [--engines=tinyjoin,tinyjoin-deferred,sqlite-wal-normal] [--skip-i8] [--js-flags=...]
-import { join } from "node:path";
-import { COMPARE_DIR, ROOT, ensureCompareDeps, launchBrowser, parseArgs, serve } from "../compare/lib/harness.mjs";
+import { parseArgs } from "../compare/lib/harness.mjs";
+import { openEnginePage } from "./engine-page.mjs";
 
 const { flags } = parseArgs(process.argv.slice(2), ["engines", "skip-i8", "js-flags"]);
 const jsFlags = flags["js-flags"] === undefined ? null : String(flags["js-flags"]);
@@ -25,21 +25,8 @@ const SPECS = {
   "tinyjoin-deferred": { engine: "tinyjoin", commit: "deferred" },
   "sqlite-wal-normal": { engine: "sqlite", journal: "WAL", synchronous: "NORMAL" },
 };
-const engines = String(flags.engines ?? Object.keys(SPECS).join(",")).split(",");
-for (const e of engines) if (!(e in SPECS)) throw new Error(`unknown engine ${e}; known: ${Object.keys(SPECS).join(", ")}`);
-// SQLite WASM comes from scripts/compare's own packages, installed on first use.
-if (engines.some((e) => SPECS[e].engine === "sqlite")) ensureCompareDeps();
-
-const server = await serve({
-  "/pkg/": join(ROOT, "client-ts"),
-  "/h/": join(ROOT, "scripts/inworker-timing"),
-  "/cmp/": join(COMPARE_DIR, "web"),
-  "/nm/": join(COMPARE_DIR, "node_modules"),
-});
-const browser = await launchBrowser("opfs-calls", jsFlags);
+const { engines, page, close } = await openEnginePage("opfs-calls", SPECS, flags.engines, jsFlags);
 try {
-  const page = await browser.context.newPage();
-  await page.goto(`${server.origin}/h/page.html`);
   for (const e of engines) {
     const r = await page.evaluate(
       ([spec, i8]) =>
@@ -60,6 +47,5 @@ try {
     }
   }
 } finally {
-  await browser.close();
-  await server.close();
+  await close();
 }

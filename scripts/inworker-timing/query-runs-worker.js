@@ -1,19 +1,9 @@
 // The timed side of query-runs.mjs: in this fresh Worker, opens one engine's
 // database (timed) and either builds the comparison's read dataset or runs
 // one of its queries several times, counting each run's OPFS calls.
-import { calls } from "./opfs-calls-counter.js";
+import { since, snapshot } from "./opfs-calls-counter.js";
 import { openEngine } from "/cmp/engines.js";
 import { QUERIES, SCALES, WORKLOADS } from "/cmp/workloads.js";
-
-const snapshot = () => JSON.parse(JSON.stringify(calls));
-function since(before) {
-  const out = {};
-  for (const [m, c] of Object.entries(calls)) {
-    const n = c.n - before[m].n;
-    if (n > 0) out[m] = { n, us: c.us - before[m].us, bytes: c.bytes - before[m].bytes };
-  }
-  return out;
-}
 
 onmessage = async (ev) => {
   const { spec, name, build, query, runs } = ev.data;

@@ -10,8 +10,8 @@
 //
 // Usage: node scripts/inworker-timing/query-runs.mjs [--query=J2] [--workers=3]
 //          [--runs=6] [--engines=tinyjoin,sqlite-wal-full] [--js-flags=...]
-import { join } from "node:path";
-import { COMPARE_DIR, ROOT, ensureCompareDeps, launchBrowser, parseArgs, serve } from "../compare/lib/harness.mjs";
+import { parseArgs } from "../compare/lib/harness.mjs";
+import { openEnginePage } from "./engine-page.mjs";
 
 const { flags } = parseArgs(process.argv.slice(2), ["query", "workers", "runs", "engines", "js-flags"]);
 const jsFlags = flags["js-flags"] === undefined ? null : String(flags["js-flags"]);
@@ -20,20 +20,8 @@ const SPECS = {
   tinyjoin: { engine: "tinyjoin" },
   "sqlite-wal-full": { engine: "sqlite", journal: "WAL", synchronous: "FULL" },
 };
-const engines = String(flags.engines ?? Object.keys(SPECS).join(",")).split(",");
-for (const e of engines) if (!(e in SPECS)) throw new Error(`unknown engine ${e}; known: ${Object.keys(SPECS).join(", ")}`);
-if (engines.some((e) => SPECS[e].engine === "sqlite")) ensureCompareDeps();
-
-const server = await serve({
-  "/pkg/": join(ROOT, "client-ts"),
-  "/h/": join(ROOT, "scripts/inworker-timing"),
-  "/cmp/": join(COMPARE_DIR, "web"),
-  "/nm/": join(COMPARE_DIR, "node_modules"),
-});
-const browser = await launchBrowser("query-runs", jsFlags);
+const { engines, page, close } = await openEnginePage("query-runs", SPECS, flags.engines, jsFlags);
 try {
-  const page = await browser.context.newPage();
-  await page.goto(`${server.origin}/h/page.html`);
   const inWorker = (msg) =>
     page.evaluate(
       (m) =>
@@ -60,6 +48,5 @@ try {
     }
   }
 } finally {
-  await browser.close();
-  await server.close();
+  await close();
 }
