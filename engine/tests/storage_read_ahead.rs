@@ -70,13 +70,20 @@ fn expected() -> Entries {
         .collect()
 }
 
+/// The reads of a forward and of a backward scan of [`file`], each on a
+/// store of its own with a `cache_pages` cache; both return every entry.
+fn reads_both_ways(cache_pages: usize) -> (u64, u64) {
+    let bytes = file();
+    let (back, back_reads) = scan(&open(bytes.clone(), cache_pages), false);
+    let (fwd, fwd_reads) = scan(&open(bytes, cache_pages), true);
+    assert_eq!(fwd, expected());
+    assert_eq!(back, expected());
+    (fwd_reads, back_reads)
+}
+
 #[test]
 fn a_cold_forward_scan_reads_runs_of_leaves() {
-    let bytes = file();
-    let (back, back_reads) = scan(&open(bytes.clone(), 8192), false);
-    let (fwd, fwd_reads) = scan(&open(bytes, 8192), true);
-    assert_eq!(back, expected());
-    assert_eq!(fwd, expected());
+    let (fwd_reads, back_reads) = reads_both_ways(8192);
     assert!(back_reads > 60, "{back_reads} reads backward");
     assert!(
         fwd_reads * 4 < back_reads,
@@ -86,11 +93,7 @@ fn a_cold_forward_scan_reads_runs_of_leaves() {
 
 #[test]
 fn a_full_cache_reads_leaf_by_leaf() {
-    let bytes = file();
-    let (back, back_reads) = scan(&open(bytes.clone(), 16), false);
-    let (fwd, fwd_reads) = scan(&open(bytes, 16), true);
-    assert_eq!(fwd, expected());
-    assert_eq!(back, expected());
+    let (fwd_reads, back_reads) = reads_both_ways(16);
     assert!(
         fwd_reads + 20 > back_reads,
         "forward {fwd_reads}, backward {back_reads}"

@@ -137,21 +137,29 @@ impl Pager {
         self.node_for(id, false)
     }
 
-    /// [`Pager::scan_node`] of page `first`, whose next `run - 1` pages
-    /// hold the nodes a forward scan visits after it: when `first` must be
-    /// read, those of them not cached come in the same device call (OPFS
-    /// charges per call, not per byte) and wait in the cache, if it has room
-    /// for all of them; otherwise `first` alone is read. A page read ahead
-    /// that fails its checksum or does not decode is left out: the scan
-    /// reports it if it gets there.
-    pub(crate) fn scan_ahead(&mut self, first: PageId, run: usize) -> Result<Rc<Node>> {
+    /// [`Pager::scan_node`] of page `next[0]`, where `next` are the nodes
+    /// a forward scan visits from there on, in order, in a file of
+    /// `page_count` pages: when `next[0]` must be read, the ones right
+    /// after it in the file that follow it in `next` and are not cached
+    /// come in the same device call (OPFS charges per call, not per byte)
+    /// and wait in the cache, if it has room for all of them; otherwise
+    /// `next[0]` alone is read. A page read ahead that fails its checksum
+    /// or does not decode is left out: the scan reports it if it gets
+    /// there.
+    pub(crate) fn scan_ahead(&mut self, next: &[PageId], page_count: u64) -> Result<Rc<Node>> {
         self.check_poison()?;
+        let first = next[0];
         if let Some(n) = self.cache.get(first) {
             self.stats.cache_hits += 1;
             return Ok(n);
         }
-        let ahead = (1..run.min(SCAN_AHEAD_PAGES))
-            .take_while(|&i| !self.cache.map.contains_key(&PageId(first.0 + i as u64)))
+        let ahead = next[1..]
+            .iter()
+            .take(SCAN_AHEAD_PAGES - 1)
+            .zip(first.0 + 1..)
+            .take_while(|&(id, want)| {
+                id.0 == want && want < page_count && !self.cache.map.contains_key(id)
+            })
             .count();
         if ahead == 0 || self.cache.map.len() + 1 + ahead > self.cache.capacity {
             return self.node_for(first, false);

@@ -204,14 +204,8 @@ impl Inner {
     /// [`Inner::scan_node`] of `next[0]`, reading ahead the siblings in
     /// `next` that follow it in the file (see [`Pager::scan_ahead`]).
     pub(crate) fn scan_ahead(&mut self, next: &[PageId], page_count: u64) -> Result<Rc<Node>> {
-        let first = next[0];
-        check_node_ref(first, page_count)?;
-        let run = next
-            .iter()
-            .enumerate()
-            .take_while(|&(i, id)| id.0 == first.0 + i as u64 && id.0 < page_count)
-            .count();
-        self.pager.scan_ahead(first, run)
+        check_node_ref(next[0], page_count)?;
+        self.pager.scan_ahead(next, page_count)
     }
 
     /// Moves pending pages no open snapshot can reach into the allocator.
