@@ -7,6 +7,7 @@
  */
 
 import type { OwnerOptions } from "./platform.js";
+import { MAX_POLL_MS } from "./options.js";
 
 /** Messages at least this long are transferred instead of copied. */
 export const TRANSFER_MIN_BYTES = 64 * 1024;
@@ -38,7 +39,10 @@ function isOwnerOptions(v: unknown): v is OwnerOptions {
     typeof v.batchLimitBytes === "number" &&
     (v.validation === "full" || v.validation === "quick") &&
     typeof v.cachePages === "number" &&
-    (v.commit === "two-flush" || v.commit === "one-flush" || v.commit === "deferred")
+    (v.commit === "two-flush" || v.commit === "one-flush" || v.commit === "deferred") &&
+    typeof v.pollMs === "number" &&
+    v.pollMs >= 0 &&
+    v.pollMs <= MAX_POLL_MS
   );
 }
 

@@ -9,6 +9,7 @@ import { parseToOwnerWorker, transferList } from "./owner-messages.js";
 import type { FromOwnerControl } from "./owner-messages.js";
 import { startOwnerRuntime, wasmError } from "./owner-runtime.js";
 import type { OwnerRuntime } from "./owner-runtime.js";
+import { Poller } from "./poll.js";
 
 interface WorkerScope {
   postMessage(message: FromOwnerControl | Uint8Array, transfer?: Transferable[]): void;
@@ -19,6 +20,8 @@ interface WorkerScope {
 const scope = globalThis as unknown as WorkerScope;
 let runtime: OwnerRuntime | null = null;
 let starting = false;
+/** Keeps this Worker awake for a moment after each answer (poll.ts); set at "start". */
+let poller: Poller | null = null;
 
 scope.onmessage = (ev: MessageEvent<unknown>) => {
   const msg = parseToOwnerWorker(ev.data);
@@ -27,6 +30,7 @@ scope.onmessage = (ev: MessageEvent<unknown>) => {
     case "start":
       if (starting) return;
       starting = true;
+      poller = new Poller(msg.options.pollMs);
       startOwnerRuntime(
         msg.name,
         msg.clientId,
@@ -34,6 +38,7 @@ scope.onmessage = (ev: MessageEvent<unknown>) => {
         msg.options.storage === "opfs",
         (bytes) => scope.postMessage(bytes, transferList(bytes)),
         (err) => scope.postMessage({ type: "failed", code: err.code, message: err.message }),
+        () => poller?.extend(),
       ).then(
         (rt) => {
           runtime = rt;
@@ -51,6 +56,8 @@ scope.onmessage = (ev: MessageEvent<unknown>) => {
     case "stop":
       runtime?.stop();
       runtime = null;
+      poller?.close();
+      poller = null;
       scope.postMessage({ type: "stopped" });
       scope.close();
       return;

@@ -26,6 +26,8 @@ export interface OwnerOptions {
   readonly validation: "full" | "quick";
   readonly cachePages: number;
   readonly commit: CommitOption;
+  /** How long a thread polls for the next message (`OpenOptions.pollMs`, poll.ts). */
+  readonly pollMs: number;
 }
 
 /** How a commit becomes durable (see `OpenOptions.commit`). */

@@ -34,6 +34,7 @@ import { ProtocolError, decodeResponse, decodeResponseBody, encodeRequest, peekE
 import type { IntegerMode, Request, Response } from "./protocol.js";
 import type { ChannelLike, OwnerOptions, OwnerPort, Platform } from "./platform.js";
 import { TinyJoinError, fromWire } from "./errors.js";
+import { Poller } from "./poll.js";
 
 /** This tab's role for a database. */
 export type Role = "owner" | "follower";
@@ -97,9 +98,12 @@ export class Session {
   private openRequest: number | null = null;
   private readonly firstOpen = new Deferred<void>();
   private readonly roleListeners = new Set<(role: Role) => void>();
+  /** Keeps this thread awake while a request is in flight to another thread (poll.ts). */
+  private readonly poller: Poller;
 
   constructor(private readonly platform: Platform, private readonly opts: SessionOptions) {
     this.clientId = platform.randomId();
+    this.poller = new Poller(opts.owner.pollMs);
   }
 
   /** Runs the election and the first handshake; resolves when connected. */
@@ -225,8 +229,11 @@ export class Session {
     }
     if (this.port !== null) {
       this.port.post(bytes);
+      // An owner in this very thread (the in-worker API) answers without a wake-up.
+      if (this.port.direct === undefined) this.poller.extend();
     } else if (this.channel !== null) {
       this.channel.postMessage(bytes);
+      this.poller.extend();
     }
   }
 
@@ -343,6 +350,7 @@ export class Session {
       return;
     }
     this.pending.delete(p.id);
+    if (this.pending.size === 0) this.poller.stop();
     if (response.kind === "failed") {
       p.done.reject(fromWire(response.error.code, response.error.message, response.error.position));
     } else {
@@ -430,6 +438,7 @@ export class Session {
     this.pending.clear();
     this.abort.abort();
     this.ownerWatch?.abort();
+    this.poller.close();
     if (this.channel !== null) {
       this.channel.onmessage = null;
       this.channel.close();

@@ -20,6 +20,12 @@ test("wrapped or malformed messages are dropped, control messages are checked", 
     assert.equal(M.parseFromOwnerWorker(bad), null, String(bad));
   }
   assert.deepEqual(M.parseToOwnerWorker({ type: "stop" }), { type: "stop" });
+  const options = { storage: "opfs", batchLimitBytes: 1 << 20, validation: "full", cachePages: 64, commit: "one-flush", pollMs: 1 };
+  const start = { type: "start", name: "n", clientId: "c", options };
+  assert.deepEqual(M.parseToOwnerWorker(start), start);
+  for (const pollMs of [undefined, -1, Number.NaN, 51, "1"]) {
+    assert.equal(M.parseToOwnerWorker({ ...start, options: { ...options, pollMs } }), null, String(pollMs));
+  }
   assert.deepEqual(M.parseFromOwnerWorker({ type: "started", epoch: 2 }), { type: "started", epoch: 2 });
 });
 

@@ -201,6 +201,12 @@ test("bad arguments are refused before anything is sent", async () => {
   assert.equal(resolveOptions("x", {}).owner.commit, "one-flush");
   assert.equal(resolveOptions("x", { commit: "one-flush" }).owner.commit, "one-flush");
   assert.equal(resolveOptions("x", { commit: "deferred" }).owner.commit, "deferred");
+  for (const pollMs of [-1, Number.NaN, Infinity, 51, "1"]) {
+    assert.throws(() => resolveOptions("x", { pollMs }), (e) => e.code === "INVALID_ARGUMENT", String(pollMs));
+  }
+  assert.equal(resolveOptions("x", {}).owner.pollMs, 1);
+  assert.equal(resolveOptions("x", { pollMs: 0 }).owner.pollMs, 0);
+  assert.equal(resolveOptions("x", { pollMs: 0.25 }).owner.pollMs, 0.25);
   const w = new World();
   const c = await openIn(w.tab());
   await assert.rejects(c.query("SELECT", [{}]), (e) => e.code === "INVALID_ARGUMENT");

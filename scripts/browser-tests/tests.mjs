@@ -95,6 +95,37 @@ export const tests = [
     },
   },
   {
+    // Polling (OpenOptions.pollMs, client-ts/src/poll.ts) changes when
+    // threads sleep, never what is answered: an owner tab with it off and a
+    // follower with it on run a transaction of 300 statements each, in
+    // turn, and both read the same rows; a bad value is refused.
+    name: "polling off in the owner, on in a follower: same answers",
+    async run(env) {
+      const name = freshName("poll");
+      const tabs = [await env.tab(), await env.tab()];
+      const roles = [];
+      for (const [i, pollMs] of [[0, 0], [1, 5]]) {
+        roles.push(await must(tabs[i], async ({ name, pollMs }) => ((window.db = await tinyjoin.open(name, { pollMs })), window.db.role), { name, pollMs }));
+      }
+      assert.deepEqual(roles, ["owner", "follower"]);
+      await must(tabs[0], () => window.db.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, tab INTEGER, v TEXT)"));
+      for (const i of [0, 1]) {
+        await must(tabs[i], async (i) => {
+          const ins = await window.db.prepare("INSERT INTO t(tab, v) VALUES (?, ?)");
+          await window.db.transaction(async (tx) => {
+            for (let k = 0; k < 300; k++) await tx.runPrepared(ins, [i, `v${k}`]);
+          });
+        }, i);
+      }
+      const read = (t) => must(t, async () => (await window.db.query("SELECT tab, count(*), min(v), max(id) FROM t GROUP BY tab ORDER BY tab")).rows);
+      const expected = [[0, 300, "v0", 300], [1, 300, "v0", 600]];
+      assert.deepEqual(await read(tabs[0]), expected);
+      assert.deepEqual(await read(tabs[1]), expected);
+      const bad = await must(tabs[1], async () => (await window.attempt(() => tinyjoin.open("poll-bad", { pollMs: -1 }))).code);
+      assert.equal(bad, "INVALID_ARGUMENT");
+    },
+  },
+  {
     // Contention: three tabs each run N transactions that read a counter and
     // write it back +1: the final value is exactly 3N (no lost update, no deadlock).
     name: "contention: 3 tabs x 100 read-modify-write transactions",

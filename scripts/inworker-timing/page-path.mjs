@@ -24,13 +24,16 @@
 // 30-40 µs faster than the same messages later in the round. Prints µs per
 // call (median and range over the rounds).
 //
-// Usage: node scripts/inworker-timing/page-path.mjs [--n=1000] [--rounds=7]
+// `--poll-ms=X` opens the client with `pollMs: X` (OpenOptions; the
+// package's default without it).
+//
+// Usage: node scripts/inworker-timing/page-path.mjs [--n=1000] [--rounds=7] [--poll-ms=X]
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMPARE_DIR, ROOT, launchBrowser, openPage, parseArgs, serve, stats } from "../compare/lib/harness.mjs";
 
-const { flags } = parseArgs(process.argv.slice(2), ["n", "rounds"]);
+const { flags } = parseArgs(process.argv.slice(2), ["n", "rounds", "poll-ms"]);
 const N = Number(flags.n ?? 1000);
 const ROUNDS = Number(flags.rounds ?? 7);
 
@@ -81,7 +84,7 @@ import { decodeResponse, encodeRequest } from "/pkg/dist/protocol.js";
 import { mixedOps, payload64 } from "/c/common.js";
 import { mixedSql } from "/c/workloads.js";
 const tj = await import("/pkg/dist/index.js");
-const c = await tj.open("page-path-" + Date.now());
+const c = await tj.open("page-path-" + Date.now(), OPEN_OPTIONS);
 const echo = new Worker("/h/echo.js");
 const ownerWasm = await new Promise((resolve) => {
   const w = new Worker("/h/owner-wasm.js", { type: "module" });
@@ -166,7 +169,8 @@ window.benchReady = true;
 </script>`;
 
 const dir = await mkdtemp(join(tmpdir(), "tinyjoin-page-path-"));
-await writeFile(join(dir, "index.html"), PAGE);
+const openOptions = flags["poll-ms"] === undefined ? {} : { pollMs: Number(flags["poll-ms"]) };
+await writeFile(join(dir, "index.html"), PAGE.replace("OPEN_OPTIONS", JSON.stringify(openOptions)));
 await writeFile(join(dir, "echo.js"), ECHO);
 await writeFile(join(dir, "owner-wasm.js"), OWNER_WASM);
 const server = await serve({ "/pkg/": join(ROOT, "client-ts"), "/c/": join(COMPARE_DIR, "web"), "/h/": dir });
