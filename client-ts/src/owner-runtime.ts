@@ -96,8 +96,8 @@ export function wasmError(e: unknown): TinyJoinError {
  * Starts an owner. `shared`: listen on the BroadcastChannel and watch
  * followers (the owner Worker); not shared: this client only (in-worker API,
  * memory databases). `afterAnswer`, if given, is called after each call
- * into the wasm that sent an answer to a client (this tab's or a
- * follower's): the owner Worker polls for the next request then (poll.ts).
+ * into the wasm that sent an answer to this tab's client (not to a
+ * follower: see poll.ts): the owner Worker polls for the next request then.
  */
 export async function startOwnerRuntime(
   name: string,
@@ -156,10 +156,8 @@ export async function startOwnerRuntime(
       if (route === ROUTE_LOCAL) {
         toClient(bytes);
         answered = true;
-      } else if (route === ROUTE_CHANNEL) {
-        channel?.postMessage(bytes);
-        answered = true;
-      } else if (route === ROUTE_WATCH) watch(utf8.decode(bytes));
+      } else if (route === ROUTE_CHANNEL) channel?.postMessage(bytes);
+      else if (route === ROUTE_WATCH) watch(utf8.decode(bytes));
       else if (route === ROUTE_IMPORT) void runImport(bytes);
     }
     if (answered) afterAnswer?.();

@@ -232,8 +232,9 @@ export class Session {
       // An owner in this very thread (the in-worker API) answers without a wake-up.
       if (this.port.direct === undefined) this.poller.extend();
     } else if (this.channel !== null) {
+      // No polling here: a BroadcastChannel message passes through the
+      // browser's own process, which polling threads would starve (poll.ts).
       this.channel.postMessage(bytes);
-      this.poller.extend();
     }
   }
 

@@ -97,8 +97,10 @@ export const tests = [
   {
     // Polling (OpenOptions.pollMs, client-ts/src/poll.ts) changes when
     // threads sleep, never what is answered: an owner tab with it off and a
-    // follower with it on run a transaction of 300 statements each, in
-    // turn, and both read the same rows; a bad value is refused.
+    // follower with it on (its own requests go over the channel, which is
+    // not polled for; the owner's Worker takes its tab's value) run a
+    // transaction of 300 statements each, in turn, and both read the same
+    // rows; a bad value is refused.
     name: "polling off in the owner, on in a follower: same answers",
     async run(env) {
       const name = freshName("poll");
