@@ -95,9 +95,7 @@ export function wasmError(e: unknown): TinyJoinError {
 /**
  * Starts an owner. `shared`: listen on the BroadcastChannel and watch
  * followers (the owner Worker); not shared: this client only (in-worker API,
- * memory databases). `afterAnswer`, if given, is called after each call
- * into the wasm that sent an answer to this tab's client (not to a
- * follower: see poll.ts): the owner Worker polls for the next request then.
+ * memory databases).
  */
 export async function startOwnerRuntime(
   name: string,
@@ -106,7 +104,6 @@ export async function startOwnerRuntime(
   shared: boolean,
   toClient: (bytes: Uint8Array) => void,
   onFatal: (err: TinyJoinError) => void,
-  afterAnswer?: () => void,
 ): Promise<OwnerRuntime> {
   const wasmExports = await init();
   let handle: SyncAccessHandle | null = null;
@@ -147,20 +144,16 @@ export async function startOwnerRuntime(
     // Read in place: a DataView would need `list.buffer`, which moves a
     // small array's bytes out of the JS heap first.
     let pos = 0;
-    let answered = false;
     while (pos + 5 <= list.length) {
       const route = list[pos] as number;
       const len = ((list[pos + 1] as number) | ((list[pos + 2] as number) << 8) | ((list[pos + 3] as number) << 16) | ((list[pos + 4] as number) << 24)) >>> 0;
       const bytes = list.slice(pos + 5, pos + 5 + len);
       pos += 5 + len;
-      if (route === ROUTE_LOCAL) {
-        toClient(bytes);
-        answered = true;
-      } else if (route === ROUTE_CHANNEL) channel?.postMessage(bytes);
+      if (route === ROUTE_LOCAL) toClient(bytes);
+      else if (route === ROUTE_CHANNEL) channel?.postMessage(bytes);
       else if (route === ROUTE_WATCH) watch(utf8.decode(bytes));
       else if (route === ROUTE_IMPORT) void runImport(bytes);
     }
-    if (answered) afterAnswer?.();
   };
 
   /**

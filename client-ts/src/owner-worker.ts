@@ -20,7 +20,7 @@ interface WorkerScope {
 const scope = globalThis as unknown as WorkerScope;
 let runtime: OwnerRuntime | null = null;
 let starting = false;
-/** Keeps this Worker awake for a moment after each answer (poll.ts); set at "start". */
+/** Keeps this Worker awake for a moment after each answer to its tab (poll.ts); set at "start". */
 let poller: Poller | null = null;
 
 scope.onmessage = (ev: MessageEvent<unknown>) => {
@@ -36,9 +36,11 @@ scope.onmessage = (ev: MessageEvent<unknown>) => {
         msg.clientId,
         msg.options,
         msg.options.storage === "opfs",
-        (bytes) => scope.postMessage(bytes, transferList(bytes)),
+        (bytes) => {
+          scope.postMessage(bytes, transferList(bytes));
+          poller?.extend();
+        },
         (err) => scope.postMessage({ type: "failed", code: err.code, message: err.message }),
-        () => poller?.extend(),
       ).then(
         (rt) => {
           runtime = rt;

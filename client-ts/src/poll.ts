@@ -15,10 +15,10 @@
  * it is in flight.
  *
  * Not for BroadcastChannel traffic (followers): its messages pass through
- * the browser's own process, and threads that keep turning take the cores
- * that process needs. With both sides polling for the channel too, a
- * follower's `SELECT 1` took 665-686 µs against 490-510 without (5 rounds
- * of 500, two runs each); without it the two are alike.
+ * the browser's own process, whose wake-ups polling in our threads does not
+ * save. With both sides polling around the channel too, a follower's
+ * `SELECT 1` took 653-716 µs against 540-690 without (four runs each, in
+ * balanced order, scripts/inworker-timing/follower-path.mjs): no gain.
  *
  * How: a MessageChannel whose port posts to itself until a deadline. Each
  * turn is a task of its own, so messages, timers, input and rendering run

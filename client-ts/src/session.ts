@@ -233,7 +233,7 @@ export class Session {
       if (this.port.direct === undefined) this.poller.extend();
     } else if (this.channel !== null) {
       // No polling here: a BroadcastChannel message passes through the
-      // browser's own process, which polling threads would starve (poll.ts).
+      // browser's own process, and polling gained followers nothing (poll.ts).
       this.channel.postMessage(bytes);
     }
   }
