@@ -158,11 +158,11 @@ impl Pager {
             .take(SCAN_AHEAD_PAGES - 1)
             .zip(first.0 + 1..)
             .take_while(|&(id, want)| {
-                id.0 == want && want < page_count && !self.cache.map.contains_key(id)
+                id.0 == want && want < page_count && !self.cache.contains(*id)
             })
             .count();
-        if ahead == 0 || self.cache.map.len() + 1 + ahead > self.cache.capacity {
-            return self.node_for(first, false);
+        if ahead == 0 || 1 + ahead > self.cache.room() {
+            return self.read_and_keep(first, false);
         }
         let mut buf = std::mem::take(&mut self.ahead_buf);
         let read = self.read_raw_run(first, 1 + ahead, &mut buf);
@@ -212,12 +212,19 @@ impl Pager {
         Ok(Rc::new(Node::decode_owned(page, id, self.trust_order)?))
     }
 
+    /// Page `id`'s node, from the cache or read (see `read_and_keep`).
     fn node_for(&mut self, id: PageId, evict: bool) -> Result<Rc<Node>> {
         self.check_poison()?;
         if let Some(n) = self.cache.get(id) {
             self.stats.cache_hits += 1;
             return Ok(n);
         }
+        self.read_and_keep(id, evict)
+    }
+
+    /// Page `id`'s node, which the cache does not hold: read, and kept in
+    /// the cache when it has room or, with `evict`, in place of another.
+    fn read_and_keep(&mut self, id: PageId, evict: bool) -> Result<Rc<Node>> {
         let node = self.read_node(id)?;
         if evict || self.cache.has_room() {
             self.cache.insert(id, node.clone());
@@ -344,6 +351,15 @@ impl NodeCache {
 
     fn has_room(&self) -> bool {
         self.map.len() < self.capacity
+    }
+
+    /// How many more nodes fit before the capacity is reached.
+    fn room(&self) -> usize {
+        self.capacity.saturating_sub(self.map.len())
+    }
+
+    fn contains(&self, id: PageId) -> bool {
+        self.map.contains_key(&id)
     }
 
     fn get(&mut self, id: PageId) -> Option<Rc<Node>> {

@@ -180,10 +180,14 @@ impl TextCheck {
             }
             Test::Between { negated, low, high } => (**low <= *text && *text <= **high) == *negated,
             Test::In { negated, set } => set.iter().any(|s| **s == *text) == *negated,
-            // Text that is not UTF-8 passes: decoding the row reports it.
-            Test::Pattern { negated, pattern } => {
-                std::str::from_utf8(text).is_ok_and(|s| pattern.matches(s) == *negated)
-            }
+            // A string without the pattern's literal prefix is rejected
+            // on its bytes, as a comparison's is. Otherwise text that is not
+            // UTF-8 passes: decoding the row reports it.
+            Test::Pattern { negated, pattern } => match pattern.prefix_decides(text) {
+                Some(false) => !*negated,
+                Some(true) if !*negated => false,
+                _ => std::str::from_utf8(text).is_ok_and(|s| pattern.matches(s) == *negated),
+            },
         }
     }
 }

@@ -134,6 +134,13 @@ fn matches(pattern: &Value, string: &Value, rules: Rules) -> Result<Value> {
 pub(crate) struct TextPattern {
     pattern: Box<str>,
     rules: Rules,
+    /// The pattern's literal characters before its first wildcard or
+    /// escape character, as UTF-8 bytes, ASCII letters lowercased for
+    /// LIKE: a string that does not begin with them cannot match.
+    prefix: Box<[u8]>,
+    /// The pattern is `prefix` followed by match-alls only (`'ab%'`): a
+    /// string that begins with `prefix` matches.
+    prefix_then_any: bool,
 }
 
 impl TextPattern {
@@ -148,15 +155,61 @@ impl TextPattern {
         } else {
             like_rules(escape).ok()?
         };
+        let pattern = until_nul(pattern);
+        let special = |c: char| {
+            Some(c) == rules.match_all || Some(c) == rules.match_one || Some(c) == rules.match_other
+        };
+        let literal = pattern.find(special).unwrap_or(pattern.len());
+        let mut prefix: Box<[u8]> = pattern.as_bytes()[..literal].into();
+        if rules.no_case {
+            prefix.make_ascii_lowercase();
+        }
+        let prefix_then_any = literal < pattern.len()
+            && pattern[literal..]
+                .chars()
+                .all(|c| Some(c) == rules.match_all);
         Some(TextPattern {
-            pattern: until_nul(pattern).into(),
+            pattern: pattern.into(),
             rules,
+            prefix,
+            prefix_then_any,
         })
     }
 
     /// Whether `s LIKE pattern` (or GLOB) is true.
     pub(crate) fn matches(&self, s: &str) -> bool {
         compare(&self.pattern, until_nul(s), &self.rules) == Outcome::Match
+    }
+
+    /// What the pattern's literal prefix alone decides about the string
+    /// whose UTF-8 bytes are `s` (not checked as UTF-8): `Some(false)` when
+    /// `s` does not begin with the prefix (no match), `Some(true)` when it
+    /// does and the rest of the pattern is match-alls (a match), `None`
+    /// otherwise ([`TextPattern::matches`] decides).
+    ///
+    /// Literal pattern characters match one string character each, equal
+    /// or, for LIKE, equal ignoring ASCII case; UTF-8 being
+    /// self-synchronising, that is the bytes' equality (ASCII letters
+    /// folded). A NUL in `s` ends the string: the prefix holds no NUL, so a
+    /// NUL within `s`'s first bytes is a mismatch, and one after them leaves
+    /// the prefix matched.
+    #[inline]
+    pub(crate) fn prefix_decides(&self, s: &[u8]) -> Option<bool> {
+        let Some(head) = s.get(..self.prefix.len()) else {
+            return Some(false);
+        };
+        let same = if self.rules.no_case {
+            head.iter()
+                .zip(self.prefix.iter())
+                .all(|(a, b)| a.to_ascii_lowercase() == *b)
+        } else {
+            head == &*self.prefix
+        };
+        match (same, self.prefix_then_any) {
+            (false, _) => Some(false),
+            (true, true) => Some(true),
+            (true, false) => None,
+        }
     }
 }
 
@@ -357,6 +410,42 @@ mod tests {
         assert!(!like2("%b_", "ab"));
         assert!(like2("", ""));
         assert!(!like2("é", "É"));
+    }
+
+    #[test]
+    fn prefix_decides_what_it_can() {
+        let like = TextPattern::new(false, "iTem12%%", None).unwrap();
+        assert_eq!(like.prefix_decides(b"ITEM123"), Some(true));
+        assert_eq!(like.prefix_decides(b"item1"), Some(false));
+        assert_eq!(like.prefix_decides(b"item13"), Some(false));
+        assert_eq!(like.prefix_decides(b"item\x0012"), Some(false));
+        let inner = TextPattern::new(false, "ab_c", None).unwrap();
+        assert_eq!(inner.prefix_decides(b"abxc"), None);
+        assert_eq!(inner.prefix_decides(b"aXxc"), Some(false));
+        let glob = TextPattern::new(true, "Ab*", None).unwrap();
+        assert_eq!(glob.prefix_decides(b"ab"), Some(false));
+        assert_eq!(glob.prefix_decides(b"Abz"), Some(true));
+        let escaped = TextPattern::new(false, "a!%%", Some("!")).unwrap();
+        assert_eq!(escaped.prefix_decides(b"ab"), None);
+        assert_eq!(escaped.prefix_decides(b"b%"), Some(false));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Whatever the literal prefix decides, the whole pattern decides
+        /// alike: LIKE (with and without an escape) and GLOB.
+        #[test]
+        fn prefix_agrees_with_the_whole_pattern(
+            pattern in "[aAb%_!*?^\\[\\]é\\x00-]{0,5}",
+            string in "[aAbé%!\\x00]{0,4}",
+        ) {
+            for (glob, escape) in [(false, None), (false, Some("!")), (false, Some("%")), (true, None)] {
+                let p = TextPattern::new(glob, &pattern, escape).unwrap();
+                if let Some(decided) = p.prefix_decides(string.as_bytes()) {
+                    proptest::prop_assert_eq!(decided, p.matches(&string), "{} {:?} {:?}", glob, escape, pattern);
+                }
+            }
+        }
     }
 
     #[test]
