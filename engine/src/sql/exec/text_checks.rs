@@ -180,9 +180,9 @@ impl TextCheck {
             }
             Test::Between { negated, low, high } => (**low <= *text && *text <= **high) == *negated,
             Test::In { negated, set } => set.iter().any(|s| **s == *text) == *negated,
-            // A string without the pattern's literal prefix is rejected
-            // on its bytes, as a comparison's is. Otherwise text that is not
-            // UTF-8 passes: decoding the row reports it.
+            // The pattern's literal prefix decides from the bytes alone when
+            // it can (a string without it cannot match). Otherwise text that
+            // is not UTF-8 passes: decoding the row reports it.
             Test::Pattern { negated, pattern } => match pattern.prefix_decides(text) {
                 Some(false) => !*negated,
                 Some(true) if !*negated => false,
