@@ -1176,6 +1176,62 @@ fn like_and_glob_filters_on_stored_values() {
     assert_no_mismatches("LIKE and GLOB filters", queries.len(), &mismatches);
 }
 
+/// LIKE and GLOB filters on stored text, at random: strings and patterns
+/// over a small alphabet (both cases of two letters, a non-ASCII letter,
+/// the wildcards of both operators, an escape character, a bracket, NUL),
+/// so that literal prefixes often match in part, in another case or up to
+/// a NUL; every pattern as LIKE, LIKE with an escape, GLOB and their NOTs.
+#[test]
+fn like_and_glob_filters_at_random() {
+    let (mut tj, lite) = open_pair();
+    let mut rng = SmallRng::seed_from_u64(59);
+    const PIECES: [&str; 12] = [
+        "a",
+        "A",
+        "b",
+        "B",
+        "é",
+        "%",
+        "_",
+        "*",
+        "?",
+        "!",
+        "[a]",
+        "' || char(0) || '",
+    ];
+    let mut random_text = |max: usize| -> String {
+        let n = rng.gen_range(0..=max);
+        let body: String = (0..n)
+            .map(|_| PIECES[rng.gen_range(0..PIECES.len())])
+            .collect();
+        format!("'{body}'")
+    };
+    let mut setup = vec!["CREATE TABLE r(id INTEGER PRIMARY KEY, v, t TEXT)".to_string()];
+    for i in 0..80 {
+        let v = random_text(6);
+        setup.push(format!("INSERT INTO r VALUES ({i}, {v}, {v})"));
+    }
+    let patterns: Vec<String> = (0..120).map(|_| random_text(4)).collect();
+    run_on_both(&mut tj, &lite, &setup);
+    let mut queries = Vec::new();
+    for (k, p) in patterns.iter().enumerate() {
+        let col = ["v", "t"][k % 2];
+        for not in ["", "NOT "] {
+            queries.push(format!(
+                "SELECT id FROM r WHERE {col} {not}LIKE {p} ORDER BY id"
+            ));
+            queries.push(format!(
+                "SELECT id FROM r WHERE {col} {not}LIKE {p} ESCAPE '!' ORDER BY id"
+            ));
+            queries.push(format!(
+                "SELECT id FROM r WHERE {col} {not}GLOB {p} ORDER BY id"
+            ));
+        }
+    }
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("random LIKE and GLOB filters", queries.len(), &mismatches);
+}
+
 /// A compound's column takes the affinity of its first SELECT whose
 /// expression has one, and none when a later SELECT may give a value of the
 /// other kind (text for a numeric column, a number for a TEXT one), as
