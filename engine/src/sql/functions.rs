@@ -260,7 +260,7 @@ pub(crate) fn scalar(name: &str) -> Option<&'static ScalarFn> {
     FUNCTIONS.iter().find(|f| f.name == lower)
 }
 
-pub(crate) use pattern::{glob_values, like_values, TextPattern};
+pub(crate) use pattern::{glob_values, like_values, literal_prefix, TextPattern};
 
 /// SQLite's `sqlite3_value_int`: the integer view truncated to 32 bits, as
 /// SQLite's C code reads some arguments (substr positions, round digits).

@@ -547,6 +547,10 @@ impl Binder<'_> {
                 }
             ));
         }
+        // GLOB is the two-argument glob(): an ESCAPE is a third argument.
+        if op == ast::LikeOp::Glob && esc.is_some() {
+            return Err(sql_err!("wrong number of arguments to function GLOB()"));
+        }
         Ok(Bound::plain(Expr::Like {
             op,
             negated,

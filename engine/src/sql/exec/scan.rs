@@ -541,6 +541,7 @@ impl ExecCtx<'_> {
                     affinities,
                     lo,
                     hi,
+                    blobs_too,
                     ..
                 } => {
                     let probe = IndexProbe {
@@ -548,6 +549,7 @@ impl ExecCtx<'_> {
                         affinities,
                         lo: lo.as_ref(),
                         hi: hi.as_ref(),
+                        blobs_too: *blobs_too,
                     };
                     self.index_ranges(cols, &probe, &env)?
                 }
@@ -827,6 +829,7 @@ impl ExecCtx<'_> {
             affinities,
             lo,
             hi,
+            blobs_too,
         } = *probe;
         let range_col = eq.len();
         let range_aff = affinities.get(range_col).copied().unwrap_or(Affinity::Blob);
@@ -878,17 +881,28 @@ impl ExecCtx<'_> {
                 next
             };
         }
-        Ok(prefixes
-            .into_iter()
-            .map(|prefix| {
-                if range_col < cols.len() && (lo_v.is_some() || hi_v.is_some()) {
-                    range_bounds(&prefix, cols[range_col], lo_v.as_ref(), hi_v.as_ref())
-                } else {
-                    let hi = prefix_successor(&prefix);
-                    (Bound::Included(prefix), hi)
-                }
+        let ranged = range_col < cols.len() && (lo_v.is_some() || hi_v.is_some());
+        let as_blob = |b: &Option<(Value, bool)>| {
+            b.as_ref().map(|(v, inc)| match v {
+                Value::Text(t) => (Value::Blob(t.as_bytes().to_vec()), *inc),
+                other => (other.clone(), *inc),
             })
-            .collect())
+        };
+        let (lo_b, hi_b) = (as_blob(&lo_v), as_blob(&hi_v));
+        let mut ranges = Vec::with_capacity(prefixes.len() * (1 + usize::from(blobs_too)));
+        for prefix in prefixes {
+            if !ranged {
+                let hi = prefix_successor(&prefix);
+                ranges.push((Bound::Included(prefix), hi));
+                continue;
+            }
+            let col = cols[range_col];
+            ranges.push(range_bounds(&prefix, col, lo_v.as_ref(), hi_v.as_ref()));
+            if blobs_too {
+                ranges.push(range_bounds(&prefix, col, lo_b.as_ref(), hi_b.as_ref()));
+            }
+        }
+        Ok(ranges)
     }
 }
 
@@ -900,6 +914,8 @@ struct IndexProbe<'p> {
     affinities: &'p [Affinity],
     lo: Option<&'p (Expr, bool)>,
     hi: Option<&'p (Expr, bool)>,
+    /// A LIKE / GLOB prefix's range: scanned again with its bounds as blobs.
+    blobs_too: bool,
 }
 
 /// Writes a row rebuilt from an index key (covering scans) into `dst`:

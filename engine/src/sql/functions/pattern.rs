@@ -156,10 +156,7 @@ impl TextPattern {
             like_rules(escape).ok()?
         };
         let pattern = until_nul(pattern);
-        let special = |c: char| {
-            Some(c) == rules.match_all || Some(c) == rules.match_one || Some(c) == rules.match_other
-        };
-        let literal = pattern.find(special).unwrap_or(pattern.len());
+        let literal = literal_len(pattern, &rules);
         let mut prefix: Box<[u8]> = pattern.as_bytes()[..literal].into();
         if rules.no_case {
             prefix.make_ascii_lowercase();
@@ -211,6 +208,37 @@ impl TextPattern {
             (true, false) => None,
         }
     }
+}
+
+/// The byte length of `pattern`'s literal characters before its first
+/// wildcard or escape character under `rules`.
+fn literal_len(pattern: &str, rules: &Rules) -> usize {
+    let special = |c: char| {
+        Some(c) == rules.match_all || Some(c) == rules.match_one || Some(c) == rules.match_other
+    };
+    pattern.find(special).unwrap_or(pattern.len())
+}
+
+/// The literal characters a LIKE (or with `glob` a GLOB) pattern begins
+/// with, up to its first wildcard or escape character (or NUL, which ends
+/// the pattern): every string the pattern matches begins with them, for
+/// LIKE ignoring ASCII case. `None` where LIKE would fail (an escape of
+/// more than one character, a pattern too long).
+pub(crate) fn literal_prefix<'p>(
+    glob: bool,
+    pattern: &'p str,
+    escape: Option<&str>,
+) -> Option<&'p str> {
+    if pattern.len() > MAX_PATTERN_LEN {
+        return None;
+    }
+    let rules = if glob {
+        GLOB_RULES
+    } else {
+        like_rules(escape).ok()?
+    };
+    let pattern = until_nul(pattern);
+    Some(&pattern[..literal_len(pattern, &rules)])
 }
 
 fn lower(c: char) -> char {

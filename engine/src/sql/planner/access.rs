@@ -27,7 +27,8 @@ use std::collections::HashSet;
 use super::plan::{expr_key, local_slots, Access, CmpInfo, Expr, FromItem, IndexInfo, Source};
 use crate::sql::ast::BinaryOp;
 use crate::sql::catalog::{Catalog, Index, Table};
-use crate::sql::value::{Affinity, Collation};
+use crate::sql::functions::literal_prefix;
+use crate::sql::value::{Affinity, Collation, Value};
 
 /// A usable comparison of one of the item's columns with a value computable
 /// from already bound rows.
@@ -64,6 +65,14 @@ enum TermKind {
     In(Vec<Expr>),
     Lower(Expr, bool),
     Upper(Expr, bool),
+    /// `column LIKE 'ab%'` or GLOB: the text range from `lo` (included)
+    /// to `hi` (excluded, none when the prefix has no successor) holds
+    /// every text the pattern can match, and the same bounds as blobs
+    /// every blob (see [`like_term`]).
+    Prefix {
+        lo: Expr,
+        hi: Option<Expr>,
+    },
 }
 
 /// Picks the access path for `items[item]` given the usable conjuncts and
@@ -275,6 +284,17 @@ fn collect_terms(
                 }
             }
         }
+        Expr::Like {
+            op,
+            negated: false,
+            expr,
+            pattern,
+            escape,
+        } => {
+            if let Some(term) = like_term(table, column_of(expr), *op, pattern, escape.as_deref()) {
+                out.push(term);
+            }
+        }
         Expr::InList {
             negated: false,
             expr,
@@ -302,6 +322,98 @@ fn collect_terms(
         }
         _ => {}
     }
+}
+
+/// The range term of `column LIKE 'pre%'` (or GLOB 'pre*'), SQLite's
+/// LIKE optimization: a pattern (a text literal, escape too) whose literal
+/// prefix `pre` is not empty. Every string the pattern matches begins
+/// with `pre` (for LIKE, ignoring ASCII case), so:
+/// - under GLOB, on an index of the column in BINARY order, its texts lie
+///   in [`pre`, successor of `pre`); under LIKE, on one in NOCASE order
+///   (which folds ASCII case as LIKE does), in [`PRE`, successor of
+///   `pre`) with `PRE` uppercased and `pre` lowercased, which fold to the
+///   same range;
+/// - LIKE and GLOB read a blob's bytes as text: a matching blob, which
+///   sorts after every text, lies in the same bounds taken as blobs
+///   (bytewise: every case variant of `pre` lies between `PRE` and `pre`);
+/// - a number matches as its text, but sorts before every text: a column
+///   that may hold numbers (any affinity but TEXT, which stores numbers as
+///   text) qualifies only when no number's text can begin with `pre`'s
+///   first character (a digit, a sign, a point, or `Inf`'s I).
+///
+/// The term only narrows: the level still evaluates the LIKE.
+fn like_term(
+    table: &Table,
+    target: Option<Target>,
+    op: crate::sql::ast::LikeOp,
+    pattern: &Expr,
+    escape: Option<&Expr>,
+) -> Option<Term> {
+    let Some(Target::Column(c)) = target else {
+        return None;
+    };
+    let glob = match op {
+        crate::sql::ast::LikeOp::Like => false,
+        crate::sql::ast::LikeOp::Glob => true,
+        _ => return None,
+    };
+    let text = |e: &Expr| match e {
+        Expr::Literal(Value::Text(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let escape = match escape {
+        Some(e) => Some(text(e)?),
+        None => None,
+    };
+    let pattern = text(pattern)?;
+    let prefix = literal_prefix(glob, &pattern, escape.as_deref())?;
+    let first = prefix.chars().next()?;
+    let affinity = table.columns[c].affinity;
+    if affinity != Affinity::Text
+        && (first.is_ascii_digit() || matches!(first, '-' | '+' | '.' | 'I' | 'i'))
+    {
+        return None;
+    }
+    let (lo, hi_base) = if glob {
+        (prefix.to_string(), prefix.to_string())
+    } else {
+        (prefix.to_ascii_uppercase(), prefix.to_ascii_lowercase())
+    };
+    let hi = successor(&hi_base);
+    let literal = |s: String| Expr::Literal(Value::Text(s));
+    Some(Term {
+        target: Target::Column(c),
+        kind: TermKind::Prefix {
+            lo: literal(lo),
+            hi: hi.map(literal),
+        },
+        conversion: None,
+        cmp: CmpInfo {
+            left_affinity: Some(affinity),
+            right_affinity: None,
+            collation: if glob {
+                Collation::Binary
+            } else {
+                Collation::NoCase
+            },
+        },
+        whole: None,
+    })
+}
+
+/// The least string above every string that begins with `s`: `s` with its
+/// last character replaced by the next one (UTF-8 orders as code points
+/// do), dropping last characters that have none; `None` if none has.
+fn successor(s: &str) -> Option<String> {
+    let mut chars: Vec<char> = s.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = (last as u32 + 1..=char::MAX as u32).find_map(char::from_u32);
+        if let Some(n) = next {
+            chars.push(n);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
 }
 
 fn swap(c: CmpInfo) -> CmpInfo {
@@ -380,7 +492,7 @@ fn best_access(
         }
     }
     if !rowid_terms.is_empty() {
-        let (lo, hi) = range_of(&rowid_terms);
+        let (lo, hi, _) = range_of(&rowid_terms);
         if (lo.is_some() || hi.is_some()) && item.rows / 4.0 < best_rows {
             return Access::RowidRange { lo, hi };
         }
@@ -507,7 +619,20 @@ const HASH_MIN_ROWS: f64 = 8.0;
 /// A range end: the value and whether it is included.
 type RangeEnd = Option<(Expr, bool)>;
 
-fn range_of(terms: &[&Term]) -> (RangeEnd, RangeEnd) {
+/// The range the terms give a key column, and whether it is a LIKE /
+/// GLOB prefix's (whose bounds are then also scanned as blobs): a prefix
+/// term's two bounds are taken together, before any comparison's.
+fn range_of(terms: &[&Term]) -> (RangeEnd, RangeEnd, bool) {
+    if let Some((lo, hi)) = terms.iter().find_map(|t| match &t.kind {
+        TermKind::Prefix { lo, hi } => Some((lo, hi)),
+        _ => None,
+    }) {
+        return (
+            Some((lo.clone(), true)),
+            hi.clone().map(|h| (h, false)),
+            true,
+        );
+    }
     let mut lo = None;
     let mut hi = None;
     for t in terms {
@@ -517,7 +642,7 @@ fn range_of(terms: &[&Term]) -> (RangeEnd, RangeEnd) {
             _ => {}
         }
     }
-    (lo, hi)
+    (lo, hi, false)
 }
 
 /// Whether the slots marked in `used` are only what `info`'s keys hold
@@ -562,6 +687,7 @@ fn index_access(
     let mut exact = Vec::new();
     let mut lo = None;
     let mut hi = None;
+    let mut blobs_too = false;
     for (ic, key_expr) in index.columns.iter().zip(&info.exprs) {
         let target = match ic.column {
             Some(c) => Target::Column(c),
@@ -588,10 +714,11 @@ fn index_access(
             affinities.push(t.conversion.unwrap_or(Affinity::Blob));
             continue;
         }
-        let (l, h) = range_of(&here);
+        let (l, h, prefix) = range_of(&here);
         if l.is_some() || h.is_some() {
             lo = l;
             hi = h;
+            blobs_too = prefix;
             affinities.push(
                 here.first()
                     .and_then(|t| t.conversion)
@@ -628,6 +755,7 @@ fn index_access(
         affinities,
         lo,
         hi,
+        blobs_too,
         covering,
         exact,
     };

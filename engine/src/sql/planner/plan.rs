@@ -508,6 +508,9 @@ pub(crate) enum Access {
         affinities: Vec<Affinity>,
         lo: Option<(Expr, bool)>,
         hi: Option<(Expr, bool)>,
+        /// The range is a LIKE / GLOB prefix's (`access::like_term`): its
+        /// text bounds are scanned again as blobs.
+        blobs_too: bool,
         /// Every column the query needs is in the index.
         covering: bool,
         /// The [`expr_key`]s of the conjuncts `target = value` and `target
