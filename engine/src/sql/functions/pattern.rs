@@ -147,15 +147,7 @@ impl TextPattern {
     /// The pattern, when LIKE / GLOB accept it: `None` where they would
     /// fail (a pattern too long, an escape of more than one character).
     pub(crate) fn new(glob: bool, pattern: &str, escape: Option<&str>) -> Option<TextPattern> {
-        if pattern.len() > MAX_PATTERN_LEN {
-            return None;
-        }
-        let rules = if glob {
-            GLOB_RULES
-        } else {
-            like_rules(escape).ok()?
-        };
-        let pattern = until_nul(pattern);
+        let (pattern, rules) = constant_pattern(glob, pattern, escape)?;
         let literal = literal_len(pattern, &rules);
         let mut prefix: Box<[u8]> = pattern.as_bytes()[..literal].into();
         if rules.no_case {
@@ -229,6 +221,18 @@ pub(crate) fn literal_prefix<'p>(
     pattern: &'p str,
     escape: Option<&str>,
 ) -> Option<&'p str> {
+    let (pattern, rules) = constant_pattern(glob, pattern, escape)?;
+    Some(&pattern[..literal_len(pattern, &rules)])
+}
+
+/// A constant pattern up to its NUL and its rules, when LIKE (or with
+/// `glob` GLOB) accepts them: `None` where it would fail (a pattern too
+/// long, an escape of more than one character).
+fn constant_pattern<'p>(
+    glob: bool,
+    pattern: &'p str,
+    escape: Option<&str>,
+) -> Option<(&'p str, Rules)> {
     if pattern.len() > MAX_PATTERN_LEN {
         return None;
     }
@@ -237,8 +241,7 @@ pub(crate) fn literal_prefix<'p>(
     } else {
         like_rules(escape).ok()?
     };
-    let pattern = until_nul(pattern);
-    Some(&pattern[..literal_len(pattern, &rules)])
+    Some((until_nul(pattern), rules))
 }
 
 fn lower(c: char) -> char {

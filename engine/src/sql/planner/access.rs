@@ -25,7 +25,7 @@
 use std::collections::HashSet;
 
 use super::plan::{expr_key, local_slots, Access, CmpInfo, Expr, FromItem, IndexInfo, Source};
-use crate::sql::ast::BinaryOp;
+use crate::sql::ast::{BinaryOp, LikeOp};
 use crate::sql::catalog::{Catalog, Index, Table};
 use crate::sql::functions::literal_prefix;
 use crate::sql::value::{Affinity, Collation, Value};
@@ -345,7 +345,7 @@ fn collect_terms(
 fn like_term(
     table: &Table,
     target: Option<Target>,
-    op: crate::sql::ast::LikeOp,
+    op: LikeOp,
     pattern: &Expr,
     escape: Option<&Expr>,
 ) -> Option<Term> {
@@ -353,8 +353,8 @@ fn like_term(
         return None;
     };
     let glob = match op {
-        crate::sql::ast::LikeOp::Like => false,
-        crate::sql::ast::LikeOp::Glob => true,
+        LikeOp::Like => false,
+        LikeOp::Glob => true,
         _ => return None,
     };
     let text = |e: &Expr| match e {
