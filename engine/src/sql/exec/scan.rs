@@ -888,8 +888,10 @@ impl ExecCtx<'_> {
                 other => (other.clone(), *inc),
             })
         };
-        let (lo_b, hi_b) = (as_blob(&lo_v), as_blob(&hi_v));
-        let mut ranges = Vec::with_capacity(prefixes.len() * (1 + usize::from(blobs_too)));
+        // A LIKE / GLOB prefix's second pass, its bounds as blobs.
+        let blob_bounds = (ranged && blobs_too).then(|| (as_blob(&lo_v), as_blob(&hi_v)));
+        let mut ranges =
+            Vec::with_capacity(prefixes.len() * (1 + usize::from(blob_bounds.is_some())));
         for prefix in prefixes {
             if !ranged {
                 let hi = prefix_successor(&prefix);
@@ -898,7 +900,7 @@ impl ExecCtx<'_> {
             }
             let col = cols[range_col];
             ranges.push(range_bounds(&prefix, col, lo_v.as_ref(), hi_v.as_ref()));
-            if blobs_too {
+            if let Some((lo_b, hi_b)) = &blob_bounds {
                 ranges.push(range_bounds(&prefix, col, lo_b.as_ref(), hi_b.as_ref()));
             }
         }

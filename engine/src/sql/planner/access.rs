@@ -357,16 +357,17 @@ fn like_term(
         LikeOp::Glob => true,
         _ => return None,
     };
-    let text = |e: &Expr| match e {
-        Expr::Literal(Value::Text(s)) => Some(s.clone()),
-        _ => None,
-    };
+    fn text(e: &Expr) -> Option<&str> {
+        match e {
+            Expr::Literal(Value::Text(s)) => Some(s),
+            _ => None,
+        }
+    }
     let escape = match escape {
         Some(e) => Some(text(e)?),
         None => None,
     };
-    let pattern = text(pattern)?;
-    let prefix = literal_prefix(glob, &pattern, escape.as_deref())?;
+    let prefix = literal_prefix(glob, text(pattern)?, escape)?;
     let first = prefix.chars().next()?;
     let affinity = table.columns[c].affinity;
     if affinity != Affinity::Text
