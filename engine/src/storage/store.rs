@@ -328,9 +328,12 @@ impl Store {
                 opts,
             }),
         };
-        let report = match store.shared.opts.validation {
-            Validation::Full => store.check()?,
-            Validation::Quick => check::quick(&store.read()?)?,
+        let (report, seeds) = match store.shared.opts.validation {
+            Validation::Full => {
+                let room = store.shared.inner.borrow().pager.cache_free();
+                check::full_keeping(&store.read()?, room)?
+            }
+            Validation::Quick => (check::quick(&store.read()?)?, Vec::new()),
         };
         if let Some(p) = report.problems.first() {
             return Err(Error::Corrupt {
@@ -339,7 +342,13 @@ impl Store {
             });
         }
         if store.shared.opts.validation == Validation::Full {
-            store.shared.inner.borrow_mut().pager.trust_order = true;
+            let mut inner = store.shared.inner.borrow_mut();
+            inner.pager.trust_order = true;
+            // The nodes validation read, so that the first statements do
+            // not read them again.
+            for (id, node) in seeds {
+                inner.pager.seed_node(id, Rc::new(node));
+            }
         }
         Ok(store)
     }
