@@ -12,7 +12,7 @@ use std::fmt;
 
 use super::commit::load_freelist;
 use super::format::*;
-use super::node::{for_each_leaf_entry, overflow_pages, page_vec, Branch, Node, RawValue};
+use super::node::{for_each_leaf_entry, overflow_pages, Branch, Node, RawValue};
 use super::store::{ReadTxn, TreeMeta};
 use crate::Result;
 
@@ -62,8 +62,6 @@ struct Visit {
 struct Walker<'a> {
     snap: &'a ReadTxn,
     used: Vec<bool>,
-    /// The pages the walk took for tree nodes.
-    nodes: Vec<bool>,
     report: CheckReport,
     /// What the sequential pass learned of each page (full checks only).
     seen: Option<Vec<Seen>>,
@@ -80,8 +78,6 @@ enum Seen {
         first: Vec<u8>,
         last: Vec<u8>,
         overflow: Vec<(PageId, u64)>,
-        /// The page itself, when kept to seed the cache (see [`full`]).
-        page: Option<Vec<u8>>,
     },
     /// Branches are about 1% of the pages: kept decoded.
     Branch(Branch),
@@ -107,8 +103,7 @@ const SCAN_RUN_PAGES: u64 = 256;
 /// Reads the whole file in large runs, verifying every page's checksum and
 /// summarizing tree pages without copying their entries: validation then
 /// walks the trees in memory, at close to the device's sequential speed.
-/// The first `keep` leaves keep a copy of their page.
-fn scan(snap: &ReadTxn, mut keep: usize) -> Result<Vec<Seen>> {
+fn scan(snap: &ReadTxn) -> Result<Vec<Seen>> {
     let pages = snap.sb.page_count;
     let mut seen = Vec::with_capacity(pages as usize);
     for _ in 0..FIRST_DATA_PAGE.min(pages) {
@@ -124,9 +119,7 @@ fn scan(snap: &ReadTxn, mut keep: usize) -> Result<Vec<Seen>> {
             .pager
             .read_raw_run(PageId(at), run as usize, &mut buf)?;
         for (i, page) in buf.chunks(PAGE_SIZE).enumerate() {
-            let s = summarize(page, PageId(at + i as u64), keep > 0);
-            keep -= usize::from(matches!(s, Seen::Leaf { page: Some(_), .. }));
-            seen.push(s);
+            seen.push(summarize(page, PageId(at + i as u64)));
         }
         at += run;
     }
@@ -138,7 +131,7 @@ fn scan(snap: &ReadTxn, mut keep: usize) -> Result<Vec<Seen>> {
 /// function switches tiers only between calls; inlined, the whole pass was
 /// one function called once per open, whose optimized code nothing ran).
 #[inline(never)]
-fn summarize(page: &[u8], id: PageId, keep: bool) -> Seen {
+fn summarize(page: &[u8], id: PageId) -> Seen {
     if let Err(e) = verify_page(page, id) {
         return Seen::Bad(e.to_string());
     }
@@ -159,7 +152,6 @@ fn summarize(page: &[u8], id: PageId, keep: bool) -> Seen {
                     first: first.unwrap_or_default().to_vec(),
                     last: last.to_vec(),
                     overflow,
-                    page: keep.then(|| page_vec(page)),
                 },
                 Err(e) => Seen::Bad(e.to_string()),
             }
@@ -224,7 +216,6 @@ impl Walker<'_> {
                     first,
                     last,
                     overflow,
-                    ..
                 } => Ok(Facts {
                     first: (*count > 0).then(|| first.clone()),
                     last: (*count > 0).then(|| last.clone()),
@@ -332,7 +323,6 @@ impl Walker<'_> {
         let Some(facts) = self.facts(id, collect) else {
             return;
         };
-        self.nodes[id.0 as usize] = true;
         let below = lo
             .as_deref()
             .is_some_and(|lo| facts.first.as_deref().is_some_and(|k| k < lo));
@@ -438,28 +428,15 @@ fn corrupt_page(e: &crate::Error) -> Option<u64> {
 
 /// Full validation of the state `snap` reads.
 pub(crate) fn full(snap: &ReadTxn) -> Result<CheckReport> {
-    Ok(full_keeping(snap, 0)?.0)
-}
-
-/// [`full`], also returning, when the state is sound, up to `keep` of its
-/// tree nodes as the walk found them (branches first, then leaves in file
-/// order): what reading those pages would give (`Pager::trust_order` holds
-/// once the check passed), for the open to seed the cache with. Only pages
-/// the walk took for tree nodes are returned, never free pages.
-pub(crate) fn full_keeping(
-    snap: &ReadTxn,
-    keep: usize,
-) -> Result<(CheckReport, Vec<(PageId, Node)>)> {
     let pages = snap.sb.page_count;
     let mut w = Walker {
         snap,
         used: vec![false; pages as usize],
-        nodes: vec![false; pages as usize],
         report: CheckReport {
             pages,
             ..Default::default()
         },
-        seen: Some(scan(snap, keep)?),
+        seen: Some(scan(snap)?),
     };
     for s in 0..FIRST_DATA_PAGE.min(pages) {
         w.used[s as usize] = true;
@@ -511,30 +488,7 @@ pub(crate) fn full_keeping(
             w.problem(p, "page is neither reachable nor free".into());
         }
     }
-    let mut kept = Vec::new();
-    if w.report.problems.is_empty() && keep > 0 {
-        let seen = w.seen.take().unwrap_or_default();
-        let mut leaves = Vec::new();
-        for (i, s) in seen.into_iter().enumerate() {
-            let id = PageId(i as u64);
-            match s {
-                _ if !w.nodes[i] => {}
-                Seen::Branch(b) => kept.push((id, Node::Branch(b))),
-                Seen::Leaf {
-                    page: Some(page), ..
-                } => leaves.push((id, page)),
-                _ => {}
-            }
-        }
-        kept.truncate(keep);
-        for (id, page) in leaves.into_iter().take(keep - kept.len()) {
-            // Cannot fail: the same page decoded (untrusted) in the walk.
-            if let Ok(n) = Node::decode_owned(page, id, true) {
-                kept.push((id, n));
-            }
-        }
-    }
-    Ok((w.report, kept))
+    Ok(w.report)
 }
 
 /// Quick validation: the catalog and every tree root decode.
@@ -543,7 +497,6 @@ pub(crate) fn quick(snap: &ReadTxn) -> Result<CheckReport> {
     let mut w = Walker {
         snap,
         used: vec![false; pages as usize],
-        nodes: Vec::new(),
         report: CheckReport {
             pages,
             ..Default::default()
@@ -565,58 +518,4 @@ pub(crate) fn quick(snap: &ReadTxn) -> Result<CheckReport> {
         }
     }
     Ok(w.report)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::storage::{MemoryDevice, Store, StoreOptions};
-
-    /// What an open seeds the cache with is the trees' nodes, as the device
-    /// holds them, never a free page, even one whose old leaf still
-    /// verifies (a cache holding it would answer for the page once reused).
-    #[test]
-    fn the_nodes_kept_for_the_cache_are_tree_nodes_as_read() {
-        let dev = MemoryDevice::new();
-        let store = Store::open(Box::new(dev.clone()), StoreOptions::default()).unwrap();
-        for round in 0..4u32 {
-            let mut t = store.write().unwrap();
-            if round == 0 {
-                t.create_tree("t").unwrap();
-            }
-            for i in (0..2_000u32).filter(|i| round == 0 || i % 7 == round) {
-                let v = format!("{round}{i:0100}");
-                t.insert("t", format!("k{i:05}").as_bytes(), v.as_bytes())
-                    .unwrap();
-            }
-            t.commit().unwrap();
-        }
-        let snap = store.read().unwrap();
-        let (report, kept) = full_keeping(&snap, usize::MAX).unwrap();
-        assert!(report.is_ok(), "{:?}", report.problems);
-        let mut pager = snap.shared.inner.borrow_mut();
-        let (free, _) = load_freelist(&mut pager.pager, &snap.sb).unwrap();
-        let free: Vec<u64> = free
-            .extents()
-            .iter()
-            .flat_map(|e| e.start..e.start + u64::from(e.len))
-            .collect();
-        let bytes = dev.to_bytes();
-        let page = |p: u64| &bytes[p as usize * PAGE_SIZE..(p as usize + 1) * PAGE_SIZE];
-        let stale = free
-            .iter()
-            .filter(|&&p| {
-                page(p)[KIND_OFFSET] == KIND_LEAF && verify_page(page(p), PageId(p)).is_ok()
-            })
-            .count();
-        assert!(stale > 5, "{stale} free pages hold a leaf that verifies");
-        assert!(kept.len() as u64 + free.len() as u64 + FIRST_DATA_PAGE >= report.pages - 1);
-        for (id, node) in &kept {
-            assert!(!free.contains(&id.0), "free page {} kept", id.0);
-            // As the pager reads it once validation passed.
-            let read = Node::decode_owned(page_vec(page(id.0)), *id, true).unwrap();
-            let same = format!("{node:?}") == format!("{read:?}");
-            assert!(same, "page {} kept differs from the page read", id.0);
-        }
-    }
 }

@@ -315,17 +315,6 @@ impl Pager {
     pub(crate) fn uncache(&mut self, id: PageId) {
         self.cache.remove(id);
     }
-
-    /// How many nodes the cache has free room for.
-    pub(crate) fn cache_free(&self) -> usize {
-        self.cache.free()
-    }
-
-    /// Puts a node the open's validation read into the cache, if it has
-    /// free room and does not hold page `id` (see [`NodeCache`]).
-    pub(crate) fn seed_node(&mut self, id: PageId, node: Rc<Node>) {
-        self.cache.seed(id, node);
-    }
 }
 
 /// Hits after which a cached leaf leaves page form (`Leaf::own`). Building
@@ -338,26 +327,12 @@ const OWN_AFTER_HITS: u8 = 8;
 /// A bounded map of decoded nodes with clock (second-chance) eviction.
 /// Branch nodes -- the hot upper levels every lookup passes through -- are
 /// pinned while they take at most a quarter of the capacity.
-///
-/// Nodes the open's validation read are *seeded* (`seed`): they fill free
-/// room only, and until something reads one it counts as room too, so
-/// that a sequential scan, which caches only into room, is not shut out
-/// by pages nobody has asked for.
 struct NodeCache {
     capacity: usize,
-    map: FastMap<PageId, Entry>,
+    /// Each node and its hits since the clock last passed it.
+    map: FastMap<PageId, (Rc<Node>, u8)>,
     clock: VecDeque<PageId>,
     branches: usize,
-    /// Seeded entries not read since (`Entry::seed`).
-    cold_seeds: usize,
-}
-
-struct Entry {
-    node: Rc<Node>,
-    /// Hits since the clock last passed it.
-    hits: u8,
-    /// Seeded by the open and not read since.
-    seed: bool,
 }
 
 fn is_branch(n: &Node) -> bool {
@@ -371,22 +346,15 @@ impl NodeCache {
             map: FastMap::default(),
             clock: VecDeque::new(),
             branches: 0,
-            cold_seeds: 0,
         }
     }
 
     fn has_room(&self) -> bool {
-        self.room() > 0
-    }
-
-    /// How many more nodes fit before the capacity is reached, counting
-    /// the seeded nodes nothing has read as room.
-    fn room(&self) -> usize {
-        self.capacity.saturating_sub(self.map.len()) + self.cold_seeds
+        self.map.len() < self.capacity
     }
 
     /// How many more nodes fit before the capacity is reached.
-    fn free(&self) -> usize {
+    fn room(&self) -> usize {
         self.capacity.saturating_sub(self.map.len())
     }
 
@@ -396,44 +364,22 @@ impl NodeCache {
 
     fn get(&mut self, id: PageId) -> Option<Rc<Node>> {
         let e = self.map.get_mut(&id)?;
-        e.hits = e.hits.saturating_add(1);
-        if std::mem::take(&mut e.seed) {
-            self.cold_seeds -= 1;
-        }
+        e.1 = e.1.saturating_add(1);
         // A leaf hit this often before the clock cleared its hits is hot:
         // give it slots (faster searches) if nothing else holds it.
-        if e.hits >= OWN_AFTER_HITS {
-            if let Some(Node::Leaf(l)) = Rc::get_mut(&mut e.node) {
+        if e.1 >= OWN_AFTER_HITS {
+            if let Some(Node::Leaf(l)) = Rc::get_mut(&mut e.0) {
                 l.own();
             }
         }
-        Some(e.node.clone())
-    }
-
-    /// Adds a node the open read, if the cache has free room for it and
-    /// does not hold page `id` already.
-    fn seed(&mut self, id: PageId, node: Rc<Node>) {
-        if self.free() == 0 || self.contains(id) {
-            return;
-        }
-        self.insert_entry(id, node, true);
+        Some(e.0.clone())
     }
 
     fn insert(&mut self, id: PageId, node: Rc<Node>) {
-        self.insert_entry(id, node, false);
-    }
-
-    fn insert_entry(&mut self, id: PageId, node: Rc<Node>, seed: bool) {
         self.branches += usize::from(is_branch(&node));
-        self.cold_seeds += usize::from(seed);
-        let entry = Entry {
-            node,
-            hits: 0,
-            seed,
-        };
-        match self.map.insert(id, entry) {
+        match self.map.insert(id, (node, 0)) {
             None => self.clock.push_back(id),
-            Some(old) => self.forget(&old),
+            Some((old, _)) => self.branches -= usize::from(is_branch(&old)),
         }
         // Terminates: while over capacity, more than 3/4 of the entries are
         // leaves, which lose their second chance and are evicted.
@@ -443,11 +389,11 @@ impl NodeCache {
             };
             let pinned = self.branches <= self.capacity / 4;
             match self.map.get_mut(&victim) {
-                Some(e) if e.hits > 0 => {
-                    e.hits = 0;
+                Some(e) if e.1 > 0 => {
+                    e.1 = 0;
                     self.clock.push_back(victim);
                 }
-                Some(e) if pinned && is_branch(&e.node) => self.clock.push_back(victim),
+                Some(e) if pinned && is_branch(&e.0) => self.clock.push_back(victim),
                 Some(_) => self.remove(victim),
                 None => {}
             }
@@ -464,15 +410,9 @@ impl NodeCache {
     }
 
     fn take(&mut self, id: PageId) -> Option<Rc<Node>> {
-        let old = self.map.remove(&id)?;
-        self.forget(&old);
-        Some(old.node)
-    }
-
-    /// Updates the counts for an entry that left the map.
-    fn forget(&mut self, old: &Entry) {
-        self.branches -= usize::from(is_branch(&old.node));
-        self.cold_seeds -= usize::from(old.seed);
+        let (old, _) = self.map.remove(&id)?;
+        self.branches -= usize::from(is_branch(&old));
+        Some(old)
     }
 }
 

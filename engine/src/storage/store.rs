@@ -328,12 +328,9 @@ impl Store {
                 opts,
             }),
         };
-        let (report, seeds) = match store.shared.opts.validation {
-            Validation::Full => {
-                let room = store.shared.inner.borrow().pager.cache_free();
-                check::full_keeping(&store.read()?, room)?
-            }
-            Validation::Quick => (check::quick(&store.read()?)?, Vec::new()),
+        let report = match store.shared.opts.validation {
+            Validation::Full => store.check()?,
+            Validation::Quick => check::quick(&store.read()?)?,
         };
         if let Some(p) = report.problems.first() {
             return Err(Error::Corrupt {
@@ -342,13 +339,7 @@ impl Store {
             });
         }
         if store.shared.opts.validation == Validation::Full {
-            let mut inner = store.shared.inner.borrow_mut();
-            inner.pager.trust_order = true;
-            // The nodes validation read, so that the first statements do
-            // not read them again.
-            for (id, node) in seeds {
-                inner.pager.seed_node(id, Rc::new(node));
-            }
+            store.shared.inner.borrow_mut().pager.trust_order = true;
         }
         Ok(store)
     }
