@@ -350,7 +350,7 @@ impl NodeCache {
     }
 
     fn has_room(&self) -> bool {
-        self.map.len() < self.capacity
+        self.room() > 0
     }
 
     /// How many more nodes fit before the capacity is reached.

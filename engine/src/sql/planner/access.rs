@@ -375,12 +375,14 @@ fn like_term(
     {
         return None;
     }
-    let (lo, hi_base) = if glob {
-        (prefix.to_string(), prefix.to_string())
+    let (lo, hi) = if glob {
+        (prefix.to_string(), successor(prefix))
     } else {
-        (prefix.to_ascii_uppercase(), prefix.to_ascii_lowercase())
+        (
+            prefix.to_ascii_uppercase(),
+            successor(&prefix.to_ascii_lowercase()),
+        )
     };
-    let hi = successor(&hi_base);
     let literal = |s: String| Expr::Literal(Value::Text(s));
     Some(Term {
         target: Target::Column(c),
