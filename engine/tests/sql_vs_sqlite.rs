@@ -1767,6 +1767,85 @@ fn json_through_sql_as_sqlite() {
     assert_no_mismatches("JSON queries", queries.len(), &mismatches);
 }
 
+/// JSONB through SQL: documents stored as SQLite's JSONB blobs (written by
+/// jsonb(), edited in place by jsonb_set / jsonb_remove in UPDATEs), read by
+/// the text functions, `->` / `->>`, json_each and an index on a
+/// jsonb_extract expression; the jsonb_* aggregates over groups and window
+/// frames (the text `[]` for no rows, as SQLite 3.46 gives); the bytes must
+/// be SQLite's (compared through hex()).
+#[test]
+fn jsonb_through_sql_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let setup = [
+        "CREATE TABLE b(id INTEGER PRIMARY KEY, g INTEGER, doc BLOB, t TEXT)",
+        r#"INSERT INTO b VALUES
+           (1, 1, jsonb('{"a":1,"b":[1,2,{"c":"x"}],"s":"str"}'), 'a'),
+           (2, 1, jsonb('{a:2.50,b:[],s:"q\"uote",h:0x1F}'), 'b'),
+           (3, 2, jsonb('[10,20,30]'), 'c'),
+           (4, 2, jsonb_object('a', NULL, 'b', jsonb_array(1, 'two', 3.5)), NULL),
+           (5, 3, NULL, 'e'),
+           (6, 3, jsonb_set('{}', '$.a', 'x', '$.n', json('[1,{"k":2}]')), 'f')"#,
+        "CREATE INDEX b_a ON b(jsonb_extract(doc, '$.a'))",
+        "UPDATE b SET doc = jsonb_set(doc, '$.u', id * 10) WHERE id IN (1, 3)",
+        "UPDATE b SET doc = jsonb_remove(doc, '$.s') WHERE id = 2",
+        "UPDATE b SET doc = jsonb_insert(doc, '$.b[#]', jsonb('{\"z\":[]}')) WHERE id = 1",
+        "UPDATE b SET doc = jsonb_patch(doc, '{\"a\":null,\"p\":[7]}') WHERE id = 4",
+        "UPDATE b SET doc = jsonb_replace(doc, '$[1]', 'twenty') WHERE id = 3",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    let mut queries: Vec<String> = Vec::new();
+    for e in [
+        "hex(doc)",
+        "typeof(doc)",
+        "json(doc)",
+        "doc -> 'a'",
+        "doc ->> 'b'",
+        "doc -> '$.b[2]'",
+        "hex(jsonb_extract(doc, '$.b'))",
+        "jsonb_extract(doc, '$.a')",
+        "hex(jsonb_extract(doc, '$.a', '$.s'))",
+        "json_type(doc, '$.b')",
+        "json_valid(doc, 8)",
+        "hex(jsonb(doc))",
+        "hex(jsonb(json(doc)))",
+        "json_array(doc, jsonb_extract(doc, '$.b'))",
+        "hex(jsonb_array(doc, t, id))",
+        "hex(jsonb_object('d', doc, 't', t))",
+        "json_array_length(doc, '$.b')",
+        "hex(jsonb_set(doc, '$.new', jsonb('[1]')))",
+        "json_pretty(doc)",
+        "json_quote(jsonb_extract(doc, '$.b'))",
+    ] {
+        queries.push(format!("SELECT id, {e} FROM b ORDER BY id"));
+    }
+    queries.extend([
+        "SELECT g, hex(jsonb_group_array(t)), hex(jsonb_group_object(t, id)) FROM b WHERE t IS NOT NULL GROUP BY g ORDER BY g".to_string(),
+        "SELECT g, json(jsonb_group_array(doc)), typeof(jsonb_group_array(doc)) FROM b GROUP BY g ORDER BY g".into(),
+        "SELECT id, hex(jsonb_group_array(id) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)) FROM b ORDER BY id".into(),
+        "SELECT id, hex(jsonb_group_object(t, doc) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)) FROM b WHERE t IS NOT NULL ORDER BY id".into(),
+        "SELECT jsonb_group_array(t), typeof(jsonb_group_array(t)), json_array(jsonb_group_array(t)) FROM b WHERE 0".into(),
+        "SELECT jsonb_group_object(t, id), json_array(jsonb_group_object(t, id)) FROM b WHERE 0".into(),
+        "SELECT id FROM b WHERE jsonb_extract(doc, '$.a') = 1 ORDER BY id".into(),
+        "SELECT id FROM b WHERE jsonb_extract(doc, '$.a') > 1 ORDER BY id".into(),
+        "SELECT id FROM b WHERE jsonb_extract(doc, '$.a') = 'x' ORDER BY id".into(),
+        "SELECT b.id, j.key, j.value, j.type FROM b, json_each(b.doc) j ORDER BY b.id, j.id".into(),
+        "SELECT b.id, j.fullkey, j.atom FROM b, json_tree(b.doc) j WHERE j.type <> 'object' ORDER BY b.id, j.id".into(),
+        "SELECT hex(jsonb(x'0b')), hex(jsonb(x'c70161')), hex(jsonb('  [1 , 2 ] '))".into(),
+        "SELECT jsonb(x'0c01')".into(),
+        "SELECT jsonb('{')".into(),
+        "SELECT jsonb_set('[]', '$[0]', 1, '$[1]')".into(),
+        "SELECT jsonb_array(x'00')".into(),
+        "SELECT jsonb_object(1, 2)".into(),
+        "SELECT jsonb_extract('[1]', 'x')".into(),
+        "SELECT jsonb_group_array(x'00') FROM b".into(),
+        "SELECT jsonb()".into(),
+        "SELECT jsonb_patch('{}')".into(),
+    ]);
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("JSONB queries", queries.len(), &mismatches);
+}
+
 /// `json_each` and `json_tree` as FROM items: alone, reading the columns
 /// of the items before them (or after: they are joined first), in LEFT
 /// joins, subqueries and UPDATE ... FROM; their `value` column carrying

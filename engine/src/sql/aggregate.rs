@@ -48,10 +48,10 @@ pub(crate) enum AggregateKind {
     Max,
     /// `group_concat(x[, sep])` and `string_agg(x, sep)`.
     GroupConcat,
-    /// `json_group_array(x)`.
-    JsonGroupArray,
-    /// `json_group_object(label, x)`.
-    JsonGroupObject,
+    /// `json_group_array(x)`, or with `true` `jsonb_group_array(x)`.
+    JsonGroupArray(bool),
+    /// `json_group_object(label, x)`, or with `true` `jsonb_group_object`.
+    JsonGroupObject(bool),
 }
 
 /// Resolves an aggregate call. `Ok(None)` when `name` is not an aggregate
@@ -69,12 +69,14 @@ pub(crate) fn lookup(name: &str, args: usize, distinct: bool) -> Result<Option<A
         ("min", 1) => Min,
         ("max", 1) => Max,
         ("group_concat", 1 | 2) | ("string_agg", 2) => GroupConcat,
-        ("json_group_array", 1) => JsonGroupArray,
-        ("json_group_object", 2) => JsonGroupObject,
+        ("json_group_array", 1) => JsonGroupArray(false),
+        ("json_group_object", 2) => JsonGroupObject(false),
+        ("jsonb_group_array", 1) => JsonGroupArray(true),
+        ("jsonb_group_object", 2) => JsonGroupObject(true),
         ("min" | "max", _) if args >= 2 => return Ok(None),
         (
             "count" | "sum" | "total" | "avg" | "min" | "max" | "group_concat" | "string_agg"
-            | "json_group_array" | "json_group_object",
+            | "json_group_array" | "json_group_object" | "jsonb_group_array" | "jsonb_group_object",
             _,
         ) => {
             return Err(sql_err!(
@@ -342,8 +344,8 @@ impl Accumulator {
             }
             AggregateKind::Min | AggregateKind::Max => State::Best(None),
             AggregateKind::GroupConcat => State::Concat(GroupConcat::default()),
-            AggregateKind::JsonGroupArray => State::Json(json::GroupJson::new(false)),
-            AggregateKind::JsonGroupObject => State::Json(json::GroupJson::new(true)),
+            AggregateKind::JsonGroupArray(jsonb) => State::Json(json::GroupJson::new(false, jsonb)),
+            AggregateKind::JsonGroupObject(jsonb) => State::Json(json::GroupJson::new(true, jsonb)),
         };
         Accumulator {
             kind,

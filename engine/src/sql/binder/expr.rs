@@ -115,7 +115,7 @@ fn cmp_info(l: &Bound, r: &Bound) -> CmpInfo {
 pub(crate) fn is_aggregate_name(name: &str, nargs: usize) -> bool {
     match name.to_ascii_lowercase().as_str() {
         "count" | "sum" | "total" | "avg" | "group_concat" | "string_agg" | "json_group_array"
-        | "json_group_object" => true,
+        | "json_group_object" | "jsonb_group_array" | "jsonb_group_object" => true,
         "min" | "max" => nargs == 1,
         _ => false,
     }
@@ -123,12 +123,18 @@ pub(crate) fn is_aggregate_name(name: &str, nargs: usize) -> bool {
 
 /// `callee` with, for a JSON function, the arguments that always carry
 /// SQLite's JSON subtype marked: the values of `json_group_array` and
-/// `json_group_object`, as aggregates or window functions.
+/// `json_group_object`, as aggregates or window functions (and of their
+/// jsonb_* forms, whose only text value, `[]` or `{}` for no rows, has it).
 fn json_callee(callee: Callee, args: &[Expr], agg: &AggCtx) -> Callee {
     let Callee::Json { f, .. } = callee else {
         return callee;
     };
-    let is_json = |name: &str| matches!(name, "json_group_array" | "json_group_object");
+    let is_json = |name: &str| {
+        matches!(
+            name,
+            "json_group_array" | "json_group_object" | "jsonb_group_array" | "jsonb_group_object"
+        )
+    };
     let mut json_args = 0u32;
     for (i, a) in args.iter().enumerate().take(32) {
         let json = match a {

@@ -3,7 +3,11 @@
 //! json_error_position, json_extract, json_insert, json_object, json_patch,
 //! json_pretty, json_quote, json_remove, json_replace, json_set, json_type,
 //! json_valid, the `->` / `->>` operators, and the running state of the
-//! json_group_array / json_group_object aggregates (window frames too).
+//! json_group_array / json_group_object aggregates (window frames too);
+//! and the jsonb_* forms of those that make a document (jsonb,
+//! jsonb_array, jsonb_extract, jsonb_insert, jsonb_object, jsonb_patch,
+//! jsonb_remove, jsonb_replace, jsonb_set, jsonb_group_array,
+//! jsonb_group_object), which give its JSONB bytes instead of its text.
 //!
 //! As in SQLite (json.c, which this transcribes), every JSON input is first
 //! translated into SQLite's binary JSONB form ([`blob`]): JSON5 input is
@@ -22,9 +26,17 @@
 //! json_remove, json_patch, `->`, the aggregates, and json_extract when it
 //! gives an array or object or has several paths; not json_pretty or `->>`.
 //!
+//! JSONB results are SQLite's bytes: a parsed or edited document as the
+//! edit left it (an input JSONB blob comes back as it was given, headers
+//! wider than needed too), and a document the function wrote as text
+//! (jsonb_array, jsonb_object, several paths of jsonb_extract, the
+//! aggregates) converted as SQLite's `jsonReturnStringAsBlob` does. They
+//! carry no JSON subtype (it only matters for text), except the text `[]`
+//! or `{}` that jsonb_group_array / jsonb_group_object give for no rows,
+//! as SQLite 3.46 does.
+//!
 //! Blobs: a blob whose first JSONB header spans exactly the blob is taken
-//! as JSONB, as SQLite 3.45+ does (read with SQLite's lazy checks; the
-//! jsonb_* functions that produce JSONB are not provided); any other blob
+//! as JSONB, as SQLite 3.45+ does (read with SQLite's lazy checks); any other blob
 //! is read as JSON text where JSON is expected ("malformed JSON" unless it
 //! is valid JSON text, as SQLite does) and is an error where a value is
 //! expected ("JSON cannot hold BLOB values").
@@ -48,8 +60,9 @@ mod tests;
 use std::borrow::Cow;
 
 use blob::{
-    append_node, append_string, element_text, might_be_jsonb, parse_text, to_pretty, to_text,
-    validity_check, Blob, ARRAY, FLOAT, INT, NULL, TEXTRAW, TYPE_NAMES,
+    append_node, append_string, at, element_text, might_be_jsonb, parse_text, payload_size,
+    text_to_blob, to_pretty, to_text, validity_check, Blob, ARRAY, FLOAT, INT, NULL, OBJECT,
+    TEXTRAW, TYPE_NAMES,
 };
 use edit::{array_count, merge_patch, sql_value, text_value, EditOp, Miss};
 
@@ -129,6 +142,15 @@ static FUNCTIONS: &[JsonFn] = &[
     func("json_set", 0, None, json_set),
     func("json_type", 1, Some(2), json_type),
     func("json_valid", 1, Some(2), json_valid),
+    func("jsonb", 1, Some(1), jsonb),
+    func("jsonb_array", 0, None, jsonb_array),
+    func("jsonb_extract", 0, None, jsonb_extract),
+    func("jsonb_insert", 0, None, jsonb_insert),
+    func("jsonb_object", 0, None, jsonb_object),
+    func("jsonb_patch", 2, Some(2), jsonb_patch),
+    func("jsonb_remove", 0, None, jsonb_remove),
+    func("jsonb_replace", 0, None, jsonb_replace),
+    func("jsonb_set", 0, None, jsonb_set),
 ];
 
 /// Looks a JSON function up by lower-case name.
@@ -221,6 +243,31 @@ fn doc_text(b: &Blob) -> Result<Value> {
     element_text(&b.a, 0)
         .map(text_value)
         .map_err(|_| malformed())
+}
+
+/// What a function gives: JSON text with the subtype, or JSONB.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Text,
+    Jsonb,
+}
+
+/// SQLite's `jsonReturnParse`: the document as text, or its bytes as
+/// they are.
+fn doc_out(b: Blob, form: Form) -> Out {
+    match form {
+        Form::Text => Ok((doc_text(&b)?, true)),
+        Form::Jsonb => Ok((Value::Blob(b.a), false)),
+    }
+}
+
+/// JSON text a function wrote, as its result: the text with the subtype,
+/// or (SQLite's `jsonReturnStringAsBlob`) its JSONB translation.
+fn written_out(text: Vec<u8>, form: Form) -> Out {
+    match form {
+        Form::Text => Ok((text_value(text), true)),
+        Form::Jsonb => Ok((Value::Blob(text_to_blob(&text)), false)),
+    }
 }
 
 fn flag(json: &[bool], i: usize) -> bool {
@@ -332,13 +379,29 @@ fn value_to_jsonb(v: &Value, json: bool) -> Result<Vec<u8>> {
 }
 
 fn json(args: &[Value], _: &[bool]) -> Out {
+    document(args, Form::Text)
+}
+
+fn jsonb(args: &[Value], _: &[bool]) -> Out {
+    document(args, Form::Jsonb)
+}
+
+fn document(args: &[Value], form: Form) -> Out {
     match parse_arg(&args[0])? {
-        Some(b) => Ok((doc_text(&b)?, true)),
+        Some(b) => doc_out(b, form),
         None => NULL_OUT,
     }
 }
 
 fn json_array(args: &[Value], json: &[bool]) -> Out {
+    array(args, json, Form::Text)
+}
+
+fn jsonb_array(args: &[Value], json: &[bool]) -> Out {
+    array(args, json, Form::Jsonb)
+}
+
+fn array(args: &[Value], json: &[bool], form: Form) -> Out {
     let mut out = vec![b'['];
     let mut errors = ValueErrors::default();
     for (i, v) in args.iter().enumerate() {
@@ -347,10 +410,18 @@ fn json_array(args: &[Value], json: &[bool]) -> Out {
     }
     errors.check()?;
     out.push(b']');
-    Ok((text_value(out), true))
+    written_out(out, form)
 }
 
 fn json_object(args: &[Value], json: &[bool]) -> Out {
+    object(args, json, Form::Text)
+}
+
+fn jsonb_object(args: &[Value], json: &[bool]) -> Out {
+    object(args, json, Form::Jsonb)
+}
+
+fn object(args: &[Value], json: &[bool], form: Form) -> Out {
     if args.len() % 2 == 1 {
         return Err(sql_err!(
             "json_object() requires an even number of arguments"
@@ -369,7 +440,7 @@ fn json_object(args: &[Value], json: &[bool]) -> Out {
     }
     errors.check()?;
     out.push(b'}');
-    Ok((text_value(out), true))
+    written_out(out, form)
 }
 
 fn json_quote(args: &[Value], json: &[bool]) -> Out {
@@ -431,11 +502,14 @@ fn json_error_position(args: &[Value], _: &[bool]) -> Out {
     Ok((Value::Integer(pos as i64), false))
 }
 
-/// How json_extract and the operators give what they find.
+/// How json_extract, jsonb_extract and the operators give what they find.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Extract {
     /// json_extract: SQL values for scalars, JSON text for containers.
     Mixed,
+    /// jsonb_extract: SQL values for scalars, JSONB for containers (and
+    /// for the array of several paths' results).
+    MixedJsonb,
     /// `->`: always JSON text.
     Json,
     /// `->>`: always an SQL value.
@@ -481,7 +555,7 @@ fn extract(args: &[Value], mode: Extract) -> Out {
         };
         let found = if path.first() == Some(&b'$') {
             edit::lookup(&mut b, &path[1..], EditOp::None, &[])
-        } else if mode != Extract::Mixed {
+        } else if matches!(mode, Extract::Json | Extract::Sql) {
             edit::lookup(&mut b, &abbreviated_path(arg, &path), EditOp::None, &[])
         } else {
             return Err(bad_path(&path));
@@ -492,6 +566,7 @@ fn extract(args: &[Value], mode: Extract) -> Out {
                     Extract::Json => element_text(&b.a, j).map(|t| (text_value(t), true)),
                     Extract::Sql => sql_value(&b.a, j).map(|(v, _)| (v, false)),
                     Extract::Mixed => sql_value(&b.a, j),
+                    Extract::MixedJsonb => jsonb_value(&b.a, j),
                 }
                 .map_err(|_| malformed());
             }
@@ -511,11 +586,34 @@ fn extract(args: &[Value], mode: Extract) -> Out {
         return Err(malformed());
     }
     out.push(b']');
-    Ok((text_value(out), true))
+    let form = match mode {
+        Extract::MixedJsonb => Form::Jsonb,
+        _ => Form::Text,
+    };
+    written_out(out, form)
+}
+
+/// jsonb_extract's value of the element at `i` (SQLite's
+/// `jsonReturnFromBlob` with JSON_BLOB): an array or object as its own
+/// bytes, a scalar as json_extract gives it.
+fn jsonb_value(a: &[u8], i: usize) -> std::result::Result<(Value, bool), ()> {
+    if !matches!(at(a, i) & 0x0f, ARRAY | OBJECT) {
+        return sql_value(a, i);
+    }
+    let (n, sz) = payload_size(a, i, 0);
+    if n == 0 {
+        return Err(());
+    }
+    let element = a.get(i..i + n + sz).ok_or(())?;
+    Ok((Value::Blob(element.to_vec()), false))
 }
 
 fn json_extract(args: &[Value], _: &[bool]) -> Out {
     extract(args, Extract::Mixed)
+}
+
+fn jsonb_extract(args: &[Value], _: &[bool]) -> Out {
+    extract(args, Extract::MixedJsonb)
 }
 
 fn arrow_json(args: &[Value], _: &[bool]) -> Out {
@@ -528,11 +626,17 @@ fn arrow_sql(args: &[Value], _: &[bool]) -> Out {
 
 /// json_set, json_insert, json_replace (SQLite's `jsonInsertIntoBlob`):
 /// each path/value pair in order; NULL paths are skipped.
-fn insert_into(args: &[Value], json: &[bool], op: EditOp, name: &str) -> Out {
+fn insert_into(args: &[Value], json: &[bool], op: EditOp, form: Form) -> Out {
     if args.is_empty() {
         return NULL_OUT;
     }
     if args.len().is_multiple_of(2) {
+        // SQLite names the text form's function, whichever was called.
+        let name = match op {
+            EditOp::Insert => "insert",
+            EditOp::Replace => "replace",
+            _ => "set",
+        };
         return Err(sql_err!("json_{name}() needs an odd number of arguments"));
     }
     let Some(mut b) = parse_arg(&args[0])? else {
@@ -557,22 +661,42 @@ fn insert_into(args: &[Value], json: &[bool], op: EditOp, name: &str) -> Out {
             Err(miss) => return Err(miss_error(miss, &path)),
         }
     }
-    Ok((doc_text(&b)?, true))
+    doc_out(b, form)
 }
 
 fn json_set(args: &[Value], json: &[bool]) -> Out {
-    insert_into(args, json, EditOp::Set, "set")
+    insert_into(args, json, EditOp::Set, Form::Text)
 }
 
 fn json_insert(args: &[Value], json: &[bool]) -> Out {
-    insert_into(args, json, EditOp::Insert, "insert")
+    insert_into(args, json, EditOp::Insert, Form::Text)
 }
 
 fn json_replace(args: &[Value], json: &[bool]) -> Out {
-    insert_into(args, json, EditOp::Replace, "replace")
+    insert_into(args, json, EditOp::Replace, Form::Text)
+}
+
+fn jsonb_set(args: &[Value], json: &[bool]) -> Out {
+    insert_into(args, json, EditOp::Set, Form::Jsonb)
+}
+
+fn jsonb_insert(args: &[Value], json: &[bool]) -> Out {
+    insert_into(args, json, EditOp::Insert, Form::Jsonb)
+}
+
+fn jsonb_replace(args: &[Value], json: &[bool]) -> Out {
+    insert_into(args, json, EditOp::Replace, Form::Jsonb)
 }
 
 fn json_remove(args: &[Value], _: &[bool]) -> Out {
+    remove(args, Form::Text)
+}
+
+fn jsonb_remove(args: &[Value], _: &[bool]) -> Out {
+    remove(args, Form::Jsonb)
+}
+
+fn remove(args: &[Value], form: Form) -> Out {
     let Some(first) = args.first() else {
         return NULL_OUT;
     };
@@ -594,7 +718,7 @@ fn json_remove(args: &[Value], _: &[bool]) -> Out {
             Err(miss) => return Err(miss_error(miss, &path)),
         }
     }
-    Ok((doc_text(&b)?, true))
+    doc_out(b, form)
 }
 
 fn json_type(args: &[Value], _: &[bool]) -> Out {
@@ -648,6 +772,14 @@ fn json_valid(args: &[Value], _: &[bool]) -> Out {
 }
 
 fn json_patch(args: &[Value], _: &[bool]) -> Out {
+    patch_doc(args, Form::Text)
+}
+
+fn jsonb_patch(args: &[Value], _: &[bool]) -> Out {
+    patch_doc(args, Form::Jsonb)
+}
+
+fn patch_doc(args: &[Value], form: Form) -> Out {
     let Some(mut target) = parse_arg(&args[0])? else {
         return NULL_OUT;
     };
@@ -655,7 +787,7 @@ fn json_patch(args: &[Value], _: &[bool]) -> Out {
         return NULL_OUT;
     };
     merge_patch(&mut target, &patch.a).map_err(|_| malformed())?;
-    Ok((doc_text(&target)?, true))
+    doc_out(target, form)
 }
 
 /// json_pretty(X, INDENT): no JSON subtype on the result, as in SQLite.
@@ -700,19 +832,26 @@ fn remove_first(buf: &mut Vec<u8>) {
     buf.drain(1..(i + 1).min(buf.len()));
 }
 
-/// `json_group_array(x)` / `json_group_object(k, v)`'s running state:
-/// the array or object text so far, without its closing bracket (`None`
-/// before the first row), as SQLite keeps it.
+/// `json_group_array(x)` / `json_group_object(k, v)`'s running state (and
+/// their jsonb_* forms'): the array or object text so far, without its
+/// closing bracket (`None` before the first row), as SQLite keeps it.
 #[derive(Clone, Debug)]
 pub(crate) struct GroupJson {
     object: bool,
+    /// jsonb_group_array / jsonb_group_object.
+    jsonb: bool,
     text: Option<Vec<u8>>,
 }
 
 impl GroupJson {
-    /// An empty `json_group_array` (`object` false) or `json_group_object`.
-    pub(crate) fn new(object: bool) -> GroupJson {
-        GroupJson { object, text: None }
+    /// An empty `json_group_array` (`object` false) or `json_group_object`,
+    /// or with `jsonb` their jsonb_* forms.
+    pub(crate) fn new(object: bool, jsonb: bool) -> GroupJson {
+        GroupJson {
+            object,
+            jsonb,
+            text: None,
+        }
     }
 
     /// Adds one row's element: `args` is the value for an array, the label
@@ -746,7 +885,9 @@ impl GroupJson {
         }
     }
 
-    /// The text so far with its closing bracket (`[]` or `{}` for no rows).
+    /// The text so far with its closing bracket (`[]` or `{}` for no rows),
+    /// or for the jsonb_* forms its JSONB (but still the text `[]` or `{}`
+    /// for no rows, as SQLite 3.46 gives).
     pub(crate) fn value(&self) -> Value {
         let (empty, close): (&[u8], u8) = if self.object {
             (b"{}", b'}')
@@ -759,6 +900,9 @@ impl GroupJson {
             .map_or_else(|| empty.to_vec(), <[u8]>::to_vec);
         if self.text.is_some() {
             out.push(close);
+            if self.jsonb {
+                return Value::Blob(text_to_blob(&out));
+            }
         }
         text_value(out)
     }

@@ -917,6 +917,22 @@ pub(super) fn parse_text(z: &[u8]) -> Result<Parsed, usize> {
     })
 }
 
+/// SQLite's `jsonReturnStringAsBlob`: JSON text a function wrote (json_array
+/// and the like, for their jsonb_* forms) translated into JSONB. The text is
+/// well-formed, except json_group_object's after a NULL label (`{:1}`): then,
+/// as SQLite, this keeps whatever the translation wrote before it failed.
+pub(super) fn text_to_blob(z: &[u8]) -> Vec<u8> {
+    let mut p = TextParser {
+        z,
+        out: Vec::with_capacity(z.len()),
+        depth: 0,
+        err: 0,
+        nonstd: false,
+    };
+    p.parse();
+    p.out
+}
+
 /// SQLite's `jsonAppendControlChar`.
 fn append_control_char(out: &mut Vec<u8>, c: u8) {
     const HEX: &[u8; 16] = b"0123456789abcdef";

@@ -5,6 +5,8 @@
 //! (seen through json_quote, which embeds subtyped text as is and quotes
 //! other text) and error messages must agree. An argument that carries the
 //! JSON subtype is `json(?N)` in SQLite and our own json() of it here.
+//! Every case of a function with a jsonb_* form runs that form too, whose
+//! JSONB bytes must be SQLite's.
 //!
 //! The random tests are seeded and reproducible: each prints its seed; set
 //! `TINYJOIN_SEED=<n>` to replay one.
@@ -129,6 +131,13 @@ impl Oracle {
     }
 
     fn check(&mut self, name: &str, args: &[Arg]) {
+        if let Some(jsonb) = jsonb_form(name) {
+            self.check_one(&jsonb, args);
+        }
+        self.check_one(name, args);
+    }
+
+    fn check_one(&mut self, name: &str, args: &[Arg]) {
         self.cases += 1;
         let theirs = self.sqlite(name, args);
         let ours = Oracle::ours(name, args);
@@ -153,6 +162,24 @@ impl Oracle {
             self.failures.join("\n")
         );
     }
+}
+
+/// The jsonb_* form of a JSON function, if it has one.
+fn jsonb_form(name: &str) -> Option<String> {
+    let forms = [
+        "json",
+        "json_array",
+        "json_extract",
+        "json_insert",
+        "json_object",
+        "json_patch",
+        "json_remove",
+        "json_replace",
+        "json_set",
+    ];
+    forms
+        .contains(&name)
+        .then(|| name.replacen("json", "jsonb", 1))
 }
 
 /// JSON texts: canonical, JSON5, malformed, edge cases.
@@ -883,9 +910,10 @@ fn sqlite_rows(conn: &rusqlite::Connection, sql: &str) -> Result<Vec<Value>, Str
 fn our_rows(
     rows: &[Row],
     object: bool,
+    jsonb: bool,
     frame: Option<(usize, usize)>,
 ) -> Result<Vec<Value>, String> {
-    let mut group = GroupJson::new(object);
+    let mut group = GroupJson::new(object, jsonb);
     let step = |group: &mut GroupJson, row: &Row| -> Result<(), String> {
         let (v, json) = if row.2 {
             lookup("json")
@@ -982,11 +1010,12 @@ fn aggregates_match_sqlite() {
             .expect("insert");
         }
         let arg = "CASE WHEN j THEN json(v) ELSE v END";
-        for object in [false, true] {
+        for (object, jsonb) in [(false, false), (true, false), (false, true), (true, true)] {
+            let b = if jsonb { "b" } else { "" };
             let call = if object {
-                format!("json_group_object(k, {arg})")
+                format!("json{b}_group_object(k, {arg})")
             } else {
-                format!("json_group_array({arg})")
+                format!("json{b}_group_array({arg})")
             };
             let mut frames = vec![(None, format!("SELECT {call} FROM t"))];
             for (before, after) in [(0, 0), (1, 0), (2, 0), (1, 1), (0, 2), (3, 1)] {
@@ -1000,7 +1029,7 @@ fn aggregates_match_sqlite() {
             for (frame, sql) in frames {
                 cases += 1;
                 let theirs = sqlite_rows(&conn, &sql);
-                let ours = our_rows(&rows, object, frame);
+                let ours = our_rows(&rows, object, jsonb, frame);
                 let agree = match (&theirs, &ours) {
                     (Ok(a), Ok(b)) => {
                         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
