@@ -219,6 +219,15 @@ impl Database {
         Ok(report)
     }
 
+    /// Shrinks the file to the pages its tables and indexes use (SQL's
+    /// `VACUUM`; see [`crate::storage::Store::compact`]): pages are moved
+    /// from the end of the file into free ones before them, in ordinary
+    /// commits, and the file is cut after its last page in use. Rows and
+    /// schema stay as they are. `Busy` while a write transaction is open.
+    pub fn compact(&self) -> Result<crate::storage::Compaction> {
+        self.shared.store.compact()
+    }
+
     /// Makes every commit so far durable and confirms the newest (see
     /// [`crate::storage::Store::sync`]): a flush when a deferred commit
     /// ([`CommitMode::Deferred`]) waits, a confirmed superblock copy and a
@@ -362,6 +371,12 @@ impl Statement {
     /// write lock) and pragmas that set a value.
     pub fn is_read_only(&self) -> bool {
         statement::is_read_only(&self.parsed.statement)
+    }
+
+    /// Whether this is `VACUUM`, which runs outside any transaction (it
+    /// commits as it goes: [`Database::compact`]).
+    pub fn is_vacuum(&self) -> bool {
+        matches!(self.parsed.statement, ast::Statement::Vacuum { .. })
     }
 
     /// The result column names (empty for statements without rows).
@@ -608,6 +623,9 @@ impl Connection {
             }
             ast::Statement::Release { name, .. } => self.release(name).map(|_| Output::default()),
             ast::Statement::Pragma(p) if !crate::sql::exec::is_schema_pragma(p) => self.pragma(p),
+            ast::Statement::Vacuum { schema, into, .. } => {
+                self.vacuum(schema.as_deref(), into.is_some())
+            }
             stmt => self.run_statement(stmt, text, params, plan),
         };
         let dml = matches!(
@@ -881,12 +899,46 @@ impl Connection {
     }
 
     #[inline(never)]
+    /// `VACUUM [schema]`: compacts the file ([`Database::compact`]). As in
+    /// SQLite, not inside a transaction; the schema `temp` has nothing to
+    /// compact. `VACUUM INTO` (a copy into another file) is refused.
+    fn vacuum(&mut self, schema: Option<&str>, into: bool) -> Result<Output> {
+        match schema {
+            Some(s) if s.eq_ignore_ascii_case("temp") => return Ok(Output::default()),
+            Some(s) if !s.eq_ignore_ascii_case("main") => {
+                return Err(sql_err!("unknown database {s}"))
+            }
+            _ => {}
+        }
+        if into {
+            return Err(sql_err!(
+                "VACUUM INTO is not supported: export the database (exportBytes) instead"
+            ));
+        }
+        if self.txn.is_some() {
+            return Err(sql_err!("cannot VACUUM from within a transaction"));
+        }
+        self.db.compact()?;
+        Ok(Output::default())
+    }
+
     fn pragma(&mut self, p: &ast::Pragma) -> Result<Output> {
         let name = p.name.name.to_ascii_lowercase();
         match (name.as_str(), &p.value) {
             ("foreign_keys", v) => bool_pragma(&name, &mut self.foreign_keys, v.as_ref()),
             ("recursive_triggers", v) => {
                 bool_pragma(&name, &mut self.recursive_triggers, v.as_ref())
+            }
+            // The newest committed state's, in 4 KiB pages; the free ones
+            // are the pages VACUUM can give back.
+            ("page_count" | "freelist_count", None) => {
+                let (pages, unused) = self.db.shared.store.page_counts();
+                let n = if name == "page_count" { pages } else { unused };
+                Ok(Output {
+                    columns: Rc::from([name]),
+                    rows: vec![vec![Value::Integer(n as i64)]],
+                    ..Output::default()
+                })
             }
             ("integrity_check" | "quick_check", None) => {
                 let report = self.db.check()?;

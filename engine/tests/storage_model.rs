@@ -1,8 +1,9 @@
 //! Model test of the storage layer: random sequences of put / delete /
 //! sorted batches of removals and of empty-valued inserts / range scan /
 //! commit / rollback / savepoint (copy-on-write and undo-log; rolled back,
-//! kept, released) / reopen / snapshot against a `BTreeMap` model. Keys and
-//! values range from empty to multi-page.
+//! kept, released) / reopen / snapshot / compaction (`Store::compact`, with
+//! snapshots open across it) against a `BTreeMap` model. Keys and values
+//! range from empty to multi-page.
 
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -42,6 +43,8 @@ enum Op {
     CheckSnapshots,
     CloseSnapshot,
     ClearTree(usize),
+    /// Commits the open transaction, then `Store::compact`.
+    Compact,
 }
 
 fn key() -> impl Strategy<Value = Vec<u8>> {
@@ -82,6 +85,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => Just(Op::CheckSnapshots),
         1 => Just(Op::CloseSnapshot),
         1 => (0..3usize).prop_map(Op::ClearTree),
+        2 => Just(Op::Compact),
     ]
 }
 
@@ -324,6 +328,19 @@ impl Harness {
                 self.txn().clear_tree(TREES[t]).unwrap();
                 self.working.insert(TREES[t], BTreeMap::new());
             }
+            Op::Compact => {
+                self.apply(Op::Commit);
+                let c = self.store.compact().unwrap();
+                assert!(c.pages_after <= c.pages_before, "{c:?}");
+                assert_eq!(
+                    self.dev.to_bytes().len() as u64,
+                    c.pages_after * 4096,
+                    "the file ends at its last page: {c:?}"
+                );
+                let report = self.store.check().unwrap();
+                assert!(report.is_ok(), "{:?}", report.problems);
+                assert_state(&self.store.read().unwrap(), &self.committed);
+            }
         }
     }
 }
@@ -394,6 +411,7 @@ fn savepoint_heavy_op() -> impl Strategy<Value = Op> {
         1 => (0..2usize).prop_map(Op::ClearTree),
         1 => Just(Op::Commit),
         1 => Just(Op::Reopen),
+        1 => Just(Op::Compact),
     ]
 }
 

@@ -64,6 +64,17 @@ pub const KEPT_COMMITS: u64 = 10_000;
 /// Pruning runs once per this many recorded commits.
 const PRUNE_EVERY: u32 = 1_000;
 
+/// The parameters of a statement that takes none.
+static NO_PARAMS: DbParams = DbParams::None;
+
+/// Whether a script begins with the word VACUUM (after white space): the
+/// scripts worth preparing to see whether they are one VACUUM alone.
+fn starts_with_vacuum(sql: &str) -> bool {
+    sql.trim_start()
+        .get(..6)
+        .is_some_and(|w| w.eq_ignore_ascii_case("vacuum"))
+}
+
 /// Where a reply goes (the reply list's route byte; see owner-runtime.ts).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Route {
@@ -1030,17 +1041,34 @@ impl Owner {
         // then runs as prepared); a text of several statements, and any
         // script, counts as a write: it pays one commit with its
         // transaction id recorded, which is always correct.
+        //
+        // VACUUM commits as it goes and cannot run inside BEGIN … COMMIT:
+        // it runs alone, unrecorded, as a read does. It changes no row, so
+        // running it again (a retry after a failover) is harmless.
         let read_only = match work {
             Work::Query(sql, params) if txn.is_some() => match self.single_statement(sql)? {
                 Some(stmt) => {
-                    let ro = stmt.is_read_only();
+                    let ro = stmt.is_read_only() || stmt.is_vacuum();
                     work = Work::Once(Box::new(stmt), params);
                     ro
                 }
                 None => false,
             },
+            Work::Script(sql) if txn.is_some() && starts_with_vacuum(sql) => {
+                match self.single_statement(sql)? {
+                    Some(stmt) => {
+                        let vacuum = stmt.is_vacuum();
+                        work = Work::Once(Box::new(stmt), &NO_PARAMS);
+                        vacuum
+                    }
+                    None => false,
+                }
+            }
             Work::Query(..) | Work::Once(..) | Work::Script(_) => false,
-            Work::Prepared(id, _) => self.prepared(client, id)?.stmt.is_read_only(),
+            Work::Prepared(id, _) => {
+                let stmt = &self.prepared(client, id)?.stmt;
+                stmt.is_read_only() || stmt.is_vacuum()
+            }
         };
         let r = match txn {
             Some(txn) if !read_only => {

@@ -64,6 +64,17 @@ impl FreeSet {
         self.insert_run(page.0, 1);
     }
 
+    /// The lowest free page.
+    pub(crate) fn first(&self) -> Option<u64> {
+        self.extents.keys().next().copied()
+    }
+
+    /// The first page of the first run of at least `n` free pages (what
+    /// [`FreeSet::take_run`] would take).
+    pub(crate) fn first_fit(&self, n: u64) -> Option<u64> {
+        self.extents.iter().find(|(_, &l)| l >= n).map(|(&s, _)| s)
+    }
+
     /// Takes the lowest free page.
     pub(crate) fn take_one(&mut self) -> Option<PageId> {
         self.take_run_start(1, 0)

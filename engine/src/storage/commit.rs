@@ -32,7 +32,8 @@ use std::collections::HashSet;
 /// Commits `txn`; on error nothing of the shared state changes (and the
 /// pager is poisoned if a write or flush failed).
 pub(crate) fn commit(txn: &mut WriteTxn) -> Result<()> {
-    if txn.trees.is_empty() && txn.owned.is_empty() && txn.freed.is_empty() {
+    let shrunk = txn.page_count < txn.base.page_count;
+    if txn.trees.is_empty() && txn.owned.is_empty() && txn.freed.is_empty() && !shrunk {
         return Ok(());
     }
     let catalog_root = write_catalog(txn)?;

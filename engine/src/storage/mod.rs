@@ -41,7 +41,7 @@ pub(crate) use node::{cmp_keys, cmp_keys_from, key_prefix};
 pub use pager::PagerStats;
 pub use savepoint::Savepoint;
 pub use store::{
-    CommitMode, Range, ReadTxn, Store, StoreOptions, TreeRead, Validation, DEFERRED_HELD_LIMIT,
-    DEFERRED_HELD_RUNS,
+    CommitMode, Compaction, Range, ReadTxn, Store, StoreOptions, TreeRead, Validation,
+    COMPACT_PASSES, COMPACT_SLACK, DEFERRED_HELD_LIMIT, DEFERRED_HELD_RUNS,
 };
 pub use txn::{SortedSource, WriteTxn};

@@ -307,6 +307,23 @@ impl Pager {
         }
     }
 
+    /// Cuts the file to `len` bytes when it is longer: pages past every
+    /// state's `page_count`. A failure poisons the pager, as any failed
+    /// device call does (though bytes past the pages in use are ignored).
+    pub(crate) fn truncate(&mut self, len: u64) -> Result<()> {
+        self.check_poison()?;
+        let longer = match self.device.len() {
+            Ok(n) => n > len,
+            Err(e) => return self.poison(e),
+        };
+        if longer {
+            if let Err(e) = self.device.truncate(len) {
+                return self.poison(e);
+            }
+        }
+        Ok(())
+    }
+
     /// Puts a node just written (or committed) into the cache.
     pub(crate) fn cache_node(&mut self, id: PageId, node: Rc<Node>) {
         self.cache.insert(id, node);

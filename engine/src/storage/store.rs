@@ -245,6 +245,14 @@ impl Inner {
         Ok(())
     }
 
+    /// [`Inner::sync`] when a deferred commit waits for it.
+    fn sync_deferred(&mut self) -> Result<()> {
+        if self.unsynced.is_some() {
+            self.sync()?;
+        }
+        Ok(())
+    }
+
     /// The superblock slot that does not hold the newest durable superblock:
     /// the only one a new superblock may go to.
     pub(crate) fn other_slot(&self) -> PageId {
@@ -404,12 +412,107 @@ impl Store {
         Ok(())
     }
 
+    /// Shrinks the file to the pages its trees use (SQL's VACUUM; the
+    /// passes are `txn::compact`'s): packing passes move the pages at the
+    /// end of the file into free pages before them and drop the free pages
+    /// left at the end, each committed as any transaction is, until a pass
+    /// finds nothing to do (at most [`COMPACT_PASSES`]). When more than a
+    /// sixteenth of the file (and more than [`COMPACT_SLACK`] pages) is still
+    /// unused then, because overflow runs find no free runs long enough, and
+    /// no snapshot is open, a rebuild pass copies every page in use after
+    /// the end of the file and packing passes move it all back. Then both
+    /// superblock slots name the last state and the file is cut after its
+    /// last page. Pages an open snapshot may read stay, and so do those
+    /// after them. `Busy` while a write transaction is open. A crash at any
+    /// point leaves the last committed pass or the one before, whole.
+    pub fn compact(&self) -> Result<Compaction> {
+        self.sync()?;
+        let before = self.shared.inner.borrow().sb.page_count;
+        let mut passes = self.packing_passes()?;
+        let (pages, unused) = self.page_counts();
+        let snapshots = self
+            .shared
+            .inner
+            .borrow()
+            .snapshots
+            .values()
+            .any(|&n| n > 0);
+        let rebuilt = unused > COMPACT_SLACK.max(pages / 16) && !snapshots;
+        if rebuilt {
+            let mut txn = self.write()?;
+            txn.rebuild_pass()?;
+            txn.commit()?;
+            self.shared.inner.borrow_mut().sync_deferred()?;
+            passes += 1 + self.packing_passes()?;
+        }
+        let mut inner = self.shared.inner.borrow_mut();
+        // The other slot may name an older, longer state: write the last
+        // state there too before cutting what that one reaches.
+        inner.confirm()?;
+        let after = inner.sb.page_count;
+        inner.pager.truncate(after * PAGE_SIZE as u64)?;
+        Ok(Compaction {
+            pages_before: before,
+            pages_after: after,
+            passes,
+            rebuilt,
+        })
+    }
+
+    /// Packing passes until one finds nothing to do (at most
+    /// [`COMPACT_PASSES`]); returns how many were committed.
+    fn packing_passes(&self) -> Result<usize> {
+        let mut passes = 0;
+        while passes < COMPACT_PASSES {
+            let mut txn = self.write()?;
+            if txn.packing_pass()? == super::txn::Pass::default() {
+                txn.rollback();
+                break;
+            }
+            txn.commit()?;
+            self.shared.inner.borrow_mut().sync_deferred()?;
+            passes += 1;
+        }
+        Ok(passes)
+    }
+
+    /// The newest state's pages: (pages in the file, superblocks included;
+    /// pages of those it does not reach, free or kept for open snapshots).
+    pub fn page_counts(&self) -> (u64, u64) {
+        let inner = self.shared.inner.borrow();
+        let pending: usize = inner.pending.values().map(Vec::len).sum();
+        let held = inner.unsynced.as_ref().map_or(0, |u| u.held.len());
+        let unused = inner.free.len() + pending as u64 + held + inner.freelist_pages.len() as u64;
+        (inner.sb.page_count, unused)
+    }
+
     /// Whether [`Store::sync`] has anything to do: a deferred commit is not
     /// yet durable, or the newest commit is not yet confirmed.
     pub fn needs_sync(&self) -> bool {
         let inner = self.shared.inner.borrow();
         inner.unsynced.is_some() || inner.unconfirmed()
     }
+}
+
+/// Packing passes [`Store::compact`] commits at most in a row. A pass
+/// moves every page it can; the ones after it catch the branches copied on
+/// the way (about one a hundred leaves) and drop what the moves freed.
+pub const COMPACT_PASSES: usize = 16;
+
+/// Unused pages [`Store::compact`] leaves without a rebuild pass (when they
+/// are also at most a sixteenth of the file).
+pub const COMPACT_SLACK: u64 = 64;
+
+/// What [`Store::compact`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compaction {
+    /// The file's pages (superblocks included) before and after.
+    pub pages_before: u64,
+    pub pages_after: u64,
+    /// Passes committed.
+    pub passes: usize,
+    /// Whether a rebuild pass ran (see [`Store::compact`]).
+    pub rebuilt: bool,
 }
 
 /// Writes the two superblocks of an empty store.

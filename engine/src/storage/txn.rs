@@ -25,7 +25,9 @@ use std::borrow::Cow;
 use std::ops::Bound;
 use std::rc::Rc;
 
+mod compact;
 mod load;
+pub(crate) use compact::Pass;
 pub use load::SortedSource;
 
 /// Pages encoded per device write batch (64 pages = 256 KiB).
@@ -74,6 +76,14 @@ pub struct WriteTxn {
     run_want: u64,
     /// `next_page` is the next new page at the end of the file.
     appending: bool,
+    /// Every allocation takes the lowest free page (a compaction's packing
+    /// pass).
+    lowest_first: bool,
+    /// Every allocation takes new pages at the end of the file (a
+    /// compaction's rebuild pass).
+    to_end: bool,
+    /// Free pages a packing pass leaves for its commit (`compact`).
+    reserve: u64,
     pub(crate) savepoints: Vec<SavepointState>,
     pub(crate) undo: UndoLog,
     pub(crate) gen: u64,
@@ -108,6 +118,9 @@ impl WriteTxn {
             next_page: None,
             run_want,
             appending: false,
+            lowest_first: false,
+            to_end: false,
+            reserve: 0,
             base,
             shared,
             trees: FastMap::default(),
@@ -636,6 +649,15 @@ impl WriteTxn {
     /// before: the file grows only while at most 2 x `MAX_RUN_WANT`
     /// pages are free.
     fn take_page(&mut self) -> PageId {
+        if self.to_end {
+            return self.new_page();
+        }
+        if self.lowest_first {
+            return match self.free.take_one() {
+                Some(p) => p,
+                None => self.new_page(),
+            };
+        }
         match self.next_page {
             // (A run of new pages ends where `alloc_run` extended the file.)
             Some(next) if self.appending && next == self.page_count => return self.new_page(),
@@ -684,6 +706,10 @@ impl WriteTxn {
     /// Allocates `n` consecutive pages (first fit, else at the end, reusing
     /// a free tail). The caller marks them owned.
     fn alloc_run(&mut self, n: u64) -> PageId {
+        if self.to_end {
+            self.page_count += n;
+            return PageId(self.page_count - n);
+        }
         if let Some(p) = self.free.take_run(n) {
             return p;
         }

@@ -475,7 +475,11 @@ fn run_direct(
             super::analyze::analyze(kv, cat, name.as_ref())?;
             out.schema_changed = true;
         }
-        Statement::Vacuum { .. } | Statement::Reindex { .. } => {}
+        // The indexes use the built-in collations only, which never change.
+        Statement::Reindex { .. } => {}
+        Statement::Vacuum { .. } => {
+            return Err(sql_err!("internal: VACUUM reached run_direct"));
+        }
         Statement::Pragma(p) if super::pragma::is_schema_pragma(p) => {
             return super::pragma::run(kv, cat, p)
         }
