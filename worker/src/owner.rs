@@ -1035,8 +1035,8 @@ impl Owner {
             self.txn_conn = Some(conn);
             return r.map(|rs| Outcome::Reply(Response::Rows(rs)));
         }
-        // Whether the request only reads, so it runs on the latest snapshot
-        // and records nothing (PROTOCOL.md): the engine decides
+        // Whether the request runs unrecorded: it only reads, so it runs on
+        // the latest snapshot and records nothing (PROTOCOL.md): the engine decides
         // (`Statement::is_read_only`). SQL text is prepared for that (and
         // then runs as prepared); a text of several statements, and any
         // script, counts as a write: it pays one commit with its
@@ -1045,12 +1045,12 @@ impl Owner {
         // VACUUM commits as it goes and cannot run inside BEGIN … COMMIT:
         // it runs alone, unrecorded, as a read does. It changes no row, so
         // running it again (a retry after a failover) is harmless.
-        let read_only = match work {
+        let unrecorded = match work {
             Work::Query(sql, params) if txn.is_some() => match self.single_statement(sql)? {
                 Some(stmt) => {
-                    let ro = stmt.is_read_only() || stmt.is_vacuum();
+                    let unrecorded = stmt.is_read_only() || stmt.is_vacuum();
                     work = Work::Once(Box::new(stmt), params);
-                    ro
+                    unrecorded
                 }
                 None => false,
             },
@@ -1071,7 +1071,7 @@ impl Owner {
             }
         };
         let r = match txn {
-            Some(txn) if !read_only => {
+            Some(txn) if !unrecorded => {
                 if let Some(s) = self.slot_busy(client, None) {
                     return s;
                 }

@@ -94,8 +94,8 @@ impl FreeSet {
 
     /// Takes `n` consecutive pages, first fit.
     pub(crate) fn take_run(&mut self, n: u64) -> Option<PageId> {
-        let (&s, &l) = self.extents.iter().find(|(_, &l)| l >= n)?;
-        self.extents.remove(&s);
+        let s = self.first_fit(n)?;
+        let l = self.extents.remove(&s)?;
         if l > n {
             self.extents.insert(s + n, l - n);
         }

@@ -37,6 +37,17 @@ const WRITE_BATCH_PAGES: usize = 64;
 /// (`WriteTxn::take_page`).
 const MAX_RUN_WANT: u64 = 32;
 
+/// Where a transaction's allocations go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Placement {
+    /// In runs beside the pages taken last (`WriteTxn::take_page`).
+    Runs,
+    /// The lowest free page (a compaction's packing pass).
+    LowestFirst,
+    /// New pages at the end of the file (a compaction's rebuild pass).
+    AtEnd,
+}
+
 /// A page allocated by this transaction.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Owned {
@@ -76,14 +87,9 @@ pub struct WriteTxn {
     run_want: u64,
     /// `next_page` is the next new page at the end of the file.
     appending: bool,
-    /// Every allocation takes the lowest free page (a compaction's packing
-    /// pass).
-    lowest_first: bool,
-    /// Every allocation takes new pages at the end of the file (a
-    /// compaction's rebuild pass).
-    to_end: bool,
-    /// Free pages a packing pass leaves for its commit (`compact`).
-    reserve: u64,
+    /// Where allocations go: in runs, or (a compaction's passes) lowest
+    /// first or at the end of the file.
+    placement: Placement,
     pub(crate) savepoints: Vec<SavepointState>,
     pub(crate) undo: UndoLog,
     pub(crate) gen: u64,
@@ -118,9 +124,7 @@ impl WriteTxn {
             next_page: None,
             run_want,
             appending: false,
-            lowest_first: false,
-            to_end: false,
-            reserve: 0,
+            placement: Placement::Runs,
             base,
             shared,
             trees: FastMap::default(),
@@ -630,6 +634,24 @@ impl WriteTxn {
         id
     }
 
+    /// Moves the node at `id` to a page allocated for it and frees `id`;
+    /// returns the new page. The node moves as it is, out of the cache: it
+    /// is cloned only when changed while a snapshot holds it.
+    pub(crate) fn move_to_new_page(&mut self, id: PageId) -> Result<PageId> {
+        let node = match self.dirty.get(&id) {
+            Some(n) => n.clone(),
+            None => self
+                .shared
+                .inner
+                .borrow_mut()
+                .take_node(id, self.page_count)?,
+        };
+        let new_id = self.alloc_page();
+        self.dirty.insert(new_id, node);
+        self.free_page(id);
+        Ok(new_id)
+    }
+
     /// Picks a page so that a commit's pages lie side by side, each run of
     /// them one device write (on OPFS 8-60 µs per call whatever its size):
     /// the page after the one taken last while it is free (or the next new
@@ -649,14 +671,15 @@ impl WriteTxn {
     /// before: the file grows only while at most 2 x `MAX_RUN_WANT`
     /// pages are free.
     fn take_page(&mut self) -> PageId {
-        if self.to_end {
-            return self.new_page();
-        }
-        if self.lowest_first {
-            return match self.free.take_one() {
-                Some(p) => p,
-                None => self.new_page(),
-            };
+        match self.placement {
+            Placement::Runs => {}
+            Placement::LowestFirst => {
+                return match self.free.take_one() {
+                    Some(p) => p,
+                    None => self.new_page(),
+                }
+            }
+            Placement::AtEnd => return self.new_page(),
         }
         match self.next_page {
             // (A run of new pages ends where `alloc_run` extended the file.)
@@ -706,7 +729,7 @@ impl WriteTxn {
     /// Allocates `n` consecutive pages (first fit, else at the end, reusing
     /// a free tail). The caller marks them owned.
     fn alloc_run(&mut self, n: u64) -> PageId {
-        if self.to_end {
+        if self.placement == Placement::AtEnd {
             self.page_count += n;
             return PageId(self.page_count - n);
         }
@@ -885,20 +908,7 @@ impl NodeStore for WriteTxn {
             }
             id
         } else {
-            // The copy starts as the node itself, out of the cache: it is
-            // cloned only if a snapshot holds it.
-            let node = match self.dirty.get(&id) {
-                Some(n) => n.clone(),
-                None => self
-                    .shared
-                    .inner
-                    .borrow_mut()
-                    .take_node(id, self.page_count)?,
-            };
-            let new_id = self.alloc_page();
-            self.dirty.insert(new_id, node);
-            self.free_page(id);
-            new_id
+            self.move_to_new_page(id)?
         };
         let node = self.dirty.get_mut(&target).expect("inserted above");
         Ok((target, Rc::make_mut(node)))

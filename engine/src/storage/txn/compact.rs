@@ -43,7 +43,7 @@ use super::super::btree::{NodeSource, NodeStore};
 use super::super::format::*;
 use super::super::node::{overflow_pages, LeafValue, Node, RawValue};
 use super::super::store::{read_value, TreeRead};
-use super::WriteTxn;
+use super::{Placement, WriteTxn};
 use crate::{corrupt, Result};
 
 /// Free pages a packing pass keeps for what its commit copies besides the
@@ -62,8 +62,9 @@ pub(crate) struct Pass {
 /// Where a walk moves pages to.
 #[derive(Clone, Copy)]
 enum Goal {
-    /// The pages at or above the limit, into the lowest free pages below it.
-    Below(u64),
+    /// The pages at or above `limit`, into the lowest free pages below it,
+    /// while more than `reserve` pages stay free.
+    Below { limit: u64, reserve: u64 },
     /// The pages below this page, to new pages at the end of the file.
     End(u64),
 }
@@ -81,13 +82,16 @@ impl WriteTxn {
     /// pass did something. From here on the transaction takes the lowest
     /// free page for every page it allocates.
     pub(crate) fn packing_pass(&mut self) -> Result<Pass> {
-        self.lowest_first = true;
+        self.placement = Placement::LowestFirst;
         self.leaf_hints.clear();
         let mut pass = Pass::default();
+        // Free pages are neither kept for a snapshot nor held for a sync
+        // (`store`'s page life cycle): none of them is listed past the
+        // shorter end.
         if let Some(start) = self.free.take_tail(self.page_count) {
             // Room for the free list the commit writes.
             let keep = u64::from(self.free.len() == 0);
-            if self.nothing_held_from(start) && self.page_count - start > keep {
+            if self.page_count - start > keep {
                 pass.dropped = self.page_count - start - keep;
                 self.page_count = start + keep;
                 self.free.insert_run(start, keep);
@@ -100,25 +104,18 @@ impl WriteTxn {
             .page_count
             .saturating_sub(self.free.len() + chain)
             .max(FIRST_DATA_PAGE);
-        self.reserve = RESERVE + 2 * chain;
-        pass.moved = self.move_all(Goal::Below(limit))?;
+        let reserve = RESERVE + 2 * chain;
+        pass.moved = self.move_all(Goal::Below { limit, reserve })?;
         Ok(pass)
     }
 
     /// Runs the rebuild pass (see the module docs): every tree page and
     /// overflow run to new pages after the end of the file.
     pub(crate) fn rebuild_pass(&mut self) -> Result<Pass> {
-        self.to_end = true;
+        self.placement = Placement::AtEnd;
         self.leaf_hints.clear();
         let moved = self.move_all(Goal::End(self.page_count))?;
         Ok(Pass { dropped: 0, moved })
-    }
-
-    /// Whether no page from `start` on is kept for an open snapshot or an
-    /// unsynced deferred commit.
-    fn nothing_held_from(&self, start: u64) -> bool {
-        let inner = self.shared.inner.borrow();
-        inner.pending.values().flatten().all(|p| p.0 < start) && inner.unsynced.is_none()
     }
 
     /// Moves the pages of every tree (the catalog last) toward `goal`:
@@ -206,9 +203,9 @@ impl WriteTxn {
     #[inline(never)]
     fn move_node(&mut self, id: PageId, goal: Goal, moved: &mut u64) -> Result<PageId> {
         let go = match goal {
-            Goal::Below(limit) => {
+            Goal::Below { limit, reserve } => {
                 id.0 >= limit
-                    && self.free.len() > self.reserve
+                    && self.free.len() > reserve
                     && self.free.first().is_some_and(|p| p < limit)
             }
             // A page this pass already wrote at the end stays.
@@ -217,17 +214,7 @@ impl WriteTxn {
         if !go {
             return Ok(id);
         }
-        let node = match self.dirty.get(&id) {
-            Some(n) => n.clone(),
-            None => self
-                .shared
-                .inner
-                .borrow_mut()
-                .take_node(id, self.page_count)?,
-        };
-        let to = self.alloc_page();
-        self.dirty.insert(to, node);
-        self.free_page(id);
+        let to = self.move_to_new_page(id)?;
         *moved += 1;
         self.maybe_spill()?;
         Ok(to)
@@ -251,9 +238,9 @@ impl WriteTxn {
         for (i, len, first) in runs {
             let n = overflow_pages(len);
             let go = match goal {
-                Goal::Below(limit) => {
+                Goal::Below { limit, reserve } => {
                     first.0 + n > limit
-                        && self.free.len() > self.reserve + n
+                        && self.free.len() > reserve + n
                         && self
                             .free
                             .first_fit(n)
