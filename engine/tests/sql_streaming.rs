@@ -113,6 +113,16 @@ fn materializing_every_row_is_still_charged() {
         "{:?}",
         sorted.map(|r| r.rows.len())
     );
+    // An aggregate's ORDER BY holds its group's rows until the group ends.
+    let ordered = c.execute(
+        "SELECT g, length(group_concat(s, '' ORDER BY id DESC)) FROM t GROUP BY g",
+        &Params::None,
+    );
+    assert!(
+        matches!(ordered, Err(Error::BatchLimitExceeded { .. })),
+        "{:?}",
+        ordered.map(|r| r.rows)
+    );
     assert_eq!(
         rows(&mut c, "SELECT count(*) FROM t"),
         vec![vec![int(ROWS)]]

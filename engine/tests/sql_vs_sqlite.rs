@@ -1704,6 +1704,196 @@ fn window_frames_as_sqlite() {
     assert_no_mismatches("window queries", queries.len(), &mismatches);
 }
 
+/// How a CTE's name resolves, as in SQLite (`resolveFromTermToCte`): a
+/// CTE is recursive by its shape (its last SELECT joined by UNION [ALL]
+/// naming it in FROM), whether or not RECURSIVE is written; its name
+/// hides a table of that name in its own body, where any other reference
+/// is a "circular reference"; a subquery of the recursive step may not
+/// read it; and a CTE may read those after it in its WITH clause.
+/// (Before, without RECURSIVE a self-reference read the table of that
+/// name: wrong rows.)
+#[test]
+fn cte_names_resolve_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    run_on_both(
+        &mut tj,
+        &lite,
+        &["CREATE TABLE t(a)", "INSERT INTO t VALUES (1), (2)"].map(String::from),
+    );
+    let queries = [
+        "WITH t(a) AS (SELECT 5 UNION ALL SELECT a + 1 FROM t WHERE a < 7) SELECT * FROM t",
+        "WITH t(a) AS (SELECT 5 UNION SELECT a FROM t) SELECT * FROM t",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 3) SELECT count(*), group_concat(a ORDER BY a DESC) FROM u",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 3), v AS (SELECT a FROM u UNION ALL SELECT a * 10 FROM u) SELECT * FROM v",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 3 ORDER BY 1 LIMIT 2) SELECT * FROM u",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM (u) WHERE a < 3) SELECT * FROM u",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT u.a + 1 FROM t JOIN (u JOIN t AS s ON s.a = 1) WHERE u.a < 3) SELECT * FROM u",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT (SELECT max(a) FROM t) + a FROM u WHERE a < 5) SELECT * FROM u",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 3) SELECT * FROM u AS p JOIN u AS q ON p.a = q.a",
+        "WITH x AS (SELECT * FROM y), y AS (SELECT 1) SELECT * FROM x",
+        "WITH x AS (SELECT 1 AS a), y AS (SELECT a + 1 AS a FROM x) SELECT * FROM y, x",
+        "WITH x AS (SELECT 2 AS a) SELECT * FROM (WITH x AS (SELECT a + 1 AS a FROM x) SELECT * FROM x)",
+        "WITH t AS (SELECT 7 AS a) SELECT (SELECT a FROM t), a FROM t",
+        "WITH x AS (SELECT a FROM t) SELECT * FROM (WITH t AS (SELECT 9 AS a) SELECT * FROM x)",
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("CTE name queries", queries.len(), &mismatches);
+    run_with_sqlite_errors(
+        &mut tj,
+        &lite,
+        &[
+            "WITH t AS (SELECT a + 10 AS a FROM t) SELECT * FROM t",
+            "WITH RECURSIVE t AS (SELECT a + 10 AS a FROM t) SELECT * FROM t",
+            "WITH t AS (SELECT a FROM t WHERE a > 1) SELECT * FROM t",
+            "WITH t(a) AS (SELECT a FROM t UNION ALL SELECT 5) SELECT * FROM t",
+            "WITH u(a) AS (SELECT 1 INTERSECT SELECT a FROM u) SELECT * FROM u",
+            "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM (SELECT * FROM u) WHERE a < 3) SELECT * FROM u",
+            "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 3 AND a IN (SELECT a FROM u)) SELECT * FROM u",
+            "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE EXISTS (SELECT 1 FROM u)) SELECT * FROM u",
+            "WITH u(a) AS (SELECT 1 UNION ALL SELECT u.a + 1 FROM u, u AS w WHERE u.a < 3) SELECT * FROM u",
+            "WITH x AS (SELECT * FROM y), y AS (SELECT * FROM x) SELECT * FROM x",
+        ],
+    );
+}
+
+/// An aggregate's own ORDER BY (SQLite 3.44's `group_concat(x ORDER BY y)`)
+/// over values of every kind: each aggregate with and without DISTINCT and
+/// FILTER, grouped and not, ordered by its argument, by other columns, by
+/// expressions, constants and correlated subqueries, under collations and
+/// NULLS FIRST / LAST; the JSON subtype carried through the sort; DISTINCT
+/// keeping the first of equal values, or the last when its ORDER BY is its
+/// argument (SQLite's sorter); min and max ignoring it; and SQLite's
+/// errors where ORDER BY may not be written.
+#[test]
+fn ordered_aggregates_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let mut setup = vec![
+        "CREATE TABLE a(id INTEGER PRIMARY KEY, g INTEGER, x, y, c TEXT COLLATE NOCASE)"
+            .to_string(),
+    ];
+    let xs = [
+        "1", "1.0", "2", "NULL", "'a'", "'A'", "x'00'", "-3", "2.5", "'b'", "'1'", "x''", "0.1",
+        "'B'", "NULL", "7",
+    ];
+    let ys = [
+        "3", "NULL", "1", "3", "'k'", "2", "0.5", "1", "NULL", "-1", "2",
+    ];
+    let cs = ["'a'", "'A'", "'b'", "NULL", "'B'", "'c'", "'a'"];
+    for i in 0..48usize {
+        setup.push(format!(
+            "INSERT INTO a VALUES ({i}, {}, {}, {}, {})",
+            i % 4,
+            xs[i % xs.len()],
+            ys[(i * 5) % ys.len()],
+            cs[(i * 3) % cs.len()]
+        ));
+    }
+    run_on_both(&mut tj, &lite, &setup);
+    let funcs = [
+        "group_concat({d}x{o})",
+        "group_concat(x, '-'{o})",
+        "string_agg(c, id{o})",
+        "group_concat({d}c{o})",
+        "json_group_array({d}x{o})",
+        "json_group_array(json_array(x, y){o})",
+        "json_group_object(coalesce(c, 'none'), x{o})",
+        "hex(jsonb_group_array({d}y{o}))",
+        "sum({d}x{o})",
+        "total(x{o})",
+        "avg({d}y{o})",
+        "count({d}c{o})",
+        "min(x{o})",
+        "max({d}c{o})",
+    ];
+    let orders = [
+        " ORDER BY x",
+        " ORDER BY x DESC",
+        " ORDER BY c",
+        " ORDER BY c DESC NULLS FIRST",
+        " ORDER BY y NULLS LAST",
+        " ORDER BY y DESC, id",
+        " ORDER BY c COLLATE BINARY, id DESC",
+        " ORDER BY x COLLATE NOCASE",
+        " ORDER BY id % 5, -id",
+        " ORDER BY 1",
+        " ORDER BY (SELECT count(*) FROM a b WHERE b.id < a.id) DESC",
+        " ORDER BY y, x, c, id",
+    ];
+    let mut queries = Vec::new();
+    for f in funcs {
+        for o in orders {
+            for d in ["", "DISTINCT "] {
+                if d.is_empty() && !f.contains("{d}") {
+                    continue;
+                }
+                let call = f.replace("{d}", d).replace("{o}", o);
+                queries.push(format!("SELECT {call} FROM a"));
+                queries.push(format!("SELECT g, {call} FROM a GROUP BY g ORDER BY g"));
+                if f.starts_with("group_concat") || f.starts_with("json") {
+                    let filtered = call.replacen(')', ") FILTER (WHERE id % 3 <> 1)", 1);
+                    // (the replacen hits the call's first ')', so only
+                    // calls without one inside get a FILTER)
+                    if !call.contains("(SELECT") && !call.contains("json_array(") {
+                        queries.push(format!("SELECT g, {filtered} FROM a GROUP BY g ORDER BY g"));
+                    }
+                }
+            }
+        }
+    }
+    queries.extend(
+        [
+            // DISTINCT of equal values that differ (1 and 1.0, 'a' and 'A'
+            // under NOCASE): first kept, or last when ordered by itself.
+            "SELECT group_concat(DISTINCT x ORDER BY x), group_concat(DISTINCT x ORDER BY y) FROM a WHERE typeof(x) <> 'blob'",
+            "SELECT group_concat(DISTINCT c ORDER BY c), group_concat(DISTINCT c ORDER BY c DESC) FROM a",
+            "SELECT group_concat(DISTINCT c ORDER BY c COLLATE BINARY), group_concat(DISTINCT c COLLATE BINARY ORDER BY c) FROM a",
+            "SELECT json_group_array(DISTINCT x), json_group_array(DISTINCT x ORDER BY x), json_group_array(DISTINCT x ORDER BY id DESC) FROM a",
+            // In HAVING, in an outer ORDER BY, in a view, in a correlated
+            // subquery, over a join, with the rows in a CTE.
+            "SELECT g FROM a GROUP BY g HAVING group_concat(id ORDER BY id DESC) LIKE '4%' ORDER BY g",
+            "SELECT g, group_concat(id ORDER BY id DESC) AS s FROM a GROUP BY g ORDER BY s",
+            "SELECT g, (SELECT group_concat(b.id, '.' ORDER BY b.id DESC) FROM a b WHERE b.g = a.g AND b.id < 12) FROM a GROUP BY g ORDER BY g",
+            "SELECT a.g, group_concat(b.id ORDER BY b.id DESC, a.id) FROM a JOIN a b ON b.g = a.g AND b.id < 6 WHERE a.id < 6 GROUP BY a.g ORDER BY 1",
+            "WITH r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 30) SELECT group_concat(n ORDER BY n % 7, n DESC) FROM r",
+            "SELECT group_concat(x ORDER BY y) FROM a WHERE 0",
+            "SELECT count(ORDER BY x), count(ORDER BY nope) FROM a",
+            "SELECT random(ORDER BY 1) IS NOT NULL",
+        ]
+        .map(String::from),
+    );
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("ordered aggregate queries", queries.len(), &mismatches);
+    run_on_both(
+        &mut tj,
+        &lite,
+        &["CREATE VIEW av AS SELECT g, group_concat(id, ';' ORDER BY x DESC, id) AS s FROM a GROUP BY g".to_string()],
+    );
+    let mismatches = ordered_mismatches(
+        &mut tj,
+        &lite,
+        &[
+            "SELECT * FROM av ORDER BY g",
+            "SELECT sql FROM sqlite_schema WHERE name = 'av'",
+        ],
+    );
+    assert_no_mismatches("ordered aggregate views", 2, &mismatches);
+    run_with_sqlite_errors(
+        &mut tj,
+        &lite,
+        &[
+            "SELECT abs(x ORDER BY y) FROM a",
+            "SELECT group_concat(x ORDER BY y) OVER () FROM a",
+            "SELECT sum(x ORDER BY y) OVER (PARTITION BY g) FROM a",
+            "SELECT group_concat(x ORDER BY count(*)) FROM a",
+            "SELECT group_concat(x ORDER BY row_number() OVER ()) FROM a",
+            "SELECT group_concat(x ORDER BY nope) FROM a",
+            "SELECT count(DISTINCT ORDER BY x) FROM a",
+            "SELECT group_concat(DISTINCT x, '-' ORDER BY y) FROM a",
+            "SELECT group_concat(x ORDER BY) FROM a",
+        ],
+    );
+}
+
 /// The JSON functions through SQL: `->` and `->>`, SQLite's JSON subtype
 /// passed from one JSON function's result to another's argument (so
 /// `json_array(json('[1]'))` nests an array where `json_array('[1]')`

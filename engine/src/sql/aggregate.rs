@@ -25,7 +25,11 @@
 //!   when it carries SQLite's JSON subtype, else converted; the state is
 //!   [`crate::sql::functions::json`]'s.
 //! - DISTINCT (one argument only) skips values equal (by the total order
-//!   under the collation, so 1 and 1.0 are the same) to one already seen.
+//!   under the collation, so 1 and 1.0 are the same) to one already seen;
+//!   NULL is one such value (`json_group_array(DISTINCT x)` keeps one null).
+//! - An aggregate's ORDER BY (`group_concat(x ORDER BY y)`) is the
+//!   executor's: it holds the rows and steps them in order at the end
+//!   ([`crate::sql::exec::aggregate`]).
 
 use std::collections::HashSet;
 
@@ -377,22 +381,34 @@ impl Accumulator {
     /// [`Accumulator::step_reporting`], with whether each argument carries
     /// SQLite's JSON subtype (only the JSON aggregates look).
     pub(crate) fn step_with_json(&mut self, args: &[Value], json: &[bool]) -> Result<bool> {
-        let first = args.first().unwrap_or(&Value::Null);
-        if let Some(seen) = &mut self.seen {
-            if first.is_null() {
-                return Ok(false);
-            }
-            let key = encode_key(
-                std::slice::from_ref(first),
-                &[KeyColumn {
-                    desc: false,
-                    collation: self.collation,
-                }],
-            );
-            if !seen.insert(key) {
-                return Ok(false);
-            }
+        if !self.admit(args.first().unwrap_or(&Value::Null)) {
+            return Ok(false);
         }
+        self.step_admitted(args, json)
+    }
+
+    /// DISTINCT's test of a row whose first argument is `first`: false
+    /// when a value equal to it was admitted before (always true without
+    /// DISTINCT). NULL is a value here, as in SQLite's DISTINCT (only the
+    /// JSON aggregates, which take NULLs, can tell).
+    pub(crate) fn admit(&mut self, first: &Value) -> bool {
+        let Some(seen) = &mut self.seen else {
+            return true;
+        };
+        let key = encode_key(
+            std::slice::from_ref(first),
+            &[KeyColumn {
+                desc: false,
+                collation: self.collation,
+            }],
+        );
+        seen.insert(key)
+    }
+
+    /// [`Accumulator::step_with_json`] for a row DISTINCT has already
+    /// admitted (or that an ordered aggregate's sort made unique).
+    pub(crate) fn step_admitted(&mut self, args: &[Value], json: &[bool]) -> Result<bool> {
+        let first = args.first().unwrap_or(&Value::Null);
         match &mut self.state {
             State::Count(n) => {
                 if self.kind == AggregateKind::CountStar || !first.is_null() {

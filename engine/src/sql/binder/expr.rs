@@ -149,6 +149,12 @@ fn json_callee(callee: Callee, args: &[Expr], agg: &AggCtx) -> Callee {
     Callee::Json { f, json_args }
 }
 
+/// SQLite's error for an ORDER BY inside the parentheses of a call that
+/// is not an aggregate (a scalar function, or a window function's call).
+pub(crate) fn order_by_error(name: &str) -> Error {
+    sql_err!("ORDER BY may not be used with non-aggregate {name}()")
+}
+
 /// Whether an expression contains an aggregate call of its own query
 /// (subqueries are not searched).
 pub(crate) fn contains_aggregate(e: &ast::Expr) -> bool {
@@ -249,6 +255,9 @@ macro_rules! expr_walk {
                     }
                     if let Some(x) = &$($m)? call.filter {
                         $name(x, f);
+                    }
+                    for t in &$($m)? call.order_by {
+                        $name(&$($m)? t.expr, f);
                     }
                 }
                 ExprKind::Row(list) => {
@@ -944,6 +953,9 @@ impl Binder<'_> {
                 call.name
             ));
         }
+        if !call.order_by.is_empty() {
+            return Err(order_by_error(&call.name));
+        }
         let mut args = Vec::with_capacity(call.args.len());
         let mut coll = CollSource::None;
         let mut compare_under = None;
@@ -1001,6 +1013,29 @@ impl Binder<'_> {
                 Some(f) => Some(self.bind_plain(f, scope, agg)?),
                 None => None,
             };
+            // The ORDER BY's names resolve (and fail) for every aggregate;
+            // min and max drop it, as SQLite does, since no order changes
+            // their result.
+            let mut order_by = Vec::with_capacity(call.order_by.len());
+            for t in &call.order_by {
+                let b = self.bind_expr(&t.expr, scope, agg)?;
+                let desc = t.order == Some(ast::SortOrder::Desc);
+                let nulls_first = match t.nulls {
+                    Some(ast::NullsOrder::First) => true,
+                    Some(ast::NullsOrder::Last) => false,
+                    None => !desc,
+                };
+                order_by.push((b.expr, desc, nulls_first, b.coll.or_binary()));
+            }
+            if matches!(name, "min" | "max") {
+                order_by.clear();
+            }
+            let order_distinct_last = call.distinct
+                && !order_by.is_empty()
+                && matches!(
+                    (call.args.as_slice(), call.order_by.as_slice()),
+                    ([a], [t]) if super::select::same_expr(a, &t.expr)
+                );
             let name = if name == "string_agg" {
                 "group_concat".to_string()
             } else {
@@ -1013,6 +1048,8 @@ impl Binder<'_> {
                 star: call.star || (nargs == 0),
                 filter,
                 collation,
+                order_by,
+                order_distinct_last,
             })
         })();
         agg.inside = false;

@@ -748,8 +748,12 @@ impl Binder<'_> {
 
     fn bind_cte_ref(&mut self, pos: usize, shown: String, left_join: bool) -> Result<PendingItem> {
         let cte = self.ctes[pos].clone();
-        if let Some(columns) = &cte.working {
-            // A reference from inside the recursive step.
+        if let Some((columns, depth)) = &cte.working {
+            // A reference from inside the recursive step: its FROM clause
+            // reads the working table; a subquery may not.
+            if *depth != self.depth() {
+                return Err(sql_err!("multiple recursive references: {}", cte.name));
+            }
             return Ok(PendingItem::new(
                 shown,
                 Source::CteWorking(cte.id),
@@ -757,16 +761,20 @@ impl Binder<'_> {
                 left_join,
             ));
         }
-        // Bind with only the CTEs defined before (and including, if
-        // recursive) this one visible.
+        if let Some(message) = cte.refused {
+            return Err(sql_err!("{message}: {}", cte.name));
+        }
+        // Bind with the CTEs of its WITH clause and the enclosing ones
+        // visible (not those of WITH clauses nested where it is read), and
+        // this one refusing references from its own body.
         self.enter_expansion(&cte.name)?;
-        let saved = self.ctes.split_off(pos + 1);
+        let saved = self.ctes.split_off(cte.with_end);
         let bound = if cte.recursive {
             self.bind_recursive_cte(pos)
         } else {
-            let own = self.ctes.pop();
+            self.ctes[pos].refused = Some("circular reference");
             let r = self.bind_query_in(&cte.select, None);
-            self.ctes.extend(own);
+            self.ctes[pos].refused = None;
             r
         };
         self.ctes.extend(saved);
@@ -813,13 +821,29 @@ impl Binder<'_> {
         ) {
             return Err(sql_err!("circular reference: {}", cte.name));
         }
+        if super::select::direct_references(step_core, &cte.name) > 1 {
+            return Err(sql_err!(
+                "multiple references to recursive table: {}",
+                cte.name
+            ));
+        }
         let mut initial_sel = select.clone();
         initial_sel.compounds.pop();
         initial_sel.order_by.clear();
         initial_sel.limit = None;
-        let own = self.ctes.pop();
+        if super::select::is_recursive_cte(&initial_sel, &cte.name)
+            && initial_sel.compounds.last().map(|(o, _)| o) == Some(op)
+        {
+            // SQLite 3.34's several recursive SELECTs, each joined to the
+            // queue with the same operator.
+            return Err(sql_err!(
+                "a recursive CTE with more than one recursive SELECT is not supported: {}",
+                cte.name
+            ));
+        }
+        self.ctes[pos].refused = Some("circular reference");
         let initial = self.bind_query_in(&initial_sel, None);
-        self.ctes.extend(own);
+        self.ctes[pos].refused = None;
         let (initial, mut types, _) = initial?;
         let mut columns = query_columns(&initial, &types);
         if !cte.columns.is_empty() {
@@ -827,7 +851,7 @@ impl Binder<'_> {
                 c.name = n.clone();
             }
         }
-        self.ctes[pos].working = Some(columns);
+        self.ctes[pos].working = Some((columns, self.depth()));
         let mut marker = Scope::new(Vec::new(), None);
         marker.transparent = true;
         let step = self.bind_core(step_core, None, &marker);

@@ -28,9 +28,21 @@ pub(crate) struct CteDef {
     pub select: ast::Select,
     /// Id of the working table when recursive.
     pub id: usize,
+    /// Whether its body is SQLite's recursive shape (see
+    /// [`select::is_recursive_cte`]); the RECURSIVE keyword does not
+    /// matter, as in SQLite.
     pub recursive: bool,
-    /// While binding the recursive step: the working table's columns.
-    pub working: Option<Vec<ScopeColumn>>,
+    /// While its own body (a recursive one's initial SELECTs) is bound:
+    /// the error a reference to it gives there, SQLite's "circular
+    /// reference". A CTE's name hides a table of that name in its body.
+    pub refused: Option<&'static str>,
+    /// While binding the recursive step: the working table's columns, and
+    /// the [`Binder::depth`] of the step's own FROM clause, the only place
+    /// that may name it (SQLite refuses a reference from a subquery).
+    pub working: Option<(Vec<ScopeColumn>, usize)>,
+    /// The end of its WITH clause in [`Binder::ctes`]: its body sees every
+    /// CTE of that clause, those after it too, as SQLite's does.
+    pub with_end: usize,
 }
 
 /// A fresh id for a subquery or CTE. Ids key the executor's per-statement
@@ -69,6 +81,9 @@ pub(crate) struct Binder<'c> {
     expanding_aliases: Vec<String>,
     /// In a trigger's statements, the row `NEW.c` / `OLD.c` name.
     pub trigger: Option<crate::sql::exec::trigger::RowContext>,
+    /// How many queries the one being bound is nested in (subqueries, CTE
+    /// and view bodies).
+    depth: usize,
 }
 
 impl<'c> Binder<'c> {
@@ -82,6 +97,7 @@ impl<'c> Binder<'c> {
             stats: None,
             expanding_aliases: Vec::new(),
             trigger: crate::sql::exec::trigger::binding(),
+            depth: 0,
         }
     }
 

@@ -35,6 +35,7 @@ fn mark_used(
         call.args
             .iter()
             .chain(call.filter.iter())
+            .chain(call.order_by.iter().map(|(e, ..)| e))
             .for_each(&mut add);
     }
     for w in &agg.windows {
@@ -218,25 +219,34 @@ impl Binder<'_> {
             Some(w) => self.push_ctes(w)?,
             None => 0,
         };
+        self.depth += 1;
         let result = self.bind_query_body(select, parent);
+        self.depth -= 1;
         let len = self.ctes.len();
         self.ctes.truncate(len - pushed);
         result
     }
 
+    /// [`Binder::depth`], for a recursive CTE's step.
+    pub(crate) fn depth(&self) -> usize {
+        self.depth
+    }
+
     /// Puts `with`'s CTEs in scope for what is bound next; returns how
     /// many.
     pub(crate) fn push_ctes(&mut self, with: &ast::With) -> Result<usize> {
+        let with_end = self.ctes.len() + with.ctes.len();
         for cte in &with.ctes {
             let id = super::next_plan_id();
-            let recursive = with.recursive && select_mentions(&cte.select, &cte.name);
             self.ctes.push(CteDef {
                 name: cte.name.clone(),
                 columns: cte.columns.clone(),
                 select: (*cte.select).clone(),
                 id,
-                recursive,
+                recursive: is_recursive_cte(&cte.select, &cte.name),
+                refused: None,
                 working: None,
+                with_end,
             });
         }
         Ok(with.ctes.len())
@@ -947,10 +957,41 @@ fn compound_name(op: ast::CompoundOperator) -> &'static str {
     }
 }
 
-/// Whether a query mentions table `name` anywhere (to detect recursive CTEs).
-fn select_mentions(select: &ast::Select, name: &str) -> bool {
-    let text = format!("{select:?}");
-    let needle = format!("name: {:?}", name);
-    text.to_ascii_lowercase()
-        .contains(&needle.to_ascii_lowercase())
+/// Whether CTE `name` with body `select` is recursive, by SQLite's rule
+/// (`resolveFromTermToCte`, which ignores the RECURSIVE keyword): its last
+/// SELECT is joined by UNION or UNION ALL and names `name` in its own FROM
+/// clause (not in a subquery).
+pub(crate) fn is_recursive_cte(select: &ast::Select, name: &str) -> bool {
+    matches!(
+        select.compounds.last(),
+        Some((
+            ast::CompoundOperator::Union | ast::CompoundOperator::UnionAll,
+            core
+        )) if direct_references(core, name) > 0
+    )
+}
+
+/// How many times `core`'s FROM clause names table `name` itself: its
+/// items, and those of a parenthesized join that comes first (which
+/// SQLite's parser merges into the clause; a later one is a subquery).
+pub(crate) fn direct_references(core: &ast::SelectCore, name: &str) -> usize {
+    fn count(from: &ast::FromClause, name: &str) -> usize {
+        let item = |t: &ast::TableOrSubquery, first: bool| match t {
+            ast::TableOrSubquery::Table { name: n, .. } => {
+                usize::from(n.schema.is_none() && n.name.eq_ignore_ascii_case(name))
+            }
+            ast::TableOrSubquery::Nested { from, .. } if first => count(from, name),
+            _ => 0,
+        };
+        item(&from.first, true)
+            + from
+                .joins
+                .iter()
+                .map(|j| item(&j.table, false))
+                .sum::<usize>()
+    }
+    match core {
+        ast::SelectCore::Select(c) => c.from.as_ref().map_or(0, |f| count(f, name)),
+        _ => 0,
+    }
 }

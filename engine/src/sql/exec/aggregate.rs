@@ -1,13 +1,27 @@
 //! The executor's side of aggregate calls: FILTER, evaluating the
-//! arguments per row, and noticing when `min`/`max` takes a new value (that
-//! row then supplies the group's bare columns, as in SQLite). The
-//! accumulators themselves, with SQLite's arithmetic and NULL rules, are
-//! [`crate::sql::aggregate`].
+//! arguments per row, noticing when `min`/`max` takes a new value (that
+//! row then supplies the group's bare columns, as in SQLite), and a call's
+//! own ORDER BY. The accumulators themselves, with SQLite's arithmetic and
+//! NULL rules, are [`crate::sql::aggregate`].
+//!
+//! An aggregate with an ORDER BY (`group_concat(x, ',' ORDER BY y DESC)`)
+//! works as SQLite's (select.c, `iOBTab`): each row FILTER and DISTINCT
+//! admit is held (its arguments, whether each carries the JSON subtype,
+//! and its ORDER BY values), charged to the batch limit; when the group
+//! ends the rows are sorted by the ORDER BY terms, ties in the order they
+//! came, and stepped in that order. DISTINCT keeps the first of equal
+//! values as it arrives, except when its ORDER BY is its argument alone:
+//! SQLite then sorts into a unique index, where a later equal value
+//! replaces the earlier one, so the last is kept (`1` and `1.0` give
+//! `1.0`).
+
+use std::cmp::Ordering;
 
 use super::eval::Env;
+use super::select::compare_by_keys;
 use super::ExecCtx;
 use crate::sql::aggregate as agg;
-use crate::sql::planner::plan::AggCall;
+use crate::sql::planner::plan::{AggCall, SortKey};
 use crate::sql::value::Value;
 use crate::{sql_err, Result};
 
@@ -17,6 +31,28 @@ pub(crate) struct Accumulator {
     inner: agg::Accumulator,
     /// The argument values of the current row (a buffer reused per row).
     args: Vec<Value>,
+    /// For a call with an ORDER BY: the rows held until the group ends.
+    ordered: Option<Ordered>,
+}
+
+/// An ordered aggregate's held rows and how to order them.
+#[derive(Debug)]
+struct Ordered {
+    /// Over [`Held::order`]'s values.
+    keys: Vec<SortKey>,
+    /// DISTINCT whose ORDER BY is its argument: of equal rows, the last.
+    last_of_equal: bool,
+    rows: Vec<Held>,
+}
+
+/// One admitted row of an ordered aggregate.
+#[derive(Debug)]
+struct Held {
+    order: Vec<Value>,
+    args: Vec<Value>,
+    /// Whether each argument carries the JSON subtype (JSON aggregates
+    /// only; empty otherwise).
+    json: Vec<bool>,
 }
 
 impl Accumulator {
@@ -25,9 +61,27 @@ impl Accumulator {
         let nargs = if call.star { 0 } else { call.args.len() };
         let kind = agg::lookup(&call.name, nargs, call.distinct)?
             .ok_or_else(|| sql_err!("no such aggregate function: {}", call.name))?;
+        let ordered = (!call.order_by.is_empty()).then(|| Ordered {
+            keys: call
+                .order_by
+                .iter()
+                .enumerate()
+                .map(|(column, &(_, desc, nulls_first, collation))| SortKey {
+                    column,
+                    desc,
+                    nulls_first,
+                    collation,
+                })
+                .collect(),
+            last_of_equal: call.order_distinct_last,
+            rows: Vec::new(),
+        });
+        // The last-of-equal DISTINCT is the sort's, not the accumulator's.
+        let distinct = call.distinct && !call.order_distinct_last;
         Ok(Accumulator {
-            inner: agg::Accumulator::new(kind, call.distinct, call.collation),
+            inner: agg::Accumulator::new(kind, distinct, call.collation),
             args: Vec::with_capacity(call.args.len()),
+            ordered,
         })
     }
 
@@ -37,6 +91,9 @@ impl Accumulator {
             if ctx.eval(f, env)?.is_true() != Some(true) {
                 return Ok(false);
             }
+        }
+        if self.ordered.is_some() {
+            return self.hold(ctx, call, env).map(|()| false);
         }
         // Only min/max report a change (a strictly smaller or greater value).
         if self.inner.is_json() {
@@ -66,6 +123,34 @@ impl Accumulator {
         self.inner.step_reporting(&self.args)
     }
 
+    /// An ordered aggregate's [`Accumulator::step`]: holds the row if
+    /// DISTINCT admits it.
+    fn hold(&mut self, ctx: &ExecCtx, call: &AggCall, env: &Env) -> Result<()> {
+        let mut args = Vec::with_capacity(call.args.len());
+        let mut json = Vec::new();
+        for a in &call.args {
+            if self.inner.is_json() {
+                let (v, j) = ctx.eval_json(a, env)?;
+                args.push(v);
+                json.push(j);
+            } else {
+                args.push(ctx.eval(a, env)?);
+            }
+        }
+        if !self.inner.admit(args.first().unwrap_or(&Value::Null)) {
+            return Ok(());
+        }
+        let mut order = Vec::with_capacity(call.order_by.len());
+        for (e, ..) in &call.order_by {
+            order.push(ctx.eval(e, env)?);
+        }
+        ctx.charge(super::row_size(&args) + super::row_size(&order) + json.len() as u64)?;
+        if let Some(o) = &mut self.ordered {
+            o.rows.push(Held { order, args, json });
+        }
+        Ok(())
+    }
+
     /// Removes one row fed earlier by [`Accumulator::step`] (a window
     /// frame's oldest), when [`Accumulator::supports_inverse`].
     pub(crate) fn inverse(&mut self, ctx: &ExecCtx, call: &AggCall, env: &Env) -> Result<()> {
@@ -93,8 +178,29 @@ impl Accumulator {
         self.inner.value()
     }
 
-    /// The aggregate's value for the group.
+    /// The aggregate's value for the group (an ordered one's rows stepped
+    /// now, in order).
     pub(crate) fn finish(self) -> Result<Value> {
-        self.inner.finish()
+        let mut inner = self.inner;
+        if let Some(Ordered {
+            keys,
+            last_of_equal,
+            mut rows,
+        }) = self.ordered
+        {
+            // Stable: ties keep the order the rows came in.
+            rows.sort_by(|a, b| compare_by_keys(&a.order, &b.order, &keys));
+            for (i, row) in rows.iter().enumerate() {
+                if last_of_equal
+                    && rows.get(i + 1).is_some_and(|next| {
+                        compare_by_keys(&row.order, &next.order, &keys) == Ordering::Equal
+                    })
+                {
+                    continue;
+                }
+                inner.step_admitted(&row.args, &row.json)?;
+            }
+        }
+        inner.finish()
     }
 }

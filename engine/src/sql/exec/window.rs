@@ -147,6 +147,8 @@ impl ExecCtx<'_> {
             star: call.star || call.args.is_empty(),
             filter: call.filter.clone(),
             collation: call.collation,
+            order_by: Vec::new(),
+            order_distinct_last: false,
         });
         // The frame's offsets, evaluated (and checked) once, before the
         // first row needs them, as SQLite does at the first partition.

@@ -25,7 +25,7 @@
 //! also takes equality-level operators (see `negatable_operator`). A test
 //! checks this grouping against SQLite itself on random expressions.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::sql::ast::{
     BinaryOp, ColumnRef, Expr, ExprKind, FunctionCall, LikeOp, Literal, Over, QualifiedName,
     RaiseAction, TypeName, UnaryOp,
@@ -563,11 +563,18 @@ impl<'a> Parser<'a> {
                 self.eat_kw(Keyword::All);
             }
             // SQLite's grammar lets the list be empty after DISTINCT/ALL
-            // (`f(ALL)` is `f()`; `count(DISTINCT)` fails when bound).
+            // (`f(ALL)` is `f()`; `count(DISTINCT)` fails when bound), and
+            // before an ORDER BY, which a call without arguments ignores
+            // (its names are not even resolved: SQLite drops it unread).
             if self.peek() != TokenKind::RParen {
-                call.args = self.expr_list()?;
+                if !self.is_kw(Keyword::Order) {
+                    call.args = self.expr_list()?;
+                }
                 if self.is_kw(Keyword::Order) {
-                    call.order_by = self.order_by()?;
+                    let order_by = self.order_by()?;
+                    if !call.args.is_empty() {
+                        call.order_by = order_by;
+                    }
                 }
             }
         }
@@ -592,6 +599,17 @@ impl<'a> Parser<'a> {
             } else {
                 Over::Named(self.name()?)
             });
+            if !call.order_by.is_empty() {
+                // A window function's input order is its window's: SQLite
+                // refuses this while parsing.
+                return Err(Error::Sql {
+                    message: format!(
+                        "ORDER BY may not be used with non-aggregate {}()",
+                        call.name
+                    ),
+                    position: Some(pos),
+                });
+            }
         }
         Ok(Expr {
             kind: ExprKind::Function(Box::new(call)),

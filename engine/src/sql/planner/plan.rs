@@ -265,6 +265,15 @@ pub(crate) struct AggCall {
     pub filter: Option<Expr>,
     /// Collation for DISTINCT/min/max comparisons (of the first argument).
     pub collation: Collation,
+    /// The call's own ORDER BY (`group_concat(x ORDER BY y DESC)`): terms
+    /// as a window's (expression, descending, NULLs first, collation);
+    /// the rows are stepped in this order. Empty when not written, and for
+    /// `min` / `max`, whose result no order changes (SQLite ignores it).
+    pub order_by: Vec<(Expr, bool, bool, Collation)>,
+    /// DISTINCT whose one ORDER BY term is its argument: SQLite then keeps
+    /// the last of equal values (its sorter replaces equal keys) where
+    /// DISTINCT alone keeps the first.
+    pub order_distinct_last: bool,
 }
 
 /// One window function call.
@@ -725,6 +734,7 @@ fn walk_body(b: &Body, level: usize, f: &mut dyn FnMut(usize)) {
                     call.args
                         .iter()
                         .chain(call.filter.iter())
+                        .chain(call.order_by.iter().map(|(x, ..)| x))
                         .for_each(|x| walk(x, level, f));
                 }
             }
