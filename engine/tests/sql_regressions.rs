@@ -689,3 +689,55 @@ fn long_cte_chains_fail_by_name_not_by_overflow() {
     let e = run(chain(5000)).unwrap_err();
     assert!(e.contains("c4999 nests too many CTEs or views"), "{e}");
 }
+
+/// Bug: an aggregate in a subquery whose arguments read only the enclosing
+/// query's columns (`SELECT (SELECT sum(t.a)) FROM t`) was computed per
+/// row of the enclosing query over that one row. SQLite makes it an
+/// aggregate of the enclosing query (one row, the sum over `t`); TinyJoin
+/// refuses it instead of giving other rows. An aggregate reading the
+/// subquery's own columns, or none, stays the subquery's.
+#[test]
+fn aggregates_over_only_enclosing_columns_are_refused_not_wrong() {
+    let db = Database::open_in_memory().unwrap();
+    let mut conn = db.connect();
+    conn.execute_batch(
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, a); CREATE TABLE u(x);
+         INSERT INTO t VALUES (1, 10), (2, 20); INSERT INTO u VALUES (1), (2);",
+    )
+    .unwrap();
+    for sql in [
+        "SELECT (SELECT sum(t.a)) FROM t",
+        "SELECT (SELECT count(t.a) FROM u) FROM t",
+        "SELECT (SELECT (SELECT max(t.a) FROM u) FROM u LIMIT 1) FROM t",
+        "SELECT (SELECT count(*) FILTER (WHERE t.a > 1) FROM u) FROM t",
+    ] {
+        let e = conn.execute(sql, &Params::None).unwrap_err();
+        assert_eq!(e.code(), "SQL_ERROR", "{sql}: {e}");
+        assert!(e.to_string().contains("enclosing query"), "{sql}: {e}");
+    }
+    for (sql, want) in [
+        (
+            "SELECT (SELECT sum(t.a + u.x) FROM u) FROM t ORDER BY id",
+            vec![23, 43],
+        ),
+        (
+            "SELECT (SELECT count(*) FROM u WHERE u.x = t.id) FROM t ORDER BY id",
+            vec![1, 1],
+        ),
+        (
+            "SELECT (SELECT group_concat(u.x ORDER BY t.a) FROM u) FROM t ORDER BY id",
+            vec![12, 12],
+        ),
+    ] {
+        let rows = conn.execute(sql, &Params::None).unwrap().rows;
+        let got: Vec<i64> = rows
+            .iter()
+            .map(|r| match &r[0] {
+                tinyjoin_engine::Value::Integer(i) => *i,
+                tinyjoin_engine::Value::Text(t) => t.replace(',', "").parse().unwrap(),
+                v => panic!("{sql}: {v:?}"),
+            })
+            .collect();
+        assert_eq!(got, want, "{sql}");
+    }
+}

@@ -1704,6 +1704,42 @@ fn window_frames_as_sqlite() {
     assert_no_mismatches("window queries", queries.len(), &mismatches);
 }
 
+/// Numbers with `_` digit separators (SQLite 3.46): in every part of a
+/// decimal, real or hex literal, between two digits only; taken by an
+/// expression and by DEFAULT, refused by a type's size and a pragma's value.
+#[test]
+fn digit_separators_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let queries = [
+        "SELECT 1_000, 0x7fff_ffff_ffff_ffff, 1_0.5_0, 1e1_0, .5_5, 1_2e-1_1, 0xA_b",
+        "SELECT -9_223_372_036_854_775_808, 9_223_372_036_854_775_808, -1_0, 12_34 + 1",
+        "SELECT typeof(1_000), typeof(1_0.0), typeof(0x1_0), typeof(-0x1_0)",
+        "SELECT 1 LIMIT 1_0 OFFSET 0_0",
+    ];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("digit separator queries", queries.len(), &mismatches);
+    run_with_sqlite_errors(
+        &mut tj,
+        &lite,
+        &[
+            "SELECT 1__0",
+            "SELECT 1_",
+            "SELECT 1_.5",
+            "SELECT 1._5",
+            "SELECT 1e_5",
+            "SELECT 1_e5",
+            "SELECT 0x_1",
+            "SELECT 0x1_",
+            "SELECT 1_000abc",
+            "CREATE TABLE d(a DEFAULT 1_000, b DEFAULT -2_5.5, c VARCHAR(1_0))",
+            "CREATE TABLE d(a DEFAULT 1_000, b DEFAULT -2_5.5, c DEFAULT +0x1_0)",
+            "INSERT INTO d DEFAULT VALUES",
+            "SELECT a, b, c, typeof(b) FROM d",
+            "PRAGMA user_version = 1_0",
+        ],
+    );
+}
+
 /// How a CTE's name resolves, as in SQLite (`resolveFromTermToCte`): a
 /// CTE is recursive by its shape (its last SELECT joined by UNION [ALL]
 /// naming it in FROM), whether or not RECURSIVE is written; its name

@@ -40,6 +40,10 @@ pub(crate) enum TokenKind {
     Integer,
     /// A real literal.
     Real,
+    /// A number written with `_` digit separators (`1_000`, `0xff_ff`,
+    /// `1_0.5e1_0`: SQLite 3.46's TK_QNUMBER). Only an expression's term
+    /// (and DEFAULT's) takes one; [`dequote_number`] removes them.
+    QNumber,
     /// `?`, `?NNN`, `:name`, `@name`, `$name`.
     Param,
     LParen,
@@ -245,19 +249,23 @@ impl<'a> Lexer<'a> {
 
     fn number(&mut self) -> TokenKind {
         let src = self.src;
+        let start = self.pos;
         let mut kind = TokenKind::Integer;
+        // Each run of digits may hold `_` separators (checked when the
+        // token is read: [`dequote_number`]).
+        let digits = |b: u8| b.is_ascii_digit() || b == b'_';
         if src[self.pos] == b'0'
             && matches!(self.peek_at(self.pos + 1), b'x' | b'X')
             && self.peek_at(self.pos + 2).is_ascii_hexdigit()
         {
             self.pos += 2;
-            self.skip_while(|b| b.is_ascii_hexdigit());
+            self.skip_while(|b| b.is_ascii_hexdigit() || b == b'_');
         } else {
-            self.skip_while(|b| b.is_ascii_digit());
+            self.skip_while(digits);
             if self.peek_at(self.pos) == b'.' {
                 kind = TokenKind::Real;
                 self.pos += 1;
-                self.skip_while(|b| b.is_ascii_digit());
+                self.skip_while(digits);
             }
             if matches!(self.peek_at(self.pos), b'e' | b'E') {
                 let mut p = self.pos + 1;
@@ -267,9 +275,12 @@ impl<'a> Lexer<'a> {
                 if self.peek_at(p).is_ascii_digit() {
                     kind = TokenKind::Real;
                     self.pos = p;
-                    self.skip_while(|b| b.is_ascii_digit());
+                    self.skip_while(digits);
                 }
             }
+        }
+        if src[start..self.pos].contains(&b'_') {
+            kind = TokenKind::QNumber;
         }
         if self.pos < src.len() && is_ident_char(src[self.pos]) {
             // SQLite: "1abc" is one unrecognised token.
@@ -395,6 +406,37 @@ fn hex_value(c: u8) -> u8 {
         b'A'..=b'F' => c - b'A' + 10,
         _ => 0,
     }
+}
+
+/// A [`TokenKind::QNumber`]'s text without its separators, and whether it
+/// is then an integer (else a real); `None` when a `_` is not between two
+/// digits (hex digits in a hex literal), which SQLite reports as an
+/// unrecognized token.
+pub(crate) fn dequote_number(text: &str) -> Option<(String, bool)> {
+    let b = text.as_bytes();
+    let hex = b.len() > 1 && b[0] == b'0' && matches!(b[1], b'x' | b'X');
+    let digit = |c: Option<&u8>| {
+        c.is_some_and(|c| {
+            if hex {
+                c.is_ascii_hexdigit()
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut integer = true;
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'_' {
+            if i == 0 || !digit(b.get(i - 1)) || !digit(b.get(i + 1)) {
+                return None;
+            }
+        } else {
+            integer &= hex || !matches!(c, b'.' | b'e' | b'E');
+            out.push(c as char);
+        }
+    }
+    Some((out, integer))
 }
 
 /// The numeric value of an integer literal token's text.
@@ -821,6 +863,31 @@ mod tests {
         assert_eq!(parse_real("1."), 1.0);
         assert_eq!(parse_real(".5"), 0.5);
         assert_eq!(parse_real("1.e2"), 100.0);
+    }
+
+    #[test]
+    fn digit_separators() {
+        use TokenKind::*;
+        assert_eq!(
+            kinds("1_000 0xff_ff 1_0.5e1_0 1__0 1_ 1_e5 1e_5 1_x"),
+            vec![
+                (QNumber, "1_000"),
+                (QNumber, "0xff_ff"),
+                (QNumber, "1_0.5e1_0"),
+                (QNumber, "1__0"),
+                (QNumber, "1_"),
+                (QNumber, "1_e5"),
+                (Illegal, "1e_5"),
+                (Illegal, "1_x"),
+            ]
+        );
+        assert_eq!(dequote_number("1_000"), Some(("1000".into(), true)));
+        assert_eq!(dequote_number("0xf_F"), Some(("0xfF".into(), true)));
+        assert_eq!(dequote_number("0x1_e"), Some(("0x1e".into(), true)));
+        assert_eq!(dequote_number("1_0.5e1_0"), Some(("10.5e10".into(), false)));
+        for bad in ["1__0", "1_", "1_e5", "1_.5", "1._5", "0x1_"] {
+            assert_eq!(dequote_number(bad), None, "{bad}");
+        }
     }
 
     #[test]

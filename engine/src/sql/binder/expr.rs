@@ -149,6 +149,34 @@ fn json_callee(callee: Callee, args: &[Expr], agg: &AggCtx) -> Callee {
     Callee::Json { f, json_args }
 }
 
+/// Refuses an aggregate whose arguments (FILTER and ORDER BY included)
+/// read columns of enclosing queries and none of its own. SQLite makes such
+/// an aggregate one of the enclosing query's (`SELECT (SELECT sum(t.a)) FROM
+/// t` is one row, the sum over `t`); the binder has bound its query
+/// already, so it fails here rather than compute it per row (wrong rows).
+fn check_aggregate_reads_its_query(call: &AggCall, depth: usize) -> Result<()> {
+    let exprs = || {
+        call.args
+            .iter()
+            .chain(call.filter.iter())
+            .chain(call.order_by.iter().map(|(e, ..)| e))
+    };
+    let reads_at = |level: usize| {
+        let mut hit = false;
+        for e in exprs() {
+            crate::sql::planner::plan::slots_at(e, level, &mut |_| hit = true);
+        }
+        hit
+    };
+    if !reads_at(0) && (1..=depth).any(reads_at) {
+        return Err(sql_err!(
+            "{}() over only an enclosing query's columns is not supported (SQLite makes it an aggregate of that query)",
+            call.name
+        ));
+    }
+    Ok(())
+}
+
 /// SQLite's error for an ORDER BY inside the parentheses of a call that
 /// is not an aggregate (a scalar function, or a window function's call).
 pub(crate) fn order_by_error(name: &str) -> Error {
@@ -1054,6 +1082,7 @@ impl Binder<'_> {
         })();
         agg.inside = false;
         let call = result?;
+        check_aggregate_reads_its_query(&call, self.depth())?;
         agg.calls.push(call);
         Ok(Bound::plain(Expr::Aggregate(agg.calls.len() - 1)))
     }

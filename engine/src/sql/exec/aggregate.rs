@@ -18,7 +18,8 @@
 use std::cmp::Ordering;
 
 use super::eval::Env;
-use super::select::compare_by_keys;
+use super::scan::Row;
+use super::select::{compare_by_keys, sort_indexes_by_keys};
 use super::ExecCtx;
 use crate::sql::aggregate as agg;
 use crate::sql::planner::plan::{AggCall, SortKey};
@@ -38,21 +39,15 @@ pub(crate) struct Accumulator {
 /// An ordered aggregate's held rows and how to order them.
 #[derive(Debug)]
 struct Ordered {
-    /// Over [`Held::order`]'s values.
+    /// Over the rows' `order` values.
     keys: Vec<SortKey>,
     /// DISTINCT whose ORDER BY is its argument: of equal rows, the last.
     last_of_equal: bool,
-    rows: Vec<Held>,
-}
-
-/// One admitted row of an ordered aggregate.
-#[derive(Debug)]
-struct Held {
-    order: Vec<Value>,
-    args: Vec<Value>,
-    /// Whether each argument carries the JSON subtype (JSON aggregates
-    /// only; empty otherwise).
-    json: Vec<bool>,
+    /// Each admitted row's ORDER BY values.
+    order: Vec<Row>,
+    /// Each admitted row's arguments, and whether each carries the JSON
+    /// subtype (JSON aggregates only; empty otherwise).
+    held: Vec<(Row, Vec<bool>)>,
 }
 
 impl Accumulator {
@@ -74,7 +69,8 @@ impl Accumulator {
                 })
                 .collect(),
             last_of_equal: call.order_distinct_last,
-            rows: Vec::new(),
+            order: Vec::new(),
+            held: Vec::new(),
         });
         // The last-of-equal DISTINCT is the sort's, not the accumulator's.
         let distinct = call.distinct && !call.order_distinct_last;
@@ -146,7 +142,8 @@ impl Accumulator {
         }
         ctx.charge(super::row_size(&args) + super::row_size(&order) + json.len() as u64)?;
         if let Some(o) = &mut self.ordered {
-            o.rows.push(Held { order, args, json });
+            o.order.push(order);
+            o.held.push((args, json));
         }
         Ok(())
     }
@@ -182,23 +179,20 @@ impl Accumulator {
     /// now, in order).
     pub(crate) fn finish(self) -> Result<Value> {
         let mut inner = self.inner;
-        if let Some(Ordered {
-            keys,
-            last_of_equal,
-            mut rows,
-        }) = self.ordered
-        {
+        if let Some(o) = self.ordered {
             // Stable: ties keep the order the rows came in.
-            rows.sort_by(|a, b| compare_by_keys(&a.order, &b.order, &keys));
-            for (i, row) in rows.iter().enumerate() {
-                if last_of_equal
-                    && rows.get(i + 1).is_some_and(|next| {
-                        compare_by_keys(&row.order, &next.order, &keys) == Ordering::Equal
+            let mut idx: Vec<usize> = (0..o.order.len()).collect();
+            sort_indexes_by_keys(&mut idx, &o.order, &o.keys);
+            for (n, &i) in idx.iter().enumerate() {
+                if o.last_of_equal
+                    && idx.get(n + 1).is_some_and(|&next| {
+                        compare_by_keys(&o.order[i], &o.order[next], &o.keys) == Ordering::Equal
                     })
                 {
                     continue;
                 }
-                inner.step_admitted(&row.args, &row.json)?;
+                let (args, json) = &o.held[i];
+                inner.step_admitted(args, json)?;
             }
         }
         inner.finish()

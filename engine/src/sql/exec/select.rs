@@ -808,6 +808,12 @@ fn limit_value(v: Value) -> Result<Option<usize>> {
     }
 }
 
+/// Sorts `idx`, indexes into `rows`, by `keys` over those rows; stable, so
+/// equal rows keep the order they had (one instance for every caller).
+pub(crate) fn sort_indexes_by_keys(idx: &mut [usize], rows: &[Row], keys: &[SortKey]) {
+    idx.sort_by(|a, b| compare_by_keys(&rows[*a], &rows[*b], keys));
+}
+
 /// Compares two rows by sort keys.
 pub(crate) fn compare_by_keys(a: &[Value], b: &[Value], keys: &[SortKey]) -> Ordering {
     for k in keys {

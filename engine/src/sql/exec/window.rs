@@ -155,7 +155,7 @@ impl ExecCtx<'_> {
         let mut offsets = None;
         let mut all = Vec::with_capacity(inputs.len());
         for (_, mut idx) in parts {
-            idx.sort_by(|a, b| super::select::compare_by_keys(&okeys[*a], &okeys[*b], &keys));
+            super::select::sort_indexes_by_keys(&mut idx, &okeys, &keys);
             if offsets.is_none() && uses_frame(call) {
                 offsets = Some(self.frame_offsets(call, outer)?);
             }

@@ -264,7 +264,10 @@ impl<'a> Parser<'a> {
         let literal = match t.kind {
             TokenKind::LParen => return self.parenthesized_expr(),
             TokenKind::Plus | TokenKind::Minus
-                if !matches!(self.peek_at(1), TokenKind::Integer | TokenKind::Real) =>
+                if !matches!(
+                    self.peek_at(1),
+                    TokenKind::Integer | TokenKind::Real | TokenKind::QNumber
+                ) =>
             {
                 // `DEFAULT -'x'`: a sign before any other term.
                 let op = if t.kind == TokenKind::Minus {
@@ -279,9 +282,11 @@ impl<'a> Parser<'a> {
                     pos,
                 });
             }
-            TokenKind::Plus | TokenKind::Minus | TokenKind::Integer | TokenKind::Real => {
-                self.signed_number()?
-            }
+            TokenKind::Plus
+            | TokenKind::Minus
+            | TokenKind::Integer
+            | TokenKind::Real
+            | TokenKind::QNumber => self.signed_number(true)?,
             TokenKind::String => {
                 // A literal, never a `'t'.column` qualifier (SQLite's `term`).
                 self.advance();

@@ -311,12 +311,15 @@ impl<'a> Parser<'a> {
         let pos = self.pos();
         let op = match self.peek() {
             TokenKind::Minus => {
-                if self.peek_at(1) == TokenKind::Integer {
-                    let digits = self.text(self.token_at(1));
-                    if let IntegerValue::TooBig {
-                        is_i64_min_magnitude: true,
-                        ..
-                    } = lexer::parse_integer(digits)
+                if matches!(self.peek_at(1), TokenKind::Integer | TokenKind::QNumber) {
+                    let digits = self.number_text(self.token_at(1))?;
+                    if let (
+                        IntegerValue::TooBig {
+                            is_i64_min_magnitude: true,
+                            ..
+                        },
+                        TokenKind::Integer,
+                    ) = (lexer::parse_integer(&digits.0), digits.1)
                     {
                         self.advance();
                         self.advance();
@@ -360,19 +363,19 @@ impl<'a> Parser<'a> {
             })
         };
         match t.kind {
-            TokenKind::Integer => {
+            TokenKind::Integer | TokenKind::Real | TokenKind::QNumber => {
+                let (text, kind) = self.number_text(t)?;
                 self.advance();
-                match lexer::parse_integer(self.text(t)) {
+                if kind == TokenKind::Real {
+                    return literal(Literal::Real(lexer::parse_real(&text)));
+                }
+                match lexer::parse_integer(&text) {
                     IntegerValue::Int(v) => literal(Literal::Integer(v)),
                     IntegerValue::TooBig { value, .. } => literal(Literal::Real(value)),
                     IntegerValue::HexTooBig => {
-                        Err(self.error_at(pos, format!("hex literal too big: {}", self.text(t))))
+                        Err(self.error_at(pos, format!("hex literal too big: {text}")))
                     }
                 }
-            }
-            TokenKind::Real => {
-                self.advance();
-                literal(Literal::Real(lexer::parse_real(self.text(t))))
             }
             // SQLite takes a string before `.` as a qualifier: `'t'.a`.
             TokenKind::String if self.peek_at(1) == TokenKind::Dot => self.name_expr(),
@@ -697,6 +700,21 @@ impl<'a> Parser<'a> {
             self.expect(TokenKind::RParen)?;
         }
         Ok(Some(TypeName { name, args }))
+    }
+
+    /// A number token's text, its `_` separators removed, and whether it
+    /// is an integer or a real ([`TokenKind::Integer`] or
+    /// [`TokenKind::Real`]); SQLite's error for a misplaced separator.
+    pub(super) fn number_text(&self, t: crate::sql::lexer::Token) -> Result<(String, TokenKind)> {
+        let text = self.text(t);
+        match t.kind {
+            TokenKind::QNumber => match lexer::dequote_number(text) {
+                Some((clean, true)) => Ok((clean, TokenKind::Integer)),
+                Some((clean, false)) => Ok((clean, TokenKind::Real)),
+                None => Err(self.error_at(t.start, format!("unrecognized token: \"{text}\""))),
+            },
+            kind => Ok((text.to_string(), kind)),
+        }
     }
 
     /// `[+|-] number`, as written without spaces.

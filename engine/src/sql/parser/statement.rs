@@ -232,7 +232,7 @@ impl<'a> Parser<'a> {
         let t = self.tok();
         match t.kind {
             TokenKind::Plus | TokenKind::Minus | TokenKind::Integer | TokenKind::Real => {
-                Ok(PragmaValue::Literal(self.signed_number()?))
+                Ok(PragmaValue::Literal(self.signed_number(false)?))
             }
             TokenKind::String => {
                 self.advance();
@@ -254,7 +254,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `[+|-] number` as a literal, the sign folded in (DEFAULT and PRAGMA).
-    pub(super) fn signed_number(&mut self) -> Result<Literal> {
+    pub(super) fn signed_number(&mut self, separators: bool) -> Result<Literal> {
         let negative = match self.peek() {
             TokenKind::Minus => {
                 self.advance();
@@ -267,8 +267,16 @@ impl<'a> Parser<'a> {
             _ => false,
         };
         let t = self.tok();
-        let value = match t.kind {
-            TokenKind::Integer => match lexer::parse_integer(self.text(t)) {
+        // DEFAULT takes a number with `_` separators, a pragma does not
+        // (SQLite's grammar: `term` against `number`).
+        let (text, kind) = match t.kind {
+            TokenKind::QNumber if separators => self.number_text(t)?,
+            TokenKind::QNumber => return Err(self.unexpected()),
+            _ => (self.text(t).to_string(), t.kind),
+        };
+        let text: &str = &text;
+        let value = match kind {
+            TokenKind::Integer => match lexer::parse_integer(text) {
                 IntegerValue::Int(v) if negative => v
                     .checked_neg()
                     .map_or(Literal::Real(-(v as f64)), Literal::Integer),
@@ -281,13 +289,11 @@ impl<'a> Parser<'a> {
                     Literal::Real(if negative { -value } else { value })
                 }
                 IntegerValue::HexTooBig => {
-                    return Err(
-                        self.error_at(t.start, format!("hex literal too big: {}", self.text(t)))
-                    )
+                    return Err(self.error_at(t.start, format!("hex literal too big: {text}")))
                 }
             },
             TokenKind::Real => {
-                let v = lexer::parse_real(self.text(t));
+                let v = lexer::parse_real(text);
                 Literal::Real(if negative { -v } else { v })
             }
             _ => return Err(self.unexpected()),

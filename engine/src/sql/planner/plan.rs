@@ -612,6 +612,12 @@ pub(crate) fn local_slots(e: &Expr, f: &mut dyn FnMut(usize)) {
     walk(e, 0, f);
 }
 
+/// The slots of the query `level` scopes out that `e` reads ([`local_slots`]
+/// is level 0).
+pub(crate) fn slots_at(e: &Expr, level: usize, f: &mut dyn FnMut(usize)) {
+    walk(e, level, f);
+}
+
 /// Walks `e` as seen from `level` scopes inside the current query.
 fn walk(e: &Expr, level: usize, f: &mut dyn FnMut(usize)) {
     match e {
