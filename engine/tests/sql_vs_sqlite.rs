@@ -1745,7 +1745,8 @@ fn digit_separators_as_sqlite() {
 /// naming it in FROM), whether or not RECURSIVE is written; its name
 /// hides a table of that name in its own body, where any other reference
 /// is a "circular reference"; a subquery of the recursive step may not
-/// read it; and a CTE may read those after it in its WITH clause.
+/// read it; it may have several recursive SELECTs; and a CTE may read
+/// those after it in its WITH clause.
 /// (Before, without RECURSIVE a self-reference read the table of that
 /// name: wrong rows.)
 #[test]
@@ -1771,6 +1772,17 @@ fn cte_names_resolve_as_sqlite() {
         "WITH x AS (SELECT 2 AS a) SELECT * FROM (WITH x AS (SELECT a + 1 AS a FROM x) SELECT * FROM x)",
         "WITH t AS (SELECT 7 AS a) SELECT (SELECT a FROM t), a FROM t",
         "WITH x AS (SELECT a FROM t) SELECT * FROM (WITH t AS (SELECT 9 AS a) SELECT * FROM x)",
+        // Several recursive SELECTs (SQLite 3.34): rows in the order of
+        // SQLite's queue, UNION and UNION ALL, an initial part of several.
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 3 UNION ALL SELECT a + 10 FROM u WHERE a < 2) SELECT * FROM u",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT a + 10 FROM u WHERE a < 5 UNION ALL SELECT a * 3 FROM u WHERE a < 5) SELECT * FROM u",
+        "WITH u(a) AS (SELECT 1 UNION SELECT a + 1 FROM u WHERE a < 5 UNION SELECT a + 2 FROM u WHERE a < 5) SELECT * FROM u",
+        "WITH u(a) AS (SELECT 1 UNION SELECT a + 1 FROM u WHERE a < 5 UNION ALL SELECT a + 2 FROM u WHERE a < 5) SELECT * FROM u",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 5 UNION SELECT a + 2 FROM u WHERE a < 5) SELECT * FROM u",
+        "WITH u(a, d) AS (SELECT 1, 0 UNION ALL SELECT a * 2, d + 1 FROM u WHERE d < 3 UNION ALL SELECT a * 2 + 1, d + 1 FROM u WHERE d < 3) SELECT * FROM u LIMIT 9",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 3 UNION ALL SELECT u.a + t.a FROM u JOIN t WHERE u.a < 2) SELECT * FROM u",
+        "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 3 UNION ALL SELECT a + 10 FROM u WHERE a < 2 ORDER BY 1 LIMIT 4) SELECT * FROM u",
+        "SELECT count(*) FROM (WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 300 UNION ALL SELECT a + 1000 FROM u WHERE a < 3) SELECT * FROM u)",
     ];
     let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("CTE name queries", queries.len(), &mismatches);
@@ -1788,6 +1800,9 @@ fn cte_names_resolve_as_sqlite() {
             "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE EXISTS (SELECT 1 FROM u)) SELECT * FROM u",
             "WITH u(a) AS (SELECT 1 UNION ALL SELECT u.a + 1 FROM u, u AS w WHERE u.a < 3) SELECT * FROM u",
             "WITH x AS (SELECT * FROM y), y AS (SELECT * FROM x) SELECT * FROM x",
+            "WITH u(a) AS (SELECT 1 UNION ALL SELECT a, a FROM u WHERE a < 3) SELECT * FROM u",
+            "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 3 UNION ALL SELECT a, a FROM u) SELECT * FROM u",
+            "WITH u(a) AS (SELECT 1 UNION ALL SELECT a + 1 FROM u WHERE a < 3 UNION ALL SELECT u.a FROM u, u AS v) SELECT * FROM u",
         ],
     );
 }

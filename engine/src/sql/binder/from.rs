@@ -808,11 +808,14 @@ impl Binder<'_> {
         ))
     }
 
-    /// `WITH RECURSIVE name AS (initial UNION [ALL] step)`.
+    /// `WITH [RECURSIVE] name AS (initial UNION [ALL] step [UNION [ALL]
+    /// step ...])`: the recursive SELECTs are the last ones, each joined by
+    /// the last one's operator and naming the CTE in its FROM clause (SQLite
+    /// 3.34's rule); the SELECTs before them are the initial part.
     fn bind_recursive_cte(&mut self, pos: usize) -> Result<(Query, ColumnTypes, bool)> {
         let cte = self.ctes[pos].clone();
         let select = &cte.select;
-        let Some((op, step_core)) = select.compounds.last() else {
+        let Some(&(op, _)) = select.compounds.last() else {
             return Err(sql_err!("recursive reference in a subquery: {}", cte.name));
         };
         if !matches!(
@@ -821,26 +824,24 @@ impl Binder<'_> {
         ) {
             return Err(sql_err!("circular reference: {}", cte.name));
         }
-        if super::select::direct_references(step_core, &cte.name) > 1 {
-            return Err(sql_err!(
-                "multiple references to recursive table: {}",
-                cte.name
-            ));
-        }
         let mut initial_sel = select.clone();
-        initial_sel.compounds.pop();
+        let mut step_cores = Vec::new();
+        while let Some((o, core)) = initial_sel.compounds.last() {
+            let refs = super::select::direct_references(core, &cte.name);
+            if *o != op || refs == 0 {
+                break;
+            }
+            if refs > 1 {
+                return Err(sql_err!(
+                    "multiple references to recursive table: {}",
+                    cte.name
+                ));
+            }
+            step_cores.extend(initial_sel.compounds.pop().map(|(_, c)| c));
+        }
+        step_cores.reverse();
         initial_sel.order_by.clear();
         initial_sel.limit = None;
-        if super::select::is_recursive_cte(&initial_sel, &cte.name)
-            && initial_sel.compounds.last().map(|(o, _)| o) == Some(op)
-        {
-            // SQLite 3.34's several recursive SELECTs, each joined to the
-            // queue with the same operator.
-            return Err(sql_err!(
-                "a recursive CTE with more than one recursive SELECT is not supported: {}",
-                cte.name
-            ));
-        }
         self.ctes[pos].refused = Some("circular reference");
         let initial = self.bind_query_in(&initial_sel, None);
         self.ctes[pos].refused = None;
@@ -854,12 +855,29 @@ impl Binder<'_> {
         self.ctes[pos].working = Some((columns, self.depth()));
         let mut marker = Scope::new(Vec::new(), None);
         marker.transparent = true;
-        let step = self.bind_core(step_core, None, &marker);
+        let mut steps = Vec::with_capacity(step_cores.len());
+        for core in &step_cores {
+            let step = self.bind_core(core, None, &marker);
+            let step = match step {
+                Ok(step) if step.columns.len() == initial.columns.len() => step,
+                Ok(_) => {
+                    self.ctes[pos].working = None;
+                    return Err(sql_err!(
+                        "SELECTs to the left and right of {} do not have the same number of result columns",
+                        if op == ast::CompoundOperator::UnionAll { "UNION ALL" } else { "UNION" }
+                    ));
+                }
+                Err(e) => {
+                    self.ctes[pos].working = None;
+                    return Err(e);
+                }
+            };
+            first_collation_of_each(&mut types.compound_collations, &step.coll_sources);
+            types.in_collations = step.coll_sources;
+            types.in_affinities = step.affinities;
+            steps.push(step.body);
+        }
         self.ctes[pos].working = None;
-        let step = step?;
-        first_collation_of_each(&mut types.compound_collations, &step.coll_sources);
-        types.in_collations = step.coll_sources;
-        types.in_affinities = step.affinities;
         let collations: Vec<Collation> = types
             .compound_collations
             .iter()
@@ -874,8 +892,8 @@ impl Binder<'_> {
         let body = Body::Recursive {
             cte: cte.id,
             initial: Box::new(initial.body),
-            step: Box::new(step.body),
-            union_all: *op == ast::CompoundOperator::UnionAll,
+            steps,
+            union_all: op == ast::CompoundOperator::UnionAll,
             collations,
         };
         let (limit, offset) = match &select.limit {

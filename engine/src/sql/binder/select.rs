@@ -191,7 +191,7 @@ impl ColumnTypes {
 /// A bound core plus what ORDER BY over a compound needs to know.
 pub(super) struct BoundCore {
     pub(super) body: Body,
-    columns: Vec<String>,
+    pub(super) columns: Vec<String>,
     decl_types: Vec<String>,
     pub(super) affinities: Vec<Option<Affinity>>,
     /// Where each result column's collation comes from (BINARY when none:

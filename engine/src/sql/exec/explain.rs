@@ -67,12 +67,14 @@ fn body(out: &mut Out, b: &Body, parent: i64) {
             let r = out.push(id, name.into());
             body(out, right, r);
         }
-        Body::Recursive { initial, step, .. } => {
+        Body::Recursive { initial, steps, .. } => {
             let id = out.push(parent, "RECURSIVE CTE".into());
             let s = out.push(id, "SETUP".into());
             body(out, initial, s);
             let r = out.push(id, "RECURSIVE STEP".into());
-            body(out, step, r);
+            for step in steps {
+                body(out, step, r);
+            }
         }
     }
 }

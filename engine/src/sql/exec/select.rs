@@ -227,7 +227,7 @@ impl ExecCtx<'_> {
             Body::Recursive {
                 cte,
                 initial,
-                step,
+                steps,
                 union_all,
                 collations,
             } => {
@@ -236,7 +236,7 @@ impl ExecCtx<'_> {
                 } else {
                     Some(key_columns(collations))
                 };
-                return self.recursive(*cte, initial, step, keys.as_deref(), outer, hint, sink);
+                return self.recursive(*cte, initial, steps, keys.as_deref(), outer, hint, sink);
             }
         };
         for r in rows {
@@ -320,7 +320,10 @@ impl ExecCtx<'_> {
     /// A recursive CTE's rows, streamed to `sink` one generation at a time
     /// (the initial rows, then each step's new rows over the previous
     /// generation, until a step adds none, `sink` returns false or `hint`
-    /// rows went out). With `distinct` (UNION: each column's collation) a
+    /// rows went out). With several steps, each row of a generation in turn
+    /// is the working table for every step, in order, so the rows come in
+    /// the order of SQLite's queue (a row's results by the first step, then
+    /// by the second, ..., then the next row's). With `distinct` (UNION: each column's collation) a
     /// row equal to one seen before is dropped. Only the current
     /// generation is held (and charged while it is), and for UNION the
     /// keys of the rows seen, so a long
@@ -334,7 +337,7 @@ impl ExecCtx<'_> {
         &self,
         cte: usize,
         initial: &Body,
-        step: &Body,
+        steps: &[Body],
         distinct: Option<&[KeyColumn]>,
         outer: Option<&Env>,
         hint: Option<usize>,
@@ -376,14 +379,30 @@ impl ExecCtx<'_> {
                     return Ok(());
                 }
             }
-            self.working
-                .borrow_mut()
-                .insert(cte, Rc::new(std::mem::take(&mut frontier)));
             // The step's subqueries may read the working table: it starts
             // with no cached results and leaves none, and the results
             // cached for the rest of the statement (the sink's) stay.
             let saved = std::mem::take(&mut *self.cache.borrow_mut());
-            let next = generation(step, &mut fresh);
+            let next = if let [step] = steps {
+                self.working
+                    .borrow_mut()
+                    .insert(cte, Rc::new(std::mem::take(&mut frontier)));
+                generation(step, &mut fresh)
+            } else {
+                let (mut rows, mut bytes) = (Vec::new(), 0);
+                let mut each = || {
+                    for r in std::mem::take(&mut frontier) {
+                        self.working.borrow_mut().insert(cte, Rc::new(vec![r]));
+                        for step in steps {
+                            let (more, b) = generation(step, &mut fresh)?;
+                            rows.extend(more);
+                            bytes += b;
+                        }
+                    }
+                    Result::Ok(())
+                };
+                each().map(|()| (rows, bytes))
+            };
             *self.cache.borrow_mut() = saved;
             // The previous generation is dropped with the working table,
             // which is set only while a step runs.

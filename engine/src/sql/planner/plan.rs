@@ -197,12 +197,13 @@ pub(crate) enum Body {
         /// its temporary index's: the last.
         sorted: bool,
     },
-    /// A recursive CTE: `initial` then `step` repeated over the rows the
-    /// previous iteration added (read through the CTE's working table).
+    /// A recursive CTE: `initial` then `steps` repeated over the rows the
+    /// previous iteration added (read through the CTE's working table):
+    /// one step per recursive SELECT (SQLite 3.34 allows several).
     Recursive {
         cte: usize,
         initial: Box<Body>,
-        step: Box<Body>,
+        steps: Vec<Body>,
         union_all: bool,
         /// The collation under which UNION finds equal rows, per column.
         collations: Vec<Collation>,
@@ -757,9 +758,9 @@ fn walk_body(b: &Body, level: usize, f: &mut dyn FnMut(usize)) {
             walk_body(left, level, f);
             walk_body(right, level, f);
         }
-        Body::Recursive { initial, step, .. } => {
+        Body::Recursive { initial, steps, .. } => {
             walk_body(initial, level, f);
-            walk_body(step, level, f);
+            steps.iter().for_each(|s| walk_body(s, level, f));
         }
     }
 }
