@@ -177,12 +177,6 @@ fn check_aggregate_reads_its_query(call: &AggCall, depth: usize) -> Result<()> {
     Ok(())
 }
 
-/// SQLite's error for an ORDER BY inside the parentheses of a call that
-/// is not an aggregate (a scalar function, or a window function's call).
-pub(crate) fn order_by_error(name: &str) -> Error {
-    sql_err!("ORDER BY may not be used with non-aggregate {name}()")
-}
-
 /// Whether an expression contains an aggregate call of its own query
 /// (subqueries are not searched).
 pub(crate) fn contains_aggregate(e: &ast::Expr) -> bool {
@@ -982,7 +976,10 @@ impl Binder<'_> {
             ));
         }
         if !call.order_by.is_empty() {
-            return Err(order_by_error(&call.name));
+            return Err(sql_err!(
+                "ORDER BY may not be used with non-aggregate {}()",
+                call.name
+            ));
         }
         let mut args = Vec::with_capacity(call.args.len());
         let mut coll = CollSource::None;
@@ -1044,17 +1041,7 @@ impl Binder<'_> {
             // The ORDER BY's names resolve (and fail) for every aggregate;
             // min and max drop it, as SQLite does, since no order changes
             // their result.
-            let mut order_by = Vec::with_capacity(call.order_by.len());
-            for t in &call.order_by {
-                let b = self.bind_expr(&t.expr, scope, agg)?;
-                let desc = t.order == Some(ast::SortOrder::Desc);
-                let nulls_first = match t.nulls {
-                    Some(ast::NullsOrder::First) => true,
-                    Some(ast::NullsOrder::Last) => false,
-                    None => !desc,
-                };
-                order_by.push((b.expr, desc, nulls_first, b.coll.or_binary()));
-            }
+            let mut order_by = self.bind_ordering_terms(&call.order_by, scope, agg)?;
             if matches!(name, "min" | "max") {
                 order_by.clear();
             }
@@ -1082,7 +1069,7 @@ impl Binder<'_> {
         })();
         agg.inside = false;
         let call = result?;
-        check_aggregate_reads_its_query(&call, self.depth())?;
+        check_aggregate_reads_its_query(&call, self.depth)?;
         agg.calls.push(call);
         Ok(Bound::plain(Expr::Aggregate(agg.calls.len() - 1)))
     }

@@ -751,7 +751,7 @@ impl Binder<'_> {
         if let Some((columns, depth)) = &cte.working {
             // A reference from inside the recursive step: its FROM clause
             // reads the working table; a subquery may not.
-            if *depth != self.depth() {
+            if *depth != self.depth {
                 return Err(sql_err!("multiple recursive references: {}", cte.name));
             }
             return Ok(PendingItem::new(
@@ -852,7 +852,7 @@ impl Binder<'_> {
                 c.name = n.clone();
             }
         }
-        self.ctes[pos].working = Some((columns, self.depth()));
+        self.ctes[pos].working = Some((columns, self.depth));
         let mut marker = Scope::new(Vec::new(), None);
         marker.transparent = true;
         let mut steps = Vec::with_capacity(step_cores.len());

@@ -227,11 +227,6 @@ impl Binder<'_> {
         result
     }
 
-    /// [`Binder::depth`], for a recursive CTE's step.
-    pub(crate) fn depth(&self) -> usize {
-        self.depth
-    }
-
     /// Puts `with`'s CTEs in scope for what is bound next; returns how
     /// many.
     pub(crate) fn push_ctes(&mut self, with: &ast::With) -> Result<usize> {
@@ -816,13 +811,20 @@ fn strip_pos(e: &ast::Expr) -> String {
     out
 }
 
-fn sort_key(term: &ast::OrderingTerm, column: usize, collation: Collation) -> SortKey {
+/// An ordering term's direction: whether it is descending, and whether
+/// NULLs come first (SQLite's default: first when ascending).
+pub(super) fn term_order(term: &ast::OrderingTerm) -> (bool, bool) {
     let desc = term.order == Some(ast::SortOrder::Desc);
     let nulls_first = match term.nulls {
         Some(ast::NullsOrder::First) => true,
         Some(ast::NullsOrder::Last) => false,
         None => !desc,
     };
+    (desc, nulls_first)
+}
+
+fn sort_key(term: &ast::OrderingTerm, column: usize, collation: Collation) -> SortKey {
+    let (desc, nulls_first) = term_order(term);
     SortKey {
         column,
         desc,

@@ -7,6 +7,7 @@ use super::scope::Scope;
 use super::Binder;
 use crate::sql::ast;
 use crate::sql::planner::plan::{Expr, Frame, FrameBound, WindowCall, WINDOW_ONLY};
+use crate::sql::value::Collation;
 use crate::{sql_err, Result};
 
 impl Binder<'_> {
@@ -51,6 +52,23 @@ impl Binder<'_> {
         })
     }
 
+    /// A window's or an aggregate call's ORDER BY: each term's expression,
+    /// whether it is descending, whether NULLs come first, its collation.
+    pub(super) fn bind_ordering_terms(
+        &mut self,
+        terms: &[ast::OrderingTerm],
+        scope: &Scope,
+        agg: &mut AggCtx,
+    ) -> Result<Vec<(Expr, bool, bool, Collation)>> {
+        let mut out = Vec::with_capacity(terms.len());
+        for t in terms {
+            let b = self.bind_expr(&t.expr, scope, agg)?;
+            let (desc, nulls_first) = super::select::term_order(t);
+            out.push((b.expr, desc, nulls_first, b.coll.or_binary()));
+        }
+        Ok(out)
+    }
+
     fn bind_window_parts(
         &mut self,
         call: &ast::FunctionCall,
@@ -73,17 +91,7 @@ impl Binder<'_> {
             partition_collations.push(b.coll.or_binary());
             partition_by.push(b.expr);
         }
-        let mut order_by = Vec::new();
-        for t in &spec.order_by {
-            let b = self.bind_expr(&t.expr, scope, agg)?;
-            let desc = t.order == Some(ast::SortOrder::Desc);
-            let nulls_first = match t.nulls {
-                Some(ast::NullsOrder::First) => true,
-                Some(ast::NullsOrder::Last) => false,
-                None => !desc,
-            };
-            order_by.push((b.expr, desc, nulls_first, b.coll.or_binary()));
-        }
+        let order_by = self.bind_ordering_terms(&spec.order_by, scope, agg)?;
         let frame = match &spec.frame {
             Some(f) => Frame {
                 units: f.units,

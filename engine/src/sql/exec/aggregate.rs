@@ -36,13 +36,9 @@ pub(crate) struct Accumulator {
     ordered: Option<Ordered>,
 }
 
-/// An ordered aggregate's held rows and how to order them.
-#[derive(Debug)]
+/// An ordered aggregate's held rows.
+#[derive(Debug, Default)]
 struct Ordered {
-    /// Over the rows' `order` values.
-    keys: Vec<SortKey>,
-    /// DISTINCT whose ORDER BY is its argument: of equal rows, the last.
-    last_of_equal: bool,
     /// Each admitted row's ORDER BY values.
     order: Vec<Row>,
     /// Each admitted row's arguments, and whether each carries the JSON
@@ -56,22 +52,7 @@ impl Accumulator {
         let nargs = if call.star { 0 } else { call.args.len() };
         let kind = agg::lookup(&call.name, nargs, call.distinct)?
             .ok_or_else(|| sql_err!("no such aggregate function: {}", call.name))?;
-        let ordered = (!call.order_by.is_empty()).then(|| Ordered {
-            keys: call
-                .order_by
-                .iter()
-                .enumerate()
-                .map(|(column, &(_, desc, nulls_first, collation))| SortKey {
-                    column,
-                    desc,
-                    nulls_first,
-                    collation,
-                })
-                .collect(),
-            last_of_equal: call.order_distinct_last,
-            order: Vec::new(),
-            held: Vec::new(),
-        });
+        let ordered = (!call.order_by.is_empty()).then(Ordered::default);
         // The last-of-equal DISTINCT is the sort's, not the accumulator's.
         let distinct = call.distinct && !call.order_distinct_last;
         Ok(Accumulator {
@@ -176,17 +157,29 @@ impl Accumulator {
     }
 
     /// The aggregate's value for the group (an ordered one's rows stepped
-    /// now, in order).
-    pub(crate) fn finish(self) -> Result<Value> {
+    /// now, in `call`'s order).
+    pub(crate) fn finish(self, call: &AggCall) -> Result<Value> {
         let mut inner = self.inner;
         if let Some(o) = self.ordered {
+            let keys: Vec<SortKey> = call
+                .order_by
+                .iter()
+                .enumerate()
+                .map(|(column, &(_, desc, nulls_first, collation))| SortKey {
+                    column,
+                    desc,
+                    nulls_first,
+                    collation,
+                })
+                .collect();
             // Stable: ties keep the order the rows came in.
             let mut idx: Vec<usize> = (0..o.order.len()).collect();
-            sort_indexes_by_keys(&mut idx, &o.order, &o.keys);
+            sort_indexes_by_keys(&mut idx, &o.order, &keys);
             for (n, &i) in idx.iter().enumerate() {
-                if o.last_of_equal
+                // DISTINCT ordered by its argument: of equal rows, the last.
+                if call.order_distinct_last
                     && idx.get(n + 1).is_some_and(|&next| {
-                        compare_by_keys(&o.order[i], &o.order[next], &o.keys) == Ordering::Equal
+                        compare_by_keys(&o.order[i], &o.order[next], &keys) == Ordering::Equal
                     })
                 {
                     continue;

@@ -771,7 +771,8 @@ impl ExecCtx<'_> {
             let aggs = g
                 .accs
                 .into_iter()
-                .map(Accumulator::finish)
+                .zip(&agg.calls)
+                .map(|(acc, call)| acc.finish(call))
                 .collect::<Result<Vec<_>>>()?;
             let env = Env {
                 row: &g.repr,

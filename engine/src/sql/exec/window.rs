@@ -334,7 +334,7 @@ impl ExecCtx<'_> {
                         for q in (start..end).filter(|&q| !peers.excluded(exclude, p, q)) {
                             acc.step(self, agg, &part.env(q))?;
                         }
-                        acc.finish()?
+                        acc.finish(agg)?
                     }
                     (name, None) => return Err(sql_err!("no such window function: {name}")),
                 }

@@ -705,15 +705,18 @@ impl<'a> Parser<'a> {
     /// A number token's text, its `_` separators removed, and whether it
     /// is an integer or a real ([`TokenKind::Integer`] or
     /// [`TokenKind::Real`]); SQLite's error for a misplaced separator.
-    pub(super) fn number_text(&self, t: crate::sql::lexer::Token) -> Result<(String, TokenKind)> {
+    pub(super) fn number_text(
+        &self,
+        t: crate::sql::lexer::Token,
+    ) -> Result<(std::borrow::Cow<'a, str>, TokenKind)> {
         let text = self.text(t);
         match t.kind {
             TokenKind::QNumber => match lexer::dequote_number(text) {
-                Some((clean, true)) => Ok((clean, TokenKind::Integer)),
-                Some((clean, false)) => Ok((clean, TokenKind::Real)),
+                Some((clean, true)) => Ok((clean.into(), TokenKind::Integer)),
+                Some((clean, false)) => Ok((clean.into(), TokenKind::Real)),
                 None => Err(self.error_at(t.start, format!("unrecognized token: \"{text}\""))),
             },
-            kind => Ok((text.to_string(), kind)),
+            kind => Ok((text.into(), kind)),
         }
     }
 

@@ -270,9 +270,8 @@ impl<'a> Parser<'a> {
         // DEFAULT takes a number with `_` separators, a pragma does not
         // (SQLite's grammar: `term` against `number`).
         let (text, kind) = match t.kind {
-            TokenKind::QNumber if separators => self.number_text(t)?,
-            TokenKind::QNumber => return Err(self.unexpected()),
-            _ => (self.text(t).to_string(), t.kind),
+            TokenKind::QNumber if !separators => return Err(self.unexpected()),
+            _ => self.number_text(t)?,
         };
         let text: &str = &text;
         let value = match kind {
