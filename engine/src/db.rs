@@ -957,8 +957,63 @@ impl Connection {
                     ..Output::default()
                 })
             }
-            _ => Err(sql_err!("unsupported pragma: {}", p.name.name)),
+            ("synchronous", v) => synchronous(self.db.shared.opts.commit, v.as_ref()),
+            _ => Err(sql_err!(
+                "unsupported pragma: {}{}",
+                p.name.name,
+                refused_pragma_reason(&name)
+            )),
         }
+    }
+}
+
+/// `PRAGMA synchronous`: the level of SQLite's WAL that gives the commit
+/// mode's guarantee (FULL, 2: a commit is durable when it returns;
+/// NORMAL, 1: [`CommitMode::Deferred`]'s). Setting it names that level
+/// (by name or number) or fails: the commit mode is chosen at open, for
+/// every connection of the database.
+fn synchronous(mode: CommitMode, value: Option<&ast::PragmaValue>) -> Result<Output> {
+    let (level, word) = match mode {
+        CommitMode::Deferred => (1, "NORMAL"),
+        CommitMode::OneFlush | CommitMode::TwoFlush => (2, "FULL"),
+    };
+    let Some(v) = value else {
+        return Ok(Output {
+            columns: Rc::from(["synchronous".to_string()]),
+            rows: vec![vec![Value::Integer(level)]],
+            ..Output::default()
+        });
+    };
+    let asked = match v {
+        ast::PragmaValue::Name(n) => n.to_string(),
+        ast::PragmaValue::Literal(ast::Literal::Text(s)) => s.clone(),
+        ast::PragmaValue::Literal(l) => l.to_string(),
+    };
+    if asked.eq_ignore_ascii_case(word) || asked == level.to_string() {
+        return Ok(Output::default());
+    }
+    Err(sql_err!(
+        "cannot set synchronous to {asked}: it is {word}, chosen when the database is \
+         opened (the commit option: \"deferred\" for NORMAL, the default for FULL)"
+    ))
+}
+
+/// Why a PRAGMA of SQLite's that TinyJoin refuses has no equivalent, for
+/// the ones applications commonly set; empty for others.
+fn refused_pragma_reason(name: &str) -> &'static str {
+    match name {
+        "journal_mode" | "wal_checkpoint" | "wal_autocheckpoint" | "journal_size_limit" => {
+            " (TinyJoin has no journal: a commit writes new pages, then the superblock \
+             naming them, and readers never wait for the writer)"
+        }
+        "busy_timeout" => {
+            " (TinyJoin does not wait for locks: a BEGIN while another connection \
+             writes fails at once with BUSY)"
+        }
+        "cache_size" | "mmap_size" | "temp_store" | "locking_mode" => {
+            " (memory and files are set by the options the database is opened with)"
+        }
+        _ => "",
     }
 }
 
@@ -1239,6 +1294,12 @@ mod tests {
             ("PRAGMA table_info(t)", true),
             ("PRAGMA user_version", true),
             ("PRAGMA user_version = 1", false),
+            ("PRAGMA table_list", true),
+            ("PRAGMA database_list", true),
+            ("PRAGMA page_size", true),
+            ("PRAGMA synchronous", true),
+            ("PRAGMA optimize", false),
+            ("PRAGMA optimize(0x10003)", false),
             ("INSERT INTO t(b) VALUES (1)", false),
             ("UPDATE t SET b = 1", false),
             ("DELETE FROM t", false),

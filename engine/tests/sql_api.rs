@@ -7,7 +7,7 @@
 mod common;
 
 use common::TempDir;
-use tinyjoin_engine::storage::{DeviceCall, FaultDevice, FileDevice, MemoryDevice};
+use tinyjoin_engine::storage::{CommitMode, DeviceCall, FaultDevice, FileDevice, MemoryDevice};
 use tinyjoin_engine::{ConstraintKind, Database, DbOptions, Error, Params, Value};
 
 fn rows(conn: &mut tinyjoin_engine::Connection, sql: &str) -> Vec<Vec<Value>> {
@@ -927,6 +927,80 @@ fn user_version_survives_reopen() {
     let db = open();
     assert_eq!(version(&db), Value::Integer(-7), "DDL keeps it");
     assert!(db.check().expect("check").problems.is_empty());
+}
+
+/// The SQLite settings TinyJoin has one answer to: `synchronous` reads
+/// the commit mode's level and accepts only that level, `encoding` only
+/// UTF-8 and `page_size` only 4096; `journal_mode`, `busy_timeout` and the
+/// memory settings are refused with the reason. A refused PRAGMA changes
+/// nothing, in or out of a transaction.
+#[test]
+fn database_settings_have_one_answer() {
+    let err = |c: &mut tinyjoin_engine::Connection, sql: &str| match c.execute(sql, &Params::None) {
+        Ok(r) => panic!("{sql}: {:?}", r.rows),
+        Err(e) => e.to_string(),
+    };
+    let db = Database::open_in_memory().unwrap();
+    let mut c = db.connect();
+    c.execute_batch("CREATE TABLE t(a); INSERT INTO t VALUES (1)")
+        .unwrap();
+    assert_eq!(rows(&mut c, "PRAGMA synchronous"), vec![vec![int(2)]]);
+    for ok in ["FULL", "full", "2", "'FULL'"] {
+        rows(&mut c, &format!("PRAGMA synchronous = {ok}"));
+    }
+    for refused in ["NORMAL", "1", "OFF", "0", "EXTRA", "3", "'x'"] {
+        let e = err(&mut c, &format!("PRAGMA synchronous = {refused}"));
+        assert!(
+            e.contains("chosen when the database is opened"),
+            "{refused}: {e}"
+        );
+    }
+    let e = err(&mut c, "PRAGMA journal_mode");
+    assert!(e.contains("no journal"), "{e}");
+    let e = err(&mut c, "PRAGMA journal_mode = WAL");
+    assert!(e.contains("no journal"), "{e}");
+    let e = err(&mut c, "PRAGMA busy_timeout = 5000");
+    assert!(e.contains("does not wait for locks"), "{e}");
+    let e = err(&mut c, "PRAGMA cache_size = -20000");
+    assert!(e.contains("options the database is opened with"), "{e}");
+    let e = err(&mut c, "PRAGMA no_such_pragma");
+    assert!(e.ends_with("unsupported pragma: no_such_pragma"), "{e}");
+    for refused in ["'UTF-16'", "'utf16le'", "'UTF-16BE'"] {
+        let e = err(&mut c, &format!("PRAGMA encoding = {refused}"));
+        assert!(e.contains("UTF-8 only"), "{refused}: {e}");
+    }
+    let e = err(&mut c, "PRAGMA encoding = 'latin1'");
+    assert!(e.contains("unsupported encoding: latin1"), "{e}");
+    for refused in ["8192", "512", "'abc'", "0"] {
+        let e = err(&mut c, &format!("PRAGMA page_size = {refused}"));
+        assert!(e.contains("pages are 4096 bytes"), "{refused}: {e}");
+    }
+    c.execute_batch("BEGIN; INSERT INTO t VALUES (2)").unwrap();
+    err(&mut c, "PRAGMA synchronous = OFF");
+    err(&mut c, "PRAGMA page_size = 1024");
+    c.execute_batch("COMMIT").unwrap();
+    assert_eq!(
+        rows(&mut c, "SELECT a FROM t"),
+        vec![vec![int(1)], vec![int(2)]]
+    );
+    assert_eq!(
+        rows(&mut c, "PRAGMA encoding"),
+        vec![vec![Value::Text("UTF-8".into())]]
+    );
+    assert_eq!(rows(&mut c, "PRAGMA page_size"), vec![vec![int(4096)]]);
+
+    // Deferred commits are SQLite's WAL at synchronous = NORMAL.
+    let opts = DbOptions {
+        commit: CommitMode::Deferred,
+        ..DbOptions::default()
+    };
+    let db = Database::open(Box::new(MemoryDevice::new()), opts).unwrap();
+    let mut c = db.connect();
+    assert_eq!(rows(&mut c, "PRAGMA synchronous"), vec![vec![int(1)]]);
+    rows(&mut c, "PRAGMA synchronous = normal");
+    rows(&mut c, "PRAGMA synchronous = 1");
+    let e = err(&mut c, "PRAGMA synchronous = FULL");
+    assert!(e.contains("it is NORMAL"), "{e}");
 }
 
 /// A prepared query of a `pragma_*` table-valued function reads the

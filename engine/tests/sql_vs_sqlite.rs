@@ -2298,6 +2298,10 @@ fn strict_and_without_rowid_tables_as_sqlite() {
         // (Not s: ADD COLUMN renders its CREATE TABLE anew, where SQLite
         // edits the text.)
         "SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name <> 's' ORDER BY name",
+        // A WITHOUT ROWID table's key is the table: no index of its own
+        // in sqlite_schema, though index_list shows it.
+        "SELECT type, name, tbl_name FROM sqlite_schema WHERE name <> 'sqlite_sequence' ORDER BY name",
+        "SELECT name, origin FROM pragma_index_list('wc')",
     ];
     let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("STRICT / WITHOUT ROWID", queries.len(), &mismatches);
@@ -2715,6 +2719,238 @@ fn pragma_functions_as_sqlite() {
     );
     let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("pragma functions", queries.len(), &mismatches);
+}
+
+/// `table_list`, `database_list`, `encoding`, `page_size` and
+/// `synchronous` (the values SQLite's in-memory database shares with
+/// TinyJoin's default) as PRAGMAs and table-valued functions, and how
+/// SQLite's PRAGMAs read a number (`sqlite3Atoi`: hex, leading zeros,
+/// 32-bit range). Rows are compared in any order: SQLite lists
+/// `table_list` in its hash table's order.
+#[test]
+fn table_list_and_database_settings_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let setup = [
+        "CREATE TABLE p(id INTEGER PRIMARY KEY, name TEXT, g AS (id * 2), s AS (name || 'x') STORED)",
+        "CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID",
+        "CREATE TABLE s(a INT, b TEXT, c ANY) STRICT",
+        "CREATE TABLE sw(a INT PRIMARY KEY, b TEXT) STRICT, WITHOUT ROWID",
+        "CREATE TABLE \"q\"\"t\"(x UNIQUE)",
+        "CREATE TABLE Mixed(a)",
+        "CREATE INDEX pn ON p(name)",
+        "CREATE VIEW v AS SELECT id, name, g + 1 FROM p",
+        "CREATE VIEW vc(x, y, z) AS SELECT 1, 2, 3",
+        "CREATE TRIGGER tr AFTER INSERT ON p BEGIN SELECT 1; END",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    // Before anything opens SQLite's temp schema, which `database_list`
+    // lists from then on.
+    let mut queries: Vec<String> = [
+        "PRAGMA database_list",
+        "PRAGMA main.database_list",
+        "PRAGMA database_list(7)",
+        "SELECT * FROM pragma_database_list",
+        "SELECT seq, name, file, rowid FROM pragma_database_list()",
+        "SELECT * FROM pragma_database_list(1)",
+        "PRAGMA table_list",
+        "PRAGMA main.table_list",
+        "PRAGMA temp.table_list",
+        "PRAGMA MAIN.table_list",
+        "PRAGMA nope.table_list",
+        "PRAGMA table_list(1)",
+        "PRAGMA temp.table_list(p)",
+        "SELECT * FROM pragma_table_list",
+        "SELECT *, arg FROM pragma_table_list()",
+        "SELECT *, arg, rowid FROM pragma_table_list('p')",
+        "SELECT * FROM pragma_table_list(NULL)",
+        "SELECT * FROM pragma_table_list('p', 'main')",
+        "SELECT schema FROM pragma_table_list('p')",
+        "SELECT name, ncol FROM pragma_table_list WHERE type = 'view'",
+        "SELECT name FROM pragma_table_list WHERE wr AND strict",
+        "SELECT m.name, l.ncol FROM sqlite_schema m JOIN pragma_table_list(m.name) l",
+        "SELECT count(*) FROM pragma_table_list WHERE name NOT LIKE 'sqlite_%'",
+        "PRAGMA encoding",
+        "PRAGMA main.encoding",
+        "PRAGMA encoding = 'UTF-8'",
+        "PRAGMA encoding = 'utf8'",
+        "PRAGMA encoding",
+        "SELECT * FROM pragma_encoding",
+        "SELECT encoding || '!' FROM pragma_encoding()",
+        "SELECT * FROM pragma_encoding(1)",
+        "PRAGMA page_size",
+        "PRAGMA main.page_size",
+        "PRAGMA page_size = 4096",
+        "PRAGMA page_size(4096)",
+        "SELECT * FROM pragma_page_size",
+        "SELECT * FROM pragma_page_size(1)",
+        "PRAGMA synchronous",
+        "PRAGMA main.synchronous",
+        "PRAGMA synchronous = FULL",
+        "PRAGMA synchronous = 2",
+        "PRAGMA synchronous = 'full'",
+        "PRAGMA synchronous",
+        "ALTER TABLE p ADD COLUMN added",
+        "ALTER TABLE w RENAME TO w2",
+        "DROP VIEW vc",
+        "PRAGMA table_list",
+        "BEGIN",
+        "CREATE TABLE later(a, b, c)",
+        "PRAGMA table_list",
+        "ROLLBACK",
+        "PRAGMA table_list",
+    ]
+    .map(String::from)
+    .to_vec();
+    for name in [
+        "p",
+        "'P'",
+        "\"q\"\"t\"",
+        "mixed",
+        "v",
+        "vc",
+        "s",
+        "sw",
+        "pn",
+        "tr",
+        "gone",
+        "sqlite_master",
+        "sqlite_schema",
+        "sqlite_temp_master",
+        "sqlite_sequence",
+    ] {
+        queries.push(format!("PRAGMA table_list({name})"));
+        queries.push(format!("PRAGMA main.table_list({name})"));
+        queries.push(
+            format!("SELECT *, arg FROM pragma_table_list({name:?})")
+                .replace("\"'", "'")
+                .replace("'\"", "'"),
+        );
+    }
+    for v in [
+        "'0x10'",
+        "'0X1f'",
+        "'00000000000042'",
+        "'0x80000000'",
+        "'0x7fffffff'",
+        "'0x7fffffff1'",
+        "'0x000000007fffffff'",
+        "'0x'",
+        "'0xg'",
+        "'0x10zz'",
+        "'-0x10'",
+        "-2147483648",
+        "'-2147483649'",
+        "'+00012'",
+        "'12abc'",
+        "0x20",
+    ] {
+        queries.push(format!("PRAGMA user_version = {v}"));
+        queries.push("PRAGMA user_version".to_string());
+    }
+    let mut mismatches = Vec::new();
+    for sql in &queries {
+        let (x, y) = (tinyjoin_run(&mut tj, sql), sqlite_run(&lite, sql));
+        if !same_outcome(&x, &y, false, false) {
+            mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
+        }
+    }
+    assert_no_mismatches("table_list and setting pragmas", queries.len(), &mismatches);
+
+    // A view that no longer binds has 0 columns. (Alone: while SQLite
+    // counts the columns of views, one that fails can keep it from
+    // counting those after it in its hash table, which then show 0.)
+    let (mut tj, lite) = open_pair();
+    let setup = [
+        "CREATE TABLE gone(a, b)",
+        "CREATE VIEW broken AS SELECT * FROM gone",
+        "DROP TABLE gone",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    let queries = ["PRAGMA table_list", "PRAGMA table_list(broken)"];
+    let mismatches = ordered_mismatches(&mut tj, &lite, &queries);
+    assert_no_mismatches("table_list of a broken view", queries.len(), &mismatches);
+}
+
+/// `PRAGMA optimize` analyzes the tables SQLite 3.46 would, leaving the
+/// same `sqlite_stat1`: with its listing bit (0x01) the statements it
+/// would run, with 0x10000 every table whose size moved tenfold. No query
+/// here reads statistics (SQLite also rechecks the tables whose
+/// statistics the connection's queries used, which TinyJoin does not
+/// track). Rows are compared in any order (SQLite walks its hash table).
+#[test]
+fn optimize_analyzes_as_sqlite() {
+    let (mut tj, lite) = open_pair();
+    let setup = [
+        "CREATE TABLE a(x, y)",
+        "CREATE INDEX ax ON a(x)",
+        "CREATE INDEX axy ON a(x, y)",
+        "CREATE TABLE b(x)",
+        "CREATE TABLE \"q\"\"t\"(x UNIQUE)",
+        "CREATE TABLE part(x, y)",
+        "CREATE INDEX part_y ON part(y) WHERE y > 100",
+        "CREATE VIEW va AS SELECT * FROM a",
+        // Makes SQLite's sqlite_stat1 (TinyJoin's is always there); b is
+        // empty, so it gets no statistics.
+        "ANALYZE b",
+    ]
+    .map(String::from);
+    run_on_both(&mut tj, &lite, &setup);
+    let fill = |table: &str, from: u32, to: u32| {
+        format!(
+            "WITH RECURSIVE n(i) AS (SELECT {from} UNION ALL SELECT i + 1 FROM n WHERE i < {to}) \
+             INSERT INTO {table} SELECT i % 7, i FROM n"
+        )
+    };
+    let stat = "SELECT tbl, idx, stat FROM sqlite_stat1".to_string();
+    let mut queries: Vec<String> = Vec::new();
+    let step = |queries: &mut Vec<String>, sql: String| {
+        for mask in ["1", "0x10003", "65539", "'0x3'", "2", "0"] {
+            queries.push(format!("PRAGMA optimize({mask})"));
+        }
+        queries.push(sql);
+        queries.push(stat.clone());
+    };
+    step(&mut queries, "PRAGMA optimize".into());
+    queries.push("INSERT INTO b VALUES (1), (2)".into());
+    queries.push("INSERT INTO \"q\"\"t\" VALUES (1)".into());
+    queries.push(fill("a", 1, 30));
+    queries.push(fill("part", 1, 50));
+    step(&mut queries, "PRAGMA optimize".into());
+    step(&mut queries, "PRAGMA main.optimize".into());
+    queries.push(fill("a", 31, 400));
+    step(&mut queries, "PRAGMA optimize(0x10002)".into());
+    queries.push("CREATE INDEX bx ON b(x)".into());
+    step(&mut queries, "PRAGMA optimize(-1)".into());
+    // By rowid: a WHERE on x would plan with ax's statistics, after which
+    // SQLite rechecks a's size at every optimize.
+    queries.push("DELETE FROM a WHERE rowid > 7".into());
+    step(&mut queries, "PRAGMA optimize(0x10002)".into());
+    queries.push("DELETE FROM a".into());
+    step(&mut queries, "PRAGMA optimize(0x10002)".into());
+    queries.extend(
+        [
+            "BEGIN",
+            "INSERT INTO b SELECT x + 2 FROM b",
+            "CREATE INDEX by ON b(x, x)",
+            "PRAGMA optimize",
+            "SELECT tbl, idx, stat FROM sqlite_stat1",
+            "ROLLBACK",
+            "SELECT tbl, idx, stat FROM sqlite_stat1",
+            "PRAGMA temp.optimize(0x10003)",
+            "PRAGMA nope.optimize",
+        ]
+        .map(String::from),
+    );
+    let mut mismatches = Vec::new();
+    for sql in &queries {
+        let (x, y) = (tinyjoin_run(&mut tj, sql), sqlite_run(&lite, sql));
+        if !same_outcome(&x, &y, false, false) {
+            mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
+        }
+    }
+    assert_no_mismatches("optimize steps", queries.len(), &mismatches);
 }
 
 /// `changes()`, `total_changes()` and `last_insert_rowid()` after each

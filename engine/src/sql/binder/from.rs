@@ -21,7 +21,7 @@ use super::select::{first_collation_of_each, ColumnTypes};
 use super::Binder;
 use crate::error::Position;
 use crate::sql::ast;
-use crate::sql::catalog::{Catalog, Index, Table};
+use crate::sql::catalog::{Catalog, Index, IndexOrigin, Table};
 use crate::sql::planner::join::plan_from;
 use crate::sql::planner::plan::{
     Body, Core, Expr, FromItem, IndexInfo, Query, Source, TableFunction,
@@ -119,8 +119,8 @@ const JSON_EACH_COLUMNS: [&str; 10] = [
 ];
 
 /// A table-valued function named in FROM: `json_each` or `json_tree`
-/// (at most two arguments), or `pragma_<name>` for a schema PRAGMA (at
-/// most two for one taking an argument, else none); in `main`.
+/// (at most two arguments), or `pragma_<name>` for a reading PRAGMA (as
+/// many as it has hidden columns); in `main`.
 fn table_function(
     catalog: &Catalog,
     (schema, name): (Option<&str>, &str),
@@ -147,8 +147,9 @@ fn table_function(
                 catalog: Rc::new(catalog.clone()),
             };
             let mut names = columns.to_vec();
-            let max = function.hidden_columns();
-            names.extend(["arg", "schema"].iter().take(max));
+            let hidden = crate::sql::exec::pragma::hidden_columns(pragma);
+            names.extend(hidden);
+            let max = hidden.len();
             (function, names, max)
         }
         _ => return Err(sql_err!("no such table-valued function: {name}")),
@@ -650,7 +651,8 @@ impl Binder<'_> {
 
     /// `sqlite_schema` (alias `sqlite_master`): one row per table, index,
     /// view and trigger: (type, name, tbl_name, rootpage, sql). `rootpage` is 0:
-    /// TinyJoin names trees instead of numbering pages.
+    /// TinyJoin names trees instead of numbering pages. A WITHOUT ROWID
+    /// table's PRIMARY KEY index is not listed: in SQLite it is the table.
     fn schema_source(&mut self, shown: String, left_join: bool) -> PendingItem {
         let text = |s: &str| Expr::Literal(Value::Text(s.to_string()));
         let mut rows = Vec::new();
@@ -664,11 +666,13 @@ impl Binder<'_> {
             ]);
         }
         for ix in self.catalog.indexes.values() {
-            let table = self
-                .catalog
-                .tables
-                .get(&ix.table)
-                .map_or(ix.table.clone(), |t| t.name.clone());
+            let owner = self.catalog.tables.get(&ix.table);
+            let is_the_table = ix.origin == IndexOrigin::PrimaryKey
+                && owner.is_some_and(|t| t.options.without_rowid);
+            if is_the_table {
+                continue;
+            }
+            let table = owner.map_or(ix.table.clone(), |t| t.name.clone());
             let sql = ix.sql.as_deref().map_or(Expr::Literal(Value::Null), text);
             rows.push(vec![
                 text("index"),

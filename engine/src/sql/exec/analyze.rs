@@ -78,6 +78,95 @@ pub(crate) fn analyze(
     Err(sql_err!("no such table: {target}"))
 }
 
+/// `PRAGMA optimize(mask)`: SQLite 3.46's choice of tables to analyze,
+/// each analyzed as by `ANALYZE main.t`; gives their `ANALYZE` statements.
+/// Mask bit 0x02 (in the default 0xfffe) analyzes; 0x01 only lists what
+/// would be analyzed; 0x10000 checks every table's size. A table (not one
+/// named `sqlite_...`) is analyzed when it has rows and an index without
+/// statistics, or, under 0x10000, when its size left the tenfold range
+/// around the size its statistics record (SQLite's LogEst test: within
+/// 33, where a never-analyzed table counts as 2^20 rows, SQLite's
+/// default). SQLite also rechecks the tables whose statistics a query of
+/// the connection used; TinyJoin does not track that use, so without
+/// 0x10000 only tables with an unanalyzed index are looked at. Bit 0x10
+/// (SQLite's analysis limit) changes nothing: TinyJoin's ANALYZE always
+/// reads every entry.
+pub(crate) fn optimize(kv: &mut dyn Kv, cat: &mut Catalog, mask: u32) -> Result<Vec<String>> {
+    let mut chosen = Vec::new();
+    if mask & 0x02 == 0 {
+        return Ok(chosen);
+    }
+    let tables: Vec<Rc<Table>> = cat.tables.values().cloned().collect();
+    for t in tables {
+        if t.name
+            .get(..7)
+            .is_some_and(|p| p.eq_ignore_ascii_case("sqlite_"))
+        {
+            continue;
+        }
+        let indexes = cat.table_indexes(&t.name);
+        let unanalyzed = indexes.iter().any(|ix| !cat.stats.contains_key(&ix.tree));
+        if !unanalyzed && mask & 0x10000 == 0 {
+            continue;
+        }
+        let rows = kv.tree_len(&t.tree)?;
+        let analyze = match unanalyzed {
+            true => rows > 0,
+            false => {
+                let recorded = recorded_rows(cat, &t, &indexes).map_or(200, log_est);
+                let size = if rows == 0 { -1 } else { log_est(rows) };
+                let low = if recorded >= 33 { recorded - 33 } else { -1 };
+                size < low || size > recorded + 33
+            }
+        };
+        if analyze {
+            if mask & 0x01 == 0 {
+                analyze_table(kv, cat, &t)?;
+            }
+            chosen.push(format!(
+                "ANALYZE \"main\".\"{}\"",
+                t.name.replace('"', "\"\"")
+            ));
+        }
+    }
+    Ok(chosen)
+}
+
+/// The row count the statistics of `table` record: a full index's entry
+/// count, else the table's own entry (SQLite's `nRowLogEst` source).
+fn recorded_rows(cat: &Catalog, table: &Table, indexes: &[Rc<Index>]) -> Option<u64> {
+    let full = indexes.iter().filter(|ix| ix.predicate.is_none());
+    full.map(|ix| &ix.tree)
+        .chain(std::iter::once(&table.tree))
+        .find_map(|tree| cat.stats.get(tree))
+        .map(|s| s.rows)
+}
+
+/// SQLite's `sqlite3LogEst`: about 10 * log2(n), 0 for n < 2.
+fn log_est(mut n: u64) -> i32 {
+    const FRACTION: [i32; 8] = [0, 2, 3, 5, 6, 7, 8, 9];
+    let mut y = 40;
+    if n < 8 {
+        if n < 2 {
+            return 0;
+        }
+        while n < 8 {
+            y -= 10;
+            n <<= 1;
+        }
+    } else {
+        while n > 255 {
+            y += 40;
+            n >>= 4;
+        }
+        while n > 15 {
+            y += 10;
+            n >>= 1;
+        }
+    }
+    FRACTION[(n & 7) as usize] + y - 10
+}
+
 /// Measures `table` and every index of it, replacing their entries.
 fn analyze_table(kv: &mut dyn Kv, cat: &mut Catalog, table: &Table) -> Result<()> {
     let indexes = cat.table_indexes(&table.name);

@@ -1,16 +1,22 @@
 //! The PRAGMAs that read or write the schema, as SQLite's: `user_version`
 //! (read, and written with the transaction like DDL), `table_info`,
-//! `table_xinfo`, `index_list`, `index_info`, `index_xinfo`, `foreign_key_list`
-//! and `foreign_key_check` (which reads the rows). The connection's own
-//! (`foreign_keys`, `integrity_check`, `quick_check`) are in `db.rs`.
-//! Each is also the table-valued function `pragma_<name>` of FROM
-//! ([`ExecCtx::pragma_function_rows`]), read from the catalog its
-//! statement was planned against.
+//! `table_xinfo`, `index_list`, `index_info`, `index_xinfo`, `foreign_key_list`,
+//! `table_list`, `foreign_key_check` (which reads the rows) and `optimize`
+//! (which analyzes tables, `exec::analyze::optimize`); and the database's
+//! fixed settings `database_list`, `encoding` (UTF-8) and `page_size` (4096),
+//! which accept being set only to what they are. The connection's own
+//! (`foreign_keys`, `synchronous`, `integrity_check`, ...) are in `db.rs`.
+//! Each reading one is also the table-valued function `pragma_<name>` of
+//! FROM ([`ExecCtx::pragma_function_rows`]), read from the catalog its
+//! statement was planned against, with SQLite's hidden columns.
 //!
 //! An unknown table or index gives no rows, as in SQLite. Differences:
 //! `dflt_value` is the DEFAULT as the engine writes it back (`1 + 2` where
 //! SQLite keeps the text as typed, `1+2`), and a type's numbers are written
-//! `(10, 2)`.
+//! `(10, 2)`; `table_list` gives its rows in name order (SQLite's follow its
+//! hash table) and lists neither `sqlite_sequence` nor `sqlite_stat1`
+//! (TinyJoin's `sqlite_schema` does not either); `database_list` never
+//! lists `temp` and gives `main` no file name.
 
 use std::rc::Rc;
 
@@ -21,47 +27,86 @@ use super::statement::Output;
 use super::ExecCtx;
 use crate::sql::ast::{self, ForeignKeyAction, Literal, Pragma, PragmaValue};
 use crate::sql::binder::Binder;
-use crate::sql::catalog::{key, Catalog, Index, IndexOrigin, StrictType, Table};
+use crate::sql::catalog::{
+    key, Catalog, Index, IndexOrigin, StrictType, Table, TableOptions, View,
+};
 use crate::sql::planner::plan::Expr;
 use crate::sql::value::{Collation, Value};
+use crate::storage::format::PAGE_SIZE;
 use crate::{sql_err, Result};
 
 /// Whether the pragma is one of this module's.
 pub(crate) fn is_schema_pragma(p: &Pragma) -> bool {
     let name = &p.name.name;
-    name.eq_ignore_ascii_case("foreign_key_check") || function(name).is_some()
+    ["foreign_key_check", "optimize"]
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(name))
+        || function(name).is_some()
 }
 
-/// Whether running the pragma changes the database.
+/// Whether running the pragma changes the database (`optimize` may
+/// analyze tables).
 pub(crate) fn writes(p: &Pragma) -> bool {
-    p.name.name.eq_ignore_ascii_case("user_version") && p.value.is_some()
+    let name = &p.name.name;
+    (name.eq_ignore_ascii_case("user_version") && p.value.is_some())
+        || name.eq_ignore_ascii_case("optimize")
 }
 
 /// Runs a schema pragma.
 #[inline(never)]
 pub(crate) fn run(kv: &mut dyn Kv, cat: &mut Catalog, p: &Pragma) -> Result<Output> {
-    if let Some(schema) = &p.name.schema {
-        if !schema.eq_ignore_ascii_case("main") {
-            return Err(sql_err!("unknown database {schema}"));
+    let name = p.name.name.to_ascii_lowercase();
+    let schema = p.name.schema.as_deref();
+    if let Some(s) = schema {
+        // `temp` holds no objects in TinyJoin: only the PRAGMAs that do
+        // not read objects take it (`table_list` lists its schema table,
+        // `optimize` has nothing to do there).
+        let temp_ok = matches!(
+            name.as_str(),
+            "table_list" | "optimize" | "database_list" | "encoding" | "page_size"
+        );
+        let known = s.eq_ignore_ascii_case("main") || (temp_ok && s.eq_ignore_ascii_case("temp"));
+        if !known {
+            return Err(sql_err!("unknown database {s}"));
         }
     }
-    let name = p.name.name.to_ascii_lowercase();
     let arg = p.value.as_ref().map(argument_text);
     let (columns, rows): (&[&str], Vec<Row>) = match (name.as_str(), arg) {
         ("user_version", Some(v)) => {
-            cat.user_version = user_version(&v);
+            cat.user_version = i64::from(atoi(&v));
             super::ddl::save_meta(kv, cat)?;
             return Ok(Output {
                 schema_changed: true,
                 ..Output::default()
             });
         }
+        ("encoding", Some(v)) => return set_encoding(&v),
+        ("page_size", Some(v)) => return set_page_size(&v),
+        ("optimize", mask) => {
+            let temp = schema.is_some_and(|s| s.eq_ignore_ascii_case("temp"));
+            let mask = mask.map_or(0xfffe, |m| atoi(&m) as u32);
+            let chosen = match temp {
+                true => Vec::new(),
+                false => super::analyze::optimize(kv, cat, mask)?,
+            };
+            let changed = mask & 0x01 == 0 && !chosen.is_empty();
+            let rows = match mask & 0x01 {
+                0 => Vec::new(),
+                _ => chosen.into_iter().map(|s| vec![Value::Text(s)]).collect(),
+            };
+            return Ok(Output {
+                columns: Rc::from(["optimize".to_string()]),
+                rows,
+                schema_changed: changed,
+                ..Output::default()
+            });
+        }
         ("foreign_key_check", t) => (FOREIGN_KEY_CHECK, foreign_key_check(kv, cat, t)?),
-        (name, arg) => match function(name) {
+        (name, arg) => match FUNCTIONS.iter().find(|f| f.name == name) {
             // `PRAGMA table_info` without a table gives nothing, not even
             // columns, as in SQLite.
-            Some(_) if arg.is_none() && takes_argument(name) => return Ok(Output::default()),
-            Some((name, columns)) => (columns, read_rows(cat, name, arg.as_deref())?),
+            Some(f) if arg.is_none() && f.needs_argument => return Ok(Output::default()),
+            Some(f) => (f.columns, read_rows(cat, f.name, arg.as_deref(), schema)?),
             None => return Err(sql_err!("unsupported pragma: {}", p.name.name)),
         },
     };
@@ -76,26 +121,58 @@ pub(crate) fn run(kv: &mut dyn Kv, cat: &mut Catalog, p: &Pragma) -> Result<Outp
     })
 }
 
-/// The PRAGMAs that only read the schema ([`read_rows`]), each also the
-/// table-valued function `pragma_<name>`: (name, columns, takes an
-/// argument).
-const FUNCTIONS: [(&str, &[&str], bool); 7] = [
-    ("table_info", TABLE_INFO, true),
-    ("table_xinfo", TABLE_XINFO, true),
-    ("index_list", INDEX_LIST, true),
-    ("index_info", INDEX_INFO, true),
-    ("index_xinfo", INDEX_XINFO, true),
-    ("foreign_key_list", FOREIGN_KEY_LIST, true),
-    ("user_version", &["user_version"], false),
+/// A PRAGMA that only reads ([`read_rows`]), also the table-valued
+/// function `pragma_<name>`.
+struct Function {
+    name: &'static str,
+    columns: &'static [&'static str],
+    /// The function's hidden columns, in argument order: `arg` for the
+    /// PRAGMA's argument, `schema` for its schema (SQLite's, per PRAGMA).
+    hidden: &'static [&'static str],
+    /// Without its argument the PRAGMA gives nothing (`table_info`).
+    needs_argument: bool,
+}
+
+const ARG_SCHEMA: &[&str] = &["arg", "schema"];
+
+static FUNCTIONS: [Function; 11] = [
+    Function::of("table_info", TABLE_INFO, ARG_SCHEMA, true),
+    Function::of("table_xinfo", TABLE_XINFO, ARG_SCHEMA, true),
+    Function::of("index_list", INDEX_LIST, ARG_SCHEMA, true),
+    Function::of("index_info", INDEX_INFO, ARG_SCHEMA, true),
+    Function::of("index_xinfo", INDEX_XINFO, ARG_SCHEMA, true),
+    Function::of("foreign_key_list", FOREIGN_KEY_LIST, ARG_SCHEMA, true),
+    Function::of("table_list", TABLE_LIST, &["arg"], false),
+    Function::of("database_list", &["seq", "name", "file"], &[], false),
+    Function::of("user_version", &["user_version"], &[], false),
+    Function::of("encoding", &["encoding"], &[], false),
+    Function::of("page_size", &["page_size"], &[], false),
 ];
 
+impl Function {
+    const fn of(
+        name: &'static str,
+        columns: &'static [&'static str],
+        hidden: &'static [&'static str],
+        needs_argument: bool,
+    ) -> Function {
+        Function {
+            name,
+            columns,
+            hidden,
+            needs_argument,
+        }
+    }
+}
+
 /// For `pragma_<name>` (`name` in any case): the PRAGMA's name and its
-/// columns (without the hidden `arg` and `schema`).
+/// columns (without the hidden ones).
 pub(crate) fn function(name: &str) -> Option<(&'static str, &'static [&'static str])> {
+    let name = name.to_ascii_lowercase();
     FUNCTIONS
         .iter()
-        .find(|(n, ..)| n.eq_ignore_ascii_case(name))
-        .map(|&(n, columns, _)| (n, columns))
+        .find(|f| f.name == name)
+        .map(|f| (f.name, f.columns))
 }
 
 /// For a FROM name `pragma_<name>` (the prefix in any case): what
@@ -107,10 +184,37 @@ pub(crate) fn table_function(from_name: &str) -> Option<(&'static str, &'static 
     function(from_name.get(7..).filter(|_| prefixed)?)
 }
 
-/// Whether `pragma_<name>` takes an argument (and so has the hidden
-/// columns `arg` and `schema`).
-pub(crate) fn takes_argument(name: &str) -> bool {
-    FUNCTIONS.iter().any(|&(n, _, arg)| arg && n == name)
+/// The hidden columns of `pragma_<name>`, which its arguments fill.
+pub(crate) fn hidden_columns(name: &str) -> &'static [&'static str] {
+    FUNCTIONS
+        .iter()
+        .find(|f| f.name == name)
+        .map_or(&[], |f| f.hidden)
+}
+
+/// `PRAGMA encoding = e`: the text is UTF-8 and stays so; SQLite's other
+/// encoding names are refused, as an unknown name is.
+fn set_encoding(e: &str) -> Result<Output> {
+    let lower = e.to_ascii_lowercase();
+    let suffix = lower.strip_prefix("utf-").or(lower.strip_prefix("utf"));
+    match suffix {
+        Some("8") => Ok(Output::default()),
+        Some("16" | "16le" | "16be") => Err(sql_err!(
+            "unsupported encoding: {e} (TinyJoin stores text as UTF-8 only)"
+        )),
+        _ => Err(sql_err!("unsupported encoding: {e}")),
+    }
+}
+
+/// `PRAGMA page_size = n`: every TinyJoin database has 4 KiB pages, so
+/// only that size is accepted.
+fn set_page_size(n: &str) -> Result<Output> {
+    match atoi(n) as usize {
+        PAGE_SIZE => Ok(Output::default()),
+        _ => Err(sql_err!(
+            "unsupported page size: {n} (TinyJoin's pages are {PAGE_SIZE} bytes)"
+        )),
+    }
 }
 
 impl ExecCtx<'_> {
@@ -134,31 +238,32 @@ impl ExecCtx<'_> {
         // The arguments as text (SQLite's `sqlite3_value_text`), as the
         // hidden columns show them too.
         let texts: Vec<Option<String>> = values.iter().map(Value::to_text).collect();
-        let hidden_value = |i: usize| {
-            texts
-                .get(i)
-                .cloned()
-                .flatten()
-                .map_or(Value::Null, Value::Text)
+        let hidden = hidden_columns(name);
+        let given = |column: &str| {
+            let i = hidden.iter().position(|h| *h == column)?;
+            texts.get(i).cloned().flatten()
         };
-        let schema_text = texts.get(1).cloned().flatten();
+        let schema_text = given("schema");
         if let Some(s) = &schema_text {
             if !["main", "temp"].iter().any(|m| m.eq_ignore_ascii_case(s)) {
                 return Err(sql_err!("unknown database '{s}'"));
             }
         }
-        let arg = texts.first().cloned().flatten();
+        let arg = given("arg");
         let temp = schema_text.is_some_and(|s| s.eq_ignore_ascii_case("temp"));
         let found = match temp {
-            true if takes_argument(name) => Vec::new(),
-            _ => read_rows(cat, name, arg.as_deref())?,
+            true if hidden.contains(&"arg") => Vec::new(),
+            _ => read_rows(cat, name, arg.as_deref(), None)?,
         };
-        let hidden = takes_argument(name);
         let mut rows = Vec::with_capacity(found.len());
         for (n, mut row) in found.into_iter().enumerate() {
-            if hidden {
-                row.extend([hidden_value(0), hidden_value(1)]);
-            }
+            row.extend((0..hidden.len()).map(|i| {
+                texts
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .map_or(Value::Null, Value::Text)
+            }));
             row.push(Value::Integer(n as i64 + 1));
             self.charge(super::row_size(&row))?;
             rows.push(row);
@@ -167,12 +272,22 @@ impl ExecCtx<'_> {
     }
 }
 
-/// The rows of the schema-reading PRAGMA `name` (one of [`FUNCTIONS`],
-/// in lower case) with its argument: none without one, for a PRAGMA
-/// that takes one.
-fn read_rows(cat: &Catalog, name: &str, arg: Option<&str>) -> Result<Vec<Row>> {
+/// The rows of the reading PRAGMA `name` (one of [`FUNCTIONS`], in lower
+/// case) with its argument (none without one, for a PRAGMA that needs
+/// one) and the schema it was qualified with (only `table_list` reads it).
+fn read_rows(
+    cat: &Catalog,
+    name: &str,
+    arg: Option<&str>,
+    schema: Option<&str>,
+) -> Result<Vec<Row>> {
     Ok(match (name, arg) {
         ("user_version", _) => vec![vec![Value::Integer(cat.user_version)]],
+        ("table_list", arg) => table_list(cat, arg, schema),
+        // `temp` is never open as a database of its own in TinyJoin.
+        ("database_list", _) => vec![vec![Value::Integer(0), text("main"), text("")]],
+        ("encoding", _) => vec![vec![text("UTF-8")]],
+        ("page_size", _) => vec![vec![Value::Integer(PAGE_SIZE as i64)]],
         (_, None) => Vec::new(),
         ("table_info", Some(t)) => table_info(cat, t, false)?,
         ("table_xinfo", Some(t)) => table_info(cat, t, true)?,
@@ -184,7 +299,55 @@ fn read_rows(cat: &Catalog, name: &str, arg: Option<&str>) -> Result<Vec<Row>> {
     })
 }
 
+/// `table_list`: the tables of `main`, then its views, each in name order, then its
+/// schema table, then `temp`'s (which holds nothing else in TinyJoin:
+/// `CREATE TEMP` makes ordinary objects), as SQLite's columns: schema,
+/// name, type, column count (a table's generated columns included; 0 for
+/// a view that no longer binds, as in SQLite), WITHOUT ROWID, STRICT.
+/// `arg` keeps the one so named (the schema tables by their old names,
+/// `sqlite_master` and `sqlite_temp_master`, as SQLite matches them);
+/// `schema` keeps one schema.
+#[inline(never)]
+fn table_list(cat: &Catalog, arg: Option<&str>, schema: Option<&str>) -> Vec<Row> {
+    let in_schema = |s: &str| schema.is_none_or(|q| q.eq_ignore_ascii_case(s));
+    let wanted = |n: &str| arg.is_none_or(|a| a.eq_ignore_ascii_case(n));
+    let mut rows = Vec::new();
+    let mut push = |schema: &str, name: &str, view: bool, ncol: usize, options: TableOptions| {
+        rows.push(vec![
+            text(schema),
+            text(name),
+            text(if view { "view" } else { "table" }),
+            Value::Integer(ncol as i64),
+            int(options.without_rowid),
+            int(options.strict),
+        ])
+    };
+    if in_schema("main") {
+        for t in cat.tables.values().filter(|t| wanted(&t.name)) {
+            push("main", &t.name, false, t.columns.len(), t.options);
+        }
+        for v in cat.views.values().filter(|v| wanted(&v.name)) {
+            let ncol = view_columns(cat, v).map_or(0, |(names, _)| names.len());
+            push("main", &v.name, true, ncol, TableOptions::default());
+        }
+        if wanted("sqlite_master") {
+            push("main", "sqlite_schema", false, 5, TableOptions::default());
+        }
+    }
+    if in_schema("temp") && wanted("sqlite_temp_master") {
+        push(
+            "temp",
+            "sqlite_temp_schema",
+            false,
+            5,
+            TableOptions::default(),
+        );
+    }
+    rows
+}
+
 const TABLE_INFO: &[&str] = &["cid", "name", "type", "notnull", "dflt_value", "pk"];
+const TABLE_LIST: &[&str] = &["schema", "name", "type", "ncol", "wr", "strict"];
 const TABLE_XINFO: &[&str] = &[
     "cid",
     "name",
@@ -218,29 +381,35 @@ fn argument_text(v: &PragmaValue) -> String {
     }
 }
 
-/// `PRAGMA user_version = v`: SQLite's `sqlite3Atoi` of `v`'s text: an
-/// optional sign and the digits after it, up to the first other
-/// character; 0 when there are none or they pass a 32-bit integer.
-fn user_version(text: &str) -> i64 {
-    let (neg, rest) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
+/// SQLite's `sqlite3Atoi`, how its PRAGMAs read a number: an optional
+/// sign and decimal digits up to the first other character, or (unsigned)
+/// `0x` and at most 8 hex digits; 0 when there are none or the value does
+/// not fit a 32-bit signed integer.
+fn atoi(text: &str) -> i32 {
+    let b = text.as_bytes();
+    let digit = |c: u8, radix: u32| char::from(c).to_digit(radix).map(u64::from);
+    let hex = b.len() > 2 && b[0] == b'0' && matches!(b[1], b'x' | b'X');
+    let (neg, radix, max_len, start) = match b.first() {
+        _ if hex && b[2].is_ascii_hexdigit() => (false, 16, 8, 2),
+        Some(b'-') => (true, 10, 10, 1),
+        Some(b'+') => (false, 10, 10, 1),
+        _ => (false, 10, 10, 0),
     };
-    let end = rest
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(rest.len());
-    let digits = &rest[..end];
-    let n: i64 = match digits.len() {
-        1..=10 => digits.parse().unwrap_or(0),
-        _ => 0,
-    };
-    let n = if neg { -n } else { n };
-    if i32::try_from(n).is_ok() {
-        n
-    } else {
-        0
+    let digits = &b[start..];
+    let zeros = digits.iter().take_while(|&&c| c == b'0').count();
+    let digits = &digits[zeros..];
+    let mut n: u64 = 0;
+    let mut len = 0;
+    while let Some(d) = digits.get(len).and_then(|&c| digit(c, radix)) {
+        if len == max_len {
+            // Too long for an int (hex: more than 8 digits).
+            return 0;
+        }
+        n = n * u64::from(radix) + d;
+        len += 1;
     }
+    let n = if neg { -(n as i64) } else { n as i64 };
+    i32::try_from(n).unwrap_or(0)
 }
 
 fn int(b: bool) -> Value {
@@ -321,12 +490,7 @@ fn view_info(cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
     let Some(v) = cat.views.get(&key(name)) else {
         return Ok(Vec::new());
     };
-    let (q, _, _) = Binder::new(cat).bind_query_in(&v.select, None)?;
-    // The view's column list, else its SELECT's names.
-    let names: Vec<String> = match v.columns.is_empty() {
-        true => q.columns.to_vec(),
-        false => v.columns.clone(),
-    };
+    let (names, decl_types) = view_columns(cat, v)?;
     Ok(names
         .iter()
         .enumerate()
@@ -334,7 +498,7 @@ fn view_info(cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
             let mut row = vec![
                 Value::Integer(i as i64),
                 text(c),
-                text(shown_type(q.decl_types.get(i).map_or("", String::as_str))),
+                text(shown_type(decl_types.get(i).map_or("", String::as_str))),
                 int(false),
                 Value::Null,
                 Value::Integer(0),
@@ -345,6 +509,19 @@ fn view_info(cat: &Catalog, name: &str, hidden: bool) -> Result<Vec<Row>> {
             row
         })
         .collect())
+}
+
+/// A view's column names (its column list, else its SELECT's) and their
+/// declared types, from binding its SELECT: an error when it no longer
+/// binds.
+#[inline(never)]
+fn view_columns(cat: &Catalog, v: &View) -> Result<(Vec<String>, Vec<String>)> {
+    let (q, _, _) = Binder::new(cat).bind_query_in(&v.select, None)?;
+    let names = match v.columns.is_empty() {
+        true => q.columns.to_vec(),
+        false => v.columns.clone(),
+    };
+    Ok((names, q.decl_types.to_vec()))
 }
 
 fn index_list(cat: &Catalog, table: &str) -> Vec<Row> {

@@ -69,7 +69,8 @@ pub(crate) fn no_columns() -> Rc<[String]> {
 
 /// True when running the statement cannot change the database: SELECT
 /// (and VALUES), EXPLAIN, and the PRAGMA forms that only read (a pragma
-/// without a value, a schema pragma other than a user_version write). Such a statement can run on a snapshot.
+/// without a value, a schema pragma other than a user_version write or
+/// `optimize`). Such a statement can run on a snapshot.
 /// Transaction control is not read-only (BEGIN takes the write lock).
 pub(crate) fn is_read_only(stmt: &Statement) -> bool {
     match stmt {

@@ -466,11 +466,7 @@ impl TableFunction {
             TableFunction::Json { .. } => 2,
             TableFunction::Sequence => 0,
             TableFunction::Pragma { name, .. } => {
-                if crate::sql::exec::pragma::takes_argument(name) {
-                    2
-                } else {
-                    0
-                }
+                crate::sql::exec::pragma::hidden_columns(name).len()
             }
         }
     }
