@@ -51,6 +51,7 @@ use crate::sql::ast;
 use crate::sql::catalog::Catalog;
 use crate::sql::exec::ddl::load_catalog;
 use crate::sql::exec::dml::DmlOptions;
+use crate::sql::exec::fk;
 use crate::sql::exec::kv::Kv;
 use crate::sql::exec::pending::PendingInserts;
 use crate::sql::exec::spill::{self, TempSpace};
@@ -174,6 +175,7 @@ impl Database {
             txn: None,
             foreign_keys: true,
             recursive_triggers: false,
+            defer_foreign_keys: false,
             last_insert_rowid: 0,
             changes: 0,
             total_changes: 0,
@@ -287,8 +289,9 @@ impl Default for QueryResult {
 struct Txn {
     write: WriteTxn,
     catalog: Rc<Catalog>,
-    /// Named savepoints, innermost last, with the catalog at each.
-    savepoints: Vec<(String, Savepoint, Rc<Catalog>)>,
+    /// Named savepoints, innermost last, with the catalog and the
+    /// outstanding foreign key violations at each.
+    savepoints: Vec<(String, Savepoint, Rc<Catalog>, fk::Deferred)>,
     /// Started by SAVEPOINT rather than BEGIN (RELEASE of the last commits).
     by_savepoint: bool,
     /// Started by [`Connection::begin_atomic`]: a failing statement rolls
@@ -298,6 +301,9 @@ struct Txn {
     /// out before any statement that could read them, at COMMIT, SAVEPOINT
     /// and RELEASE, dropped by ROLLBACK and ROLLBACK TO.
     pending: PendingInserts,
+    /// Violations of deferred foreign keys its statements left (`exec::fk`):
+    /// COMMIT refuses while any is outstanding.
+    fk: fk::Deferred,
 }
 
 impl Txn {
@@ -317,6 +323,9 @@ pub struct Connection {
     foreign_keys: bool,
     /// `PRAGMA recursive_triggers` (OFF by default, as in SQLite).
     recursive_triggers: bool,
+    /// `PRAGMA defer_foreign_keys`: every foreign key's violations wait
+    /// for COMMIT; switched off by every COMMIT and ROLLBACK, as in SQLite.
+    defer_foreign_keys: bool,
     last_insert_rowid: i64,
     /// Rows the last INSERT, UPDATE or DELETE changed (SQL's `changes()`).
     changes: u64,
@@ -546,6 +555,7 @@ impl Connection {
     pub fn rollback_open_transaction(&mut self) {
         if let Some(t) = self.txn.take() {
             t.write.rollback();
+            self.defer_foreign_keys = false;
         }
     }
 
@@ -558,6 +568,7 @@ impl Connection {
         DmlOptions {
             foreign_keys: self.foreign_keys,
             recursive_triggers: self.recursive_triggers,
+            defer_foreign_keys: self.defer_foreign_keys,
             batch_limit: self.db.shared.opts.batch_limit_bytes,
         }
     }
@@ -628,6 +639,18 @@ impl Connection {
             }
             stmt => self.run_statement(stmt, text, params, plan),
         };
+        // Outside a transaction each statement is one, and its end (commit
+        // or rollback, a refused COMMIT's too) switches `defer_foreign_keys`
+        // off, as in SQLite; only a PRAGMA or BEGIN leaves it. (SQLite
+        // also leaves it after a statement that reads no table, such as
+        // `SELECT 1`.)
+        let ends = !matches!(
+            parsed.statement,
+            ast::Statement::Pragma(_) | ast::Statement::Begin { .. }
+        );
+        if ends && self.txn.is_none() {
+            self.defer_foreign_keys = false;
+        }
         let dml = matches!(
             parsed.statement,
             ast::Statement::Insert(_) | ast::Statement::Update(_) | ast::Statement::Delete(_)
@@ -685,6 +708,7 @@ impl Connection {
             }
             let t = self.open_txn()?;
             let marks = t.pending.marks();
+            fk::start_statement(t.fk);
             // Statement atomicity: undo this statement alone on error (not
             // in an atomic transaction, which ends whole instead). The
             // savepoint is released either way, or every later statement
@@ -724,11 +748,13 @@ impl Connection {
                             return Err(e);
                         }
                         t.catalog = saved;
+                    } else {
+                        t.fk = fk::statement_counts().1;
                     }
                     t.write.release(sp)?;
                 }
                 None if halt.is_some() => self.rollback_open_transaction(),
-                None => {}
+                None => t.fk = fk::statement_counts().1,
             }
             return r;
         }
@@ -739,6 +765,7 @@ impl Connection {
             return statement::execute(&mut snapshot, &mut cat, p, stmt, text, params, opts, None);
         }
         let mut write = self.db.shared.store.write()?;
+        fk::start_statement(fk::Deferred::default());
         let r = current_plan(plan, &write, &cat, stmt).and_then(|p| {
             // One INSERT of many rows writes its index entries in key order
             // too (exec::pending), before the commit.
@@ -755,6 +782,11 @@ impl Connection {
                 defer.then_some(&mut pending),
             )?;
             if matches!(out.stopped, None | Some((Halt::Fail, _))) {
+                // The statement is its transaction: what it leaves of
+                // deferred foreign keys' violations fails its commit.
+                if fk::statement_counts().1.outstanding() {
+                    return Err(fk::fk_error());
+                }
                 pending.apply(&mut write)?;
             }
             Ok(out)
@@ -797,15 +829,22 @@ impl Connection {
             by_savepoint,
             atomic,
             pending: PendingInserts::default(),
+            fk: fk::Deferred::default(),
         }));
         Ok(())
     }
 
+    /// COMMIT; refused, the transaction staying open, while deferred
+    /// foreign keys' violations are outstanding (SQLite's rule).
     fn commit(&mut self) -> Result<()> {
+        if self.txn.as_ref().is_some_and(|t| t.fk.outstanding()) {
+            return Err(fk::fk_error());
+        }
         let mut t = self
             .txn
             .take()
             .ok_or_else(|| sql_err!("cannot commit - no transaction is active"))?;
+        self.defer_foreign_keys = false;
         // A failure here drops `t`: the transaction is rolled back.
         t.settle()?;
         t.write.commit()?;
@@ -818,6 +857,7 @@ impl Connection {
             .txn
             .take()
             .ok_or_else(|| sql_err!("cannot rollback - no transaction is active"))?;
+        self.defer_foreign_keys = false;
         t.write.rollback();
         Ok(())
     }
@@ -832,7 +872,8 @@ impl Connection {
         self.settle_or_end()?;
         let t = self.open_txn()?;
         let sp = t.write.savepoint();
-        t.savepoints.push((name.to_string(), sp, t.catalog.clone()));
+        t.savepoints
+            .push((name.to_string(), sp, t.catalog.clone(), t.fk));
         Ok(())
     }
 
@@ -860,7 +901,7 @@ impl Connection {
             .ok_or_else(|| sql_err!("no such savepoint: {name}"))?;
         t.savepoints
             .iter()
-            .rposition(|(n, _, _)| n.eq_ignore_ascii_case(name))
+            .rposition(|(n, ..)| n.eq_ignore_ascii_case(name))
             .ok_or_else(|| sql_err!("no such savepoint: {name}"))
     }
 
@@ -872,23 +913,34 @@ impl Connection {
         // Every waiting entry was made after the savepoint (SAVEPOINT
         // wrote out the older ones).
         t.pending.clear();
-        let (_, sp, cat) = &t.savepoints[i];
-        let cat = cat.clone();
+        let (_, sp, cat, fk) = &t.savepoints[i];
+        let (cat, fk) = (cat.clone(), *fk);
         if let Err(e) = t.write.rollback_to(sp) {
             // Half rolled back: nothing of it may be committed.
             self.rollback_open_transaction();
             return Err(e);
         }
-        self.open_txn()?.catalog = cat;
+        let t = self.open_txn()?;
+        t.catalog = cat;
+        t.fk = fk;
         Ok(())
     }
 
     #[inline(never)]
     fn release(&mut self, name: &str) -> Result<()> {
         let i = self.find_savepoint(name)?;
+        // A RELEASE that would commit is refused, releasing nothing, as
+        // COMMIT is.
+        if self
+            .txn
+            .as_ref()
+            .is_some_and(|t| i == 0 && t.by_savepoint && t.fk.outstanding())
+        {
+            return Err(fk::fk_error());
+        }
         self.settle_or_end()?;
         let t = self.open_txn()?;
-        let (_, sp, _) = t.savepoints.remove(i);
+        let (_, sp, ..) = t.savepoints.remove(i);
         t.savepoints.truncate(i);
         // Releases the storage savepoint and every newer one with it.
         t.write.release(sp)?;
@@ -928,6 +980,15 @@ impl Connection {
             ("foreign_keys", v) => bool_pragma(&name, &mut self.foreign_keys, v.as_ref()),
             ("recursive_triggers", v) => {
                 bool_pragma(&name, &mut self.recursive_triggers, v.as_ref())
+            }
+            ("defer_foreign_keys", v) => {
+                let out = bool_pragma(&name, &mut self.defer_foreign_keys, v.as_ref());
+                // Turned off, it forgets the violations it deferred
+                // (SQLite's `nDeferredImmCons = 0`).
+                if let (false, Some(t)) = (self.defer_foreign_keys, self.txn.as_mut()) {
+                    t.fk.by_pragma = 0;
+                }
+                out
             }
             // The newest committed state's, in 4 KiB pages; the free ones
             // are the pages VACUUM can give back.

@@ -115,6 +115,9 @@ pub(crate) struct ForeignKey {
     pub parent_columns: Vec<String>,
     pub on_delete: ast::ForeignKeyAction,
     pub on_update: ast::ForeignKeyAction,
+    /// `DEFERRABLE INITIALLY DEFERRED`: its violations may stand until
+    /// COMMIT (see `exec::fk`).
+    pub deferred: bool,
 }
 
 /// A table definition.
@@ -660,6 +663,7 @@ fn column_from_ast(
                 parent_columns: fk.columns.clone(),
                 on_delete: fk.on_delete.unwrap_or(ast::ForeignKeyAction::NoAction),
                 on_update: fk.on_update.unwrap_or(ast::ForeignKeyAction::NoAction),
+                deferred: fk.deferred,
             }),
             ast::ColumnConstraintKind::Generated { expr, stored } => {
                 column.generated = Some(Generated {
@@ -736,6 +740,7 @@ fn table_constraint(
                 parent_columns: clause.columns.clone(),
                 on_delete: clause.on_delete.unwrap_or(ast::ForeignKeyAction::NoAction),
                 on_update: clause.on_update.unwrap_or(ast::ForeignKeyAction::NoAction),
+                deferred: clause.deferred,
             });
         }
     }

@@ -371,6 +371,7 @@ mod tests {
             crate::sql::exec::dml::DmlOptions {
                 foreign_keys: true,
                 recursive_triggers: false,
+                defer_foreign_keys: false,
                 batch_limit: 1 << 20,
             },
         )

@@ -78,6 +78,9 @@ pub(crate) struct DmlOptions {
     /// `PRAGMA recursive_triggers`: a trigger may fire inside itself, and
     /// REPLACE fires the DELETE triggers of the rows it deletes.
     pub recursive_triggers: bool,
+    /// `PRAGMA defer_foreign_keys`: every foreign key counts its
+    /// violations for COMMIT (`exec::fk`).
+    pub defer_foreign_keys: bool,
     pub batch_limit: u64,
 }
 
@@ -800,13 +803,16 @@ fn insert_one(
             }
         }
     }
+    if opts.foreign_keys && w.referenced {
+        super::fk::parent_added(kv, cat, table, &row, None, params, opts)?;
+    }
     if late_rowid_check {
         w.insert_new(kv, &index_vals, &row, pending)?;
     } else {
         w.insert(kv, &index_vals, &row, pending)?;
     }
     if opts.foreign_keys {
-        super::fk::check_child(kv, cat, table, &row, params, opts.batch_limit)?;
+        super::fk::child_written(kv, cat, table, None, &row, params, opts)?;
     }
     Ok(Some((row, true)))
 }
@@ -1210,12 +1216,17 @@ fn write_update(
         }
     }
     let (old_vals, new_vals) = (&vals.before, &vals.after);
-    if opts.foreign_keys && w.referenced {
-        super::fk::on_parent_update(kv, cat, table, old, &new, params, opts)?;
+    if opts.foreign_keys {
+        super::fk::child_removed(kv, cat, table, old, Some(&new), params, opts)?;
+        if w.referenced {
+            // Before the actions, which may give children the new key.
+            super::fk::parent_added(kv, cat, table, &new, Some(old), params, opts)?;
+            super::fk::on_parent_update(kv, cat, table, old, &new, params, opts)?;
+        }
     }
     w.replace(kv, old_vals, old_id, new_vals, &new, queue)?;
     if opts.foreign_keys {
-        super::fk::check_child(kv, cat, table, &new, params, opts.batch_limit)?;
+        super::fk::child_written(kv, cat, table, Some(old), &new, params, opts)?;
     }
     Ok(Some(new))
 }
@@ -1275,8 +1286,11 @@ fn delete_row(
     opts: DmlOptions,
 ) -> Result<()> {
     let rowid = row[w.table.columns.len()].to_i64_opt().unwrap_or_default();
-    if opts.foreign_keys && w.referenced {
-        super::fk::on_parent_delete(kv, cat, &w.table, row, params, opts)?;
+    if opts.foreign_keys {
+        super::fk::child_removed(kv, cat, &w.table, row, None, params, opts)?;
+        if w.referenced {
+            super::fk::on_parent_delete(kv, cat, &w.table, row, params, opts)?;
+        }
     }
     let vals = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| {
         w.all_index_values(ctx, row)
@@ -1603,6 +1617,10 @@ impl DeletePlan {
                 delete_row(kv, cat, &self.writer, current, params, opts)?;
             }
             None => {
+                if opts.foreign_keys {
+                    let table = &self.writer.table;
+                    super::fk::child_removed(kv, cat, table, row, None, params, opts)?;
+                }
                 // No foreign key action can look at the indexes while
                 // the statement runs: their entries go in key order
                 // (a single row's go at once, nothing to order).

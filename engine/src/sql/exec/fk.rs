@@ -9,7 +9,26 @@
 //! agree, so equal values have equal index keys. The index gives
 //! candidates (a superset: its collation may fold more), which the same
 //! comparison as the scan then filters. Without such an index, they scan.
+//!
+//! Violations are counted, as SQLite counts them (`fkey.c`), not refused
+//! on the row: a row whose key finds no parent adds one, and the change
+//! that gives it a parent (the parent row inserted, the child row deleted
+//! or its key changed) takes one away; a parent row removed under NO
+//! ACTION adds one per child row referencing it. An immediate foreign key
+//! counts in the statement's count, checked when the statement ends (so
+//! one statement may insert a child before its parent); a deferred one
+//! (`DEFERRABLE INITIALLY DEFERRED`), and every one while `PRAGMA
+//! defer_foreign_keys` is on, counts in the transaction's, checked at
+//! COMMIT (the connection's, `db.rs`). The removals look only while the
+//! count they would lower is not zero, so with no violation outstanding a
+//! parent insert or a child delete looks nothing up. As in SQLite, a child
+//! row is looked at only when its key changes (here: its values; SQLite
+//! goes by the columns an UPDATE sets), and RESTRICT refuses at once
+//! unless `defer_foreign_keys` is on. The counts live in thread-locals
+//! for the statement the connection runs ([`start_statement`],
+//! [`statement_counts`]), as the connection-state functions' do.
 
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -26,10 +45,83 @@ use crate::sql::nesting::Frame;
 use crate::sql::value::{apply_affinity, compare, Affinity, Collation, Value};
 use crate::{sql_err, ConstraintKind, Error, Result};
 
-fn fk_error() -> Error {
+pub(crate) fn fk_error() -> Error {
     Error::Constraint {
         kind: ConstraintKind::ForeignKey,
         message: "FOREIGN KEY constraint failed".into(),
+    }
+}
+
+/// A transaction's outstanding violations: of deferred foreign keys
+/// (SQLite's `nDeferredCons`) and of the others, counted while `PRAGMA
+/// defer_foreign_keys` was on (`nDeferredImmCons`, forgotten when the
+/// pragma is turned off).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Deferred {
+    pub declared: i64,
+    pub by_pragma: i64,
+}
+
+impl Deferred {
+    /// Whether COMMIT must refuse.
+    pub(crate) fn outstanding(self) -> bool {
+        self.declared + self.by_pragma > 0
+    }
+}
+
+thread_local! {
+    /// The running statement's violations of immediate foreign keys.
+    static IMMEDIATE: Cell<i64> = const { Cell::new(0) };
+    /// The transaction's, as the running statement leaves them.
+    static DEFERRED: Cell<Deferred> = const {
+        Cell::new(Deferred { declared: 0, by_pragma: 0 })
+    };
+}
+
+/// Starts a statement's counts: none immediate, the transaction's
+/// `deferred` (none outside a transaction).
+pub(crate) fn start_statement(deferred: Deferred) {
+    IMMEDIATE.with(|c| c.set(0));
+    DEFERRED.with(|c| c.set(deferred));
+}
+
+/// The statement's immediate violations and the transaction's counts as
+/// it leaves them.
+pub(crate) fn statement_counts() -> (i64, Deferred) {
+    (IMMEDIATE.with(Cell::get), DEFERRED.with(Cell::get))
+}
+
+/// Adds `n` (negative to take away) to the count `fk` goes in (SQLite's
+/// OP_FkCounter).
+fn count(fk: &ForeignKey, opts: DmlOptions, n: i64) {
+    if opts.defer_foreign_keys {
+        DEFERRED.with(|c| {
+            let d = c.get();
+            c.set(Deferred {
+                by_pragma: d.by_pragma + n,
+                ..d
+            })
+        });
+    } else if fk.deferred {
+        DEFERRED.with(|c| {
+            let d = c.get();
+            c.set(Deferred {
+                declared: d.declared + n,
+                ..d
+            })
+        });
+    } else {
+        IMMEDIATE.with(|c| c.set(c.get() + n));
+    }
+}
+
+/// Whether no violation a change to `fk`'s rows could resolve is
+/// outstanding (SQLite's OP_FkIfZero): then there is nothing to take away.
+fn none_outstanding(fk: &ForeignKey) -> bool {
+    let d = DEFERRED.with(Cell::get);
+    match fk.deferred {
+        true => d.declared + d.by_pragma == 0,
+        false => IMMEDIATE.with(Cell::get) == 0 && d.by_pragma == 0,
     }
 }
 
@@ -93,38 +185,145 @@ fn column_affinity(t: &Table, i: usize) -> Affinity {
     t.columns.get(i).map_or(Affinity::Integer, |c| c.affinity)
 }
 
-/// Checks that `row` of `child` references existing parent rows.
-pub(crate) fn check_child(
+/// After `new` was written to `child` (replacing `old`, for an UPDATE):
+/// counts a violation for each of its foreign keys whose key changed and
+/// finds no parent row.
+pub(crate) fn child_written(
     kv: &mut dyn Kv,
     cat: &Catalog,
     child: &Table,
-    row: &[Value],
+    old: Option<&[Value]>,
+    new: &[Value],
     params: &[Value],
-    limit: u64,
+    opts: DmlOptions,
 ) -> Result<()> {
-    for fk in &child.foreign_keys {
-        check_child_key(kv, cat, child, fk, row, params, limit)?;
+    for fk in child
+        .foreign_keys
+        .iter()
+        .filter(|fk| key_changed(child, fk, old, new))
+    {
+        if !parent_exists(kv, cat, child, fk, new, params, opts.batch_limit)? {
+            count(fk, opts, 1);
+        }
     }
     Ok(())
 }
 
-/// Checks one foreign key `fk` of `row`. Out of line: most tables have no
-/// foreign key, and the statements calling [`check_child`] stay small for the
-/// wasm engine's compilers (see scripts/build-wasm).
+/// Before `old` leaves `child` (deleted, or replaced by `new`): takes
+/// away the violation each of its foreign keys whose key changes counted
+/// for it, if it finds no parent row and the count is not zero.
+pub(crate) fn child_removed(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    child: &Table,
+    old: &[Value],
+    new: Option<&[Value]>,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<()> {
+    for fk in &child.foreign_keys {
+        if none_outstanding(fk) || new.is_some_and(|n| !key_changed(child, fk, Some(old), n)) {
+            continue;
+        }
+        if !parent_exists(kv, cat, child, fk, old, params, opts.batch_limit)? {
+            count(fk, opts, -1);
+        }
+    }
+    Ok(())
+}
+
+/// Whether `fk` of `child` is to be looked at for an update from `old`
+/// to `new`: always without `old`, and always for a key referencing its
+/// own table (whose parent row may be the row updated), as in SQLite;
+/// otherwise when its key's values change.
+fn key_changed(child: &Table, fk: &ForeignKey, old: Option<&[Value]>, new: &[Value]) -> bool {
+    let Some(old) = old else {
+        return true;
+    };
+    fk.parent.eq_ignore_ascii_case(&child.name)
+        || fk.columns.iter().any(|&i| !same_value(&old[i], &new[i]))
+}
+
+/// The same stored value (type and bytes: 1 and 1.0 differ).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Real(x), Value::Real(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
+}
+
+/// Before `new` is written to `parent` (replacing `old`, for an UPDATE):
+/// takes away the violations its key resolves, one per child row
+/// referencing it, for each foreign key whose parent key is new (for an
+/// UPDATE, changed) and whose count is not zero (SQLite counts them all,
+/// also child rows written while foreign keys were off).
+pub(crate) fn parent_added(
+    kv: &mut dyn Kv,
+    cat: &Catalog,
+    parent: &Table,
+    new: &[Value],
+    old: Option<&[Value]>,
+    params: &[Value],
+    opts: DmlOptions,
+) -> Result<()> {
+    // The common case, looked at once per row: nothing to resolve.
+    let d = DEFERRED.with(Cell::get);
+    if IMMEDIATE.with(Cell::get) == 0 && d == Deferred::default() {
+        return Ok(());
+    }
+    let n = parent.columns.len();
+    let replacing = old.and_then(|o| o.get(n));
+    for (child, fk) in children(cat, parent) {
+        if none_outstanding(&fk) {
+            continue;
+        }
+        let pcols = parent_columns(parent, &fk)?;
+        if old.is_some_and(|o| pcols.iter().all(|&i| same_value(&o[i], &new[i]))) {
+            continue;
+        }
+        let key: Vec<Value> = pcols.iter().map(|&i| new[i].clone()).collect();
+        let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
+        let refs = referencing_rows(
+            &*kv,
+            cat,
+            &child,
+            &fk,
+            &key,
+            &affs,
+            params,
+            opts.batch_limit,
+        )?;
+        // The row being replaced is not a child of its own new key: in
+        // SQLite it is gone while the key is looked for.
+        let same_table = child.name.eq_ignore_ascii_case(&parent.name);
+        let m = child.columns.len();
+        let resolved = refs
+            .iter()
+            .filter(|r| !(same_table && replacing.is_some() && r.get(m) == replacing))
+            .count();
+        count(&fk, opts, -(resolved as i64));
+    }
+    Ok(())
+}
+
+/// Whether foreign key `fk` of `row` needs no parent (a NULL in its key)
+/// or finds its parent row. Out of line: most tables have no foreign key,
+/// and the statements calling [`child_written`] stay small for the wasm
+/// engine's compilers (see scripts/build-wasm).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub(crate) fn check_child_key(
-    kv: &mut dyn Kv,
+pub(crate) fn parent_exists(
+    kv: &dyn Kv,
     cat: &Catalog,
     child: &Table,
     fk: &ForeignKey,
     row: &[Value],
     params: &[Value],
     limit: u64,
-) -> Result<()> {
+) -> Result<bool> {
     let vals: Vec<Value> = fk.columns.iter().map(|&i| row[i].clone()).collect();
     if vals.iter().any(Value::is_null) {
-        return Ok(());
+        return Ok(true);
     }
     let parent = cat
         .table(&fk.parent)
@@ -139,7 +338,7 @@ pub(crate) fn check_child_key(
     }
     let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
     let colls: Vec<Collation> = pcols.iter().map(|&i| column_collation(parent, i)).collect();
-    let ctx = ExecCtx::new(&*kv, params, limit);
+    let ctx = ExecCtx::new(kv, params, limit);
     let found = if pcols.len() == 1
         && (Some(pcols[0]) == parent.rowid_alias || pcols[0] == parent.columns.len())
     {
@@ -166,10 +365,7 @@ pub(crate) fn check_child_key(
             values_match_by(&vals, &pv, &affs, &colls)
         })
     };
-    if !found {
-        return Err(fk_error());
-    }
-    Ok(())
+    Ok(found)
 }
 
 /// Every (child table, foreign key) referencing `parent`.
@@ -340,6 +536,10 @@ pub(crate) fn on_parent_delete(
         if refs.is_empty() {
             continue;
         }
+        if let Some(n) = no_action(fk.on_delete, refs.len(), opts)? {
+            count(&fk, opts, n);
+            continue;
+        }
         let writer = TableWriter::new(cat, &child)?;
         // The child's triggers fire for the action's changes, as SQLite's.
         let event = match fk.on_delete {
@@ -356,13 +556,10 @@ pub(crate) fn on_parent_delete(
                     None => delete_by_rowid(kv, cat, &writer, id, params, opts).map(|_| true)?,
                     Some(t) => delete_firing(kv, cat, &writer, t, &r, params, opts)?,
                 },
-                ForeignKeyAction::SetNull | ForeignKeyAction::SetDefault => {
-                    set_child_key(kv, cat, &writer, triggers, &r, &fk, None, (params, opts))?
-                }
-                ForeignKeyAction::NoAction | ForeignKeyAction::Restrict => return Err(fk_error()),
+                _ => set_child_key(kv, cat, &writer, triggers, &r, &fk, None, (params, opts))?,
             };
             if !done {
-                refuse_skipped(&*kv, &writer, &r, &fk, &key, &affs)?;
+                count_skipped(&*kv, &writer, &r, &fk, &key, &affs, opts)?;
             }
         }
     }
@@ -405,6 +602,18 @@ pub(crate) fn on_parent_update(
         if refs.is_empty() {
             continue;
         }
+        // A row referencing its own old key is not counted (SQLite's
+        // rule); an action changes it too.
+        let n = child.columns.len();
+        let own_id = old.get(parent.columns.len());
+        let others = refs
+            .iter()
+            .filter(|r| !(child.name.eq_ignore_ascii_case(&parent.name) && r.get(n) == own_id))
+            .count();
+        if let Some(n) = no_action(fk.on_update, others, opts)? {
+            count(&fk, opts, n);
+            continue;
+        }
         let writer = TableWriter::new(cat, &child)?;
         let triggers = Triggers::of(cat, &child, Event::Update, &fk.columns, None);
         let triggers = triggers.as_ref();
@@ -412,11 +621,10 @@ pub(crate) fn on_parent_update(
             crate::sql::functions::count_action_change();
             let key = match fk.on_update {
                 ForeignKeyAction::Cascade => Some(new_key.as_slice()),
-                ForeignKeyAction::SetNull | ForeignKeyAction::SetDefault => None,
-                ForeignKeyAction::NoAction | ForeignKeyAction::Restrict => return Err(fk_error()),
+                _ => None,
             };
             if !set_child_key(kv, cat, &writer, triggers, &r, &fk, key, (params, opts))? {
-                refuse_skipped(&*kv, &writer, &r, &fk, &old_key, &affs)?;
+                count_skipped(&*kv, &writer, &r, &fk, &old_key, &affs, opts)?;
             }
         }
     }
@@ -474,16 +682,29 @@ fn set_child_key(
     Ok(true)
 }
 
-/// After a trigger skipped an action's change of child row `row`: an
-/// error when the row, as it is now, still references `key` (the parent
-/// key going away), as SQLite's statement-end check finds.
-fn refuse_skipped(
+/// For a parent key going away under NO ACTION (or RESTRICT while
+/// `defer_foreign_keys` is on, as in SQLite): the violations `refs` child
+/// rows make, to count; `None` for an action to apply. RESTRICT otherwise
+/// refuses at once, deferred or not.
+fn no_action(action: ForeignKeyAction, refs: usize, opts: DmlOptions) -> Result<Option<i64>> {
+    match action {
+        ForeignKeyAction::Restrict if !opts.defer_foreign_keys => Err(fk_error()),
+        ForeignKeyAction::NoAction | ForeignKeyAction::Restrict => Ok(Some(refs as i64)),
+        _ => Ok(None),
+    }
+}
+
+/// After a trigger skipped an action's change of child row `row`: a
+/// violation when the row, as it is now, still references `key` (the
+/// parent key going away), as SQLite's count finds it.
+fn count_skipped(
     kv: &dyn Kv,
     w: &TableWriter,
     row: &[Value],
     fk: &ForeignKey,
     key: &[Value],
     affs: &[Affinity],
+    opts: DmlOptions,
 ) -> Result<()> {
     let Value::Integer(id) = row[w.table.columns.len()] else {
         return Ok(());
@@ -492,10 +713,10 @@ fn refuse_skipped(
         return Ok(());
     };
     let child: Vec<Value> = fk.columns.iter().map(|&i| now[i].clone()).collect();
-    match child.iter().any(Value::is_null) || !values_match(&child, key, affs) {
-        true => Ok(()),
-        false => Err(fk_error()),
+    if !child.iter().any(Value::is_null) && values_match(&child, key, affs) {
+        count(fk, opts, 1);
     }
+    Ok(())
 }
 
 /// DROP TABLE of a parent: deletes its rows first so child actions run

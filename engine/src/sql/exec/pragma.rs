@@ -635,11 +635,7 @@ fn foreign_key_check(kv: &mut dyn Kv, cat: &Catalog, table: Option<String>) -> R
                     let orphan = if cat.table(&fk.parent).is_none() {
                         fk.columns.iter().all(|&c| !row[c].is_null())
                     } else {
-                        match super::fk::check_child_key(kv, cat, t, fk, &row, &[], u64::MAX) {
-                            Ok(()) => false,
-                            Err(crate::Error::Constraint { .. }) => true,
-                            Err(e) => return Err(e),
-                        }
+                        !super::fk::parent_exists(&*kv, cat, t, fk, &row, &[], u64::MAX)?
                     };
                     if orphan {
                         let rowid = match t.rowid_visible() {

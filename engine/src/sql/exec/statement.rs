@@ -285,10 +285,12 @@ pub(crate) fn execute(
         (PlanKind::Query(q), _) => {
             out.rows = ExecCtx::scoped(&*kv, params, opts.batch_limit, |ctx| ctx.run_result(q))?;
             out.columns = q.columns.clone();
+            return Ok(out);
         }
         (PlanKind::Explain(rows), _) => {
             out.rows = rows.clone();
             out.columns = explain_columns().into();
+            return Ok(out);
         }
         (PlanKind::Insert(p), Statement::Insert(i)) => {
             dml_output(&mut out, p.run(kv, cat, i, params, opts, pending)?)
@@ -306,12 +308,24 @@ pub(crate) fn execute(
             let r = run_direct(kv, cat, stmt, sql, params, opts);
             // Even a failed DDL may have changed the (discarded) copy.
             cat.bump_version();
-            return r;
+            // (DROP TABLE deletes a parent's rows first.)
+            return r.and_then(immediate_foreign_keys_hold);
         }
         (PlanKind::Direct, stmt) => {
             return run_direct(kv, &mut Catalog::clone(cat), stmt, sql, params, opts)
         }
         _ => return Err(sql_err!("internal: plan of another statement")),
+    }
+    immediate_foreign_keys_hold(out)
+}
+
+/// A write statement's end: it fails, undone whole, if it leaves a
+/// violation of an immediate foreign key (`exec::fk`), unless a
+/// constraint already stopped it under ABORT or ROLLBACK.
+fn immediate_foreign_keys_hold(out: Output) -> Result<Output> {
+    let kept = matches!(out.stopped, None | Some((Halt::Fail, _)));
+    if kept && super::fk::statement_counts().0 > 0 {
+        return Err(super::fk::fk_error());
     }
     Ok(out)
 }
@@ -397,6 +411,7 @@ pub(crate) fn run(
     opts: DmlOptions,
 ) -> Result<Output> {
     let plan = prepare(&*kv, cat, stmt)?;
+    super::fk::start_statement(super::fk::Deferred::default());
     let mut shared = Rc::new(std::mem::take(cat));
     // As an autocommit statement runs: an INSERT's waiting index entries
     // are written when it is done.
@@ -536,6 +551,7 @@ mod tests {
         let opts = DmlOptions {
             foreign_keys: true,
             recursive_triggers: false,
+            defer_foreign_keys: false,
             batch_limit: 16 << 20,
         };
         for s in parser::parse(sql).unwrap() {

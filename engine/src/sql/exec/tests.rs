@@ -34,6 +34,7 @@ fn transcript(script: &str) -> String {
     let opts = DmlOptions {
         foreign_keys: true,
         recursive_triggers: false,
+        defer_foreign_keys: false,
         batch_limit: 16 << 20,
     };
     let mut out = String::new();
