@@ -2848,13 +2848,7 @@ fn table_list_and_database_settings_as_sqlite() {
         queries.push(format!("PRAGMA user_version = {v}"));
         queries.push("PRAGMA user_version".to_string());
     }
-    let mut mismatches = Vec::new();
-    for sql in &queries {
-        let (x, y) = (tinyjoin_run(&mut tj, sql), sqlite_run(&lite, sql));
-        if !same_outcome(&x, &y, false, false) {
-            mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
-        }
-    }
+    let mismatches = unordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("table_list and setting pragmas", queries.len(), &mismatches);
 
     // A view that no longer binds has 0 columns. (Alone: while SQLite
@@ -2943,13 +2937,7 @@ fn optimize_analyzes_as_sqlite() {
         ]
         .map(String::from),
     );
-    let mut mismatches = Vec::new();
-    for sql in &queries {
-        let (x, y) = (tinyjoin_run(&mut tj, sql), sqlite_run(&lite, sql));
-        if !same_outcome(&x, &y, false, false) {
-            mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
-        }
-    }
+    let mismatches = unordered_mismatches(&mut tj, &lite, &queries);
     assert_no_mismatches("optimize steps", queries.len(), &mismatches);
 }
 
@@ -4443,6 +4431,23 @@ fn ordered_mismatches(
         let sql = sql.as_ref();
         let (x, y) = (tinyjoin_run(tj, sql), sqlite_run(lite, sql));
         if !same_outcome(&x, &y, true, false) {
+            mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
+        }
+    }
+    mismatches
+}
+
+/// As [`ordered_mismatches`], rows compared in any order.
+fn unordered_mismatches(
+    tj: &mut Connection,
+    lite: &rusqlite::Connection,
+    queries: &[impl AsRef<str>],
+) -> Vec<String> {
+    let mut mismatches = Vec::new();
+    for sql in queries {
+        let sql = sql.as_ref();
+        let (x, y) = (tinyjoin_run(tj, sql), sqlite_run(lite, sql));
+        if !same_outcome(&x, &y, false, false) {
             mismatches.push(format!("{sql}\n  tinyjoin: {x:?}\n  sqlite:   {y:?}"));
         }
     }
