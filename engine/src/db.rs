@@ -748,13 +748,15 @@ impl Connection {
                             return Err(e);
                         }
                         t.catalog = saved;
-                    } else {
-                        t.fk = fk::statement_counts().1;
                     }
                     t.write.release(sp)?;
                 }
                 None if halt.is_some() => self.rollback_open_transaction(),
-                None => t.fk = fk::statement_counts().1,
+                None => {}
+            }
+            // A statement kept (whole, or up to a FAIL) keeps its counts.
+            if let (false, Some(t)) = (halt == Some(Halt::Abort), self.txn.as_deref_mut()) {
+                t.fk = fk::statement_counts().1;
             }
             return r;
         }

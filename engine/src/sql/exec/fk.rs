@@ -94,25 +94,22 @@ pub(crate) fn statement_counts() -> (i64, Deferred) {
 /// Adds `n` (negative to take away) to the count `fk` goes in (SQLite's
 /// OP_FkCounter).
 fn count(fk: &ForeignKey, opts: DmlOptions, n: i64) {
-    if opts.defer_foreign_keys {
-        DEFERRED.with(|c| {
-            let d = c.get();
-            c.set(Deferred {
-                by_pragma: d.by_pragma + n,
-                ..d
-            })
-        });
-    } else if fk.deferred {
-        DEFERRED.with(|c| {
-            let d = c.get();
-            c.set(Deferred {
-                declared: d.declared + n,
-                ..d
-            })
-        });
-    } else {
-        IMMEDIATE.with(|c| c.set(c.get() + n));
+    if !opts.defer_foreign_keys && !fk.deferred {
+        return IMMEDIATE.with(|c| c.set(c.get() + n));
     }
+    DEFERRED.with(|c| {
+        let mut d = c.get();
+        match opts.defer_foreign_keys {
+            true => d.by_pragma += n,
+            false => d.declared += n,
+        }
+        c.set(d)
+    });
+}
+
+/// Whether no violation of any foreign key is outstanding.
+fn none_at_all() -> bool {
+    IMMEDIATE.with(Cell::get) == 0 && DEFERRED.with(Cell::get) == Deferred::default()
 }
 
 /// Whether no violation a change to `fk`'s rows could resolve is
@@ -267,12 +264,10 @@ pub(crate) fn parent_added(
     opts: DmlOptions,
 ) -> Result<()> {
     // The common case, looked at once per row: nothing to resolve.
-    let d = DEFERRED.with(Cell::get);
-    if IMMEDIATE.with(Cell::get) == 0 && d == Deferred::default() {
+    if none_at_all() {
         return Ok(());
     }
-    let n = parent.columns.len();
-    let replacing = old.and_then(|o| o.get(n));
+    let replacing = old.and_then(|o| o.get(parent.columns.len()));
     for (child, fk) in children(cat, parent) {
         if none_outstanding(&fk) {
             continue;
@@ -281,8 +276,7 @@ pub(crate) fn parent_added(
         if old.is_some_and(|o| pcols.iter().all(|&i| same_value(&o[i], &new[i]))) {
             continue;
         }
-        let key: Vec<Value> = pcols.iter().map(|&i| new[i].clone()).collect();
-        let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
+        let (key, affs) = parent_key(parent, &pcols, new);
         let refs = referencing_rows(
             &*kv,
             cat,
@@ -295,11 +289,9 @@ pub(crate) fn parent_added(
         )?;
         // The row being replaced is not a child of its own new key: in
         // SQLite it is gone while the key is looked for.
-        let same_table = child.name.eq_ignore_ascii_case(&parent.name);
-        let m = child.columns.len();
         let resolved = refs
             .iter()
-            .filter(|r| !(same_table && replacing.is_some() && r.get(m) == replacing))
+            .filter(|r| !is_own_row(&child, parent, r, replacing))
             .count();
         count(&fk, opts, -(resolved as i64));
     }
@@ -366,6 +358,21 @@ pub(crate) fn parent_exists(
         })
     };
     Ok(found)
+}
+
+/// The values of `row`'s parent columns `pcols` and their affinities.
+fn parent_key(parent: &Table, pcols: &[usize], row: &[Value]) -> (Vec<Value>, Vec<Affinity>) {
+    let key = pcols.iter().map(|&i| row[i].clone()).collect();
+    let affs = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
+    (key, affs)
+}
+
+/// Whether child row `r` is the parent row with rowid `own_id` itself
+/// (of a table referencing itself).
+fn is_own_row(child: &Table, parent: &Table, r: &[Value], own_id: Option<&Value>) -> bool {
+    own_id.is_some()
+        && r.get(child.columns.len()) == own_id
+        && child.name.eq_ignore_ascii_case(&parent.name)
 }
 
 /// Every (child table, foreign key) referencing `parent`.
@@ -512,8 +519,7 @@ pub(crate) fn on_parent_delete(
     for (child, fk) in kids {
         let _frame = action_frame(fk.on_delete)?;
         let pcols = parent_columns(parent, &fk)?;
-        let key: Vec<Value> = pcols.iter().map(|&i| row[i].clone()).collect();
-        let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
+        let (key, affs) = parent_key(parent, &pcols, row);
         let n = child.columns.len();
         let refs = referencing_rows(
             &*kv,
@@ -526,12 +532,10 @@ pub(crate) fn on_parent_delete(
             opts.batch_limit,
         )?;
         // A row referencing itself goes away with the delete.
-        let own_id = row.get(parent.columns.len()).cloned();
+        let own_id = row.get(parent.columns.len());
         let refs: Vec<Row> = refs
             .into_iter()
-            .filter(|r| {
-                !(child.name.eq_ignore_ascii_case(&parent.name) && Some(&r[n]) == own_id.as_ref())
-            })
+            .filter(|r| !is_own_row(&child, parent, r, own_id))
             .collect();
         if refs.is_empty() {
             continue;
@@ -583,9 +587,8 @@ pub(crate) fn on_parent_update(
     for (child, fk) in kids {
         let _frame = action_frame(fk.on_update)?;
         let pcols = parent_columns(parent, &fk)?;
-        let old_key: Vec<Value> = pcols.iter().map(|&i| old[i].clone()).collect();
+        let (old_key, affs) = parent_key(parent, &pcols, old);
         let new_key: Vec<Value> = pcols.iter().map(|&i| new[i].clone()).collect();
-        let affs: Vec<Affinity> = pcols.iter().map(|&i| column_affinity(parent, i)).collect();
         if values_match(&old_key, &new_key, &affs) {
             continue;
         }
@@ -604,11 +607,10 @@ pub(crate) fn on_parent_update(
         }
         // A row referencing its own old key is not counted (SQLite's
         // rule); an action changes it too.
-        let n = child.columns.len();
         let own_id = old.get(parent.columns.len());
         let others = refs
             .iter()
-            .filter(|r| !(child.name.eq_ignore_ascii_case(&parent.name) && r.get(n) == own_id))
+            .filter(|r| !is_own_row(&child, parent, r, own_id))
             .count();
         if let Some(n) = no_action(fk.on_update, others, opts)? {
             count(&fk, opts, n);
